@@ -1,0 +1,70 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "flowd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "FlowKit", targets: ["FlowKit"]),
+        .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
+        .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
+        .library(name: "FlowWire", targets: ["FlowWire"]),
+        .executable(name: "flowd", targets: ["flowd"]),
+        .executable(name: "flowctl", targets: ["flowctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        // libuv from the system (Debian: libuv1-dev). Only UVKit imports it.
+        .systemLibrary(
+            name: "CLibUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"])]
+        ),
+        .target(
+            name: "UVKit",
+            dependencies: [
+                "CLibUV",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "FlowWire",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
+        .target(name: "FlowKit"),
+        .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
+        .target(
+            name: "FlowDaemon",
+            dependencies: [
+                "UVKit", "FlowWire", "FlowKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "flowd",
+            dependencies: [
+                "FlowDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "flowctl",
+            dependencies: [
+                "FlowDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "UVKitTests", dependencies: ["UVKit"]),
+        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
+        .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
+        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire"]),
+    ]
+)

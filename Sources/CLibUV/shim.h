@@ -1,0 +1,4 @@
+#ifndef FLOWD_CLIBUV_SHIM_H
+#define FLOWD_CLIBUV_SHIM_H
+#include <uv.h>
+#endif
