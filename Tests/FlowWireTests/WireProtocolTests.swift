@@ -57,7 +57,7 @@ import Testing
     }
 
     // The JSON conventions docs/protocol.md promises other languages.
-    enum TutorialOutput: Codable, Equatable { case didPressButton(index: Int), didPressSkip }
+    enum TutorialOutput: Codable, Equatable { case didPressButton(index: Int), didPressSkip, selected(String) }
     struct TutorialState: Codable, Equatable { var title: String; var buttons: [String] }
 
     @Test func payloadJSONFollowsSwiftCodableSynthesis() throws {
@@ -73,6 +73,16 @@ import Testing
         let foreign = Flowd_V1_Payload.json(Data(#"{ "didPressButton" : { "index" : 2 } }"#.utf8))
         #expect(try foreign.decodeJSON(TutorialOutput.self) == .didPressButton(index: 2))
         #expect(try Flowd_V1_Payload.json(Data(#"{"didPressSkip":{}}"#.utf8)).decodeJSON(TutorialOutput.self) == .didPressSkip)
+        let selected = try Flowd_V1_Payload.json(encoding: TutorialOutput.selected("x"))
+        #expect(String(decoding: selected.data, as: UTF8.self) == #"{"selected":{"_0":"x"}}"#)
+
+        // Extra keys inside a case's object are ignored; two case keys are refused.
+        let extra = Flowd_V1_Payload.json(Data(#"{"didPressButton":{"index":1,"extra":true}}"#.utf8))
+        #expect(try extra.decodeJSON(TutorialOutput.self) == .didPressButton(index: 1))
+        let twoCases = Flowd_V1_Payload.json(Data(#"{"didPressSkip":{},"selected":{"_0":"x"}}"#.utf8))
+        #expect(throws: DecodingError.self) { try twoCases.decodeJSON(TutorialOutput.self) }
+        let missing = Flowd_V1_Payload.json(Data(#"{"didPressButton":{}}"#.utf8))
+        #expect(throws: DecodingError.self) { try missing.decodeJSON(TutorialOutput.self) }
     }
 
     @Test func payloadContentTypes() {
