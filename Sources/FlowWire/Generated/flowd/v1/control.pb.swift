@@ -85,7 +85,7 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
   /// The daemon is shutting down and refuses new work. Not fatal.
   case shuttingDown // = 17
 
-  /// A bug in the daemon. The message says what failed.
+  /// A bug in the daemon. The message says what failed. Usually fatal.
   case `internal` // = 18
   case UNRECOGNIZED(Int)
 
@@ -169,7 +169,8 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
 }
 
 /// Something went wrong. If `fatal`, the sender closes the connection right
-/// after this frame. reply_to names the offending frame when there is one.
+/// after this frame (the daemon sends Shutdown(REASON_PROTOCOL_ERROR) in
+/// between). reply_to names the offending frame when there is one.
 public nonisolated struct Flowd_V1_Error: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

@@ -95,7 +95,8 @@ public nonisolated struct Flowd_V1_Hello: Sendable {
   public var provides: [String] = []
 
   /// The largest frame the client accepts, in bytes; 0 means the default
-  /// (1 MiB). The smaller of both sides' limits applies to both directions.
+  /// (1 MiB). The smaller of both sides' limits (never below 4096) applies to
+  /// both directions once Welcome is sent; Hello and Welcome use the default.
   public var maxFrameSize: UInt32 = 0
 
   /// The client's process id, for logs (not trusted: the daemon reads
