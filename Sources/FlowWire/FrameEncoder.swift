@@ -1,0 +1,39 @@
+import SwiftProtobuf
+
+/// Writes `Flowd_V1_Envelope`s as frames: a 4-byte little-endian length, then the serialized envelope.
+public enum FrameEncoder {
+    /// Appends one frame to `buffer`, so that several frames can be written with one call.
+    ///
+    /// - Throws: `FrameError.emptyBody` if no body is set, `.frameTooLarge` if the
+    ///   serialized envelope is over `maxFrameSize` bytes (then `buffer` is unchanged),
+    ///   `.unencodable` if swift-protobuf fails.
+    public static func append(
+        _ envelope: Flowd_V1_Envelope,
+        to buffer: inout [UInt8],
+        maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize
+    ) throws(FrameError) {
+        guard envelope.body != nil else { throw .emptyBody }
+        let body: [UInt8]
+        do {
+            body = try envelope.serializedBytes()
+        } catch {
+            throw .unencodable(reason: String(describing: error))
+        }
+        guard body.count <= maxFrameSize, body.count <= Int(UInt32.max) else {
+            throw .frameTooLarge(length: body.count, maxFrameSize: maxFrameSize)
+        }
+        buffer.reserveCapacity(buffer.count + FrameHeader.size + body.count)
+        FrameHeader.append(length: body.count, to: &buffer)
+        buffer.append(contentsOf: body)
+    }
+
+    /// Returns one frame holding `envelope`; throws as `append(_:to:maxFrameSize:)` does.
+    public static func encode(
+        _ envelope: Flowd_V1_Envelope,
+        maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize
+    ) throws(FrameError) -> [UInt8] {
+        var buffer: [UInt8] = []
+        try append(envelope, to: &buffer, maxFrameSize: maxFrameSize)
+        return buffer
+    }
+}
