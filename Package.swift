@@ -36,6 +36,8 @@ let package = Package(
             name: "FlowWire",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
+        // Blocking client side of the protocol, for flowctl and tests.
+        .target(name: "FlowControl", dependencies: ["FlowWire"]),
         .target(name: "FlowKit"),
         .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
         .target(
@@ -49,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowDaemon",
+                "FlowDaemon", "FlowWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -57,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "flowctl",
             dependencies: [
-                "FlowDaemon",
+                "FlowControl", "FlowWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -65,6 +67,6 @@ let package = Package(
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl"]),
     ]
 )

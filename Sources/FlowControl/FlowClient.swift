@@ -1,0 +1,146 @@
+import FlowWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connected, handshaken client of flowd that sends requests and waits for
+/// their answers. Used by flowctl; blocking, one request at a time.
+public final class FlowClient {
+    /// The socket this client talks on.
+    public let socket: UnixSocket
+    /// The daemon's answer to our Hello.
+    public private(set) var welcome = Flowd_V1_Welcome()
+    /// The socket path, for messages.
+    public let path: String
+    private var decoder = FrameDecoder()
+    private var lastSeq: UInt64 = 0
+    /// Frames received while waiting for something else (events, notices).
+    private var pending: [Flowd_V1_Envelope] = []
+
+    private init(socket: UnixSocket, path: String) {
+        self.socket = socket
+        self.path = path
+    }
+
+    /// Connects to the daemon at `path` and performs the handshake.
+    public static func connect(
+        path: String, role: Flowd_V1_Role, name: String, timeoutMilliseconds: Int32 = 5_000
+    ) throws(ClientError) -> FlowClient {
+        let socket: UnixSocket
+        do {
+            socket = try UnixSocket.connect(path: path)
+        } catch {
+            if error.isNoListener { throw .noDaemon(path: path) }
+            throw .socket(error)
+        }
+        let client = FlowClient(socket: socket, path: path)
+        var hello = Flowd_V1_Hello()
+        hello.minVersion = WireProtocol.supportedVersions.lowerBound
+        hello.maxVersion = WireProtocol.supportedVersions.upperBound
+        hello.role = role
+        hello.name = name
+        hello.pid = getpid()
+        let reply = try client.request(.hello(hello), timeoutMilliseconds: timeoutMilliseconds)
+        guard case .welcome(let welcome) = reply.body else {
+            throw .unexpected("expected Welcome, got \(reply.body?.name ?? "nothing")")
+        }
+        client.welcome = welcome
+        client.decoder.maxFrameSize = Int(welcome.maxFrameSize)
+        return client
+    }
+
+    /// Sends a frame and returns its seq.
+    @discardableResult
+    public func send(_ body: Flowd_V1_Envelope.OneOf_Body) throws(ClientError) -> UInt64 {
+        lastSeq += 1
+        var envelope = Flowd_V1_Envelope()
+        envelope.seq = lastSeq
+        envelope.body = body
+        do {
+            try socket.write(FrameEncoder.encode(envelope))
+        } catch let error as SocketError {
+            throw .socket(error)
+        } catch {
+            throw .unexpected("cannot encode \(body.name): \(error)")
+        }
+        return lastSeq
+    }
+
+    /// Sends a request and waits for the frame that answers it. A daemon
+    /// `Error` in reply is thrown as `ClientError.daemon`.
+    public func request(_ body: Flowd_V1_Envelope.OneOf_Body, timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_Envelope {
+        let seq = try send(body)
+        while true {
+            let envelope = try receive(timeoutMilliseconds: timeoutMilliseconds)
+            if envelope.replyTo == seq {
+                if case .error(let error) = envelope.body { throw .daemon(error) }
+                return envelope
+            }
+            if case .error(let error) = envelope.body, error.fatal { throw .daemon(error) }
+            if case .shutdown(let shutdown) = envelope.body { throw .shutdown(shutdown) }
+            pending.append(envelope)
+        }
+    }
+
+    /// The next frame from the daemon (buffered ones first).
+    public func receive(timeoutMilliseconds: Int32) throws(ClientError) -> Flowd_V1_Envelope {
+        if !pending.isEmpty { return pending.removeFirst() }
+        while true {
+            do {
+                if let envelope = try decoder.nextEnvelope() { return envelope }
+            } catch {
+                throw .unexpected("the daemon sent a bad frame: \(error)")
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = try socket.read(timeoutMilliseconds: timeoutMilliseconds)
+            } catch {
+                if error.isTimeout { throw .timeout(milliseconds: timeoutMilliseconds) }
+                throw .socket(error)
+            }
+            if bytes.isEmpty { throw .closed }
+            decoder.append(bytes)
+        }
+    }
+
+    /// Says goodbye and closes.
+    public func close() {
+        _ = try? send(.shutdown(Flowd_V1_Shutdown()))
+        socket.close()
+    }
+}
+
+/// Why a flowd client request failed, worded for the person at the terminal.
+public enum ClientError: Error, CustomStringConvertible {
+    /// Nothing listens at the path.
+    case noDaemon(path: String)
+    case socket(SocketError)
+    case timeout(milliseconds: Int32)
+    /// The daemon closed the connection.
+    case closed
+    /// The daemon answered with an `Error`.
+    case daemon(Flowd_V1_Error)
+    /// The daemon is shutting down.
+    case shutdown(Flowd_V1_Shutdown)
+    case unexpected(String)
+
+    public var description: String {
+        switch self {
+        case .noDaemon(let path):
+            "no flowd at \(path); start one with `flowd --socket \(path)` or `scripts/demo`"
+        case .socket(let error):
+            "\(error)"
+        case .timeout(let ms):
+            "flowd did not answer within \(ms) ms"
+        case .closed:
+            "flowd closed the connection"
+        case .daemon(let error):
+            "flowd: \(error.message) (\(error.code))"
+        case .shutdown(let shutdown):
+            "flowd is shutting down: \(shutdown.message)"
+        case .unexpected(let message):
+            message
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import FlowWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Everything the daemon can be told at start-up. Defaults are the documented
+/// limits of docs/protocol.md; tests shorten the timeouts.
+public struct DaemonConfiguration: Sendable {
+    /// The Unix socket the daemon listens on.
+    public var socketPath: String
+    /// How long a new connection may take to send a complete `Hello`, in milliseconds.
+    public var handshakeTimeoutMilliseconds: UInt64 = 5_000
+    /// The largest frame either side may send, in bytes, before negotiation.
+    public var maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize
+    /// Bytes queued for one connection beyond which it is disconnected as a stalled reader.
+    public var writeQueueLimit: Int = 4 << 20
+    /// How long a screen may take to acknowledge a command, in milliseconds.
+    public var ackTimeoutMilliseconds: UInt64 = 2_000
+    /// How long a graceful shutdown waits for clients to read their `Shutdown`, in milliseconds.
+    public var shutdownGraceMilliseconds: UInt64 = 2_000
+    /// The uid that named-socket peers must have (the daemon's own by default).
+    public var allowedUID: UInt32
+
+    /// A configuration for `socketPath` with the default limits.
+    public init(socketPath: String, allowedUID: UInt32 = UInt32(getuid())) {
+        self.socketPath = socketPath
+        self.allowedUID = allowedUID
+    }
+}

@@ -1,0 +1,173 @@
+import FlowWire
+
+/// The protocol rules of one connection as a state machine over received
+/// frames: the handshake, then which messages each role may send. No I/O;
+/// the daemon feeds it envelopes and performs the actions it returns.
+package struct ConnectionStateMachine {
+    /// How the peer reached the daemon.
+    package enum Origin: Sendable, Equatable {
+        /// Connected to the named socket; `uid` from SO_PEERCRED.
+        case namedSocket(uid: UInt32?)
+        /// Spawned by the daemon on a socket pair; must present `token` once.
+        case spawned(token: String)
+    }
+
+    /// What a connection is allowed to do after the handshake.
+    package enum Role: Sendable, Equatable {
+        case screenHost
+        case debug
+    }
+
+    /// What the handshake settled.
+    package struct Agreement: Sendable, Equatable {
+        package var version: UInt32
+        package var maxFrameSize: Int
+        package var role: Role
+        package var name: String
+        package var provides: [String]
+        package var pid: Int32
+    }
+
+    /// A broken rule: sent to the peer as a fatal `Error`, then the connection closes.
+    package struct Violation: Sendable, Equatable, Error {
+        package var code: Flowd_V1_ErrorCode
+        package var message: String
+    }
+
+    /// What the daemon must do with a received frame.
+    package enum Action: Sendable, Equatable {
+        /// Send `Welcome` with these terms; the connection is now established.
+        case welcome(Agreement)
+        /// An allowed message for the established role; the daemon handles it.
+        case handle(Flowd_V1_Envelope.OneOf_Body)
+        /// The peer said it is leaving (`Shutdown`); close without an error.
+        case close
+        /// Send a fatal `Error` and close.
+        case reject(Violation)
+    }
+
+    package enum State: Sendable, Equatable {
+        case awaitingHello
+        case established(Agreement)
+        case closed
+    }
+
+    package private(set) var state: State = .awaitingHello
+    package let origin: Origin
+    package let supportedVersions: ClosedRange<UInt32>
+    package let maxFrameSize: Int
+
+    package init(origin: Origin, supportedVersions: ClosedRange<UInt32>, maxFrameSize: Int) {
+        self.origin = origin
+        self.supportedVersions = supportedVersions
+        self.maxFrameSize = maxFrameSize
+    }
+
+    /// Whether a peer may connect at all; checked before any byte is read.
+    package static func admit(_ origin: Origin, allowedUID: UInt32) -> Violation? {
+        guard case .namedSocket(let uid) = origin else { return nil }
+        guard let uid else {
+            return Violation(code: .unauthorized, message: "cannot read the peer's credentials (SO_PEERCRED); connection refused")
+        }
+        guard uid == allowedUID else {
+            return Violation(
+                code: .unauthorized,
+                message: "peer uid \(uid) is not the daemon's uid \(allowedUID); only the daemon's user may connect")
+        }
+        return nil
+    }
+
+    /// The peer sent no complete `Hello` in time.
+    package mutating func handshakeTimedOut(afterMilliseconds ms: UInt64) -> Action? {
+        guard case .awaitingHello = state else { return nil }
+        state = .closed
+        return .reject(Violation(code: .handshakeTimeout, message: "no Hello within \(ms) ms of connecting; closing"))
+    }
+
+    /// The next complete frame from the peer.
+    package mutating func receive(_ body: Flowd_V1_Envelope.OneOf_Body) -> Action {
+        switch state {
+        case .closed:
+            return .close
+        case .awaitingHello:
+            guard case .hello(let hello) = body else {
+                return fail(.unexpectedMessage, "expected Hello as the first frame, got \(body.name)")
+            }
+            return receiveHello(hello)
+        case .established(let agreement):
+            return receiveEstablished(body, role: agreement.role)
+        }
+    }
+
+    private mutating func receiveHello(_ hello: Flowd_V1_Hello) -> Action {
+        let ours = "\(supportedVersions.lowerBound)...\(supportedVersions.upperBound)"
+        let theirs = "\(hello.minVersion)...\(hello.maxVersion)"
+        guard let version = WireProtocol.negotiateVersion(
+            clientMin: hello.minVersion, clientMax: hello.maxVersion, supported: supportedVersions)
+        else {
+            return fail(.unsupportedVersion, "client speaks protocol versions \(theirs), flowd speaks \(ours); upgrade the older side")
+        }
+
+        let role: Role
+        switch hello.role {
+        case .screenHost: role = .screenHost
+        case .debug: role = .debug
+        default:
+            return fail(.unexpectedMessage, "Hello.role is unset or unknown (\(hello.role.rawValue)); use ROLE_SCREEN_HOST or ROLE_DEBUG")
+        }
+
+        switch origin {
+        case .spawned(let token):
+            guard !token.isEmpty, hello.token == token else {
+                return fail(.unauthorized, "spawned screen presented a wrong or reused token; use the FLOWD_TOKEN given at spawn")
+            }
+            guard role == .screenHost else {
+                return fail(.unauthorized, "a spawned screen may only take ROLE_SCREEN_HOST")
+            }
+        case .namedSocket:
+            break
+        }
+
+        var frameSize = maxFrameSize
+        if hello.maxFrameSize != 0 {
+            guard Int(hello.maxFrameSize) >= WireProtocol.minimumMaxFrameSize else {
+                return fail(.unexpectedMessage, "Hello.max_frame_size \(hello.maxFrameSize) is below the minimum of \(WireProtocol.minimumMaxFrameSize) bytes")
+            }
+            frameSize = min(frameSize, Int(hello.maxFrameSize))
+        }
+        let agreement = Agreement(
+            version: version, maxFrameSize: frameSize, role: role,
+            name: hello.name, provides: hello.provides, pid: hello.pid)
+        state = .established(agreement)
+        return .welcome(agreement)
+    }
+
+    private mutating func receiveEstablished(_ body: Flowd_V1_Envelope.OneOf_Body, role: Role) -> Action {
+        switch body {
+        case .ping, .pong, .error:
+            return .handle(body)
+        case .shutdown:
+            state = .closed
+            return .close
+        case .ack, .output, .userNavigation:
+            guard role == .screenHost else {
+                return fail(.unexpectedMessage, "\(body.name) is for screen hosts; this connection has the debug role")
+            }
+            return .handle(body)
+        case .getTree, .getStats, .subscribe, .unsubscribe, .injectOutput, .injectNavigation, .terminateFlow:
+            guard role == .debug else {
+                return fail(.unauthorized, "\(body.name) requires ROLE_DEBUG; connect with a separate debug connection")
+            }
+            return .handle(body)
+        case .hello:
+            return fail(.unexpectedMessage, "a second Hello; the handshake is already done")
+        case .welcome, .place, .update, .placementChanged, .dismiss, .tree, .event, .lagged, .commandResult, .stats:
+            return fail(.unexpectedMessage, "\(body.name) is sent by the daemon, never to it")
+        }
+    }
+
+    private mutating func fail(_ code: Flowd_V1_ErrorCode, _ message: String) -> Action {
+        state = .closed
+        return .reject(Violation(code: code, message: message))
+    }
+}

@@ -1,0 +1,111 @@
+import FlowWire
+import Logging
+import UVKit
+
+/// One client of the daemon: a pipe, its frame decoder, its protocol state and
+/// the frames waiting to be written. Loop thread only.
+///
+/// Frames are appended to `outbox` and written once per loop iteration by the
+/// daemon's flush (see `Daemon.flushDirtyConnections`), so a burst of replies
+/// becomes one write.
+final class Connection {
+    /// The daemon-wide id, as shown by `flowctl tree` and in `Welcome`.
+    let id: UInt64
+    let pipe: UVPipe
+    var protocolState: ConnectionStateMachine
+    var decoder: FrameDecoder
+    /// Encoded frames not yet handed to the pipe.
+    var outbox: [UInt8] = []
+    /// Whether this connection is in the daemon's flush list.
+    var isDirty = false
+    /// The seq of the last frame sent.
+    var sentSeq: UInt64 = 0
+    /// The seq of the last frame received.
+    var receivedSeq: UInt64 = 0
+    /// Peer process id (SO_PEERCRED, or the spawned child's pid).
+    var peerPID: Int32
+    /// Set once `close` began; no more frames are read or queued.
+    private(set) var isClosing = false
+    /// Called once when the pipe is closed, to drop the connection from the daemon.
+    var onClosed: ((Connection) -> Void)?
+
+    init(id: UInt64, pipe: UVPipe, origin: ConnectionStateMachine.Origin, peerPID: Int32, maxFrameSize: Int) {
+        self.id = id
+        self.pipe = pipe
+        self.peerPID = peerPID
+        self.protocolState = ConnectionStateMachine(
+            origin: origin, supportedVersions: WireProtocol.supportedVersions, maxFrameSize: maxFrameSize)
+        self.decoder = FrameDecoder(maxFrameSize: maxFrameSize)
+    }
+
+    /// The agreement of the handshake, once it is done.
+    var agreement: ConnectionStateMachine.Agreement? {
+        if case .established(let agreement) = protocolState.state { return agreement }
+        return nil
+    }
+
+    /// A short description for logs: `#12 demo-screens pid 4242`.
+    var label: String {
+        let name = agreement?.name ?? ""
+        return "#\(id)\(name.isEmpty ? "" : " " + name) pid \(peerPID)"
+    }
+
+    /// Queues one frame; `replyTo` names the peer frame it answers.
+    /// Returns false if the frame could not be encoded (a bug) or the connection is closing.
+    @discardableResult
+    func queue(_ body: Flowd_V1_Envelope.OneOf_Body, replyTo: UInt64 = 0) -> Bool {
+        guard !isClosing else { return false }
+        var envelope = Flowd_V1_Envelope()
+        sentSeq += 1
+        envelope.seq = sentSeq
+        envelope.replyTo = replyTo
+        envelope.body = body
+        do {
+            try FrameEncoder.append(envelope, to: &outbox)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Bytes this connection holds that the peer has not read yet.
+    var pendingBytes: Int { outbox.count + pipe.writeQueueSize }
+
+    /// Hands the outbox to the pipe (try-write first; libuv queues the rest).
+    func flush() {
+        guard !outbox.isEmpty else { return }
+        pipe.write(outbox)
+        outbox.removeAll(keepingCapacity: outbox.capacity <= 16 << 10)
+    }
+
+    /// Closes the connection: flushes what is queued, lets the kernel send it,
+    /// then closes the handle. `graceful` waits for the write side to drain.
+    func close(graceful: Bool) {
+        guard !isClosing else { return }
+        isClosing = true
+        pipe.stopReading()
+        if graceful {
+            flush()
+            pipe.shutdown { [self] _ in closeHandle() }
+        } else {
+            closeHandle()
+        }
+    }
+
+    /// Closes the handle now, even if a graceful close is under way (stalled peer).
+    func forceClose() {
+        isClosing = true
+        closeHandle()
+    }
+
+    private var handleClosed = false
+
+    private func closeHandle() {
+        guard !handleClosed else { return }
+        handleClosed = true
+        pipe.close { [self] in
+            onClosed?(self)
+            onClosed = nil
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import FlowControl
+import FlowWire
+import Foundation
+
+/// `flowctl ping`: checks that the daemon answers.
+struct Ping: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check that flowd is running and answering.",
+        discussion: """
+            Examples:
+              flowctl ping
+              flowctl ping --socket /tmp/f/flowd.sock --count 3
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(name: .long, help: "How many pings to send.")
+    var count: Int = 1
+
+    func validate() throws {
+        guard count >= 1 else { throw ValidationError("--count must be at least 1, got \(count)") }
+    }
+
+    func run() throws {
+        let client = try connection.connect()
+        defer { client.close() }
+        for nonce in 1...count {
+            var ping = Flowd_V1_Ping()
+            ping.nonce = UInt64(nonce)
+            let started = ContinuousClock.now
+            do {
+                _ = try client.request(.ping(ping), timeoutMilliseconds: Int32(connection.timeout * 1000))
+            } catch {
+                fail(error)
+            }
+            let elapsed = ContinuousClock.now - started
+            let micros = elapsed.components.attoseconds / 1_000_000_000_000 + elapsed.components.seconds * 1_000_000
+            print("pong from \(client.welcome.server) at \(client.path) (app \(client.welcome.app)): \(micros) µs")
+        }
+    }
+}
+
+/// `flowctl stats`: the daemon's counters.
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the daemon's counters (flows, screens, connections, processes, descriptors).",
+        discussion: """
+            Examples:
+              flowctl stats
+              flowctl stats --json | jq .connections
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(name: .long, help: "Print one JSON object.")
+    var json = false
+
+    func run() throws {
+        let client = try connection.connect()
+        defer { client.close() }
+        let reply: Flowd_V1_Envelope
+        do {
+            reply = try client.request(.getStats(Flowd_V1_GetStats()), timeoutMilliseconds: Int32(connection.timeout * 1000))
+        } catch {
+            fail(error)
+        }
+        guard case .stats(let stats) = reply.body else { fail(.unexpected("expected Stats, got \(reply.body?.name ?? "nothing")")) }
+        if json {
+            print((try? stats.jsonString()) ?? "{}")
+        } else {
+            print("""
+                flows             \(stats.flows)
+                screens           \(stats.screens)
+                connections       \(stats.connections)
+                child processes   \(stats.childProcesses)
+                open descriptors  \(stats.openDescriptors)
+                libuv handles     \(stats.libuvHandles)
+                pending acks      \(stats.pendingAcks)
+                """)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// The real flowctl against a real flowd.
+@Suite("flowctl")
+struct FlowctlTests {
+    @Test func pingAnswers() throws {
+        let daemon = try DaemonProcess()
+        let run = try ProductRun.run("flowctl", ["ping", "--socket", daemon.socketPath, "--count", "2"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.components(separatedBy: "pong from flowd").count == 3)
+    }
+
+    @Test func noDaemonExitsWithAHint() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/flowd.sock"
+        let run = try ProductRun.run("flowctl", ["ping", "--socket", path])
+        #expect(run.status == 69)
+        #expect(run.stderr.contains("no flowd at \(path)"))
+        #expect(run.stderr.contains("start one with"))
+    }
+
+    @Test func statsAsJSON() throws {
+        let daemon = try DaemonProcess()
+        let run = try ProductRun.run("flowctl", ["stats", "--json", "--socket", daemon.socketPath])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        #expect(object?["connections"] != nil)
+    }
+
+    @Test func badArgumentExitsNonZero() throws {
+        let run = try ProductRun.run("flowctl", ["ping", "--count", "0"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--count"))
+    }
+}
