@@ -14,7 +14,7 @@ extension FlowRuntime {
             if let owner = controller(node.owner) {
                 owner.forget(node.id)
                 if owner.isRunning, owner.id != .host {
-                    if owner.initialScreen == node.id, !cause.isDoneBy(owner.id) {
+                    if owner.initialScreen == node.id, !isDone(by: cause, for: owner) {
                         endings.append((owner, cause.ending))
                     } else {
                         if owner.initialScreen == node.id { owner.initialScreen = nil }
@@ -25,7 +25,7 @@ extension FlowRuntime {
             if case .lost(let lost) = cause, lost == node.id { continue }
             group?.expect(node.id)
             pendingDismissals += 1
-            transport.dismiss(node.id, animated: animated) { [weak self, weak group] outcome in
+            transport.dismiss(node.id, animated: animated) { [weak self] outcome in
                 self?.pendingDismissals -= 1
                 group?.resolve(node.id, outcome)
             }
@@ -37,6 +37,18 @@ extension FlowRuntime {
         for (owner, ending) in endings.sorted(by: { $0.0.id < $1.0.id }) {
             end(owner, ending, notify: true, animated: false, group: group)
         }
+    }
+
+    /// Whether the removal was asked for by the owner itself or one of its descendants (a placer it
+    /// handed down): then the owner does not end. O(depth).
+    private func isDone(by cause: RemovalCause, for owner: FlowController) -> Bool {
+        guard let actor = cause.actor else { return false }
+        var current = controller(actor)
+        while let flow = current {
+            if flow === owner { return true }
+            current = flow.parent
+        }
+        return actor == owner.id
     }
 
     /// Ends a running flow without a result: sub-flows first (last started first), then its screens
@@ -117,11 +129,11 @@ extension FlowRuntime {
 }
 
 extension FlowRuntime.RemovalCause {
-    /// Whether the flow removes its own screen (then it does not end because of it).
-    func isDoneBy(_ flow: FlowID) -> Bool {
+    /// The flow that asked for the removal, if a flow did.
+    var actor: FlowID? {
         switch self {
-        case .unwind(let by), .displaced(let by): by == flow
-        case .userBack, .userClosedModal, .lost: false
+        case .unwind(let by), .displaced(let by): by
+        case .userBack, .userClosedModal, .lost: nil
         }
     }
 

@@ -45,9 +45,11 @@ extension FlowRuntime {
             try requirePoppable(screen)
             remove(screen, cause: .userBack, animated: false, group: nil)
         case .selectTab(let index):
-            try requireVisible(visible, screen, navigation)
             guard let bar = model.enclosingTabBar(of: screen), let node = model[bar] else {
                 throw FlowKitError(.invalidNavigation, "screen \(screen) is not inside a tab bar; tab selection needs one")
+            }
+            guard model.isOnFrontChain(bar) else {
+                throw FlowKitError(.invalidNavigation, "tab selection from screen \(screen) refused: its tab bar \(bar) is covered")
             }
             guard index >= 0, index < node.children.count, node.children[index] != .none else {
                 throw FlowKitError(.invalidNavigation, "tab \(index) of tab bar \(bar) does not exist or is empty")

@@ -19,6 +19,27 @@ extension NavigationModel {
         return nil
     }
 
+    /// Whether the node lies on the path from the window to the front (not covered by a modal, in the
+    /// selected tab, on top of its stack), even if nothing below it is visible. O(depth).
+    package func isOnFrontChain(_ id: NodeID) -> Bool {
+        var current = NodeID.window
+        while let node = nodes[current] {
+            if current == id { return true }
+            if node.modal != .none { current = node.modal; continue }
+            switch node.kind {
+            case .screen: return false
+            case .window, .stack:
+                guard let next = node.children.last else { return false }
+                current = next
+            case .tabBar:
+                let next = node.children[node.selectedTab]
+                if next == .none { return false }
+                current = next
+            }
+        }
+        return false
+    }
+
     /// The placement of a live, attached screen. O(depth).
     package func placement(of id: NodeID, front: NodeID?) -> Placement {
         var steps: [PlacementStep] = []

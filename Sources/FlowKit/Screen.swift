@@ -24,4 +24,14 @@ public struct Screen<M: ScreenModule>: NavigationContext {
         guard controller.isRunning else { return }
         controller.runtime.setOutputHandler(node, owner: controller) { handler($0 as! M.Output) }
     }
+
+    /// Removes this screen (and what is presented on it); `completion` runs once it acknowledged or
+    /// timed out. Dismissing the initial screen this way does not end the flow.
+    public func dismiss(animated: Bool = true, completion: ((DismissalReport) -> Void)? = nil) {
+        guard controller.isRunning else {
+            completion?(DismissalReport(outcomes: []))
+            return
+        }
+        controller.runtime.unwind([node], ownedBy: controller.id, animated: animated, completion: completion)
+    }
 }

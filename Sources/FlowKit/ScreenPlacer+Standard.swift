@@ -1,4 +1,4 @@
-extension ScreenPlacer {
+extension ScreenPlacer where Context == Presenter {
     /// As the window's content, replacing what was there; the content can present.
     public static var windowRoot: ScreenPlacer<Presenter> {
         ScreenPlacer<Presenter> { (request) throws(FlowKitError) -> Presenter in
@@ -7,6 +7,9 @@ extension ScreenPlacer {
         }
     }
 
+}
+
+extension ScreenPlacer where Context == NavigationStack {
     /// Pushed on top of `stack`.
     public static func pushed(in stack: NavigationStack) -> ScreenPlacer<NavigationStack> {
         ScreenPlacer<NavigationStack> { (request) throws(FlowKitError) -> NavigationStack in
@@ -23,6 +26,9 @@ extension ScreenPlacer {
         }
     }
 
+}
+
+extension ScreenPlacer where Context == Presenter {
     /// Presented modally on `presenter` (a screen, a stack, a tab bar); the content can present.
     public static func presented(on presenter: some NavigationContext) -> ScreenPlacer<Presenter> {
         let node = presenter.node
@@ -32,6 +38,9 @@ extension ScreenPlacer {
         }
     }
 
+}
+
+extension ScreenPlacer {
     /// A new navigation stack placed by this placer, with the content as its root.
     public func withNavigationEmbedding() -> ScreenPlacer<NavigationStack> {
         ScreenPlacer<NavigationStack> { (request) throws(FlowKitError) -> NavigationStack in
