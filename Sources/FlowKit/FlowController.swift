@@ -22,7 +22,7 @@ public final class FlowController {
     var flow: AnyObject?
     /// The placer the flow was started with (a `ScreenPlacer<RequiredContext>`).
     var placer: Any?
-    /// The context its own placer returned, once used.
+    /// The context its own placer returned, once used (kept after the end so late calls stay harmless).
     var context: Any?
     /// Sub-flows by id (ids grow with start order).
     var children: [FlowID: FlowController] = [:]
@@ -77,7 +77,6 @@ public final class FlowController {
         phase = .ended
         flow = nil
         placer = nil
-        context = nil
         report = nil
         onNavigation = nil
         children.removeAll()

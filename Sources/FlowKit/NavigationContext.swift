@@ -27,3 +27,8 @@ public struct Presenter: NavigationContext, Hashable, Sendable {
     /// Wraps a node id.
     public init(node: NodeID) { self.node = node }
 }
+
+extension NodeID: NavigationContext {
+    /// A raw node id is a context too: present on any live node.
+    public var node: NodeID { self }
+}
