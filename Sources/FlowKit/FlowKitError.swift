@@ -1,0 +1,44 @@
+/// An error FlowKit reports to the daemon or to an app: what happened, to what, and what to do.
+public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; compare against the static constants.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Hashable, Sendable {
+            case unknownScreen, outputDecodingFailed, invalidPlacement, invalidNavigation
+            case unknownFlow, stateEncodingFailed, notRunning
+        }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// No live screen has the given id.
+        public static let unknownScreen = Code(.unknownScreen)
+        /// An output payload did not decode as the screen module's `Output`.
+        public static let outputDecodingFailed = Code(.outputDecodingFailed)
+        /// A placer could not place its content (missing or wrong container, already presenting, …).
+        public static let invalidPlacement = Code(.invalidPlacement)
+        /// A user navigation is not possible in the current model (not visible, root of a stack, …).
+        public static let invalidNavigation = Code(.invalidNavigation)
+        /// No running flow has the given id.
+        public static let unknownFlow = Code(.unknownFlow)
+        /// A screen state did not encode to JSON.
+        public static let stateEncodingFailed = Code(.stateEncodingFailed)
+        /// The flow asked to act has already ended.
+        public static let notRunning = Code(.notRunning)
+
+        /// The code's name.
+        public var description: String { value.rawValue }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A sentence saying what happened, to what, and what to do.
+    public let message: String
+
+    /// Builds an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+}

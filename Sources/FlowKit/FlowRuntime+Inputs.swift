@@ -1,0 +1,114 @@
+import Foundation
+
+extension FlowRuntime {
+    /// Delivers a screen's output (JSON of its module's `Output`) to the owning flow's observer.
+    /// Returns whether an observer received it. Throws if the screen is unknown or the payload does not
+    /// decode; nothing is delivered then.
+    @discardableResult
+    public func receiveOutput(screen: ScreenID, payload: Data) throws(FlowKitError) -> Bool {
+        guard let record = screens[screen] else {
+            throw FlowKitError(.unknownScreen, "output for screen \(screen) dropped: no such screen is placed (it may have been dismissed); ignore late outputs")
+        }
+        let output: Any
+        do {
+            output = try record.decode(decoder, payload)
+        } catch {
+            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(record.kind)) did not decode as its module's Output: \(error); send the JSON of an Output value")
+        }
+        guard let handler = record.handler, let owner = model[screen]?.owner, controller(owner)?.isRunning == true else {
+            return false
+        }
+        handler(output)
+        return true
+    }
+
+    /// Applies navigation the user started on `screen` (which must be the visible screen) and tells the
+    /// owning flows. Throws, changing nothing, if it is not possible now.
+    public func receiveUserNavigation(_ navigation: UserNavigation, from screen: ScreenID) throws(FlowKitError) {
+        guard model[screen]?.kind == .screen else {
+            throw FlowKitError(.unknownScreen, "navigation \(navigation) from screen \(screen) ignored: no such screen is placed")
+        }
+        let visible = model.front() == screen
+        switch navigation {
+        case .back(.began):
+            try requireVisible(visible, screen, navigation)
+            try requirePoppable(screen)
+            backGesture = screen
+        case .back(.cancelled):
+            guard backGesture == screen else {
+                throw FlowKitError(.invalidNavigation, "back cancelled on screen \(screen) without a back gesture in progress; send began first")
+            }
+            backGesture = nil
+        case .back(.committed):
+            if backGesture == screen { backGesture = nil }
+            try requireVisible(visible, screen, navigation)
+            try requirePoppable(screen)
+            remove(screen, cause: .userBack, animated: false, group: nil)
+        case .selectTab(let index):
+            guard let bar = model.enclosingTabBar(of: screen), let node = model[bar] else {
+                throw FlowKitError(.invalidNavigation, "screen \(screen) is not inside a tab bar; tab selection needs one")
+            }
+            guard model.isOnFrontChain(bar) else {
+                throw FlowKitError(.invalidNavigation, "tab selection from screen \(screen) refused: its tab bar \(bar) is covered")
+            }
+            guard index >= 0, index < node.children.count, node.children[index] != .none else {
+                throw FlowKitError(.invalidNavigation, "tab \(index) of tab bar \(bar) does not exist or is empty")
+            }
+            guard node.selectedTab != index else { return }
+            try selectTab(index, of: bar)
+            var told: Set<FlowID> = []
+            for id in [screen, model.front() ?? .none] {
+                guard let owner = model[id]?.owner, told.insert(owner).inserted, let flow = controller(owner), flow.isRunning else { continue }
+                flow.onNavigation?(.tabSelected(bar: bar, index: index))
+            }
+        case .closeModal:
+            try requireVisible(visible, screen, navigation)
+            guard let modal = model.enclosingModalRoot(of: screen) else {
+                throw FlowKitError(.invalidNavigation, "screen \(screen) is not inside a modal; there is nothing to close")
+            }
+            remove(modal, cause: .userClosedModal, animated: false, group: nil)
+        }
+    }
+
+    private func requireVisible(_ visible: Bool, _ screen: ScreenID, _ navigation: UserNavigation) throws(FlowKitError) {
+        guard visible else {
+            throw FlowKitError(.invalidNavigation, "navigation \(navigation) from screen \(screen) refused: the screen is not visible (covered or in another tab)")
+        }
+    }
+
+    private func requirePoppable(_ screen: ScreenID) throws(FlowKitError) {
+        guard case .stackChild(let index)? = model[screen]?.relation, index > 0 else {
+            throw FlowKitError(.invalidNavigation, "back from screen \(screen) refused: it is not above the root of a stack")
+        }
+    }
+
+    /// The host of a screen died: the screen is removed (what was presented on it too) and its flow is
+    /// told; a flow whose initial screen it was ends with `.screenLost`. Returns false if unknown.
+    @discardableResult
+    public func screenLost(_ screen: ScreenID) -> Bool {
+        guard model[screen]?.kind == .screen else { return false }
+        remove(screen, cause: .lost(screen), animated: false, group: nil)
+        return true
+    }
+
+    /// Terminates a running flow from outside (debug client, shutdown): its sub-flows first, then its
+    /// screens; its parent hears `.ended(.terminated)`. `completion` runs once the UI is gone.
+    public func terminate(flow: FlowID, animated: Bool = false, completion: ((DismissalReport) -> Void)? = nil) throws(FlowKitError) {
+        guard let controller = controllers[flow], controller.isRunning else {
+            throw FlowKitError(.unknownFlow, "cannot terminate \(flow): no such flow is running")
+        }
+        terminate(controller, notify: true, animated: animated, completion: completion)
+    }
+
+    /// Terminates every root flow (last started first) and dismisses what the host holds: the shutdown path.
+    public func terminateAll(animated: Bool = false, completion: ((DismissalReport) -> Void)? = nil) {
+        let group = DismissalGroup(completion: completion)
+        for child in host.children.values.sorted(by: { $0.id > $1.id }) {
+            end(child, .terminated, notify: true, animated: animated, group: group)
+        }
+        for item in host.liveItems.reversed() {
+            remove(item, cause: .unwind(by: .host), animated: animated, group: group)
+        }
+        group.seal()
+    }
+}

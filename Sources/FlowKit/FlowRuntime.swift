@@ -1,0 +1,111 @@
+import Foundation
+
+/// Owns the navigation model and the flows, talks to screens through a `ScreenTransport`, and takes
+/// the daemon's inputs (outputs, user navigation, lost screens, terminations). Single-threaded:
+/// every call happens on one thread; nothing here locks.
+public final class FlowRuntime {
+    /// One live screen's bookkeeping.
+    struct ScreenRecord {
+        let kind: String
+        /// The state to send with `place`, dropped once sent.
+        var pendingState: Data?
+        /// Decodes a payload as the module's `Output`.
+        let decode: (JSONDecoder, Data) throws -> Any
+        /// The owning flow's observer, if any.
+        var handler: ((Any) -> Void)?
+    }
+
+    /// Why screens are being removed.
+    enum RemovalCause {
+        /// A flow removes its own screens (ending, or a dismisser it holds).
+        case unwind(by: FlowID)
+        /// A placer replaced content (window, stack, tab).
+        case displaced(by: FlowID)
+        case userBack
+        case userClosedModal
+        case lost(ScreenID)
+    }
+
+    /// Where commands for screens go. The runtime retains it.
+    public let transport: ScreenTransport
+    package var model = NavigationModel()
+    var controllers: [FlowID: FlowController] = [:]
+    var screens: [NodeID: ScreenRecord] = [:]
+    private(set) var host: FlowController!
+    private var nextFlow: UInt64 = 1
+    var backGesture: NodeID?
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+
+    /// Dismissals sent and not yet acknowledged, timed out or lost.
+    public internal(set) var pendingDismissals = 0
+
+    /// A runtime with an empty window.
+    public init(transport: ScreenTransport) {
+        self.transport = transport
+        encoder.outputFormatting = [.sortedKeys]
+        host = FlowController(id: .host, typeName: "host", runtime: self, parent: nil)
+    }
+
+    /// Flows running now (the host not counted).
+    public var liveFlowCount: Int { controllers.count }
+
+    /// Screens placed now.
+    public var liveScreenCount: Int { model.screenCount }
+
+    /// Starts a root flow (several may run side by side); `handler` hears its outputs and its end.
+    /// What it leaves in place belongs to the runtime's host until dismissed.
+    @discardableResult
+    public func start<F: Flow>(_ flow: F, _ placer: ScreenPlacer<F.RequiredContext>, handler: @escaping (FlowEvent<F>) -> Void) -> FlowID {
+        startFlow(flow, placer: placer, parent: host, handler: handler)
+    }
+
+    func controller(_ id: FlowID) -> FlowController? {
+        id == .host ? host : controllers[id]
+    }
+
+    func startFlow<F: Flow>(_ flow: F, placer: ScreenPlacer<F.RequiredContext>, parent: FlowController, handler: @escaping (FlowEvent<F>) -> Void) -> FlowID {
+        let id = FlowID(rawValue: nextFlow)
+        nextFlow += 1
+        guard parent.isRunning else { return id }
+        let controller = FlowController(id: id, typeName: String(describing: F.self), runtime: self, parent: parent)
+        controller.flow = flow
+        controller.placer = placer
+        controller.report = { report in
+            switch report {
+            case .output(let output): handler(.output(output as! F.Output))
+            case .finished(let result, let dismisser): handler(.finished(result as! F.Result, dismisser))
+            case .ended(let ending): handler(.ended(ending))
+            }
+        }
+        parent.children[id] = controller
+        controllers[id] = controller
+        flow.start(FlowContext<F>(controller: controller))
+        return id
+    }
+
+    /// Sends the model's pending changes to the transport.
+    func flush() {
+        for change in model.commit() {
+            switch change {
+            case .placed(let id, let placement):
+                let state = screens[id]?.pendingState ?? Data("{}".utf8)
+                screens[id]?.pendingState = nil
+                transport.place(id, kind: screens[id]?.kind ?? "", state: state, placement: placement)
+            case .changed(let id, let placement, let change):
+                transport.placementChanged(id, placement: placement, change: change)
+            }
+        }
+    }
+
+    func update<State: Encodable>(_ screen: NodeID, state: State, owner: FlowController) {
+        guard model[screen]?.owner == owner.id, screens[screen] != nil else { return }
+        guard let data = try? encoder.encode(state) else { return }
+        transport.update(screen, state: data)
+    }
+
+    func setOutputHandler(_ screen: NodeID, owner: FlowController, _ handler: @escaping (Any) -> Void) {
+        guard model[screen]?.owner == owner.id else { return }
+        screens[screen]?.handler = handler
+    }
+}

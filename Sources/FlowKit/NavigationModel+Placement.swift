@@ -1,0 +1,143 @@
+extension NavigationModel {
+    /// The screen the user sees: from the window, follow modals first, then the top of stacks and the
+    /// selected tab. O(depth).
+    package func front() -> NodeID? {
+        var current = NodeID.window
+        while let node = nodes[current] {
+            if node.modal != .none { current = node.modal; continue }
+            switch node.kind {
+            case .screen: return current
+            case .window, .stack:
+                guard let next = node.children.last else { return nil }
+                current = next
+            case .tabBar:
+                let next = node.children[node.selectedTab]
+                if next == .none { return nil }
+                current = next
+            }
+        }
+        return nil
+    }
+
+    /// Whether the node lies on the path from the window to the front (not covered by a modal, in the
+    /// selected tab, on top of its stack), even if nothing below it is visible. O(depth).
+    package func isOnFrontChain(_ id: NodeID) -> Bool {
+        var current = NodeID.window
+        while let node = nodes[current] {
+            if current == id { return true }
+            if node.modal != .none { current = node.modal; continue }
+            switch node.kind {
+            case .screen: return false
+            case .window, .stack:
+                guard let next = node.children.last else { return false }
+                current = next
+            case .tabBar:
+                let next = node.children[node.selectedTab]
+                if next == .none { return false }
+                current = next
+            }
+        }
+        return false
+    }
+
+    /// The placement of a live, attached screen. O(depth).
+    package func placement(of id: NodeID, front: NodeID?) -> Placement {
+        var steps: [PlacementStep] = []
+        var index = 0
+        var topMost = true
+        var current = id
+        walk: while let node = nodes[current] {
+            switch node.relation {
+            case .none:
+                break walk
+            case .windowContent:
+                steps.append(.window)
+                break walk
+            case .stackChild(let position):
+                if current == id {
+                    index = position
+                    topMost = position == (nodes[node.parent]?.children.count ?? 0) - 1
+                }
+                steps.append(.stack(node.parent))
+            case .tab(let tab):
+                steps.append(.tab(bar: node.parent, index: tab))
+            case .modal:
+                steps.append(.modal(presenter: node.parent))
+            }
+            current = node.parent
+        }
+        steps.reverse()
+        return Placement(path: steps, index: index, isTopMost: topMost, isVisible: id == front)
+    }
+
+    /// Reports what changed since the last commit: screens placed and screens whose placement changed.
+    package mutating func commit() -> [Change] {
+        let front = front()
+        var changes: [Change] = []
+        var reported: Set<NodeID> = []
+        for id in placedSinceCommit where nodes[id] != nil && isAttached(id) && !reported.contains(id) {
+            reported.insert(id)
+            let placement = placement(of: id, front: front)
+            record(placement, for: id)
+            changes.append(.placed(id, placement))
+        }
+        var candidates = touched
+        if let old = frontAtCommit { candidates.insert(old) }
+        if let front { candidates.insert(front) }
+        for id in candidates.sorted() where !reported.contains(id) {
+            guard let node = nodes[id], node.kind == .screen, node.reportedIndex >= 0 else { continue }
+            let placement = placement(of: id, front: front)
+            let change: PlacementChange
+            if placement.isVisible != node.reportedVisible {
+                change = placement.isVisible ? .uncovered : .covered
+            } else if placement.isTopMost != node.reportedTopMost {
+                change = placement.isTopMost ? .uncovered : .covered
+            } else if placement.index != Int(node.reportedIndex) {
+                change = .moved
+            } else {
+                continue
+            }
+            record(placement, for: id)
+            changes.append(.changed(id, placement, change))
+        }
+        placedSinceCommit.removeAll(keepingCapacity: true)
+        touched.removeAll(keepingCapacity: true)
+        frontAtCommit = front
+        return changes
+    }
+
+    private mutating func record(_ placement: Placement, for id: NodeID) {
+        nodes[id]!.reportedIndex = Int32(clamping: placement.index)
+        nodes[id]!.reportedVisible = placement.isVisible
+        nodes[id]!.reportedTopMost = placement.isTopMost
+    }
+
+    /// The content on top of `stack`, if any.
+    package func top(of stack: NodeID) -> NodeID? { nodes[stack]?.children.last }
+
+    /// The nearest tab bar around a node without crossing a modal. O(depth).
+    package func enclosingTabBar(of id: NodeID) -> NodeID? {
+        var current = id
+        while let node = nodes[current] {
+            switch node.relation {
+            case .tab: return node.parent
+            case .stackChild: current = node.parent
+            case .none, .windowContent, .modal: return nil
+            }
+        }
+        return nil
+    }
+
+    /// The root of the nearest modal around a node (the node presented on something). O(depth).
+    package func enclosingModalRoot(of id: NodeID) -> NodeID? {
+        var current = id
+        while let node = nodes[current] {
+            switch node.relation {
+            case .modal: return current
+            case .none, .windowContent: return nil
+            case .stackChild, .tab: current = node.parent
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// A flow's handle on a screen it showed: update its state, observe its outputs. Also a context
+/// something can be presented on.
+public struct Screen<M: ScreenModule>: NavigationContext {
+    /// The screen's id (`.none` if showing it failed).
+    public let node: NodeID
+    let controller: FlowController
+
+    /// The screen's id.
+    public var id: ScreenID { node }
+
+    /// Whether the screen is still placed.
+    public var isPlaced: Bool { controller.runtime.model[node]?.kind == .screen }
+
+    /// Sends new state to the screen (ignored once the screen is gone or the flow ended).
+    public func update(_ state: M.State) {
+        guard controller.isRunning else { return }
+        controller.runtime.update(node, state: state, owner: controller)
+    }
+
+    /// Observes the screen's outputs (replaces an earlier observer). Outputs arrive while the flow runs.
+    public func onOutput(_ handler: @escaping (M.Output) -> Void) {
+        guard controller.isRunning else { return }
+        controller.runtime.setOutputHandler(node, owner: controller) { handler($0 as! M.Output) }
+    }
+
+    /// Removes this screen (and what is presented on it); `completion` runs once it acknowledged or
+    /// timed out. Dismissing the initial screen this way does not end the flow.
+    public func dismiss(animated: Bool = true, completion: ((DismissalReport) -> Void)? = nil) {
+        guard controller.isRunning else {
+            completion?(DismissalReport(outcomes: []))
+            return
+        }
+        controller.runtime.unwind([node], ownedBy: controller.id, animated: animated, completion: completion)
+    }
+}

@@ -1,0 +1,106 @@
+import FlowKit
+import Foundation
+
+/// Runs flows against a `FakeScreenTransport`: start flows, act as the user and the screens, and
+/// assert on what was placed, emitted, finished and dismissed. Failures point at the caller's line.
+public final class FlowTester {
+    /// The fake screens.
+    public let transport: FakeScreenTransport
+    /// The runtime under test.
+    public let runtime: FlowRuntime
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+
+    /// A runtime with an empty window over a fake transport.
+    public init(acknowledgesAutomatically: Bool = true) {
+        transport = FakeScreenTransport(acknowledgesAutomatically: acknowledgesAutomatically)
+        runtime = FlowRuntime(transport: transport)
+    }
+
+    /// Starts a root flow and records what it reports.
+    @discardableResult
+    public func start<F: Flow>(_ flow: F, _ placer: ScreenPlacer<F.RequiredContext>, recorder: FlowRecorder<F> = FlowRecorder<F>()) -> FlowRecorder<F> {
+        recorder.id = runtime.start(flow, placer, handler: recorder.record)
+        return recorder
+    }
+
+    // MARK: looking
+
+    /// The screen the user sees.
+    public var visibleScreen: ScreenID? { runtime.visibleScreen }
+
+    /// Live screens of a module's kind, oldest first.
+    public func screens<M: ScreenModule>(_ module: M.Type) -> [ScreenID] {
+        transport.screens.values.filter { $0.kind == M.kind }.map(\.id).sorted()
+    }
+
+    /// The newest live screen of a module's kind.
+    public func screen<M: ScreenModule>(_ module: M.Type) -> ScreenID? { screens(module).last }
+
+    /// The latest state of a screen, decoded as its module's `State`.
+    public func state<M: ScreenModule>(of screen: ScreenID, as module: M.Type) -> M.State? {
+        guard let data = transport.screens[screen]?.state else { return nil }
+        return try? decoder.decode(M.State.self, from: data)
+    }
+
+    /// The latest state of the newest screen of a kind.
+    public func state<M: ScreenModule>(_ module: M.Type) -> M.State? {
+        screen(module).flatMap { state(of: $0, as: module) }
+    }
+
+    /// The placement the fake screen was last told.
+    public func placement(of screen: ScreenID) -> Placement? { transport.screens[screen]?.placement }
+
+    // MARK: acting
+
+    /// Sends an output from a screen, as its host would (JSON-encoded).
+    public func send<M: ScreenModule>(_ output: M.Output, from screen: ScreenID, as module: M.Type) throws {
+        try runtime.receiveOutput(screen: screen, payload: encoder.encode(output))
+    }
+
+    /// Sends an output from the newest screen of the module's kind; a missing screen fails the test.
+    public func send<M: ScreenModule>(_ output: M.Output, from module: M.Type,
+                                      fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) {
+        guard let screen = screen(module) else {
+            return reportFailure("no \(M.kind) screen is placed to send \(output) from", fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+        do { try send(output, from: screen, as: module) } catch {
+            reportFailure("sending \(output) from \(M.kind)\(screen) failed: \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+    }
+
+    /// The user goes back from the visible screen (or `screen`): a committed back gesture.
+    public func back(from screen: ScreenID? = nil) throws {
+        try runtime.receiveUserNavigation(.back(.committed), from: try target(screen))
+    }
+
+    /// The user starts a back swipe and then cancels or commits it.
+    public func backGesture(from screen: ScreenID? = nil, commit: Bool) throws {
+        let screen = try target(screen)
+        try runtime.receiveUserNavigation(.back(.began), from: screen)
+        try runtime.receiveUserNavigation(.back(commit ? .committed : .cancelled), from: screen)
+    }
+
+    /// The user selects a tab of the tab bar around the visible screen (or `screen`).
+    public func selectTab(_ index: Int, from screen: ScreenID? = nil) throws {
+        try runtime.receiveUserNavigation(.selectTab(index), from: try target(screen))
+    }
+
+    /// The user closes the modal around the visible screen (or `screen`).
+    public func closeModal(from screen: ScreenID? = nil) throws {
+        try runtime.receiveUserNavigation(.closeModal, from: try target(screen))
+    }
+
+    /// The host of a screen dies.
+    public func loseScreen(_ screen: ScreenID) {
+        runtime.screenLost(screen)
+    }
+
+    private func target(_ screen: ScreenID?) throws -> ScreenID {
+        if let screen { return screen }
+        guard let visible = runtime.visibleScreen else {
+            throw FlowKitError(.invalidNavigation, "no screen is visible to navigate from")
+        }
+        return visible
+    }
+}
