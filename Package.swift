@@ -48,10 +48,12 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // The example apps: flows and screen modules, written as app authors should.
+        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowDaemon"]),
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowDaemon", "FlowWire",
+                "FlowDaemon", "FlowWire", "DemoApps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -19,6 +19,11 @@ public struct DaemonConfiguration: Sendable {
     public var ackTimeoutMilliseconds: UInt64 = 2_000
     /// How long a graceful shutdown waits for clients to read their `Shutdown`, in milliseconds.
     public var shutdownGraceMilliseconds: UInt64 = 2_000
+    /// How long a spawned screen process may outlive its screen before SIGTERM
+    /// (and as long again before SIGKILL), in milliseconds.
+    public var spawnExitGraceMilliseconds: UInt64 = 2_000
+    /// Whether the daemon exits once the app's root flow finished and unwound.
+    public var exitWhenAppFinishes = true
     /// The uid that named-socket peers must have (the daemon's own by default).
     public var allowedUID: UInt32
 

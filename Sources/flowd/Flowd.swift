@@ -1,4 +1,5 @@
 import ArgumentParser
+import DemoApps
 import FlowDaemon
 import FlowWire
 import Foundation
@@ -18,8 +19,10 @@ struct Flowd: ParsableCommand {
             73 the socket cannot be created, 70 internal error.
 
             Examples:
-              flowd                                   # default socket, see --socket
-              flowd --socket /tmp/f/flowd.sock --log-level debug
+              flowd                                   # the tutorial app on the default socket
+              flowd --list-apps
+              flowd --app deep-stack --socket /tmp/f/flowd.sock --log-level debug
+              flowd --app tutorial --spawn-screens demo-screens
             """,
         version: FlowdVersion.string)
 
@@ -30,6 +33,29 @@ struct Flowd: ParsableCommand {
             discussion: "Default: $FLOWD_SOCKET, else $XDG_RUNTIME_DIR/flowd/flowd.sock, else /tmp/flowd-<uid>/flowd.sock.",
             valueName: "path"))
     var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("The built-in app to run (see --list-apps).", valueName: "name"))
+    var app: String = "tutorial"
+
+    @Flag(name: .long, help: "List the built-in apps and exit.")
+    var listApps = false
+
+    @Flag(name: .long, help: "Keep running after the app's root flow finished (default: exit 0).")
+    var stayUp = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Spawn a process of this executable for every screen instead of waiting for attached hosts.",
+            discussion: "A name without a slash is looked up next to flowd, then in PATH.",
+            valueName: "executable"))
+    var spawnScreens: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a screen has to acknowledge its Dismiss.", valueName: "seconds"))
+    var ackTimeout: Double = 2
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a spawned screen process may outlive its screen before SIGTERM (and again before SIGKILL).", valueName: "seconds"))
+    var spawnGrace: Double = 2
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
@@ -50,12 +76,25 @@ struct Flowd: ParsableCommand {
         guard (4096...(64 << 20)).contains(maxFrameSize) else {
             throw ValidationError("--max-frame-size must be between 4096 and 67108864 bytes, got \(maxFrameSize)")
         }
+        guard listApps || BuiltInApps.named(app) != nil else {
+            throw ValidationError("no built-in app named '\(app)'; choose one of: \(BuiltInApps.all.map(\.name).joined(separator: ", "))")
+        }
+        guard ackTimeout > 0, ackTimeout <= 3600 else {
+            throw ValidationError("--ack-timeout must be between 0 and 3600 seconds, got \(ackTimeout)")
+        }
+        guard spawnGrace > 0, spawnGrace <= 3600 else {
+            throw ValidationError("--spawn-grace must be between 0 and 3600 seconds, got \(spawnGrace)")
+        }
         guard writeQueueLimit >= maxFrameSize else {
             throw ValidationError("--write-queue-limit (\(writeQueueLimit)) must be at least --max-frame-size (\(maxFrameSize))")
         }
     }
 
     func run() throws {
+        if listApps {
+            for app in BuiltInApps.all { print("\(app.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(app.summary)") }
+            return
+        }
         let level = logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -70,9 +109,16 @@ struct Flowd: ParsableCommand {
         configuration.handshakeTimeoutMilliseconds = UInt64(handshakeTimeout * 1000)
         configuration.maxFrameSize = maxFrameSize
         configuration.writeQueueLimit = writeQueueLimit
+        configuration.ackTimeoutMilliseconds = UInt64(ackTimeout * 1000)
+        configuration.spawnExitGraceMilliseconds = UInt64(spawnGrace * 1000)
+        configuration.exitWhenAppFinishes = !stayUp
 
+        var chosen = BuiltInApps.named(app)!
+        if let spawnScreens {
+            chosen = chosen.withAllScreens(.spawn(executable: spawnScreens), kinds: BuiltInApps.kinds)
+        }
         do {
-            let daemon = try Daemon(configuration: configuration, logger: logger)
+            let daemon = try Daemon(configuration: configuration, app: chosen, logger: logger)
             try daemon.run()
         } catch {
             FileHandle.standardError.write(Data("flowd: \(error.description)\n".utf8))

@@ -1,35 +1,156 @@
+import FlowKit
 import FlowWire
 
 extension Daemon {
+    /// Debug-role requests (the state machine already checked the role).
+    func dispatchDebug(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
+        switch body {
+        case .getStats:
+            send(.stats(stats()), to: connection, replyTo: seq)
+        case .getTree:
+            send(.tree(tree()), to: connection, replyTo: seq)
+        case .subscribe(let subscribe):
+            events.subscribe(connection.id, subscribe)
+        case .unsubscribe:
+            events.unsubscribe(connection.id)
+        case .injectOutput(let inject):
+            var output = Flowd_V1_Output()
+            output.screenID = inject.screenID
+            output.payload = inject.payload
+            receiveOutput(output, seq: seq, from: connection, injected: true)
+        case .injectNavigation(let inject):
+            receiveNavigation(inject.navigation, seq: seq, from: connection, injected: true)
+        case .terminateFlow(let terminate):
+            terminateFlow(terminate, seq: seq, from: connection)
+        default:
+            refuse(Flowd_V1_Error(code: .unexpectedMessage, message: "\(body.name) is not a request flowd serves"), seq: seq, to: connection)
+        }
+    }
+
+    private func terminateFlow(_ request: Flowd_V1_TerminateFlow, seq: UInt64, from connection: Connection) {
+        guard let runtime, let directory else {
+            refuse(Flowd_V1_Error(code: .unknownFlow, message: "this daemon runs no app, so it has no flows"), seq: seq, to: connection)
+            return
+        }
+        let flow = FlowID(rawValue: request.flowID)
+        let type = runtime.typeName(of: flow) ?? "?"
+        logger.notice("debug client terminates a flow", metadata: ["pid": "\(connection.peerPID)", "flow": "\(flow)", "type": "\(type)"])
+        directory.dismissReason = .flowTerminated
+        defer { directory.dismissReason = .flowFinished }
+        let connectionID = connection.id
+        do {
+            try runtime.terminate(flow: flow, animated: request.animated) { [unowned self] report in
+                later { [unowned self] in
+                    guard let connection = connections[connectionID] else { return }
+                    reply(to: connection, seq: seq, "terminated \(type) \(flow); \(report.outcomes.count) screens unwound")
+                }
+            }
+        } catch {
+            refuse(Flowd_V1_Error(code: .unknownFlow, message: "\(error.message); see `flowctl tree` for flow ids"), seq: seq, to: connection)
+            return
+        }
+        events.emit(.flowTerminated, flow: flow, connection: connection.id, name: type, text: "terminated \(type) \(flow) by pid \(connection.peerPID)")
+    }
+
     /// The debug counters: they return to their starting values once
     /// everything a client caused has been unwound.
     func stats() -> Flowd_V1_Stats {
         var stats = Flowd_V1_Stats()
+        stats.flows = UInt64(runtime?.liveFlowCount ?? 0)
+        stats.screens = UInt64(runtime?.liveScreenCount ?? 0)
         stats.connections = UInt64(connections.count)
+        stats.childProcesses = UInt64(directory?.children.count ?? 0)
         stats.openDescriptors = UInt64(max(0, ResourceLimits.openDescriptorCount()))
         stats.libuvHandles = UInt64(loop.openHandleCount)
+        stats.pendingAcks = UInt64(directory?.pendingAckCount ?? 0)
+        stats.eventsSent = events.sent
         return stats
     }
 
-    /// A snapshot of what the daemon holds, for `flowctl tree`.
+    /// A snapshot of flows, navigation and connections, for `flowctl tree`.
     func tree() -> Flowd_V1_Tree {
         var tree = Flowd_V1_Tree()
         tree.app = appName
         tree.stats = stats()
-        tree.connections = connections.values.sorted { $0.id < $1.id }.map { connection in
-            var info = Flowd_V1_ConnectionInfo()
-            info.id = connection.id
-            info.pid = connection.peerPID
-            info.writeQueueBytes = UInt64(connection.pendingBytes)
-            if let agreement = connection.agreement {
-                info.role = agreement.role == .debug ? "debug" : "screen-host"
-                info.name = agreement.name
-                info.provides = agreement.provides
-            } else {
-                info.role = "handshaking"
-            }
-            return info
+        tree.lastEventSeq = events.lastSeq
+        tree.connections = connections.values.sorted { $0.id < $1.id }.map(connectionInfo)
+        guard let runtime else { return tree }
+        let snapshot = runtime.debugTree()
+        let flows = Dictionary(uniqueKeysWithValues: snapshot.flows.map { ($0.id, $0) })
+        func flowNode(_ id: FlowID) -> Flowd_V1_FlowNode {
+            var node = Flowd_V1_FlowNode()
+            node.id = id.rawValue
+            guard let info = flows[id] else { return node }
+            node.type = info.typeName
+            node.screenIds = info.screens.map(\.rawValue)
+            node.children = info.subFlows.map(flowNode)
+            return node
         }
+        let roots = snapshot.flows.filter { $0.parent == nil || flows[$0.parent!] == nil }
+        if roots.count == 1 {
+            tree.rootFlow = flowNode(roots[0].id)
+        } else if !roots.isEmpty {
+            var host = Flowd_V1_FlowNode()
+            host.type = "host"
+            host.children = roots.map { flowNode($0.id) }
+            tree.rootFlow = host
+        }
+        let nodes = Dictionary(uniqueKeysWithValues: snapshot.nodes.map { ($0.id, $0) })
+        func navNode(_ id: NodeID) -> Flowd_V1_NavNode {
+            var node = Flowd_V1_NavNode()
+            node.id = id.rawValue
+            guard let info = nodes[id] else { return node }
+            switch info.kind {
+            case .window: node.kind = .window
+            case .stack: node.kind = .stack
+            case .tabBar: node.kind = .tabBar
+            case .screen: node.kind = .screen
+            }
+            node.children = info.children.filter { $0 != .none }.map(navNode)
+            if let modal = info.modal, modal != .none { node.presented = navNode(modal) }
+            node.selectedTab = UInt32(info.selectedTab ?? 0)
+            if info.kind == .screen { node.screen = screenInfo(id, info) }
+            return node
+        }
+        tree.window = navNode(.window)
         return tree
+    }
+
+    private func screenInfo(_ id: ScreenID, _ info: DebugTree.NodeInfo) -> Flowd_V1_ScreenInfo {
+        var screen = Flowd_V1_ScreenInfo()
+        screen.kind = info.screenKind ?? directory?.kind(of: id) ?? ""
+        screen.flowID = info.owner?.rawValue ?? 0
+        screen.visible = info.placement?.isVisible ?? false
+        if let directory {
+            let serials = directory.serials(of: id)
+            screen.lastSerial = serials?.lastSent ?? 0
+            screen.ackedSerial = serials?.acked ?? 0
+            screen.dismissing = directory.isDismissing(id)
+            if let hostID = directory.hostID(of: id) {
+                screen.connectionID = hostID
+                if let host = connections[hostID] {
+                    screen.hostName = host.agreement?.name ?? ""
+                    screen.pid = host.peerPID
+                }
+            }
+        }
+        return screen
+    }
+
+    private func connectionInfo(_ connection: Connection) -> Flowd_V1_ConnectionInfo {
+        var info = Flowd_V1_ConnectionInfo()
+        info.id = connection.id
+        info.pid = connection.peerPID
+        info.writeQueueBytes = UInt64(connection.pendingBytes)
+        if case .spawned = connection.protocolState.origin { info.spawned = true }
+        if let agreement = connection.agreement {
+            info.role = agreement.role == .debug ? "debug" : "screen-host"
+            info.name = agreement.name
+            info.provides = agreement.provides
+            info.screens = UInt32(directory?.hosts[connection.id]?.screens.count ?? 0)
+        } else {
+            info.role = "handshaking"
+        }
+        return info
     }
 }

@@ -1,4 +1,5 @@
 import DequeModule
+import FlowKit
 import FlowWire
 import Logging
 import UVKit
@@ -13,14 +14,29 @@ import Glibc
 public final class Daemon {
     /// The configuration the daemon was started with.
     public let configuration: DaemonConfiguration
-    /// The name of the app this daemon runs, reported in `Welcome`.
-    public let appName: String
+    /// The app this daemon runs, if any.
+    public let app: App?
+    /// The name of the app, reported in `Welcome`.
+    public var appName: String { app?.name ?? "none" }
     let logger: Logger
+    /// The flows and the navigation model (nil when no app runs).
+    private(set) var runtime: FlowRuntime?
+    /// Which connection hosts which screen; FlowKit's transport.
+    private(set) var directory: ScreenDirectory?
+    /// The debug event stream.
+    private(set) var events: EventBus!
+    /// Work deferred to the end of this loop iteration (never re-enters FlowKit).
+    private var deferred: [() -> Void] = []
+    /// How the app ended, once it did.
+    private(set) var appOutcome: AppOutcome?
 
     let loop: UVLoop
     private var listener: UnixSocketListener?
     private var flushCheck: UVCheck?
     private var deadlineTimer: UVTimer?
+    /// Wakes the loop at once when close callbacks (which run after the
+    /// flush) left frames or deferred work behind.
+    private var wakeTimer: UVTimer?
     private var signals: [UVSignal] = []
 
     private(set) var connections: [UInt64: Connection] = [:]
@@ -33,20 +49,21 @@ public final class Daemon {
     private var closeDeadlines: Deque<(id: UInt64, at: UInt64)> = []
     private var armedDeadline: UInt64?
 
-    private enum Phase { case running, draining, stopped }
+    private enum Phase { case running, unwinding, draining, stopped }
     private var phase: Phase = .running
     private var signalsReceived = 0
 
     /// Creates a daemon; nothing happens until `run()`.
-    public init(configuration: DaemonConfiguration, appName: String = "none", logger: Logger) throws(DaemonError) {
+    public init(configuration: DaemonConfiguration, app: App? = nil, logger: Logger) throws(DaemonError) {
         self.configuration = configuration
-        self.appName = appName
+        self.app = app
         self.logger = logger
         do {
             self.loop = try UVLoop()
         } catch {
             throw .loop(error, doing: "creating the event loop")
         }
+        self.events = EventBus(daemon: self)
     }
 
     /// Listens and serves until a graceful shutdown completes. Returns when
@@ -69,7 +86,9 @@ public final class Daemon {
         check.start { [unowned self] in flushDirtyConnections() }
         flushCheck = check
         deadlineTimer = UVTimer(loop: loop)
+        wakeTimer = UVTimer(loop: loop)
         logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
+        startApp()
 
         loop.run()
         do {
@@ -85,11 +104,7 @@ public final class Daemon {
     private func accept(_ pipe: UVPipe) {
         loop.assertOnLoop()
         let credentials = pipe.peerCredentials()
-        lastConnectionID += 1
-        let connection = Connection(
-            id: lastConnectionID, pipe: pipe, origin: .namedSocket(uid: credentials?.uid),
-            peerPID: credentials?.pid ?? 0, maxFrameSize: configuration.maxFrameSize)
-        register(connection)
+        let connection = adopt(pipe, origin: .namedSocket(uid: credentials?.uid), peerPID: credentials?.pid ?? 0)
         if phase != .running {
             connection.queue(.error(Flowd_V1_Error(code: .shuttingDown, message: "flowd is shutting down; try again later", fatal: true)))
             closeGracefully(connection)
@@ -100,17 +115,34 @@ public final class Daemon {
             reject(connection, violation, replyTo: 0)
             return
         }
+    }
+
+    /// Takes a connected pipe (accepted, or the daemon's end of a spawned
+    /// screen's socket pair) into the daemon: reading starts and the
+    /// handshake deadline runs.
+    @discardableResult
+    func adopt(_ pipe: UVPipe, origin: ConnectionStateMachine.Origin, peerPID: Int32) -> Connection {
+        lastConnectionID += 1
+        let connection = Connection(
+            id: lastConnectionID, pipe: pipe, origin: origin, peerPID: peerPID, maxFrameSize: configuration.maxFrameSize)
+        register(connection)
         logger.debug("connected", metadata: ["connection": "\(connection.label)"])
+        events.emit(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
         handshakeDeadlines.append((connection.id, loop.now + configuration.handshakeTimeoutMilliseconds))
         armDeadlineTimer()
+        return connection
     }
 
     private func register(_ connection: Connection) {
         connections[connection.id] = connection
         connection.onClosed = { [unowned self] closed in
             connections[closed.id] = nil
+            events.unsubscribe(closed.id)
             logger.debug("closed", metadata: ["connection": "\(closed.label)"])
-            if phase == .draining && connections.isEmpty { finishShutdown() }
+            events.emit(.disconnected, connection: closed.id, text: "connection #\(closed.id) \(closed.label) closed")
+            directory?.hostLeft(closed.id)
+            checkShutdownComplete()
+            wakeIfWorkPending()
         }
         do {
             try connection.pipe.startReading(
@@ -163,6 +195,11 @@ public final class Daemon {
             logger.info("handshake", metadata: [
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
             ])
+            events.emit(.handshake, connection: connection.id, name: agreement.name,
+                        text: "#\(connection.id) \(agreement.name) is a \(agreement.role) (v\(agreement.version))")
+            if agreement.role == .screenHost {
+                directory?.hostJoined(connection, provides: agreement.provides)
+            }
         case .handle(let body):
             dispatch(body, seq: seq, on: connection)
         case .close:
@@ -185,12 +222,14 @@ public final class Daemon {
             logger.notice("peer reported an error", metadata: [
                 "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
             ])
-        case .getStats:
-            send(.stats(stats()), to: connection, replyTo: seq)
-        case .getTree:
-            send(.tree(tree()), to: connection, replyTo: seq)
+        case .ack(let ack):
+            receiveAck(ack, seq: seq, from: connection)
+        case .output(let output):
+            receiveOutput(output, seq: seq, from: connection, injected: false)
+        case .userNavigation(let navigation):
+            receiveNavigation(navigation, seq: seq, from: connection, injected: false)
         default:
-            send(.error(Flowd_V1_Error(code: .unexpectedMessage, message: "\(body.name) is not served by this daemon yet", fatal: false)), to: connection, replyTo: seq)
+            dispatchDebug(body, seq: seq, on: connection)
         }
     }
 
@@ -210,6 +249,11 @@ public final class Daemon {
 
     /// Writes every outbox once per iteration and drops peers that stopped reading.
     private func flushDirtyConnections() {
+        while !deferred.isEmpty {
+            let work = deferred
+            deferred.removeAll()
+            for job in work { job() }
+        }
         guard !dirty.isEmpty else { return }
         let batch = dirty
         dirty.removeAll(keepingCapacity: true)
@@ -226,9 +270,30 @@ public final class Daemon {
         }
     }
 
+    func install(runtime: FlowRuntime, directory: ScreenDirectory) {
+        self.runtime = runtime
+        self.directory = directory
+    }
+
+    func recordAppOutcome(_ outcome: AppOutcome) {
+        appOutcome = outcome
+    }
+
+    /// Close callbacks run after this iteration's flush: make sure what they
+    /// queued goes out now instead of at the next unrelated wake-up.
+    func wakeIfWorkPending() {
+        guard !dirty.isEmpty || !deferred.isEmpty, let wakeTimer, !wakeTimer.isActive else { return }
+        wakeTimer.start(after: 0) { [unowned self] in flushDirtyConnections() }
+    }
+
+    /// Runs `job` at the end of this loop iteration, outside any FlowKit call.
+    func later(_ job: @escaping () -> Void) {
+        deferred.append(job)
+    }
+
     // MARK: Closing
 
-    private func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64) {
+    func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64) {
         logger.notice("protocol error; closing connection", metadata: [
             "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message)",
         ])
@@ -239,7 +304,7 @@ public final class Daemon {
 
     /// Flushes, half-closes and closes; a peer that does not let the write
     /// side drain is force-closed after the shutdown grace period.
-    private func closeGracefully(_ connection: Connection) {
+    func closeGracefully(_ connection: Connection) {
         guard !connection.isClosing else { return }
         connection.close(graceful: true)
         closeDeadlines.append((connection.id, loop.now + configuration.shutdownGraceMilliseconds))
@@ -248,9 +313,9 @@ public final class Daemon {
 
     // MARK: Deadlines
 
-    private func armDeadlineTimer() {
+    func armDeadlineTimer() {
         guard let timer = deadlineTimer else { return }
-        let next = [handshakeDeadlines.first?.at, closeDeadlines.first?.at].compactMap { $0 }.min()
+        let next = [handshakeDeadlines.first?.at, closeDeadlines.first?.at, directory?.nextAckDeadline].compactMap { $0 }.min()
         guard let next else {
             timer.stop()
             armedDeadline = nil
@@ -275,6 +340,7 @@ public final class Daemon {
                 reject(connection, violation, replyTo: 0)
             }
         }
+        directory?.expireAckDeadlines(now: now)
         while let first = closeDeadlines.first, first.at <= now {
             closeDeadlines.removeFirst()
             if let connection = connections[first.id] {
@@ -325,12 +391,47 @@ public final class Daemon {
     /// drain (bounded), closes every handle and lets the loop end.
     func beginShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
         guard phase == .running else { return }
-        phase = .draining
+        phase = .unwinding
         listener?.close()
         listener = nil
+        guard let runtime, runtime.liveFlowCount + runtime.liveScreenCount > 0 else {
+            closeAllConnections(reason: reason, message: message)
+            return
+        }
+        // Unwind every flow first, so screens get their Dismiss while their hosts are still connected.
+        logger.info("unwinding flows", metadata: ["flows": "\(runtime.liveFlowCount)", "screens": "\(runtime.liveScreenCount)"])
+        directory?.dismissReason = .shutdown
+        runtime.terminateAll(animated: false) { [unowned self] report in
+            logger.info("unwound", metadata: ["screens": "\(report.outcomes.count)", "acknowledged": "\(report.allAcknowledged)"])
+            later { [unowned self] in closeAllConnections(reason: reason, message: message) }
+        }
+    }
+
+    private func closeAllConnections(reason: Flowd_V1_Shutdown.Reason, message: String) {
+        guard phase == .unwinding else { return }
+        phase = .draining
+        events.emit(.shutdown, text: "shutting down: \(message)")
         for connection in connections.values where !connection.isClosing {
             connection.queue(.shutdown(.init(reason: reason, message: message)))
             closeGracefully(connection)
+        }
+        checkShutdownComplete()
+    }
+
+    /// A spawned process was reaped.
+    func childExited() {
+        checkShutdownComplete()
+    }
+
+    /// Finishes the shutdown once every connection closed and every child was reaped.
+    private func checkShutdownComplete() {
+        guard phase == .draining else { return }
+        if let children = directory?.children.values, !children.isEmpty {
+            // Their connections got Shutdown; kill what does not follow within the grace period.
+            if connections.isEmpty {
+                for child in children { child.connectionClosed() }
+            }
+            return
         }
         if connections.isEmpty { finishShutdown() }
     }
@@ -342,10 +443,14 @@ public final class Daemon {
         flushCheck = nil
         deadlineTimer?.close()
         deadlineTimer = nil
+        wakeTimer?.close()
+        wakeTimer = nil
         // Signal handles stay until here so that a second signal exits at once.
         for signal in signals { signal.close() }
         signals.removeAll()
         handshakeDeadlines.removeAll()
         closeDeadlines.removeAll()
+        runtime = nil
+        directory = nil
     }
 }

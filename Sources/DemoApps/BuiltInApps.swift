@@ -1,0 +1,38 @@
+import FlowDaemon
+import FlowKit
+
+/// The apps `flowd --app NAME` can run.
+public enum BuiltInApps {
+    /// Every app by name, with what it shows.
+    public static let all: [(name: String, summary: String, make: @Sendable () -> App)] = [
+        ("tutorial", "the onboarding tutorial in a stack; done ends the app", tutorial),
+        ("deep-stack", "a stack that grows on demand; finish unwinds it with one dismisser", deepStack),
+        ("leave-in-place", "a parent that leaves its sub-flow's screens in place", leaveInPlace),
+        ("mirror", "two tabs updated together, for slow-host tests", mirror),
+    ]
+
+    /// The app called `name`.
+    public static func named(_ name: String) -> App? {
+        all.first { $0.name == name }?.make()
+    }
+
+    /// The screen kinds the built-in apps use.
+    public static let kinds = [TutorialScreen.kind, ItemScreen.kind]
+
+    static func tutorial() -> App {
+        App(name: "tutorial", screens: [TutorialScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { OnboardingFlow() }
+    }
+
+    static func deepStack() -> App {
+        App(name: "deep-stack", screens: [ItemScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { DeepStackFlow() }
+    }
+
+    static func mirror() -> App {
+        App(name: "mirror", screens: [ItemScreen.kind: .attached, TutorialScreen.kind: .attached], placer: windowRoot) { MirrorFlow() }
+    }
+
+    static func leaveInPlace() -> App {
+        App(name: "leave-in-place", screens: [ItemScreen.kind: .attached, TutorialScreen.kind: .attached],
+            placer: windowRoot.withNavigationEmbedding()) { LeaveInPlaceFlow() }
+    }
+}

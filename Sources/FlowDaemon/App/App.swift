@@ -1,0 +1,64 @@
+import FlowKit
+
+/// An app flowd can run: a root flow, the placer it starts with, and how
+/// each screen kind it uses is created. Build one and hand it to
+/// `Daemon(configuration:app:logger:)`; see docs/daemon.md for a complete
+/// custom daemon in a few lines.
+public struct App {
+    /// The app's name, reported in `Welcome` and `flowctl tree`.
+    public let name: String
+    /// Screen kinds the app uses and how each is created. Kinds not listed
+    /// here default to `.attached`.
+    public var screens: [String: ScreenFactory]
+    /// Starts the root flow on a runtime; calls `finished` once with how it ended.
+    let start: (FlowRuntime, @escaping (AppOutcome) -> Void) -> Void
+
+    /// An app whose root flow `makeRoot()` starts with `placer`; when it
+    /// finishes, its UI is dismissed without animation and the app is over.
+    public init<F: Flow>(
+        name: String,
+        screens: [String: ScreenFactory] = [:],
+        placer: ScreenPlacer<F.RequiredContext>,
+        root makeRoot: @escaping () -> F
+    ) {
+        self.name = name
+        self.screens = screens
+        self.start = { runtime, finished in
+            let flow = makeRoot()
+            runtime.start(flow, placer) { event in
+                switch event {
+                case .output(let output):
+                    finished(.output(String(describing: output)))
+                case .finished(let result, let dismisser):
+                    dismisser.dismiss(animated: false) { report in
+                        finished(.finished(result: String(describing: result), report: report))
+                    }
+                case .ended(let ending):
+                    finished(.ended(ending))
+                }
+            }
+        }
+    }
+
+    /// The factory for `kind`.
+    public func factory(for kind: String) -> ScreenFactory {
+        screens[kind] ?? .attached
+    }
+
+    /// The same app with every screen created by `factory` (e.g. all spawned).
+    public func withAllScreens(_ factory: ScreenFactory, kinds: [String]) -> App {
+        var copy = self
+        for kind in kinds { copy.screens[kind] = factory }
+        return copy
+    }
+}
+
+/// What the root flow told the daemon.
+public enum AppOutcome: Sendable {
+    /// An output of the root flow (logged; the app keeps running).
+    case output(String)
+    /// The root flow finished and its UI was unwound.
+    case finished(result: String, report: DismissalReport)
+    /// The root flow ended without a result (terminated, its screen lost, ...).
+    case ended(FlowEnding)
+}

@@ -1,0 +1,36 @@
+import FlowKit
+import FlowWire
+
+extension Daemon {
+    /// Creates the runtime and the screen directory and starts the app's root flow.
+    func startApp() {
+        guard let app else { return }
+        let directory = ScreenDirectory(daemon: self, app: app)
+        let runtime = FlowRuntime(transport: directory)
+        directory.runtime = runtime
+        install(runtime: runtime, directory: directory)
+        logger.info("starting app \(app.name)")
+        app.start(runtime) { [unowned self] outcome in
+            // Called from inside FlowKit; act on it once FlowKit has returned.
+            later { [unowned self] in appReported(outcome) }
+        }
+    }
+
+    private func appReported(_ outcome: AppOutcome) {
+        switch outcome {
+        case .output(let output):
+            logger.info("app output: \(output)")
+            return
+        case .finished(let result, let report):
+            logger.info("app \(appName) finished with \(result); unwound \(report.outcomes.count) screens")
+        case .ended(let ending):
+            logger.notice("app \(appName) ended: \(ending)")
+        }
+        recordAppOutcome(outcome)
+        if configuration.exitWhenAppFinishes {
+            beginShutdown(reason: .appFinished, message: "app \(appName) finished")
+        } else {
+            logger.info("staying up (--stay-up); the window is empty")
+        }
+    }
+}
