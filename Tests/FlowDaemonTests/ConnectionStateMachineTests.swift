@@ -135,3 +135,19 @@ extension Flowd_V1_Envelope.OneOf_Body {
         return .hello(hello)
     }
 }
+
+extension ConnectionStateMachineTests {
+    @Test func aTokenOnTheNamedSocketIsRefused() {
+        var m = ConnectionStateMachine(origin: .namedSocket(uid: 1), supportedVersions: 1...1, maxFrameSize: 1 << 20)
+        var hello = Flowd_V1_Hello()
+        hello.minVersion = 1
+        hello.maxVersion = 1
+        hello.role = .screenHost
+        hello.token = "stolen"
+        guard case .reject(let violation) = m.receive(.hello(hello)) else {
+            Issue.record("expected a rejection")
+            return
+        }
+        #expect(violation.code == .unauthorized)
+    }
+}

@@ -227,3 +227,53 @@ extension RawScreenWalkTests {
         throw RawClientError.unexpected
     }
 }
+
+extension RawScreenWalkTests {
+    @Test func placeNotAcknowledgedInTimeLosesTheScreen() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--ack-timeout", "0.2"])
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: ["tutorial"])
+        // Read everything but never ack.
+        var errors: [Flowd_V1_Error] = []
+        var dismissed: [Flowd_V1_Dismiss] = []
+        while let frame = try host.receive() {
+            if let error = frame.error { errors.append(error) }
+            if let dismiss = frame.dismiss { dismissed.append(dismiss) }
+        }
+        #expect(errors.map(\.code) == [.ackTimeout])
+        #expect(errors.first?.serial == 1)
+        #expect(dismissed.map(\.reason) == [.removed])
+        #expect(daemon.waitForLog("app tutorial ended: screen"))
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test func dismissNotAcknowledgedInTimeIsForced() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--ack-timeout", "0.3"])
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: ["tutorial"])
+        let welcome = try #require(try host.settle().compactMap(\.place).first)
+        try host.press(1, on: welcome.screenID)
+        let done = try #require(try host.settle().compactMap(\.place).first)
+        try host.press(0, on: done.screenID)
+        // Ack nothing more: both dismissals time out, the daemon says so and still exits cleanly.
+        var timedOut: [UInt64] = []
+        while let frame = try host.receive() {
+            if let error = frame.error, error.code == .ackTimeout { timedOut.append(error.screenID) }
+        }
+        #expect(Set(timedOut) == [welcome.screenID, done.screenID])
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    @Test func aTokenOnTheNamedSocketIsRefused() throws {
+        let daemon = try DaemonProcess()
+        let client = try RawClient(path: daemon.socketPath)
+        var hello = Flowd_V1_Hello()
+        hello.minVersion = 1
+        hello.maxVersion = 1
+        hello.role = .screenHost
+        hello.token = "guessed"
+        try client.send(.hello(hello))
+        let frames = try client.receiveUntilClosed()
+        #expect(frames.first?.error?.code == .unauthorized)
+    }
+}

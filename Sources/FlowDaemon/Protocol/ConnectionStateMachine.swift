@@ -125,7 +125,9 @@ package struct ConnectionStateMachine {
                 return fail(.unauthorized, "a spawned screen may only take ROLE_SCREEN_HOST")
             }
         case .namedSocket:
-            break
+            guard hello.token.isEmpty else {
+                return fail(.unauthorized, "a token is only valid on the socket flowd spawned the screen with, not on the named socket")
+            }
         }
 
         var frameSize = maxFrameSize

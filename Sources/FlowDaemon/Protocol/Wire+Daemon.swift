@@ -8,3 +8,16 @@ extension Flowd_V1_Shutdown {
         self.message = message
     }
 }
+
+extension Flowd_V1_Envelope {
+    /// The serial of a placement command body, if it is one.
+    static func serial(of body: OneOf_Body) -> UInt64? {
+        switch body {
+        case .place(let m): m.serial
+        case .update(let m): m.serial
+        case .placementChanged(let m): m.serial
+        case .dismiss(let m): m.serial
+        default: nil
+        }
+    }
+}

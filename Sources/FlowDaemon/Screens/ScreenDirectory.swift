@@ -42,7 +42,7 @@ final class ScreenDirectory: ScreenTransport {
     private var hostsByKind: [String: [UInt64]] = [:]
     /// Screens of attached kinds that wait for a host, by kind, in order.
     private var waiting: [String: Deque<ScreenID>] = [:]
-    /// Dismissals waiting for their ack, in send order (one timeout for all).
+    /// Commands waiting for their ack, in send order (one timeout for all, so FIFO).
     private var ackDeadlines: Deque<(screen: ScreenID, serial: UInt64, at: UInt64)> = []
     /// Spawned processes that have not exited yet, by pid.
     private(set) var children: [Int32: SpawnedScreen] = [:]
@@ -101,6 +101,8 @@ final class ScreenDirectory: ScreenTransport {
                 return
             }
         }
+        // A screen waiting for an attached host has no ack clock until one arrives.
+        if entries[screen]?.hostID != nil { expectAck(screen, serial: place.serial) }
         deliver(.place(place), for: screen)
     }
 
@@ -113,6 +115,7 @@ final class ScreenDirectory: ScreenTransport {
         entries[screen] = entry
         daemon.events.emit(.update, screen: screen, flow: runtime.owner(of: screen), name: entry.kind, serial: update.serial,
                            payload: update.state, text: "update \(entry.kind) \(screen)")
+        if entry.hostID != nil { expectAck(screen, serial: update.serial) }
         deliver(.update(update), for: screen)
     }
 
@@ -126,6 +129,7 @@ final class ScreenDirectory: ScreenTransport {
         entries[screen] = entry
         daemon.events.emit(.placementChanged, screen: screen, flow: runtime.owner(of: screen), name: entry.kind, serial: message.serial,
                            placement: message.placement, text: "\(change) \(entry.kind) \(screen) now \(placement)")
+        if entry.hostID != nil { expectAck(screen, serial: message.serial) }
         deliver(.placementChanged(message), for: screen)
     }
 
@@ -148,8 +152,7 @@ final class ScreenDirectory: ScreenTransport {
         message.reason = dismissReason
         entry.dismissal = completion
         entries[screen] = entry
-        ackDeadlines.append((screen, message.serial, daemon.loop.now + daemon.configuration.ackTimeoutMilliseconds))
-        daemon.armDeadlineTimer()
+        expectAck(screen, serial: message.serial)
         daemon.events.emit(.dismiss, screen: screen, flow: runtime.owner(of: screen), name: entry.kind, serial: message.serial,
                            text: "dismiss \(entry.kind) \(screen)\(animated ? " animated" : "") (\(dismissReason))")
         _ = host
@@ -169,6 +172,12 @@ final class ScreenDirectory: ScreenTransport {
     private func assign(_ screen: ScreenID, to host: Host) {
         entries[screen]?.hostID = host.connectionID
         host.screens.insert(screen)
+    }
+
+    /// Starts the ack clock of a command.
+    private func expectAck(_ screen: ScreenID, serial: UInt64) {
+        ackDeadlines.append((screen, serial, daemon.loop.now + daemon.configuration.ackTimeoutMilliseconds))
+        if ackDeadlines.count == 1 { daemon.armDeadlineTimer() }
     }
 
     /// Sends a command to the screen's host now, or holds it until the host is ready.
@@ -206,7 +215,10 @@ final class ScreenDirectory: ScreenTransport {
                 hostsByKind[kind, default: []].append(connection.id)
                 while let screen = waiting[kind]?.popFirst() {
                     assign(screen, to: host)
-                    for body in held.removeValue(forKey: screen) ?? [] { deliver(body, for: screen) }
+                    for body in held.removeValue(forKey: screen) ?? [] {
+                        if let serial = Flowd_V1_Envelope.serial(of: body) { expectAck(screen, serial: serial) }
+                        deliver(body, for: screen)
+                    }
                 }
             }
         }
@@ -227,8 +239,7 @@ final class ScreenDirectory: ScreenTransport {
                 finishDismissal(screen, .hostLost)
             } else {
                 logger.notice("screen lost with its host", metadata: ["screen": "\(screen)", "kind": "\(entry.kind)", "connection": "\(connectionID)"])
-                entries[screen] = nil
-                host.screens.remove(screen)
+                forget(screen)
                 runtime.screenLost(screen)
             }
         }
@@ -253,21 +264,48 @@ final class ScreenDirectory: ScreenTransport {
     /// The earliest ack deadline, for the daemon's one timer.
     var nextAckDeadline: UInt64? { ackDeadlines.first?.at }
 
-    /// Force-removes screens whose `Dismiss` was not acknowledged in time.
+    /// Force-removes screens whose host did not acknowledge a command in
+    /// time: a late `Dismiss` completes as timed out; any other late command
+    /// makes the screen lost for its flow (and the host is told to drop it).
     func expireAckDeadlines(now: UInt64) {
         while let first = ackDeadlines.first, first.at <= now {
             ackDeadlines.removeFirst()
-            guard let entry = entries[first.screen], entry.serials.dismissSerial == first.serial, entry.serials.acked < first.serial else { continue }
-            logger.warning("screen did not acknowledge its dismissal; removed by force", metadata: [
+            guard let entry = entries[first.screen], entry.serials.acked < first.serial else { continue }
+            let timeout = daemon.configuration.ackTimeoutMilliseconds
+            logger.warning("screen did not acknowledge in time; removed by force", metadata: [
                 "screen": "\(first.screen)", "kind": "\(entry.kind)", "serial": "\(first.serial)",
             ])
-            if let hostID = entry.hostID, let connection = daemon.connections[hostID] {
+            let connection = entry.hostID.flatMap { daemon.connections[$0] }
+            if let connection {
                 daemon.send(.error(Flowd_V1_Error(
                     code: .ackTimeout,
-                    message: "screen \(first.screen.rawValue) did not acknowledge Dismiss serial \(first.serial) within \(daemon.configuration.ackTimeoutMilliseconds) ms; it was removed",
+                    message: "screen \(first.screen.rawValue) did not acknowledge serial \(first.serial) within \(timeout) ms; it was removed",
                     screenID: first.screen.rawValue, serial: first.serial)), to: connection)
             }
-            finishDismissal(first.screen, .timedOut)
+            if entry.dismissal != nil {
+                finishDismissal(first.screen, .timedOut)
+                continue
+            }
+            if let connection {
+                var dismiss = Flowd_V1_Dismiss()
+                dismiss.screenID = first.screen.rawValue
+                dismiss.serial = entries[first.screen]!.serials.nextDismiss()
+                dismiss.reason = .removed
+                daemon.send(.dismiss(dismiss), to: connection)
+            }
+            forget(first.screen)
+            runtime.screenLost(first.screen)
+        }
+    }
+
+    /// Drops a screen without waiting for anything (its flow is told separately).
+    private func forget(_ screen: ScreenID) {
+        guard let entry = entries.removeValue(forKey: screen) else { return }
+        if let hostID = entry.hostID, let host = hosts[hostID] {
+            host.screens.remove(screen)
+            if let spawned = host.spawned, host.screens.isEmpty, !host.isGone {
+                spawned.retire(reason: "its screen \(screen) was removed")
+            }
         }
     }
 
