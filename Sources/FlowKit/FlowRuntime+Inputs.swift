@@ -48,7 +48,7 @@ extension FlowRuntime {
             guard let bar = model.enclosingTabBar(of: screen), let node = model[bar] else {
                 throw FlowKitError(.invalidNavigation, "screen \(screen) is not inside a tab bar; tab selection needs one")
             }
-            guard model.isOnFrontChain(bar) else {
+            guard model.isUncovered(bar) else {
                 throw FlowKitError(.invalidNavigation, "tab selection from screen \(screen) refused: its tab bar \(bar) is covered")
             }
             guard index >= 0, index < node.children.count, node.children[index] != .none else {
