@@ -28,6 +28,7 @@ public final class FlowRuntime {
 
     /// Where commands for screens go. The runtime retains it.
     public let transport: ScreenTransport
+    /// The navigation model (package access: the daemon reads it for debug output).
     package var model = NavigationModel()
     var controllers: [FlowID: FlowController] = [:]
     var screens: [NodeID: ScreenRecord] = [:]
