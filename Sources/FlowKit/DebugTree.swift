@@ -59,7 +59,7 @@ extension FlowRuntime {
         while let id = pending.popLast() {
             guard let node = model[id] else { continue }
             nodeInfos.append(.init(id: id, kind: node.kind,
-                                   screenKind: node.kind == .screen ? screens[id]?.kind : nil,
+                                   screenKind: node.kind == .screen ? screens[id]?.module.kind : nil,
                                    owner: node.kind == .screen ? node.owner : nil,
                                    children: node.children, modal: node.modal == .none ? nil : node.modal,
                                    selectedTab: node.kind == .tabBar ? node.selectedTab : nil,
@@ -82,7 +82,7 @@ extension FlowRuntime {
     }
 
     /// The kind name of a live screen.
-    public func kind(of screen: ScreenID) -> String? { screens[screen]?.kind }
+    public func kind(of screen: ScreenID) -> String? { screens[screen]?.module.kind }
 
     /// The visible screen, if any.
     public var visibleScreen: ScreenID? { model.front() }

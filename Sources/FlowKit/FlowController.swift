@@ -13,8 +13,10 @@ public final class FlowController {
 
     /// The flow's id.
     public let id: FlowID
+    /// The flow's type (its name is computed on demand, to keep per-flow memory small).
+    let flowType: Any.Type
     /// The flow's type name, for debug trees.
-    public let typeName: String
+    public var typeName: String { id == .host ? "host" : String(describing: flowType) }
     unowned let runtime: FlowRuntime
     weak var parent: FlowController?
     var phase = Phase.running
@@ -36,9 +38,9 @@ public final class FlowController {
     /// The flow's navigation observer.
     var onNavigation: ((NavigationEvent) -> Void)?
 
-    init(id: FlowID, typeName: String, runtime: FlowRuntime, parent: FlowController?) {
+    init(id: FlowID, flowType: Any.Type, runtime: FlowRuntime, parent: FlowController?) {
         self.id = id
-        self.typeName = typeName
+        self.flowType = flowType
         self.runtime = runtime
         self.parent = parent
     }

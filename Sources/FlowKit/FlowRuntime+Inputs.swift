@@ -11,14 +11,14 @@ extension FlowRuntime {
         }
         let output: Any
         do {
-            output = try record.decode(decoder, payload)
+            output = try Self.decodeOutput(record.module, payload, with: decoder)
         } catch {
-            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(record.kind)) did not decode as its module's Output: \(error); send the JSON of an Output value")
+            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(record.module.kind)) did not decode as its module's Output: \(error); send the JSON of an Output value")
         }
         guard let handler = record.handler, let owner = model[screen]?.owner, controller(owner)?.isRunning == true else {
             return false
         }
-        handler(output)
+        Self.deliver(record.module, output, to: handler)
         return true
     }
 
@@ -48,7 +48,7 @@ extension FlowRuntime {
             guard let bar = model.enclosingTabBar(of: screen), let node = model[bar] else {
                 throw FlowKitError(.invalidNavigation, "screen \(screen) is not inside a tab bar; tab selection needs one")
             }
-            guard model.isOnFrontChain(bar) else {
+            guard model.isUncovered(bar) else {
                 throw FlowKitError(.invalidNavigation, "tab selection from screen \(screen) refused: its tab bar \(bar) is covered")
             }
             guard index >= 0, index < node.children.count, node.children[index] != .none else {

@@ -12,9 +12,7 @@ extension FlowRuntime {
             return nil
         }
         let id = model.createScreen(owner: owner.id)
-        screens[id] = ScreenRecord(kind: M.kind, pendingState: data, decode: { decoder, payload in
-            try decoder.decode(M.Output.self, from: payload)
-        })
+        screens[id] = ScreenRecord(module: M.self, pendingState: data)
         let tracker = PlacementTracker(owner: owner.id)
         do throws(FlowKitError) {
             let context = try placer.place(PlacementRequest(runtime: self, content: id, tracker: tracker))

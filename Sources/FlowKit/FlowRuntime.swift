@@ -6,13 +6,12 @@ import Foundation
 public final class FlowRuntime {
     /// One live screen's bookkeeping.
     struct ScreenRecord {
-        let kind: String
+        /// The screen's module (its kind name and Output type).
+        let module: any ScreenModule.Type
         /// The state to send with `place`, dropped once sent.
         var pendingState: Data?
-        /// Decodes a payload as the module's `Output`.
-        let decode: (JSONDecoder, Data) throws -> Any
         /// The owning flow's observer, if any.
-        var handler: ((Any) -> Void)?
+        var handler: Any?
     }
 
     /// Why screens are being removed.
@@ -28,6 +27,7 @@ public final class FlowRuntime {
 
     /// Where commands for screens go. The runtime retains it.
     public let transport: ScreenTransport
+    /// The navigation model (package access: the daemon reads it for debug output).
     package var model = NavigationModel()
     var controllers: [FlowID: FlowController] = [:]
     var screens: [NodeID: ScreenRecord] = [:]
@@ -44,7 +44,7 @@ public final class FlowRuntime {
     public init(transport: ScreenTransport) {
         self.transport = transport
         encoder.outputFormatting = [.sortedKeys]
-        host = FlowController(id: .host, typeName: "host", runtime: self, parent: nil)
+        host = FlowController(id: .host, flowType: FlowRuntime.self, runtime: self, parent: nil)
     }
 
     /// Flows running now (the host not counted).
@@ -68,7 +68,7 @@ public final class FlowRuntime {
         let id = FlowID(rawValue: nextFlow)
         nextFlow += 1
         guard parent.isRunning else { return id }
-        let controller = FlowController(id: id, typeName: String(describing: F.self), runtime: self, parent: parent)
+        let controller = FlowController(id: id, flowType: F.self, runtime: self, parent: parent)
         controller.flow = flow
         controller.placer = placer
         controller.report = { report in
@@ -84,6 +84,16 @@ public final class FlowRuntime {
         return id
     }
 
+    /// Decodes a payload as a module's `Output`.
+    static func decodeOutput<M: ScreenModule>(_ module: M.Type, _ payload: Data, with decoder: JSONDecoder) throws -> Any {
+        try decoder.decode(M.Output.self, from: payload)
+    }
+
+    /// Calls a stored `(M.Output) -> Void` observer with a decoded output.
+    static func deliver<M: ScreenModule>(_ module: M.Type, _ output: Any, to handler: Any) {
+        (handler as! (M.Output) -> Void)(output as! M.Output)
+    }
+
     /// Sends the model's pending changes to the transport.
     func flush() {
         for change in model.commit() {
@@ -91,7 +101,7 @@ public final class FlowRuntime {
             case .placed(let id, let placement):
                 let state = screens[id]?.pendingState ?? Data("{}".utf8)
                 screens[id]?.pendingState = nil
-                transport.place(id, kind: screens[id]?.kind ?? "", state: state, placement: placement)
+                transport.place(id, kind: screens[id]?.module.kind ?? "", state: state, placement: placement)
             case .changed(let id, let placement, let change):
                 transport.placementChanged(id, placement: placement, change: change)
             }
@@ -104,7 +114,8 @@ public final class FlowRuntime {
         transport.update(screen, state: data)
     }
 
-    func setOutputHandler(_ screen: NodeID, owner: FlowController, _ handler: @escaping (Any) -> Void) {
+    /// Stores a typed `(M.Output) -> Void` observer unwrapped (no extra closure per screen).
+    func setOutputHandler<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, owner: FlowController, _ handler: @escaping (M.Output) -> Void) {
         guard model[screen]?.owner == owner.id else { return }
         screens[screen]?.handler = handler
     }

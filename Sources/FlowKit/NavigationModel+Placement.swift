@@ -19,25 +19,31 @@ extension NavigationModel {
         return nil
     }
 
-    /// Whether the node lies on the path from the window to the front (not covered by a modal, in the
-    /// selected tab, on top of its stack), even if nothing below it is visible. O(depth).
-    package func isOnFrontChain(_ id: NodeID) -> Bool {
+    /// Whether the user can reach the node: it lies on the path from the window to the front (in the
+    /// selected tab, on top of its stack) and no modal is presented on it or anything in front of it.
+    /// An empty selected tab still leaves its tab bar reachable. O(depth).
+    package func isUncovered(_ id: NodeID) -> Bool {
         var current = NodeID.window
+        var found = false
         while let node = nodes[current] {
-            if current == id { return true }
-            if node.modal != .none { current = node.modal; continue }
+            if current == id { found = true }
+            if node.modal != .none {
+                if found { return false }
+                current = node.modal
+                continue
+            }
             switch node.kind {
-            case .screen: return false
+            case .screen: return found
             case .window, .stack:
-                guard let next = node.children.last else { return false }
+                guard let next = node.children.last else { return found }
                 current = next
             case .tabBar:
                 let next = node.children[node.selectedTab]
-                if next == .none { return false }
+                if next == .none { return found }
                 current = next
             }
         }
-        return false
+        return found
     }
 
     /// The placement of a live, attached screen. O(depth).

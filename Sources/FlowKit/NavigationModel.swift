@@ -236,15 +236,3 @@ package struct NavigationModel {
         container.children.allSatisfy { $0 == .none }
     }
 }
-
-/// The kinds of node in the navigation model.
-public enum NodeKind: String, Hashable, Codable, Sendable {
-    /// The one root.
-    case window
-    /// A navigation stack.
-    case stack
-    /// A tab bar.
-    case tabBar
-    /// A screen.
-    case screen
-}

@@ -30,35 +30,3 @@ public struct Placement: Hashable, Codable, Sendable, CustomStringConvertible {
         return "\(steps)[\(index)]\(isTopMost ? " top" : "")\(isVisible ? " visible" : "")"
     }
 }
-
-/// One container on the path from the window to a screen.
-public enum PlacementStep: Hashable, Codable, Sendable, CustomStringConvertible {
-    /// The window's content.
-    case window
-    /// Inside the navigation stack with this id.
-    case stack(NodeID)
-    /// In tab `index` of the tab bar with this id.
-    case tab(bar: NodeID, index: Int)
-    /// In the modal presented on this node.
-    case modal(presenter: NodeID)
-
-    /// `window`, `stack#3`, `tabs#4:1`, `modal@#5`.
-    public var description: String {
-        switch self {
-        case .window: "window"
-        case .stack(let id): "stack\(id)"
-        case .tab(let bar, let index): "tabs\(bar):\(index)"
-        case .modal(let presenter): "modal@\(presenter)"
-        }
-    }
-}
-
-/// Why a placed screen is told its placement again.
-public enum PlacementChange: String, Hashable, Codable, Sendable {
-    /// It stopped being visible (or top-most): something was pushed or presented over it, or its tab lost selection.
-    case covered
-    /// It became visible (or top-most) again.
-    case uncovered
-    /// Its index changed (a screen below it was removed) without a change of visibility.
-    case moved
-}

@@ -22,7 +22,7 @@ public struct Screen<M: ScreenModule>: NavigationContext {
     /// Observes the screen's outputs (replaces an earlier observer). Outputs arrive while the flow runs.
     public func onOutput(_ handler: @escaping (M.Output) -> Void) {
         guard controller.isRunning else { return }
-        controller.runtime.setOutputHandler(node, owner: controller) { handler($0 as! M.Output) }
+        controller.runtime.setOutputHandler(node, M.self, owner: controller, handler)
     }
 
     /// Removes this screen (and what is presented on it); `completion` runs once it acknowledged or

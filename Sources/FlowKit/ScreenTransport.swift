@@ -13,13 +13,3 @@ public protocol ScreenTransport: AnyObject {
     /// died. The transport owns the timeout. It may call `completion` before returning.
     func dismiss(_ screen: ScreenID, animated: Bool, completion: @escaping (DismissOutcome) -> Void)
 }
-
-/// How one screen's dismissal ended.
-public enum DismissOutcome: String, Hashable, Codable, Sendable {
-    /// The screen acknowledged its removal.
-    case acknowledged
-    /// The screen did not answer in time.
-    case timedOut
-    /// The screen's host went away before answering.
-    case hostLost
-}

@@ -7,13 +7,3 @@ public enum UserNavigation: Hashable, Codable, Sendable {
     /// The user closed the modal the screen is in (with everything inside it).
     case closeModal
 }
-
-/// The phase of an interactive gesture. A plain back button sends `committed` alone.
-public enum GesturePhase: String, Hashable, Codable, Sendable {
-    /// The gesture started; nothing changes yet.
-    case began
-    /// The gesture was abandoned; nothing changes.
-    case cancelled
-    /// The gesture completed; the navigation happens.
-    case committed
-}

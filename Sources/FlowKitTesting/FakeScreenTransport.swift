@@ -104,6 +104,12 @@ public final class FakeScreenTransport: ScreenTransport {
         for screen in unacknowledged { acknowledge(screen) }
     }
 
+    /// The screen's host died: it is no longer placed and a pending dismissal answers `hostLost`.
+    public func hostDied(_ screen: ScreenID) {
+        screens[screen] = nil
+        acknowledge(screen, .hostLost)
+    }
+
     /// Forgets recorded events (not the placed screens).
     public func clearEvents() { events.removeAll() }
 

@@ -70,33 +70,34 @@ public final class FlowTester {
     }
 
     /// The user goes back from the visible screen (or `screen`): a committed back gesture.
-    public func back(from screen: ScreenID? = nil) throws {
+    public func back(from screen: ScreenID? = nil) throws(FlowKitError) {
         try runtime.receiveUserNavigation(.back(.committed), from: try target(screen))
     }
 
     /// The user starts a back swipe and then cancels or commits it.
-    public func backGesture(from screen: ScreenID? = nil, commit: Bool) throws {
+    public func backGesture(from screen: ScreenID? = nil, commit: Bool) throws(FlowKitError) {
         let screen = try target(screen)
         try runtime.receiveUserNavigation(.back(.began), from: screen)
         try runtime.receiveUserNavigation(.back(commit ? .committed : .cancelled), from: screen)
     }
 
     /// The user selects a tab of the tab bar around the visible screen (or `screen`).
-    public func selectTab(_ index: Int, from screen: ScreenID? = nil) throws {
+    public func selectTab(_ index: Int, from screen: ScreenID? = nil) throws(FlowKitError) {
         try runtime.receiveUserNavigation(.selectTab(index), from: try target(screen))
     }
 
     /// The user closes the modal around the visible screen (or `screen`).
-    public func closeModal(from screen: ScreenID? = nil) throws {
+    public func closeModal(from screen: ScreenID? = nil) throws(FlowKitError) {
         try runtime.receiveUserNavigation(.closeModal, from: try target(screen))
     }
 
     /// The host of a screen dies.
     public func loseScreen(_ screen: ScreenID) {
+        transport.hostDied(screen)
         runtime.screenLost(screen)
     }
 
-    private func target(_ screen: ScreenID?) throws -> ScreenID {
+    private func target(_ screen: ScreenID?) throws(FlowKitError) -> ScreenID {
         if let screen { return screen }
         guard let visible = runtime.visibleScreen else {
             throw FlowKitError(.invalidNavigation, "no screen is visible to navigate from")

@@ -1,0 +1,21 @@
+/// One container on the path from the window to a screen.
+public enum PlacementStep: Hashable, Codable, Sendable, CustomStringConvertible {
+    /// The window's content.
+    case window
+    /// Inside the navigation stack with this id.
+    case stack(NodeID)
+    /// In tab `index` of the tab bar with this id.
+    case tab(bar: NodeID, index: Int)
+    /// In the modal presented on this node.
+    case modal(presenter: NodeID)
+
+    /// `window`, `stack#3`, `tabs#4:1`, `modal@#5`.
+    public var description: String {
+        switch self {
+        case .window: "window"
+        case .stack(let id): "stack\(id)"
+        case .tab(let bar, let index): "tabs\(bar):\(index)"
+        case .modal(let presenter): "modal@\(presenter)"
+        }
+    }
+}

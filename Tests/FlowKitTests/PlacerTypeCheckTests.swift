@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// Proves that a flow needing a navigation stack cannot be started with a placer that only gives a
+/// presenting context: compiles snippets against the built FlowKit module with `swiftc -typecheck`.
+@Suite("Placer contexts are checked at compile time")
+struct PlacerTypeCheckTests {
+    static let prelude = """
+    import FlowKit
+    enum S: ScreenModule {
+        static let kind = "s"
+        struct State: Codable {}
+        enum Output: Codable { case x }
+    }
+    final class NeedsStack: Flow {
+        typealias RequiredContext = NavigationStack
+        func start(_ flow: FlowContext<NeedsStack>) { flow.show(S.self, .init()) }
+    }
+    final class Parent: Flow {
+        typealias RequiredContext = Presenter
+        func start(_ flow: FlowContext<Parent>) {
+            let screen = flow.show(S.self, .init())
+            BODY
+        }
+    }
+    """
+
+    @Test(arguments: [
+        "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _ in }",
+        "flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _ in }",
+        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1].withNavigationEmbedding()) { _ in }",
+    ])
+    func correctPlacersTypecheck(_ body: String) throws {
+        let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: body))
+        #expect(result.status == 0, "a correct snippet must typecheck, else the failing cases prove nothing: \(result.output)")
+    }
+
+    @Test(arguments: [
+        "flow.start(NeedsStack(), presented(on: screen)) { _ in }",
+        "flow.start(NeedsStack(), .presented(on: screen)) { _ in }",
+        "flow.start(NeedsStack(), flow.placer) { _ in }",
+        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1]) { _ in }",
+    ])
+    func presentingPlacersForAStackFlowDoNotCompile(_ body: String) throws {
+        let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: body))
+        #expect(result.status != 0, "the compiler accepted: \(body)")
+        #expect(result.output.contains("error:"))
+        #expect(result.output.contains("NavigationStack"), "the error should name the required context: \(result.output)")
+    }
+
+    /// Runs `swiftc -typecheck` on `source` with the built modules on the import path.
+    private func typecheck(_ source: String) throws -> (status: Int32, output: String) {
+        let modules = try #require(Self.modulesDirectory(), "cannot find the built modules directory (Modules/FlowKit.swiftmodule) near the test bundle")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowkit-typecheck-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("snippet.swift")
+        try source.write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path, file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Walks up from the test executable (then from this source file's package) to `Modules/`.
+    static func modulesDirectory() -> URL? {
+        let fileManager = FileManager.default
+        func hasFlowKit(_ url: URL) -> Bool {
+            fileManager.fileExists(atPath: url.appendingPathComponent("FlowKit.swiftmodule").path)
+        }
+        var candidates: [URL] = []
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        for _ in 0..<6 {
+            url.deleteLastPathComponent()
+            candidates.append(url.appendingPathComponent("Modules"))
+            candidates.append(url)
+        }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(package.appendingPathComponent(".build/debug/Modules"))
+        return candidates.first(where: hasFlowKit)
+    }
+}
