@@ -56,11 +56,13 @@ extension FlowRuntime {
     func end(_ flow: FlowController, _ ending: FlowEnding, notify: Bool, animated: Bool, group: DismissalGroup?) {
         guard flow.isRunning, flow.id != .host else { return }
         flow.phase = .ending
-        for child in flow.children.values.sorted(by: { $0.id > $1.id }) {
-            end(child, .terminated, notify: false, animated: animated, group: group)
-        }
-        for item in flow.liveItems.reversed() {
-            remove(item, cause: .unwind(by: flow.id), animated: animated, group: group)
+        batched {
+            for child in flow.children.values.sorted(by: { $0.id > $1.id }) {
+                end(child, .terminated, notify: false, animated: animated, group: group)
+            }
+            for item in flow.liveItems.reversed() {
+                remove(item, cause: .unwind(by: flow.id), animated: animated, group: group)
+            }
         }
         let report = flow.report
         detach(flow)
@@ -120,8 +122,10 @@ extension FlowRuntime {
     func unwind(_ screens: [ScreenID], ownedBy adopter: FlowID, animated: Bool, completion: ((DismissalReport) -> Void)?) {
         let group = DismissalGroup(completion: completion)
         if controller(adopter)?.isRunning == true {
-            for screen in screens.reversed() where model[screen]?.owner == adopter {
-                remove(screen, cause: .unwind(by: adopter), animated: animated, group: group)
+            batched {
+                for screen in screens.reversed() where model[screen]?.owner == adopter {
+                    remove(screen, cause: .unwind(by: adopter), animated: animated, group: group)
+                }
             }
         }
         group.seal()

@@ -103,11 +103,13 @@ extension FlowRuntime {
     /// Terminates every root flow (last started first) and dismisses what the host holds: the shutdown path.
     public func terminateAll(animated: Bool = false, completion: ((DismissalReport) -> Void)? = nil) {
         let group = DismissalGroup(completion: completion)
-        for child in host.children.values.sorted(by: { $0.id > $1.id }) {
-            end(child, .terminated, notify: true, animated: animated, group: group)
-        }
-        for item in host.liveItems.reversed() {
-            remove(item, cause: .unwind(by: .host), animated: animated, group: group)
+        batched {
+            for child in host.children.values.sorted(by: { $0.id > $1.id }) {
+                end(child, .terminated, notify: true, animated: animated, group: group)
+            }
+            for item in host.liveItems.reversed() {
+                remove(item, cause: .unwind(by: .host), animated: animated, group: group)
+            }
         }
         group.seal()
     }

@@ -94,8 +94,22 @@ public final class FlowRuntime {
         (handler as! (M.Output) -> Void)(output as! M.Output)
     }
 
+    /// While positive, `flush` waits: an unwinding of several screens is
+    /// reported once at its end, so screens removed by the same unwinding are
+    /// never told they were uncovered or moved on the way.
+    var flushHolds = 0
+
+    /// Runs `body` with flushing held, then flushes once.
+    func batched(_ body: () -> Void) {
+        flushHolds += 1
+        body()
+        flushHolds -= 1
+        flush()
+    }
+
     /// Sends the model's pending changes to the transport.
     func flush() {
+        guard flushHolds == 0 else { return }
         for change in model.commit() {
             switch change {
             case .placed(let id, let placement):
