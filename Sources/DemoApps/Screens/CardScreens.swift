@@ -29,15 +29,33 @@ public enum CardOutput: Codable, Sendable, Equatable {
 }
 
 /// The onboarding tutorial's screens (welcome, finish).
-public enum TutorialScreen: ScreenModule {
-    public static let kind = "tutorial"
-    public typealias State = CardState
-    public typealias Output = CardOutput
-}
+public enum TutorialScreen: CardScreen { public static let kind = "tutorial" }
 
 /// A generic item screen used by the conformance apps.
-public enum ItemScreen: ScreenModule {
-    public static let kind = "item"
-    public typealias State = CardState
-    public typealias Output = CardOutput
-}
+public enum ItemScreen: CardScreen { public static let kind = "item" }
+
+/// Declares a card-drawn screen kind in one line.
+public protocol CardScreen: ScreenModule where State == CardState, Output == CardOutput {}
+
+/// The launcher's menu.
+public enum MenuScreen: CardScreen { public static let kind = "menu" }
+/// A personal profile form (name).
+public enum ProfileScreen: CardScreen { public static let kind = "profile" }
+/// A business profile form (company).
+public enum BusinessScreen: CardScreen { public static let kind = "business" }
+/// A profile's summary.
+public enum SummaryScreen: CardScreen { public static let kind = "summary" }
+/// The list of students.
+public enum StudentListScreen: CardScreen { public static let kind = "students" }
+/// Editing a student's name.
+public enum NameEditorScreen: CardScreen { public static let kind = "student-name" }
+/// Editing a student's age.
+public enum AgeEditorScreen: CardScreen { public static let kind = "student-age" }
+/// A directory list (contacts, events).
+public enum DirectoryListScreen: CardScreen { public static let kind = "directory" }
+/// A directory entry with links to the other directory.
+public enum DirectoryDetailScreen: CardScreen { public static let kind = "directory-detail" }
+/// The login form; also implemented in Python (scripts/screens/login_screen.py).
+public enum LoginScreen: CardScreen { public static let kind = "login" }
+/// Shown after a successful login.
+public enum LoginSuccessScreen: CardScreen { public static let kind = "login-success" }

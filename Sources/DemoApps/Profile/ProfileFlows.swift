@@ -1,0 +1,78 @@
+import FlowKit
+
+/// A person's profile, as the profile flows pass it around.
+public struct Profile: Sendable, Equatable {
+    public var name: String
+    public var company: String?
+}
+
+/// Asks for a name, then shows a summary; "Done" finishes with the profile.
+public final class PersonalProfileFlow: Flow {
+    public typealias RequiredContext = NavigationStack
+    public typealias Result = Profile
+
+    private var name: String
+
+    public init(name: String = "Ada") {
+        self.name = name
+    }
+
+    public func start(_ flow: FlowContext<PersonalProfileFlow>) {
+        let form = flow.show(ProfileScreen.self, state())
+        form.onOutput { [unowned self] output in
+            switch output {
+            case .didEnterText(let text):
+                name = text
+                form.update(state())
+            case .didPressButton:
+                let summary = flow.show(
+                    SummaryScreen.self, CardState(title: "Profile of \(name)", body: "Personal profile saved.", buttons: ["Done"]),
+                    .pushed(in: flow.context))
+                summary.onOutput { [unowned self] _ in flow.finish(Profile(name: name)) }
+            }
+        }
+    }
+
+    private func state() -> CardState {
+        CardState(title: "Personal profile", body: "Who are you?", buttons: ["Save"], field: "Name", text: name)
+    }
+}
+
+/// A business profile whose owner is entered with the personal profile flow,
+/// started as a sub-flow; its screens are dismissed with animation when it
+/// finishes, and the business form shows the owner.
+public final class BusinessProfileFlow: Flow {
+    public typealias RequiredContext = NavigationStack
+    public typealias Result = Profile
+
+    private var company = "Acme"
+    private var owner: Profile?
+
+    public init() {}
+
+    public func start(_ flow: FlowContext<BusinessProfileFlow>) {
+        let form = flow.show(BusinessScreen.self, state())
+        form.onOutput { [unowned self] output in
+            switch output {
+            case .didEnterText(let text):
+                company = text
+                form.update(state())
+            case .didPressButton(index: 0):
+                flow.start(PersonalProfileFlow(), .pushed(in: flow.context)) { [unowned self] event in
+                    guard case .finished(let profile, let dismisser) = event else { return }
+                    owner = profile
+                    form.update(state())
+                    dismisser.dismiss(animated: true)
+                }
+            case .didPressButton:
+                flow.finish(Profile(name: owner?.name ?? "nobody", company: company))
+            }
+        }
+    }
+
+    private func state() -> CardState {
+        CardState(
+            title: "Business profile", body: "Owner: \(owner?.name ?? "not set")",
+            buttons: ["Set owner's profile", "Finish"], field: "Company", text: company)
+    }
+}

@@ -1,0 +1,111 @@
+import FlowKit
+
+/// A student in the editor.
+public struct Student: Sendable, Equatable {
+    public var name: String
+    public var age: Int
+}
+
+/// The list of students; choosing one runs `EditStudentFlow` pushed on the
+/// same stack and applies its result to the list. The last button finishes.
+public final class StudentsFlow: Flow {
+    public typealias RequiredContext = NavigationStack
+    public typealias Result = [Student]
+
+    private var students = [Student(name: "Ann", age: 20), Student(name: "Bob", age: 21)]
+
+    public init() {}
+
+    public func start(_ flow: FlowContext<StudentsFlow>) {
+        let list = flow.show(StudentListScreen.self, state())
+        list.onOutput { [unowned self] output in
+            guard case .didPressButton(let index) = output else { return }
+            guard index < students.count else {
+                flow.finish(students)
+                return
+            }
+            flow.start(EditStudentFlow(students[index]), .pushed(in: flow.context)) { [unowned self] event in
+                guard case .finished(let student, let dismisser) = event else { return }
+                students[index] = student
+                list.update(state())
+                dismisser.dismiss(animated: true)
+            }
+        }
+    }
+
+    private func state() -> CardState {
+        CardState(title: "Students", body: "Choose a student to edit.",
+                  buttons: students.map { "\($0.name) (\($0.age))" } + ["Back to menu"])
+    }
+}
+
+/// Edits the name; from there the age (a sub-flow whose "Done" returns here
+/// with the new age); "Back to list" finishes with the edited student.
+public final class EditStudentFlow: Flow {
+    public typealias RequiredContext = NavigationStack
+    public typealias Result = Student
+
+    private var student: Student
+
+    public init(_ student: Student) {
+        self.student = student
+    }
+
+    public func start(_ flow: FlowContext<EditStudentFlow>) {
+        let editor = flow.show(NameEditorScreen.self, state())
+        editor.onOutput { [unowned self] output in
+            switch output {
+            case .didEnterText(let name):
+                student.name = name
+                editor.update(state())
+            case .didPressButton(index: 0):
+                flow.start(EditAgeFlow(student.age), .pushed(in: flow.context)) { [unowned self] event in
+                    guard case .finished(let age, let dismisser) = event else { return }
+                    student.age = age
+                    editor.update(state())
+                    dismisser.dismiss(animated: true)
+                }
+            case .didPressButton:
+                flow.finish(student)
+            }
+        }
+    }
+
+    private func state() -> CardState {
+        CardState(title: "Edit \(student.name)", body: "Age: \(student.age)", buttons: ["Edit age", "Back to list"],
+                  field: "Name", text: student.name)
+    }
+}
+
+/// Edits the age; "Done" finishes with it.
+public final class EditAgeFlow: Flow {
+    public typealias RequiredContext = NavigationStack
+    public typealias Result = Int
+
+    private var age: Int
+
+    public init(_ age: Int) {
+        self.age = age
+    }
+
+    public func start(_ flow: FlowContext<EditAgeFlow>) {
+        let editor = flow.show(AgeEditorScreen.self, state())
+        editor.onOutput { [unowned self] output in
+            switch output {
+            case .didEnterText(let text):
+                guard let value = Int(text.trimmingCharacters(in: .whitespaces)), (0...150).contains(value) else {
+                    editor.update(state(error: "'\(text)' is not an age"))
+                    return
+                }
+                age = value
+                editor.update(state())
+            case .didPressButton:
+                flow.finish(age)
+            }
+        }
+    }
+
+    private func state(error: String? = nil) -> CardState {
+        CardState(title: "Age", body: error ?? "Enter the age.", buttons: ["Done"], field: "Age", text: String(age))
+    }
+}
