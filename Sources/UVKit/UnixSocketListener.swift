@@ -38,20 +38,14 @@ public final class UnixSocketListener: UVHandle {
         }
         try checkDirectory(of: path)
         let lock = try LockFile.acquire(path + ".lock", socketPath: path)
-        var reclaimed = false
-        var status = stat()
-        if lstat(path, &status) == 0 {
-            guard status.st_mode & S_IFMT == S_IFSOCK else { throw ListenerError(.notASocket, path: path) }
-            switch UnixSocketPath.probe(path) {
-            case .listening: throw ListenerError(.socketInUse, path: path)
-            case .failed(let errnoValue): throw ListenerError(.staleCheckFailed(errno: errnoValue), path: path)
-            case .stale:
-                guard unlink(path) == 0 || errno == ENOENT else {
-                    throw ListenerError(.staleCheckFailed(errno: errno), path: path)
-                }
-                reclaimed = true
-            }
+        let reclaimed: Bool
+        do throws(ListenerError) {
+            reclaimed = try removeStaleSocket(at: path)
+        } catch {
+            lock.release()
+            throw error
         }
+        var status = stat()
 
         let listener = UnixSocketListener(loop: loop, path: path)
         listener.lock = lock
@@ -69,6 +63,22 @@ public final class UnixSocketListener: UVHandle {
             throw ListenerError(.system(error), path: path)
         }
         return listener
+    }
+
+    /// If a socket file exists at `path`, removes it when nobody answers on it (returns true), refuses otherwise.
+    private static func removeStaleSocket(at path: String) throws(ListenerError) -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return false }
+        guard status.st_mode & S_IFMT == S_IFSOCK else { throw ListenerError(.notASocket, path: path) }
+        switch UnixSocketPath.probe(path) {
+        case .listening: throw ListenerError(.socketInUse, path: path)
+        case .failed(let errnoValue): throw ListenerError(.staleCheckFailed(errno: errnoValue), path: path)
+        case .stale:
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw ListenerError(.staleCheckFailed(errno: errno), path: path)
+            }
+            return true
+        }
     }
 
     private var streamPointer: UnsafeMutablePointer<uv_stream_t> { rawHandle.assumingMemoryBound(to: uv_stream_t.self) }
