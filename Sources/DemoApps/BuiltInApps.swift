@@ -5,6 +5,7 @@ import FlowKit
 public enum BuiltInApps {
     /// Every app by name, with what it shows.
     public static let all: [(name: String, summary: String, make: @Sendable () -> App)] = [
+        ("launcher", "the demo launcher: every demo app from one menu (the default)", launcher),
         ("tutorial", "the onboarding tutorial in a stack; done ends the app", tutorial),
         ("deep-stack", "a stack that grows on demand; finish unwinds it with one dismisser", deepStack),
         ("leave-in-place", "a parent that leaves its sub-flow's screens in place", leaveInPlace),
@@ -17,7 +18,20 @@ public enum BuiltInApps {
     }
 
     /// The screen kinds the built-in apps use.
-    public static let kinds = [TutorialScreen.kind, ItemScreen.kind]
+    public static let kinds = [
+        TutorialScreen.kind, ItemScreen.kind, MenuScreen.kind, ProfileScreen.kind, BusinessScreen.kind, SummaryScreen.kind,
+        StudentListScreen.kind, NameEditorScreen.kind, AgeEditorScreen.kind, DirectoryListScreen.kind,
+        DirectoryDetailScreen.kind, LoginScreen.kind, LoginSuccessScreen.kind,
+    ]
+
+    /// Every kind as an attached screen (the demo's terminal host provides them all).
+    static var attachedKinds: [String: ScreenFactory] {
+        Dictionary(uniqueKeysWithValues: kinds.map { ($0, ScreenFactory.attached) })
+    }
+
+    static func launcher() -> App {
+        App(name: "launcher", screens: attachedKinds, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
+    }
 
     static func tutorial() -> App {
         App(name: "tutorial", screens: [TutorialScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { OnboardingFlow() }

@@ -1,0 +1,86 @@
+import FlowKit
+
+/// One tab of the contacts-and-events app: a list, and details pushed on the
+/// tab's own stack. A detail's links are entries of the other directory; the
+/// flow reports them as outputs for the parent to open across tabs.
+public final class DirectoryFlow: Flow {
+    public typealias RequiredContext = NavigationStack
+    public enum Output: Sendable, Equatable {
+        case openLinked(String)
+        case close
+    }
+
+    let title: String
+    let entries: [String: [String]]
+    private var flow: FlowContext<DirectoryFlow>?
+
+    public init(_ title: String, _ entries: [String: [String]]) {
+        self.title = title
+        self.entries = entries
+    }
+
+    public func start(_ flow: FlowContext<DirectoryFlow>) {
+        self.flow = flow
+        let names = entries.keys.sorted()
+        let list = flow.show(DirectoryListScreen.self, CardState(title: title, body: "\(names.count) entries", buttons: names + ["Close"]))
+        list.onOutput { [unowned self] output in
+            guard case .didPressButton(let index) = output else { return }
+            if index < names.count { showDetail(names[index]) } else { flow.emit(.close) }
+        }
+    }
+
+    /// Pushes the detail of `name` on this tab's stack (the parent calls this for links from the other tab).
+    public func showDetail(_ name: String) {
+        guard let flow, flow.isRunning else { return }
+        let links = entries[name] ?? []
+        let detail = flow.show(
+            DirectoryDetailScreen.self,
+            CardState(title: name, body: "In \(title). Linked: \(links.joined(separator: ", "))", buttons: links.map { "Open \($0)" }),
+            .pushed(in: flow.context))
+        detail.onOutput { output in
+            guard case .didPressButton(let index) = output, links.indices.contains(index) else { return }
+            flow.emit(.openLinked(links[index]))
+        }
+    }
+}
+
+/// A tab bar with two stacks, contacts and events: a contact's detail opens
+/// an event's detail in the events tab and selects it, and vice versa.
+/// "Close" on either list finishes the flow.
+public final class ContactsAndEventsFlow: Flow {
+    public typealias RequiredContext = Presenter
+    public typealias Result = Void
+
+    private var bar: TabBar?
+
+    public init() {}
+
+    public func start(_ flow: FlowContext<ContactsAndEventsFlow>) {
+        let tabs = flow.placer.withTabBarEmbedding(count: 2).map { tab in
+            tab.map { [unowned self] bar in
+                self.bar = bar
+                return bar
+            }
+        }
+        let contacts = DirectoryFlow("Contacts", ["Ann": ["Party"], "Bob": ["Meeting", "Party"]])
+        let events = DirectoryFlow("Events", ["Party": ["Ann", "Bob"], "Meeting": ["Bob"]])
+        flow.start(contacts, tabs[0].withNavigationEmbedding()) { [unowned self] event in
+            handle(event, in: flow, other: events, otherTab: 1)
+        }
+        flow.start(events, tabs[1].withNavigationEmbedding()) { [unowned self] event in
+            handle(event, in: flow, other: contacts, otherTab: 0)
+        }
+    }
+
+    private func handle(_ event: FlowEvent<DirectoryFlow>, in flow: FlowContext<ContactsAndEventsFlow>, other: DirectoryFlow, otherTab: Int) {
+        switch event {
+        case .output(.openLinked(let name)):
+            other.showDetail(name)
+            if let bar { flow.selectTab(otherTab, of: bar) }
+        case .output(.close):
+            flow.finish(())
+        case .finished, .ended:
+            break
+        }
+    }
+}
