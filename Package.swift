@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowWire", targets: ["FlowWire"]),
+        .library(name: "ScreenKit", targets: ["ScreenKit"]),
         .executable(name: "flowd", targets: ["flowd"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
     ],
@@ -39,6 +40,8 @@ let package = Package(
         // Blocking client side of the protocol, for flowctl and tests.
         .target(name: "FlowControl", dependencies: ["FlowWire"]),
         .target(name: "FlowKit"),
+        // The client library for screen processes written in Swift (blocking, poll(2)-based).
+        .target(name: "ScreenKit", dependencies: ["FlowWire", "FlowControl"]),
         .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
         .target(
             name: "FlowDaemon",
@@ -69,6 +72,7 @@ let package = Package(
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire"]),
+        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl"]),
         .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl"]),
     ]
 )

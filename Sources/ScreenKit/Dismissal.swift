@@ -1,0 +1,49 @@
+import FlowWire
+
+/// How and why a screen is being removed; given to `HostedScreen.onDismiss`.
+public struct Dismissal: Sendable, Hashable {
+    /// Why the screen goes.
+    public enum Reason: Sendable, Hashable {
+        /// The owning flow finished and its parent dismissed its UI.
+        case flowFinished
+        /// The owning flow (or an ancestor) was terminated.
+        case flowTerminated
+        /// The user removed it (back, close modal); it is already gone from view: do not animate.
+        case userNavigation
+        /// The daemon is shutting down.
+        case shutdown
+        /// The flow removed this one screen.
+        case removed
+        /// Local: the daemon removed the screen by force after an ack timeout
+        /// (non-fatal `ACK_TIMEOUT`); no ack is sent for it.
+        case ackTimeout
+        /// A reason this version of ScreenKit does not know.
+        case unspecified
+    }
+
+    /// Why.
+    public var reason: Reason
+    /// Whether the host should animate the removal.
+    public var animated: Bool
+
+    /// A dismissal from its parts.
+    public init(reason: Reason, animated: Bool) {
+        self.reason = reason
+        self.animated = animated
+    }
+}
+
+extension Dismissal.Reason {
+    /// The reason a wire `Dismiss.Reason` names.
+    package init(_ wire: Flowd_V1_Dismiss.Reason) {
+        self =
+            switch wire {
+            case .flowFinished: .flowFinished
+            case .flowTerminated: .flowTerminated
+            case .userNavigation: .userNavigation
+            case .shutdown: .shutdown
+            case .removed: .removed
+            default: .unspecified
+            }
+    }
+}

@@ -1,0 +1,210 @@
+import FlowControl
+import FlowWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A screen process's connection to flowd: handshake, typed screen handlers
+/// per module, automatic acks, outputs and user navigation, and an event
+/// loop that ends cleanly on `Shutdown`, end of stream, or (spawned hosts)
+/// the dismissal of the only screen.
+///
+/// Blocking and single-threaded: `run()` (or `pollOnce`) waits with poll(2)
+/// on the socket and any descriptors added with `addInput`, and calls every
+/// handler on the calling thread. Not `Sendable`; use it from one thread.
+///
+/// ```swift
+/// let host = try ScreenHost.fromEnvironment()
+/// host.register(Greeting.self) { screen in
+///     print(screen.state.title)
+///     try? screen.send(.didPressOK)
+/// }
+/// let reason = try host.run()
+/// ```
+public final class ScreenHost {
+    /// What the daemon said in `Welcome`.
+    public struct DaemonInfo: Sendable, Hashable {
+        /// The protocol version chosen for the connection.
+        public var version: UInt32
+        /// The daemon's id for this connection (as in `flowctl tree`).
+        public var connectionID: UInt64
+        /// The daemon's name and version, e.g. "flowd 0.1.0".
+        public var server: String
+        /// The name of the app the daemon runs.
+        public var app: String
+        /// The negotiated maximum frame size, both directions, in bytes.
+        public var maxFrameSize: Int
+    }
+
+    /// What the daemon said in `Welcome`.
+    public let daemon: DaemonInfo
+    /// The name sent in `Hello`.
+    public let name: String
+    /// True if the host was started by the daemon (inherited descriptor and token).
+    public let isSpawned: Bool
+    /// Ack every `Place`/`Update`/`PlacementChanged`/`Dismiss` right after its handler ran (default).
+    /// Set to false to ack by hand with `HostedScreen.ack(_:)` or `ack(screenID:serial:)`, e.g. to test ack timeouts.
+    public var autoAck = true
+    /// How long a host waits for the daemon's `Shutdown` after acking its last screen's
+    /// dismissal before `run()` returns `.onlyScreenDismissed` anyway. Default 2 s.
+    public var shutdownGraceMilliseconds: Int = 2_000
+    /// Non-fatal errors: daemon `Error` frames (`UNKNOWN_KIND`, `ACK_TIMEOUT`, `BAD_PAYLOAD`, ...),
+    /// refused `Place`s and protocol slips of the daemon. Fatal ones end `run()` by throwing instead.
+    public var onError: ((ScreenKitError) -> Void)?
+    /// The message of the daemon's `Shutdown`, once received.
+    public internal(set) var shutdownMessage: String?
+
+    let socket: UnixSocket
+    var decoder: FrameDecoder
+    var session: HostSession
+    var lastSeq: UInt64
+    var screens: [UInt64: any AnyHostedScreen] = [:]
+    /// Per kind: makes the typed screen for a `Place` and runs the handler (a `Result` rather than
+    /// typed throws in the closure, which crashes Swift 6.3.1's SILGen).
+    var registrations: [String: (Flowd_V1_Place) -> Result<any AnyHostedScreen, ScreenKitError>] = [:]
+    var nextPingNonce: UInt64 = 1
+    var receivedPongs: Set<UInt64> = []
+    var inputs: [Input] = []
+    var nextInputID = 1
+    var graceDeadline: ContinuousClock.Instant?
+
+    init(socket: UnixSocket, decoder: FrameDecoder, welcome: Flowd_V1_Welcome, name: String, isSpawned: Bool, lastSeq: UInt64) {
+        self.socket = socket
+        self.decoder = decoder
+        self.name = name
+        self.isSpawned = isSpawned
+        self.lastSeq = lastSeq
+        let maxFrameSize = welcome.maxFrameSize == 0 ? WireProtocol.defaultMaxFrameSize : Int(welcome.maxFrameSize)
+        self.daemon = DaemonInfo(
+            version: welcome.version, connectionID: welcome.connectionID, server: welcome.server, app: welcome.app,
+            maxFrameSize: maxFrameSize)
+        self.decoder.maxFrameSize = maxFrameSize
+        self.session = HostSession(endsWhenLastScreenDismissed: isSpawned)
+    }
+
+    /// End `run()` once the last hosted screen's dismissal is acked (and the daemon said `Shutdown`
+    /// or went quiet). True for spawned hosts, false for hosts that connected on their own.
+    public var endsWhenLastScreenDismissed: Bool {
+        get { session.endsWhenLastScreenDismissed }
+        set { session.endsWhenLastScreenDismissed = newValue }
+    }
+
+    /// Screens placed here, accepted by a handler, and not dismissed.
+    public var liveScreenCount: Int { session.liveScreenCount }
+
+    /// Why the session ended, once it has (nil while running or after a thrown failure).
+    public var exitReason: ExitReason? {
+        if case .ended(let reason) = session.phase { return reason }
+        return nil
+    }
+
+    // MARK: Handlers
+
+    /// Hosts screens of `module`: `handler` gets each placed screen of `Module.kind`, typed, and
+    /// usually sets its callbacks. Registering a kind again replaces its handler. Register before
+    /// `run()`; a `Place` of a kind without handler is refused (`UNKNOWN_KIND`, reported to `onError`).
+    public func register<Module: ScreenDescription>(
+        _ module: Module.Type, handler: @escaping (HostedScreen<Module>) -> Void
+    ) {
+        registrations[Module.kind] = { [unowned self] place in makeScreen(Module.self, place, handler) }
+    }
+
+    /// Decodes the state of a `Place`, creates the typed screen and runs the module's handler.
+    private func makeScreen<Module: ScreenDescription>(
+        _ module: Module.Type, _ place: Flowd_V1_Place, _ handler: (HostedScreen<Module>) -> Void
+    ) -> Result<any AnyHostedScreen, ScreenKitError> {
+        let state: Module.State
+        do {
+            state = try Self.decodeState(Module.self, place.state, screenID: place.screenID, serial: place.serial)
+        } catch {
+            return .failure(error)
+        }
+        let screen = HostedScreen<Module>(place: place, state: state, host: self)
+        screens[place.screenID] = screen
+        handler(screen)
+        return .success(screen)
+    }
+
+    /// The kinds registered so far, sorted.
+    public var registeredKinds: [String] { registrations.keys.sorted() }
+
+    // MARK: Sending
+
+    /// Acks `serial` of a screen (acknowledging earlier serials too). Sent as given, without checks,
+    /// so a test can also ack what the daemon never sent.
+    public func ack(screenID: UInt64, serial: UInt64) throws(ScreenKitError) {
+        var ack = Flowd_V1_Ack()
+        ack.screenID = screenID
+        ack.serial = serial
+        try write(.ack(ack))
+        session.acked(screenID, serial: serial)
+        armGraceIfNeeded()
+    }
+
+    /// Says goodbye (`Shutdown`) and closes the connection; `run()` then returns `.stopped`.
+    public func close() {
+        if !session.isOver, socket.descriptor >= 0 {
+            _ = try? write(.shutdown(Flowd_V1_Shutdown()))
+        }
+        session.stop()
+        socket.close()
+    }
+
+    /// Writes one frame; a peer that has gone away ends the session (`.connectionClosed`).
+    @discardableResult
+    func write(_ body: Flowd_V1_Envelope.OneOf_Body, replyTo: UInt64 = 0) throws(ScreenKitError) -> UInt64 {
+        guard !session.isOver, socket.descriptor >= 0 else { throw .closed("send \(body.name)") }
+        let envelope = Flowd_V1_Envelope(body, seq: lastSeq + 1, replyTo: replyTo)
+        let frame: [UInt8]
+        do {
+            frame = try FrameEncoder.encode(envelope, maxFrameSize: daemon.maxFrameSize)
+        } catch {
+            throw ScreenKitError(.encoding, "cannot send \(body.name): \(error)")
+        }
+        do {
+            try socket.write(frame)
+        } catch {
+            if error.code == EPIPE || error.code == ECONNRESET {
+                _ = session.connectionClosed()
+                socket.close()
+                throw .closed("send \(body.name)")
+            }
+            let failure = ScreenKitError.socket(error, doing: "sending \(body.name)")
+            session.fail(failure)
+            socket.close()
+            throw failure
+        }
+        lastSeq += 1
+        return lastSeq
+    }
+
+    /// Sends a non-fatal `Error` about a command the host could not apply.
+    func refuse(_ code: Flowd_V1_ErrorCode, _ message: String, screenID: UInt64, serial: UInt64) {
+        _ = try? write(.error(Flowd_V1_Error(code: code, message: message, fatal: false, screenID: screenID, serial: serial)))
+    }
+
+    // MARK: Coding
+
+    /// Decodes a state payload as `Module.State`, or explains why it does not fit.
+    static func decodeState<Module: ScreenDescription>(
+        _ module: Module.Type, _ payload: Flowd_V1_Payload, screenID: UInt64, serial: UInt64
+    ) throws(ScreenKitError) -> Module.State {
+        guard payload.isJSON else {
+            throw ScreenKitError(
+                .badState,
+                "the state of screen \(screenID) (kind \"\(Module.kind)\") has content type \"\(payload.contentType)\"; "
+                    + "ScreenKit only decodes \(WireProtocol.jsonContentType)",
+                screenID: screenID, serial: serial)
+        }
+        do {
+            return try payload.decodeJSON(Module.State.self)
+        } catch {
+            throw ScreenKitError(
+                .badState,
+                "the state of screen \(screenID) does not decode as \(Module.self).State (kind \"\(Module.kind)\"): \(error); "
+                    + "check that the app's module and this screen process agree on the State type",
+                screenID: screenID, serial: serial)
+        }
+    }
+}
