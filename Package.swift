@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ScreenKit", targets: ["ScreenKit"]),
         .executable(name: "flowd", targets: ["flowd"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
+        .executable(name: "demo-screens", targets: ["demo-screens"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
@@ -52,7 +53,13 @@ let package = Package(
             ]
         ),
         // The example apps: flows and screen modules, written as app authors should.
-        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowDaemon"]),
+        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowDaemon", "ScreenKit"]),
+        // The demo's screen host (library part): cards, scripts, the terminal.
+        .target(name: "DemoScreens", dependencies: ["DemoApps", "ScreenKit"]),
+        .executableTarget(
+            name: "demo-screens",
+            dependencies: ["DemoScreens", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "flowd",
             dependencies: [
@@ -74,5 +81,6 @@ let package = Package(
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire"]),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl"]),
         .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl"]),
+        .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]
 )

@@ -18,11 +18,7 @@ public enum BuiltInApps {
     }
 
     /// The screen kinds the built-in apps use.
-    public static let kinds = [
-        TutorialScreen.kind, ItemScreen.kind, MenuScreen.kind, ProfileScreen.kind, BusinessScreen.kind, SummaryScreen.kind,
-        StudentListScreen.kind, NameEditorScreen.kind, AgeEditorScreen.kind, DirectoryListScreen.kind,
-        DirectoryDetailScreen.kind, LoginScreen.kind, LoginSuccessScreen.kind,
-    ]
+    public static var kinds: [String] { allCardScreens.map { $0.kind } }
 
     /// Every kind as an attached screen (the demo's terminal host provides them all).
     static var attachedKinds: [String: ScreenFactory] {

@@ -93,6 +93,14 @@ public final class UVPipe: UVHandle {
         onEnd?(status == UV_EOF.rawValue ? nil : UVError(status, function: "read"))
     }
 
+    /// Starts delivering data again after `stopReading`, to the callbacks given
+    /// to `startReading`. Does nothing once the stream ended or is closing.
+    public func resumeReading() {
+        loop.assertOnLoop()
+        guard !isClosing, !hasEnded, let onData, let onEnd else { return }
+        try? startReading(onData: onData, onEnd: onEnd)
+    }
+
     /// Stops delivering data (`uv_read_stop`); `startReading` resumes.
     public func stopReading() {
         loop.assertOnLoop()

@@ -1,4 +1,5 @@
 import FlowKit
+import ScreenKit
 
 /// What every demo screen shows: a title, a body, numbered buttons and, for
 /// forms, one text field. `demo-screens` (and the Python screen) draw any
@@ -34,8 +35,19 @@ public enum TutorialScreen: CardScreen { public static let kind = "tutorial" }
 /// A generic item screen used by the conformance apps.
 public enum ItemScreen: CardScreen { public static let kind = "item" }
 
-/// Declares a card-drawn screen kind in one line.
-public protocol CardScreen: ScreenModule where State == CardState, Output == CardOutput {}
+/// Declares a card-drawn screen kind in one line. The same type describes
+/// the screen to the flow (FlowKit's `ScreenModule`) and to the screen
+/// process (ScreenKit's `ScreenDescription`).
+public protocol CardScreen: ScreenModule, ScreenDescription where State == CardState, Output == CardOutput {}
+
+/// Every card kind the demo apps use.
+public var allCardScreens: [any CardScreen.Type] {
+    [
+    TutorialScreen.self, ItemScreen.self, MenuScreen.self, ProfileScreen.self, BusinessScreen.self, SummaryScreen.self,
+    StudentListScreen.self, NameEditorScreen.self, AgeEditorScreen.self, DirectoryListScreen.self,
+    DirectoryDetailScreen.self, LoginScreen.self, LoginSuccessScreen.self,
+    ]
+}
 
 /// The launcher's menu.
 public enum MenuScreen: CardScreen { public static let kind = "menu" }

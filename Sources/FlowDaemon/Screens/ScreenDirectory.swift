@@ -205,13 +205,14 @@ final class ScreenDirectory: ScreenTransport {
         if host.spawned == nil {
             let known = Set(app.screens.keys)
             host.provides = provides
+            let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
+            if !unknown.isEmpty {
+                daemon.send(.error(Flowd_V1_Error(
+                    code: .unknownKind,
+                    message: "app \(app.name) uses none of the kinds \(unknown.joined(separator: ", ")); it uses \(known.sorted().joined(separator: ", "))")),
+                    to: connection)
+            }
             for kind in provides {
-                if !known.isEmpty && !known.contains(kind) {
-                    daemon.send(.error(Flowd_V1_Error(
-                        code: .unknownKind,
-                        message: "app \(app.name) has no screen kind '\(kind)'; known kinds: \(known.sorted().joined(separator: ", "))")),
-                        to: connection)
-                }
                 hostsByKind[kind, default: []].append(connection.id)
                 while let screen = waiting[kind]?.popFirst() {
                     assign(screen, to: host)

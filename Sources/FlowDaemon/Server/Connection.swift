@@ -18,6 +18,8 @@ final class Connection {
     var outbox: [UInt8] = []
     /// Whether this connection is in the daemon's flush list.
     var isDirty = false
+    /// Whether reading is paused because complete frames wait for its next turn.
+    var isBacklogged = false
     /// The seq of the last frame sent.
     var sentSeq: UInt64 = 0
     /// The seq of the last frame received.

@@ -43,6 +43,8 @@ public final class Daemon {
     private var lastConnectionID: UInt64 = 0
     /// Connections with frames in their outbox, flushed once per loop iteration.
     private var dirty: [Connection] = []
+    /// Connections with complete frames waiting for their next turn.
+    private var backlogged: [Connection] = []
     /// Handshake deadlines in connection order (one timeout for all, so FIFO).
     private var handshakeDeadlines: Deque<(id: UInt64, at: UInt64)> = []
     /// Force-close deadlines of connections closing gracefully.
@@ -157,16 +159,53 @@ public final class Daemon {
 
     // MARK: Reading
 
+    /// Frames one connection may have handled per turn before the others get
+    /// theirs: a client that floods outputs cannot starve the rest.
+    static let framesPerTurn = 64
+
     private func received(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         connection.decoder.append(bytes)
+        drain(connection)
+    }
+
+    /// Handles up to `framesPerTurn` complete frames; if more are buffered, stops
+    /// reading this connection (the kernel then pushes back on the sender) and
+    /// continues on the next loop turn.
+    private func drain(_ connection: Connection) {
+        var handled = 0
         do {
             while !connection.isClosing, let envelope = try connection.decoder.nextEnvelope() {
                 connection.receivedSeq = envelope.seq
-                guard let body = envelope.body else { continue }
-                handle(body, seq: envelope.seq, on: connection)
+                if let body = envelope.body { handle(body, seq: envelope.seq, on: connection) }
+                handled += 1
+                if handled == Self.framesPerTurn, connection.decoder.bufferedByteCount > 0, !connection.isClosing {
+                    connection.pipe.stopReading()
+                    if !connection.isBacklogged {
+                        connection.isBacklogged = true
+                        backlogged.append(connection)
+                    }
+                    return
+                }
             }
         } catch {
             reject(connection, .init(code: error.errorCode, message: error.description), replyTo: 0)
+        }
+        if connection.isBacklogged {
+            connection.isBacklogged = false
+            connection.pipe.resumeReading()
+        }
+    }
+
+    /// Gives every backlogged connection its next turn.
+    private func serviceBacklog() {
+        guard !backlogged.isEmpty else { return }
+        let turn = backlogged
+        backlogged.removeAll(keepingCapacity: true)
+        for connection in turn where !connection.isClosing {
+            connection.isBacklogged = false
+            drain(connection)
+            // Still backlogged: `drain` put it back. Otherwise it reads again.
+            if !connection.isBacklogged { connection.pipe.resumeReading() }
         }
     }
 
@@ -249,11 +288,13 @@ public final class Daemon {
 
     /// Writes every outbox once per iteration and drops peers that stopped reading.
     private func flushDirtyConnections() {
+        serviceBacklog()
         while !deferred.isEmpty {
             let work = deferred
             deferred.removeAll()
             for job in work { job() }
         }
+        defer { if !backlogged.isEmpty { wakeIfWorkPending() } }
         guard !dirty.isEmpty else { return }
         let batch = dirty
         dirty.removeAll(keepingCapacity: true)
@@ -282,7 +323,7 @@ public final class Daemon {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
-        guard !dirty.isEmpty || !deferred.isEmpty, let wakeTimer, !wakeTimer.isActive else { return }
+        guard !dirty.isEmpty || !deferred.isEmpty || !backlogged.isEmpty, let wakeTimer, !wakeTimer.isActive else { return }
         wakeTimer.start(after: 0) { [unowned self] in flushDirtyConnections() }
     }
 

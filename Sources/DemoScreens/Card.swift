@@ -1,0 +1,78 @@
+import DemoApps
+import ScreenKit
+
+/// One hosted demo screen, whatever its kind: its state and placement, and
+/// the ways a person (or a script) can act on it.
+public final class Card {
+    /// The daemon's screen id.
+    public let id: UInt64
+    /// The screen kind ("menu", "tutorial", ...).
+    public let kind: String
+    /// The owning flow's type, for display.
+    public let flowType: String
+    /// What the screen shows.
+    public internal(set) var state: CardState
+    /// Where it is.
+    public internal(set) var placement: Placement
+    /// Set once dismissed.
+    public internal(set) var isDismissed = false
+
+    let sendOutput: (CardOutput) throws -> Void
+    let navigate: (Navigation) throws -> Void
+
+    /// User navigation a card can start.
+    enum Navigation {
+        case back
+        case selectTab(Int)
+        case closeModal
+    }
+
+    init<M: CardScreen>(_ screen: HostedScreen<M>) {
+        id = screen.id
+        kind = M.kind
+        flowType = screen.flowType
+        state = screen.state
+        placement = screen.placement
+        // Weak: the screen's callbacks hold the card, the card must not hold the screen.
+        sendOutput = { [weak screen] output in try screen?.send(output) }
+        navigate = { [weak screen] navigation in
+            guard let screen else { return }
+            switch navigation {
+            case .back: try screen.back()
+            case .selectTab(let index): try screen.selectTab(index)
+            case .closeModal: try screen.closeModal()
+            }
+        }
+    }
+
+    /// The stack depth (1 = root), if the card is in a stack.
+    public var stackDepth: Int? {
+        guard let container = placement.container, container.kind == .stack else { return nil }
+        return placement.index + 1
+    }
+
+    /// The tab the card is in and how many tabs there are, if it is in a tab bar.
+    public var tab: (index: Int, count: Int)? {
+        let path = placement.path
+        for (position, element) in path.enumerated().reversed() where element.kind == .tabBar {
+            let next = position + 1 < path.count ? path[position + 1] : nil
+            return (Int(next?.index ?? 0), Int(element.tabCount))
+        }
+        return nil
+    }
+
+    /// Whether the card is inside a modal presentation.
+    public var isInModal: Bool { placement.path.contains { $0.presented } }
+
+    /// "modal › tab 2/2 › stack depth 3": where the card is, for a person.
+    public var breadcrumb: String {
+        var parts: [String] = []
+        if isInModal { parts.append("modal") }
+        if let tab { parts.append("tab \(tab.index + 1)/\(tab.count)") }
+        if let stackDepth { parts.append("stack depth \(stackDepth)") }
+        return parts.isEmpty ? "window" : parts.joined(separator: " › ")
+    }
+
+    /// `menu "flowd demos"`.
+    public var label: String { "\(kind) \"\(state.title)\"" }
+}

@@ -1,0 +1,52 @@
+import DemoApps
+import ScreenKit
+
+/// Every demo screen a host holds, registered for every card kind; knows
+/// which one is visible and tells an observer what changed.
+public final class CardDeck {
+    /// Live cards by screen id.
+    public private(set) var cards: [UInt64: Card] = [:]
+    /// Called after anything changed: placed, updated, moved, dismissed.
+    public var onChange: ((CardDeck.Change) -> Void)?
+
+    /// What happened to a card.
+    public enum Change {
+        case placed(Card)
+        case updated(Card)
+        case moved(Card)
+        case dismissed(Card)
+    }
+
+    public init() {}
+
+    /// Registers every demo card kind on `host`.
+    public func register(on host: ScreenHost) {
+        for module in allCardScreens { register(module, on: host) }
+    }
+
+    private func register<M: CardScreen>(_ module: M.Type, on host: ScreenHost) {
+        host.register(module) { [unowned self] screen in
+            let card = Card(screen)
+            cards[card.id] = card
+            screen.onUpdate { [unowned self, card] state in
+                card.state = state
+                onChange?(.updated(card))
+            }
+            screen.onPlacementChanged { [unowned self, card] change in
+                card.placement = change.placement
+                onChange?(.moved(card))
+            }
+            screen.onDismiss { [unowned self, card] _ in
+                card.isDismissed = true
+                cards[card.id] = nil
+                onChange?(.dismissed(card))
+            }
+            onChange?(.placed(card))
+        }
+    }
+
+    /// The card the user sees, if this host holds it.
+    public var visible: Card? {
+        cards.values.first { $0.placement.visible }
+    }
+}

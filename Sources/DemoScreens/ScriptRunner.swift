@@ -1,0 +1,118 @@
+import DemoApps
+import Foundation
+import ScreenKit
+
+/// Drives a `CardDeck` by a `Script`, printing one line per event.
+///
+/// Attached hosts (holding every screen) run the steps in order: each waits
+/// for its screen to be visible, acts, and waits for the daemon's barrier so
+/// that the next step sees every consequence. A spawned host holds one
+/// screen, so its steps are rules: whenever its screen is visible, it runs
+/// the first step not yet run that matches it.
+public final class ScriptRunner {
+    /// Why a script failed.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    let host: ScreenHost
+    let deck: CardDeck
+    let script: Script
+    let stepTimeoutMilliseconds: Int
+    let log: (String) -> Void
+    private var done: Set<Int> = []
+
+    public init(host: ScreenHost, deck: CardDeck, script: Script, stepTimeoutMilliseconds: Int = 10_000, log: @escaping (String) -> Void) {
+        self.host = host
+        self.deck = deck
+        self.script = script
+        self.stepTimeoutMilliseconds = stepTimeoutMilliseconds
+        self.log = log
+    }
+
+    /// Runs every step in order, then serves until the daemon ends the session.
+    public func runInOrder() throws -> ExitReason {
+        for step in script.steps {
+            let card = try waitForVisible(step)
+            try perform(step, on: card)
+            try host.ping()
+        }
+        log("script done (\(script.steps.count) steps); waiting for the daemon to finish")
+        return try host.run()
+    }
+
+    /// Serves, acting on this host's screen whenever a step matches it.
+    public func runAsRules() throws -> ExitReason {
+        while true {
+            if let card = deck.visible,
+               let step = script.steps.first(where: { !done.contains($0.line) && matches($0, card) }) {
+                done.insert(step.line)
+                try perform(step, on: card)
+            }
+            if let reason = try host.pollOnce(timeoutMilliseconds: 1_000) { return reason }
+        }
+    }
+
+    private func matches(_ step: Script.Step, _ card: Card) -> Bool {
+        card.kind == step.kind && (step.title.map { card.state.title.contains($0) } ?? true)
+    }
+
+    private func waitForVisible(_ step: Script.Step) throws -> Card {
+        let deadline = Date().addingTimeInterval(Double(stepTimeoutMilliseconds) / 1000)
+        while true {
+            if let card = deck.visible, matches(step, card) { return card }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else {
+                let visible = deck.visible.map { "\($0.label) at \($0.breadcrumb)" } ?? "nothing"
+                throw Failure(description: "script line \(step.line): waited \(stepTimeoutMilliseconds) ms for \(step.kind)\(step.title.map { " \"\($0)\"" } ?? ""); visible is \(visible)")
+            }
+            if let reason = try host.pollOnce(timeoutMilliseconds: Int32(min(remaining * 1000, 1_000))) {
+                throw Failure(description: "script line \(step.line): the session ended (\(reason)) while waiting for \(step.kind)")
+            }
+        }
+    }
+
+    private func perform(_ step: Script.Step, on card: Card) throws {
+        let prefix = "[line \(step.line)] \(card.label) (\(card.breadcrumb)):"
+        switch step.action {
+        case .expect:
+            log("\(prefix) seen")
+        case .press(let number):
+            guard card.state.buttons.indices.contains(number - 1) else {
+                throw Failure(description: "script line \(step.line): \(card.label) has \(card.state.buttons.count) buttons, no button \(number)")
+            }
+            log("\(prefix) press \(number) \"\(card.state.buttons[number - 1])\"")
+            try card.sendOutput(.didPressButton(index: number - 1))
+        case .pressLabel(let label):
+            guard let index = card.state.buttons.firstIndex(where: { $0 == label }) ?? card.state.buttons.firstIndex(where: { $0.contains(label) }) else {
+                throw Failure(description: "script line \(step.line): \(card.label) has no button \"\(label)\"; it has \(card.state.buttons)")
+            }
+            log("\(prefix) press \(index + 1) \"\(card.state.buttons[index])\"")
+            try card.sendOutput(.didPressButton(index: index))
+        case .type(let text):
+            log("\(prefix) type \"\(text)\"")
+            try card.sendOutput(.didEnterText(text))
+        case .back:
+            log("\(prefix) back")
+            try card.navigate(.back)
+        case .tab(let number):
+            log("\(prefix) tab \(number)")
+            try card.navigate(.selectTab(number - 1))
+        case .close:
+            log("\(prefix) close modal")
+            try card.navigate(.closeModal)
+        }
+    }
+}
+
+extension CardDeck.Change {
+    /// One line for the event log: `+ tutorial "Welcome" at stack depth 2`.
+    public var logLine: String {
+        switch self {
+        case .placed(let card): "+ \(card.label) at \(card.breadcrumb)\(card.placement.visible ? "" : " (hidden)")"
+        case .updated(let card): "~ \(card.label) updated: \(card.state.body)"
+        case .moved(let card): "~ \(card.label) \(card.placement.visible ? "visible" : "hidden") at \(card.breadcrumb)"
+        case .dismissed(let card): "- \(card.label) dismissed"
+        }
+    }
+}
