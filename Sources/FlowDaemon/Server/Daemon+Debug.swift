@@ -86,7 +86,8 @@ extension Daemon {
             node.children = info.subFlows.map(flowNode)
             return node
         }
-        let roots = snapshot.flows.filter { $0.parent == nil || flows[$0.parent!] == nil }
+        // FlowKit's host controller (which holds what root flows leave behind) is not a flow to show.
+        let roots = snapshot.flows.filter { $0.id != .host && ($0.parent == nil || $0.parent == .host || flows[$0.parent!] == nil) }
         if roots.count == 1 {
             tree.rootFlow = flowNode(roots[0].id)
         } else if !roots.isEmpty {

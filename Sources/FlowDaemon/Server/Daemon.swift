@@ -72,7 +72,7 @@ public final class Daemon {
     /// every handle is closed and the loop is closed; throws if it cannot listen.
     public func run() throws(DaemonError) {
         UVSignal.ignoreBrokenPipe()
-        unblockShutdownSignals()
+        unblockSignals()
         do {
             listener = try UnixSocketListener.listen(loop: loop, path: configuration.socketPath) { [unowned self] pipe in
                 accept(pipe)
@@ -408,14 +408,14 @@ public final class Daemon {
         }
     }
 
-    /// A parent may start us with SIGTERM/SIGINT blocked (the mask is
-    /// inherited across exec); a daemon that must stop on them unblocks them.
-    private func unblockShutdownSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGTERM)
-        sigaddset(&set, SIGINT)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    /// A parent may start us with signals blocked (the mask is inherited
+    /// across exec; test runners and thread pools block them). The daemon
+    /// needs SIGTERM/SIGINT to stop and SIGCHLD for libuv to reap children,
+    /// so it starts from an empty mask.
+    private func unblockSignals() {
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        pthread_sigmask(SIG_SETMASK, &empty, nil)
     }
 
     private func signalReceived(_ received: Int32) {

@@ -35,12 +35,18 @@ final class DaemonProcess: @unchecked Sendable {
     private let ownsDirectory: Bool
 
     /// Starts `flowd` with `arguments` (plus `--socket`) and waits until it listens.
-    init(arguments: [String] = [], directory: String? = nil, waitUntilListening: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    init(
+        arguments: [String] = [], environment: [String: String] = [:], directory: String? = nil, waitUntilListening: Bool = true,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         self.ownsDirectory = directory == nil
         self.directory = directory ?? makeTemporaryDirectory()
         self.socketPath = self.directory + "/flowd.sock"
         process.executableURL = productsDirectory.appendingPathComponent("flowd")
         process.arguments = ["--socket", socketPath] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let errorPipe = Pipe()
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice
