@@ -151,6 +151,7 @@ extension ScreenHost {
             }
             let failure = ScreenKitError.socket(error, doing: "reading from flowd")
             session.fail(failure)
+            socket.close()
             throw failure
         }
         if bytes.isEmpty {
@@ -172,6 +173,7 @@ extension ScreenHost {
                 _ = try? write(.error(error.wireError))
                 _ = try? write(.shutdown(Flowd_V1_Shutdown()))
                 session.fail(failure)
+                socket.close()
                 throw failure
             }
             guard let envelope else { break }
@@ -218,6 +220,7 @@ extension ScreenHost {
             armGraceIfNeeded()
             onError?(error)
         case .fail(let error):
+            socket.close()
             throw error
         case .end:
             if case .shutdown(let shutdown) = envelope.body { shutdownMessage = shutdown.message }
