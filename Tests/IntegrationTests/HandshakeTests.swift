@@ -230,3 +230,20 @@ struct HandshakeTests {
         throw RawClientError.unexpected
     }
 }
+
+extension HandshakeTests {
+    @Test func secondSignalExitsAtOnce() throws {
+        // The first SIGTERM unwinds the tutorial, whose host never acks its Dismiss
+        // (60 s ack timeout): only the second signal can end the daemon in time.
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--ack-timeout", "60"])
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: ["tutorial"])
+        _ = try host.settle()
+        daemon.signal(SIGTERM)
+        let dismiss = try #require(try host.receive())
+        #expect(dismiss.dismiss?.reason == .shutdown)
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeoutSeconds: 30) == 1)
+        #expect(daemon.logText.contains("second signal; exiting at once"))
+    }
+}
