@@ -60,7 +60,7 @@ final class ScreenDirectory: ScreenTransport {
     var logger: Logger { daemon.logger }
 
     /// Screens with a command not acknowledged yet.
-    var pendingAckCount: Int { entries.values.count { $0.serials.isPending } }
+    var pendingAckCount: Int { entries.values.count { $0.hostID != nil && $0.serials.isPending } }
 
     // MARK: ScreenTransport
 
