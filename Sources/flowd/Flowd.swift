@@ -23,8 +23,10 @@ struct Flowd: ParsableCommand {
               flowd --list-apps
               flowd --app deep-stack --socket /tmp/f/flowd.sock --log-level debug
               flowd --app tutorial --spawn-screens demo-screens
+              flowd replay bug.rec                    # replay a `flowctl record` file (see flowd replay --help)
             """,
-        version: FlowdVersion.string)
+        version: FlowdVersion.string,
+        subcommands: [Replay.self])
 
     @Option(
         name: .long,
