@@ -30,6 +30,12 @@ enum SignalPipe {
                 _ = write(signalPipeWriter, &byte, 1)
             }
         }
+        // A parent may start us with these signals blocked (the mask is inherited across exec).
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }
 

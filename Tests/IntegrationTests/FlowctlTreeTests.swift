@@ -8,7 +8,7 @@ struct FlowctlTreeTests {
     @Test func treeBeforeAndAfterAPushAndAModal() throws {
         let daemon = try DaemonProcess(arguments: ["--app", "modal"])
         let host = try RawClient(path: daemon.socketPath)
-        try host.handshake(name: "raw-host", provides: ["item"])
+        let hostID = try host.handshake(name: "raw-host", provides: ["item"]).connectionID
         let home = try #require(try host.settle().compactMap(\.place).first)
 
         var run = try flowctl(["tree"], daemon)
@@ -16,8 +16,8 @@ struct FlowctlTreeTests {
         #expect(run.stdout.contains("flowd app modal: 1 flows, 1 screens"))
         #expect(run.stdout.contains("  flow 1 ModalFlow  screen \(home.screenID)\n"))
         #expect(run.stdout.contains("    stack \(home.placement.path[1].id)  1 screen deep\n"), "\(run.stdout)")
-        #expect(run.stdout.contains("      [0] screen \(home.screenID) item  flow 1 ModalFlow  host #2 raw-host pid \(getpid())  visible\n"), "\(run.stdout)")
-        #expect(run.stdout.contains("#2 screen-host raw-host pid \(getpid())  provides item  1 screen"))
+        #expect(run.stdout.contains("      [0] screen \(home.screenID) item  flow 1 ModalFlow  host #\(hostID) raw-host pid \(getpid())  visible\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("#\(hostID) screen-host raw-host pid \(getpid())  provides item  1 screen"))
 
         // Present the sub-flow modally; leave its Place unacknowledged for a moment.
         try host.press(0, on: home.screenID)
@@ -25,9 +25,9 @@ struct FlowctlTreeTests {
         let detail = try #require(presented.compactMap(\.place).first)
         run = try flowctl(["tree"], daemon)
         #expect(run.stdout.contains("    flow 2 ModalDetailFlow  screen \(detail.screenID)\n"), "\(run.stdout)")
-        #expect(run.stdout.contains("[0] screen \(home.screenID) item  flow 1 ModalFlow  host #2 raw-host pid \(getpid())  hidden"), "\(run.stdout)")
+        #expect(run.stdout.contains("[0] screen \(home.screenID) item  flow 1 ModalFlow  host #\(hostID) raw-host pid \(getpid())  hidden"), "\(run.stdout)")
         #expect(run.stdout.contains("presents stack \(detail.placement.path[2].id)  1 screen deep"), "\(run.stdout)")
-        #expect(run.stdout.contains("[0] screen \(detail.screenID) item  flow 2 ModalDetailFlow  host #2 raw-host pid \(getpid())  visible  pending ack (sent 1, acked 0)"), "\(run.stdout)")
+        #expect(run.stdout.contains("[0] screen \(detail.screenID) item  flow 2 ModalDetailFlow  host #\(hostID) raw-host pid \(getpid())  visible  pending ack (sent 1, acked 0)"), "\(run.stdout)")
         try host.ackAll(presented)
 
         // Push inside the modal.
@@ -36,7 +36,7 @@ struct FlowctlTreeTests {
         run = try flowctl(["tree"], daemon)
         #expect(run.stdout.contains("    flow 2 ModalDetailFlow  screens \(detail.screenID), \(pushed.screenID)\n"), "\(run.stdout)")
         #expect(run.stdout.contains("2 screens deep"))
-        #expect(run.stdout.contains("[1] screen \(pushed.screenID) item  flow 2 ModalDetailFlow  host #2 raw-host pid \(getpid())  visible\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("[1] screen \(pushed.screenID) item  flow 2 ModalDetailFlow  host #\(hostID) raw-host pid \(getpid())  visible\n"), "\(run.stdout)")
         #expect(!run.stdout.contains("pending ack"), "\(run.stdout)")
 
         // JSON for machines; dot for Graphviz.
@@ -56,7 +56,7 @@ struct FlowctlTreeTests {
         run = try flowctl(["tree"], daemon)
         #expect(!run.stdout.contains("presents"))
         #expect(!run.stdout.contains("ModalDetailFlow"))
-        #expect(run.stdout.contains("[0] screen \(home.screenID) item  flow 1 ModalFlow  host #2 raw-host pid \(getpid())  visible"))
+        #expect(run.stdout.contains("[0] screen \(home.screenID) item  flow 1 ModalFlow  host #\(hostID) raw-host pid \(getpid())  visible"))
 
         // close-modal outside a modal is refused.
         run = try flowctl(["close-modal", "\(home.screenID)"], daemon)
