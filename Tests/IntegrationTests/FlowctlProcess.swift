@@ -14,6 +14,8 @@ final class FlowctlProcess: @unchecked Sendable {
     private var out = ""
     private var err = ""
     private var closed = 0
+    private let exited = DispatchSemaphore(value: 0)
+    private var readers: [Int32] = []
 
     init(_ arguments: [String]) throws {
         process.executableURL = productsDirectory.appendingPathComponent("flowctl")
@@ -42,6 +44,8 @@ final class FlowctlProcess: @unchecked Sendable {
                 }
             }
         }
+        readers = [outPipe.fileHandleForReading.fileDescriptor, errPipe.fileHandleForReading.fileDescriptor]
+        process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
     }
 
@@ -73,16 +77,25 @@ final class FlowctlProcess: @unchecked Sendable {
     /// Sends a signal.
     func signal(_ signum: Int32) { kill(process.processIdentifier, signum) }
 
-    /// Waits for the exit (and both pipes to close); returns the status or nil on timeout.
+    /// Waits for the exit, then until everything it wrote was read; returns
+    /// the status or nil on timeout. (Pipe EOF is not awaited: a process
+    /// spawned meanwhile by a parallel test may hold an inherited copy.)
     func waitForExit(timeoutSeconds: Double = 20) -> Int32? {
+        guard exited.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
+        exited.signal()
         let deadline = Date().addingTimeInterval(timeoutSeconds)
-        let drained = condition.withLock {
-            while closed < 2 { if !condition.wait(until: deadline) { return false } }
-            return true
+        condition.withLock {
+            while closed < 2 && readers.contains(where: { Self.unread($0) > 0 }) {
+                if !condition.wait(until: min(deadline, Date().addingTimeInterval(0.05))) && Date() >= deadline { break }
+            }
         }
-        guard drained else { return nil }
-        process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    /// Bytes waiting in a pipe (FIONREAD).
+    private static func unread(_ descriptor: Int32) -> Int32 {
+        var count: Int32 = 0
+        return ioctl(descriptor, UInt(FIONREAD), &count) == 0 ? count : 0
     }
 }
 

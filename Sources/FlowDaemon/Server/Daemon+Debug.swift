@@ -48,7 +48,7 @@ extension Daemon {
             try runtime.terminate(flow: flow, animated: request.animated) { [unowned self] report in
                 later { [unowned self] in
                     guard let connection = connections[connectionID] else { return }
-                    reply(to: connection, seq: seq, "terminated \(type) \(flow); \(report.outcomes.count) screens unwound")
+                    reply(to: connection, seq: seq, "terminated \(type) \(flow); \(report.outcomes.count) screen\(report.outcomes.count == 1 ? "" : "s") unwound")
                 }
             }
         } catch {
