@@ -10,6 +10,7 @@ public enum BuiltInApps {
         ("deep-stack", "a stack that grows on demand; finish unwinds it with one dismisser", deepStack),
         ("leave-in-place", "a parent that leaves its sub-flow's screens in place", leaveInPlace),
         ("mirror", "two tabs updated together, for slow-host tests", mirror),
+        ("modal", "a home screen that presents a sub-flow modally in its own stack", modal),
     ]
 
     /// The app called `name`.
@@ -39,6 +40,10 @@ public enum BuiltInApps {
 
     static func mirror() -> App {
         App(name: "mirror", screens: [ItemScreen.kind: .attached, TutorialScreen.kind: .attached], placer: windowRoot) { MirrorFlow() }
+    }
+
+    static func modal() -> App {
+        App(name: "modal", screens: [ItemScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { ModalFlow() }
     }
 
     static func leaveInPlace() -> App {

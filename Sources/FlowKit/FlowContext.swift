@@ -64,6 +64,7 @@ public struct FlowContext<F: Flow> {
     /// Tells the parent an output; the flow keeps running.
     public func emit(_ output: F.Output) {
         guard controller.isRunning else { return }
+        controller.notify(.output, String(describing: output))
         controller.report?(.output(output))
     }
 

@@ -65,6 +65,7 @@ extension FlowRuntime {
             }
         }
         let report = flow.report
+        flow.notify(.ended, ending.description)
         detach(flow)
         if notify { report?(.ended(ending)) }
     }
@@ -89,6 +90,7 @@ extension FlowRuntime {
         let left = flow.liveItems
         give(left, to: adopter)
         let report = flow.report
+        flow.notify(.finished, String(describing: result))
         detach(flow)
         report?(.finished(result, Dismisser(runtime: self, adopter: adopter.id, screens: left)))
     }
@@ -100,6 +102,7 @@ extension FlowRuntime {
             stop(child, into: flow)
         }
         give(flow.liveItems, to: target)
+        flow.notify(.ended, "stopped because its parent \(target.id) finished")
         detach(flow)
     }
 

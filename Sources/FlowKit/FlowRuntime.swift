@@ -37,6 +37,10 @@ public final class FlowRuntime {
     let encoder = JSONEncoder()
     let decoder = JSONDecoder()
 
+    /// Hears every flow's start, outputs and end (for the daemon's event stream and debugging). Called
+    /// synchronously on the runtime's thread; it must not call back into the runtime.
+    public var observer: ((FlowLifecycleEvent) -> Void)?
+
     /// Dismissals sent and not yet acknowledged, timed out or lost.
     public internal(set) var pendingDismissals = 0
 
@@ -80,6 +84,7 @@ public final class FlowRuntime {
         }
         parent.children[id] = controller
         controllers[id] = controller
+        controller.notify(.started)
         flow.start(FlowContext<F>(controller: controller))
         return id
     }

@@ -10,11 +10,24 @@ struct Flowctl: ParsableCommand {
         commandName: "flowctl",
         abstract: "Attach to a running flowd: check it, inspect it, drive it.",
         discussion: """
+            Every command takes --socket (default: the same socket as flowd) and --timeout. \
+            See docs/flowctl.md for every command with its output.
+
             Exit codes: 0 success, 1 the daemon refused or failed the request, \
             64 bad arguments, 69 no daemon at the socket.
+
+            Examples:
+              flowctl tree
+              flowctl watch --kind place,dismiss
+              flowctl inject 3 '{"didPressButton":{"index":1}}'
+              flowctl terminate 2
+              flowctl dot | dot -Tsvg > tree.svg
             """,
         version: FlowdVersionString.value,
-        subcommands: [Ping.self, Stats.self])
+        subcommands: [
+            Ping.self, Stats.self, Tree.self, Dot.self, Watch.self, Record.self,
+            Inject.self, Back.self, SelectTab.self, CloseModal.self, Terminate.self,
+        ])
 }
 
 /// Options every subcommand shares.
@@ -30,12 +43,16 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for an answer.", valueName: "seconds"))
     var timeout: Double = 5
 
+    func validate() throws {
+        guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be between 0 and 86400 seconds, got \(timeout)") }
+    }
+
     var path: String {
         socket ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
     }
 
     /// Connects with the debug role, or exits with a clear message.
-    func connect() throws -> FlowClient {
+    func connect() -> FlowClient {
         do {
             return try FlowClient.connect(
                 path: path, role: .debug, name: "flowctl", timeoutMilliseconds: Int32(timeout * 1000))
@@ -50,6 +67,43 @@ func fail(_ error: ClientError) -> Never {
     FileHandle.standardError.write(Data("flowctl: \(error)\n".utf8))
     if case .noDaemon = error { Foundation.exit(69) }
     Foundation.exit(1)
+}
+
+/// Prints a message to stderr and exits 1 (the request failed).
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("flowctl: \(message)\n".utf8))
+    Foundation.exit(1)
+}
+
+/// Writes one line to stdout at once (an unbuffered write), so that pipes see each line as it happens.
+func emitLine(_ line: String) {
+    emitText(line + "\n")
+}
+
+/// Writes text to stdout at once (unbuffered).
+func emitText(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}
+
+/// Writes a note to stderr (status lines that must not mix with data on stdout).
+func note(_ line: String) {
+    FileHandle.standardError.write(Data("flowctl: \(line)\n".utf8))
+}
+
+extension ConnectionOptions {
+    /// The timeout in milliseconds, for requests.
+    var milliseconds: Int32 { Int32(min(timeout * 1000, Double(Int32.max))) }
+
+    /// Runs `body` with a connected client, turning client errors into exits (69 or 1).
+    func with<T>(_ body: (FlowClient) throws(ClientError) -> T) -> T {
+        let client = connect()
+        defer { client.close() }
+        do {
+            return try body(client)
+        } catch {
+            fail(error)
+        }
+    }
 }
 
 enum FlowdVersionString {

@@ -23,7 +23,7 @@ struct Ping: ParsableCommand {
     }
 
     func run() throws {
-        let client = try connection.connect()
+        let client = connection.connect()
         defer { client.close() }
         for nonce in 1...count {
             var ping = Flowd_V1_Ping()
@@ -57,7 +57,7 @@ struct Stats: ParsableCommand {
     var json = false
 
     func run() throws {
-        let client = try connection.connect()
+        let client = connection.connect()
         defer { client.close() }
         let reply: Flowd_V1_Envelope
         do {

@@ -5,11 +5,29 @@ import FlowWire
 import Foundation
 import Logging
 
-/// `flowd`: parses arguments, sets up logging, runs the daemon.
+/// `flowd`: the daemon by default (`flowd serve`), or `flowd replay FILE`.
 @main
 struct Flowd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowd",
+        abstract: "The flowd daemon, and the replay of flowctl recordings.",
+        discussion: """
+            Without a subcommand flowd runs the daemon (`flowd serve`): every option of `flowd serve` \
+            works as `flowd OPTIONS`. See `flowd serve --help` and `flowd replay --help`.
+
+            Examples:
+              flowd --app tutorial
+              flowd replay bug.rec
+            """,
+        version: FlowdVersion.string,
+        subcommands: [Serve.self, Replay.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `flowd serve` (the default): parses arguments, sets up logging, runs the daemon.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "The flowd daemon: runs an app's flows for screen processes connected over a Unix socket.",
         discussion: """
             Stops gracefully on SIGTERM or SIGINT (Ctrl-C): every client gets a Shutdown frame and the \

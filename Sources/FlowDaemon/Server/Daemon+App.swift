@@ -9,6 +9,7 @@ extension Daemon {
         let runtime = FlowRuntime(transport: directory)
         directory.runtime = runtime
         install(runtime: runtime, directory: directory)
+        observeFlows(of: runtime)
         logger.info("starting app \(app.name)")
         app.start(runtime) { [unowned self] outcome in
             // Called from inside FlowKit; act on it once FlowKit has returned.

@@ -33,8 +33,14 @@ extension Daemon {
             return
         }
         let flow = FlowID(rawValue: request.flowID)
-        let type = runtime.typeName(of: flow) ?? "?"
+        guard flow != .host, let type = runtime.typeName(of: flow) else {
+            refuse(Flowd_V1_Error(code: .unknownFlow, message: "cannot terminate \(flow): no such flow is running; see `flowctl tree` for flow ids"),
+                   seq: seq, to: connection)
+            return
+        }
         logger.notice("debug client terminates a flow", metadata: ["pid": "\(connection.peerPID)", "flow": "\(flow)", "type": "\(type)"])
+        events.emit(.injected, flow: flow, connection: connection.id, name: type, payload: EventPayloads.terminate(request),
+                    text: "debug client pid \(connection.peerPID) terminates \(type) \(flow)")
         directory.dismissReason = .flowTerminated
         defer { directory.dismissReason = .flowFinished }
         let connectionID = connection.id
@@ -42,14 +48,13 @@ extension Daemon {
             try runtime.terminate(flow: flow, animated: request.animated) { [unowned self] report in
                 later { [unowned self] in
                     guard let connection = connections[connectionID] else { return }
-                    reply(to: connection, seq: seq, "terminated \(type) \(flow); \(report.outcomes.count) screens unwound")
+                    reply(to: connection, seq: seq, "terminated \(type) \(flow); \(report.outcomes.count) screen\(report.outcomes.count == 1 ? "" : "s") unwound")
                 }
             }
         } catch {
             refuse(Flowd_V1_Error(code: .unknownFlow, message: "\(error.message); see `flowctl tree` for flow ids"), seq: seq, to: connection)
             return
         }
-        events.emit(.flowTerminated, flow: flow, connection: connection.id, name: type, text: "terminated \(type) \(flow) by pid \(connection.peerPID)")
     }
 
     /// The debug counters: they return to their starting values once
@@ -76,44 +81,8 @@ extension Daemon {
         tree.connections = connections.values.sorted { $0.id < $1.id }.map(connectionInfo)
         guard let runtime else { return tree }
         let snapshot = runtime.debugTree()
-        let flows = Dictionary(uniqueKeysWithValues: snapshot.flows.map { ($0.id, $0) })
-        func flowNode(_ id: FlowID) -> Flowd_V1_FlowNode {
-            var node = Flowd_V1_FlowNode()
-            node.id = id.rawValue
-            guard let info = flows[id] else { return node }
-            node.type = info.typeName
-            node.screenIds = info.screens.map(\.rawValue)
-            node.children = info.subFlows.map(flowNode)
-            return node
-        }
-        // FlowKit's host controller (which holds what root flows leave behind) is not a flow to show.
-        let roots = snapshot.flows.filter { $0.id != .host && ($0.parent == nil || $0.parent == .host || flows[$0.parent!] == nil) }
-        if roots.count == 1 {
-            tree.rootFlow = flowNode(roots[0].id)
-        } else if !roots.isEmpty {
-            var host = Flowd_V1_FlowNode()
-            host.type = "host"
-            host.children = roots.map { flowNode($0.id) }
-            tree.rootFlow = host
-        }
-        let nodes = Dictionary(uniqueKeysWithValues: snapshot.nodes.map { ($0.id, $0) })
-        func navNode(_ id: NodeID) -> Flowd_V1_NavNode {
-            var node = Flowd_V1_NavNode()
-            node.id = id.rawValue
-            guard let info = nodes[id] else { return node }
-            switch info.kind {
-            case .window: node.kind = .window
-            case .stack: node.kind = .stack
-            case .tabBar: node.kind = .tabBar
-            case .screen: node.kind = .screen
-            }
-            node.children = info.children.filter { $0 != .none }.map(navNode)
-            if let modal = info.modal, modal != .none { node.presented = navNode(modal) }
-            node.selectedTab = UInt32(info.selectedTab ?? 0)
-            if info.kind == .screen { node.screen = screenInfo(id, info) }
-            return node
-        }
-        tree.window = navNode(.window)
+        if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
+        tree.window = snapshot.wireWindow(screen: screenInfo)
         return tree
     }
 

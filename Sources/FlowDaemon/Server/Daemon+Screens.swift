@@ -78,7 +78,7 @@ extension Daemon {
             return
         }
         events.emit(.userNavigation, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
-                    name: directory.kind(of: screen) ?? "", text: "\(injected ? "injected " : "")user \(navigation) on \(screen)")
+                    name: directory.kind(of: screen) ?? "", payload: EventPayloads.navigation(message), text: "\(injected ? "injected " : "")user \(navigation) on \(screen)")
         if injected {
             logger.notice("debug client injected navigation", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "navigation": "\(navigation)"])
         }

@@ -1,0 +1,50 @@
+import FlowWire
+
+extension FlowClient {
+    /// The daemon's tree (flows, navigation, connections, counters).
+    public func tree(timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_Tree {
+        let reply = try request(.getTree(Flowd_V1_GetTree()), timeoutMilliseconds: timeoutMilliseconds)
+        guard case .tree(let tree) = reply.body else { throw .unexpected("expected Tree, got \(reply.bodyName)") }
+        return tree
+    }
+
+    /// Sends a debug command (InjectOutput, InjectNavigation, TerminateFlow)
+    /// and returns the message of its `CommandResult`; a refusal throws `.daemon`.
+    public func command(_ body: Flowd_V1_Envelope.OneOf_Body, timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> String {
+        let reply = try request(body, timeoutMilliseconds: timeoutMilliseconds)
+        guard case .commandResult(let result) = reply.body else { throw .unexpected("expected CommandResult, got \(reply.bodyName)") }
+        return result.message
+    }
+
+    /// Waits until the daemon has handled every frame sent before (a Ping
+    /// barrier); frames that arrive meanwhile stay queued for `receive`.
+    public func barrier(timeoutMilliseconds: Int32 = 5_000) throws(ClientError) {
+        var ping = Flowd_V1_Ping()
+        ping.nonce = 1
+        _ = try request(.ping(ping), timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Starts the event stream: events of `kinds` (all if empty) about `flow`
+    /// and `screen` (0: any), with payloads if asked. Returns once the daemon
+    /// has taken the subscription.
+    public func subscribe(kinds: [Flowd_V1_EventKind] = [], flow: UInt64 = 0, screen: UInt64 = 0, payloads: Bool = false,
+                          timeoutMilliseconds: Int32 = 5_000) throws(ClientError) {
+        var subscribe = Flowd_V1_Subscribe()
+        subscribe.kinds = kinds
+        subscribe.flowID = flow
+        subscribe.screenID = screen
+        subscribe.payloads = payloads
+        try send(.subscribe(subscribe))
+        try barrier(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// The next frame if one arrives within `timeoutMilliseconds`, else nil.
+    public func receiveIfAvailable(timeoutMilliseconds: Int32 = 0) throws(ClientError) -> Flowd_V1_Envelope? {
+        do {
+            return try receive(timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            if case .timeout = error { return nil }
+            throw error
+        }
+    }
+}

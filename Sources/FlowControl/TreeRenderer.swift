@@ -1,0 +1,154 @@
+import FlowWire
+
+/// Renders a daemon's `Tree` as indented text for people (`flowctl tree`):
+/// the flows with the screens they own, the navigation hierarchy (stacks
+/// bottom first with indexes, tab bars with the selected tab, modals under
+/// "presents"), each screen's kind, owner, host, process, visibility and
+/// pending acknowledgement, then the connections.
+public enum TreeRenderer {
+    /// The whole tree, one line per item, ending with a newline.
+    public static func render(_ tree: Flowd_V1_Tree) -> String {
+        var out: [String] = []
+        let stats = tree.stats
+        out.append("flowd app \(tree.app): \(stats.flows) flows, \(stats.screens) screens, \(stats.connections) connections, "
+                   + "\(stats.pendingAcks) pending acks (event \(tree.lastEventSeq))")
+        let flowTypes = flowTypes(tree)
+        let hosts = Dictionary(tree.connections.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+
+        out.append("")
+        out.append("flows")
+        if tree.hasRootFlow {
+            flowLines(tree.rootFlow, depth: 1, into: &out)
+        } else {
+            out.append("  (none)")
+        }
+
+        out.append("")
+        out.append("navigation")
+        if tree.hasWindow {
+            navLines(tree.window, prefix: "", depth: 1, flowTypes: flowTypes, hosts: hosts, into: &out)
+        }
+
+        out.append("")
+        out.append("connections")
+        for connection in tree.connections {
+            var line = "  #\(connection.id) \(connection.role)"
+            if !connection.name.isEmpty { line += " \(connection.name)" }
+            line += " pid \(connection.pid)"
+            if connection.spawned { line += " (spawned)" }
+            if !connection.provides.isEmpty { line += "  provides \(connection.provides.joined(separator: ", "))" }
+            if connection.screens > 0 { line += "  \(connection.screens) screen\(connection.screens == 1 ? "" : "s")" }
+            if connection.writeQueueBytes > 0 { line += "  \(connection.writeQueueBytes) bytes queued" }
+            out.append(line)
+        }
+        if tree.connections.isEmpty { out.append("  (none)") }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// Flow type names by id.
+    static func flowTypes(_ tree: Flowd_V1_Tree) -> [UInt64: String] {
+        var types: [UInt64: String] = [:]
+        func walk(_ node: Flowd_V1_FlowNode) {
+            types[node.id] = node.type
+            node.children.forEach(walk)
+        }
+        if tree.hasRootFlow { walk(tree.rootFlow) }
+        return types
+    }
+
+    private static func flowLines(_ node: Flowd_V1_FlowNode, depth: Int, into out: inout [String]) {
+        let indent = String(repeating: "  ", count: depth)
+        let screens = node.screenIds.isEmpty ? "no screens" : "screen\(node.screenIds.count == 1 ? "" : "s") "
+            + node.screenIds.map(String.init).joined(separator: ", ")
+        out.append(node.type == "host" && node.id == 0 ? "\(indent)host  \(screens)" : "\(indent)flow \(node.id) \(node.type)  \(screens)")
+        for child in node.children { flowLines(child, depth: depth + 1, into: &out) }
+    }
+
+    private static func navLines(
+        _ node: Flowd_V1_NavNode, prefix: String, depth: Int, flowTypes: [UInt64: String], hosts: [UInt64: Flowd_V1_ConnectionInfo],
+        into out: inout [String]
+    ) {
+        let indent = String(repeating: "  ", count: depth)
+        switch node.kind {
+        case .window:
+            out.append("\(indent)\(prefix)window")
+        case .stack:
+            out.append("\(indent)\(prefix)stack \(node.id)  \(node.children.count) screen\(node.children.count == 1 ? "" : "s") deep")
+        case .tabBar:
+            out.append("\(indent)\(prefix)tab bar \(node.id)  \(node.children.count) tabs, tab \(node.selectedTab) selected")
+        case .screen:
+            out.append("\(indent)\(prefix)\(screenLine(node, flowTypes: flowTypes, hosts: hosts))")
+        default:
+            out.append("\(indent)\(prefix)node \(node.id)")
+        }
+        for (index, child) in node.children.enumerated() {
+            let childPrefix: String
+            switch node.kind {
+            case .stack: childPrefix = "[\(index)] "
+            case .tabBar: childPrefix = "tab \(index)\(UInt32(index) == node.selectedTab ? "*" : ""): "
+            default: childPrefix = ""
+            }
+            navLines(child, prefix: childPrefix, depth: depth + 1, flowTypes: flowTypes, hosts: hosts, into: &out)
+        }
+        if node.hasPresented {
+            navLines(node.presented, prefix: "presents ", depth: depth + 1, flowTypes: flowTypes, hosts: hosts, into: &out)
+        }
+    }
+
+    /// `screen 4 tutorial  flow 2 OnboardingFlow  host #2 raw-host pid 77  visible  pending ack (sent 3, acked 2)`.
+    static func screenLine(_ node: Flowd_V1_NavNode, flowTypes: [UInt64: String], hosts: [UInt64: Flowd_V1_ConnectionInfo]) -> String {
+        let screen = node.screen
+        var parts = ["screen \(node.id) \(screen.kind)"]
+        if screen.flowID == 0 {
+            parts.append("owned by host")
+        } else {
+            parts.append("flow \(screen.flowID) \(flowTypes[screen.flowID] ?? "?")")
+        }
+        if screen.connectionID == 0 {
+            parts.append("waiting for a host")
+        } else {
+            let name = screen.hostName.isEmpty ? (hosts[screen.connectionID]?.name ?? "") : screen.hostName
+            parts.append("host #\(screen.connectionID)\(name.isEmpty ? "" : " " + name) pid \(screen.pid)")
+        }
+        parts.append(screen.visible ? "visible" : "hidden")
+        if screen.dismissing { parts.append("dismissing") }
+        if screen.lastSerial > screen.ackedSerial {
+            parts.append("pending ack (sent \(screen.lastSerial), acked \(screen.ackedSerial))")
+        }
+        return parts.joined(separator: "  ")
+    }
+}
+
+extension Flowd_V1_Tree {
+    /// Every navigation node, depth first from the window (content before modal).
+    public var allNodes: [Flowd_V1_NavNode] {
+        var nodes: [Flowd_V1_NavNode] = []
+        func walk(_ node: Flowd_V1_NavNode) {
+            nodes.append(node)
+            node.children.forEach(walk)
+            if node.hasPresented { walk(node.presented) }
+        }
+        if hasWindow { walk(window) }
+        return nodes
+    }
+
+    /// The node with `id`, if the tree has it.
+    public func node(_ id: UInt64) -> Flowd_V1_NavNode? {
+        allNodes.first { $0.id == id }
+    }
+
+    /// A screen whose nearest tab bar is `bar` (so that selecting a tab from
+    /// it selects a tab of `bar`): the selected tab's first, else any tab's.
+    /// Searches each tab down its stacks only, not into modals or nested tab bars.
+    public func screen(inTabBar bar: Flowd_V1_NavNode) -> UInt64? {
+        func firstScreen(_ node: Flowd_V1_NavNode) -> UInt64? {
+            switch node.kind {
+            case .screen: return node.id
+            case .stack: return node.children.lazy.compactMap(firstScreen).first
+            default: return nil
+            }
+        }
+        let order = bar.children.indices.sorted { (UInt32($0) == bar.selectedTab ? 0 : 1, $0) < (UInt32($1) == bar.selectedTab ? 0 : 1, $1) }
+        return order.lazy.compactMap { firstScreen(bar.children[$0]) }.first
+    }
+}

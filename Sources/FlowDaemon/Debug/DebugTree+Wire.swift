@@ -1,0 +1,52 @@
+import FlowKit
+import FlowWire
+
+extension DebugTree {
+    /// The flow hierarchy in wire form: the root flow, or a `host` node over
+    /// several root flows; nil when no flow runs.
+    func wireRootFlow() -> Flowd_V1_FlowNode? {
+        let flows = Dictionary(uniqueKeysWithValues: self.flows.map { ($0.id, $0) })
+        func flowNode(_ id: FlowID) -> Flowd_V1_FlowNode {
+            var node = Flowd_V1_FlowNode()
+            node.id = id.rawValue
+            guard let info = flows[id] else { return node }
+            node.type = info.typeName
+            node.screenIds = info.screens.map(\.rawValue)
+            node.children = info.subFlows.map(flowNode)
+            return node
+        }
+        let roots = self.flows.filter { $0.id != .host && ($0.parent == nil || $0.parent == .host || flows[$0.parent!] == nil) }
+        let hostScreens = flows[.host]?.screens ?? []
+        if roots.count == 1 && hostScreens.isEmpty { return flowNode(roots[0].id) }
+        guard !roots.isEmpty || !hostScreens.isEmpty else { return nil }
+        // Several root flows, or screens left in place by a finished root flow: show the host.
+        var host = Flowd_V1_FlowNode()
+        host.type = "host"
+        host.screenIds = hostScreens.map(\.rawValue)
+        host.children = roots.map { flowNode($0.id) }
+        return host
+    }
+
+    /// The navigation hierarchy in wire form, from the window; `screen`
+    /// fills in what the tree says about each screen.
+    func wireWindow(screen: (ScreenID, NodeInfo) -> Flowd_V1_ScreenInfo) -> Flowd_V1_NavNode {
+        let nodes = Dictionary(uniqueKeysWithValues: self.nodes.map { ($0.id, $0) })
+        func navNode(_ id: NodeID) -> Flowd_V1_NavNode {
+            var node = Flowd_V1_NavNode()
+            node.id = id.rawValue
+            guard let info = nodes[id] else { return node }
+            switch info.kind {
+            case .window: node.kind = .window
+            case .stack: node.kind = .stack
+            case .tabBar: node.kind = .tabBar
+            case .screen: node.kind = .screen
+            }
+            node.children = info.children.filter { $0 != .none }.map(navNode)
+            if let modal = info.modal, modal != .none { node.presented = navNode(modal) }
+            node.selectedTab = UInt32(info.selectedTab ?? 0)
+            if info.kind == .screen { node.screen = screen(id, info) }
+            return node
+        }
+        return navNode(.window)
+    }
+}

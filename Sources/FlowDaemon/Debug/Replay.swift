@@ -1,0 +1,124 @@
+import FlowKit
+import FlowWire
+import Foundation
+
+/// Replays a `flowctl record` recording against an app running in-process on
+/// fake screens that acknowledge everything, and compares the screen
+/// commands the flows make with the recorded ones. Inputs replayed, in
+/// recorded order: screen outputs, injected outputs, user navigation and
+/// `flowctl terminate`. Screen ids are deterministic for the same app and
+/// the same inputs, so recorded ids address the replayed screens.
+///
+/// Not replayed (a recording holding them differs from that point): screens
+/// lost with their host or to an ack timeout, and screens that never got a host.
+public enum Replay {
+    /// What a replay found.
+    public struct Result: Sendable {
+        /// Screen commands compared (equal up to the difference, if any).
+        public var compared: Int
+        /// Inputs fed to the flows.
+        public var inputs: Int
+        /// The first difference, worded for a person; nil when the placements are the same.
+        public var difference: String?
+
+        /// Whether the flows made the same placements as recorded.
+        public var isSame: Bool { difference == nil }
+    }
+
+    /// Replays `recording` against `app`. Throws when the recording cannot be
+    /// replayed at all (it lost events, or lacks payloads).
+    public static func run(_ recording: Recording, app: App) throws(ReplayError) -> Result {
+        if let first = recording.lagged.first {
+            let lost = recording.lagged.reduce(0) { $0 + $1.dropped }
+            throw ReplayError("the recording lost \(lost) events (the recorder lagged before seq \(first.nextSeq)); it cannot be replayed exactly, record again")
+        }
+        let transport = ReplayTransport()
+        let runtime = FlowRuntime(transport: transport)
+        transport.runtime = runtime
+        app.start(runtime) { _ in }
+        transport.acknowledgeAll()
+
+        // The recording starts after the app placed its first screens: the trees must agree.
+        let recordedShape = TreeShape.lines(recording.tree)
+        let replayedShape = TreeShape.lines(of: runtime)
+        if let difference = TreeShape.firstDifference(recordedShape, replayedShape) {
+            return Result(compared: 0, inputs: 0, difference: """
+                the recording starts from another state than app \(app.name) starts in: \(difference); \
+                record from a daemon that has not been driven yet, and replay with the app it ran (it ran \(recording.tree.app))
+                """)
+        }
+        transport.commands.removeAll()
+
+        var recorded: [ReplayedCommand] = []
+        var inputs = 0
+        for event in recording.events {
+            if let command = ReplayedCommand(event) {
+                recorded.append(command)
+                continue
+            }
+            if try feed(event, to: runtime) {
+                inputs += 1
+                transport.acknowledgeAll()
+            }
+        }
+        return compare(recorded, transport.commands, inputs: inputs)
+    }
+
+    /// Feeds one recorded input; returns false for events that are not inputs.
+    private static func feed(_ event: Flowd_V1_Event, to runtime: FlowRuntime) throws(ReplayError) -> Bool {
+        let screen = ScreenID(rawValue: event.screenID)
+        switch event.kind {
+        case .output:
+            guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
+            _ = try? runtime.receiveOutput(screen: screen, payload: event.payload.data)
+            return true
+        case .injected where event.screenID != 0:
+            guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
+            // A refused output (bad JSON, late tap) is refused again: same effect.
+            _ = try? runtime.receiveOutput(screen: screen, payload: event.payload.data)
+            return true
+        case .injected where event.payload.contentType == EventPayloads.terminateFlowContentType:
+            guard let request = try? Flowd_V1_TerminateFlow(serializedBytes: Array(event.payload.data)) else { throw missingPayload(event) }
+            try? runtime.terminate(flow: FlowID(rawValue: request.flowID), animated: request.animated)
+            return true
+        case .userNavigation:
+            guard event.payload.contentType == EventPayloads.userNavigationContentType,
+                  let message = try? Flowd_V1_UserNavigation(serializedBytes: Array(event.payload.data)) else { throw missingPayload(event) }
+            guard let navigation = UserNavigation(message) else { return false }
+            try? runtime.receiveUserNavigation(navigation, from: screen)
+            return true
+        case .injected:
+            throw missingPayload(event)
+        default:
+            return false
+        }
+    }
+
+    private static func missingPayload(_ event: Flowd_V1_Event) -> ReplayError {
+        ReplayError("event \(event.seq) (\(event.text)) has no usable payload; record with `flowctl record`, which asks for payloads")
+    }
+
+    private static func compare(_ recorded: [ReplayedCommand], _ replayed: [ReplayedCommand], inputs: Int) -> Result {
+        for index in 0..<min(recorded.count, replayed.count) where recorded[index] != replayed[index] {
+            return Result(compared: index, inputs: inputs, difference: """
+                placement \(index + 1) differs
+                  recorded: \(recorded[index])
+                  replayed: \(replayed[index])
+                """)
+        }
+        let common = min(recorded.count, replayed.count)
+        if recorded.count > common {
+            return Result(compared: common, inputs: inputs, difference: """
+                the replay made \(replayed.count) placements, the recording has \(recorded.count); the first missing one is
+                  recorded: \(recorded[common])
+                """)
+        }
+        if replayed.count > common {
+            return Result(compared: common, inputs: inputs, difference: """
+                the replay made \(replayed.count) placements, the recording has \(recorded.count); the first extra one is
+                  replayed: \(replayed[common])
+                """)
+        }
+        return Result(compared: common, inputs: inputs, difference: nil)
+    }
+}

@@ -1,0 +1,183 @@
+import ArgumentParser
+import FlowControl
+import FlowWire
+import Foundation
+
+/// `flowctl inject SCREEN OUTPUT`: an output as if the screen's host sent it.
+struct Inject: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send an output to the flow owning a screen, as if the screen had sent it.",
+        discussion: """
+            OUTPUT is the JSON of the screen module's Output (application/json). The daemon logs the \
+            injection with flowctl's process id. Prints the daemon's answer; exits 1 if it refused \
+            (unknown screen, screen being dismissed, output that does not decode).
+
+            Examples:
+              flowctl inject 3 '{"didPressButton":{"index":1}}'
+              flowctl inject 7 '{"didEnterText":{"_0":"ada"}}'
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("The screen id (see flowctl tree).", valueName: "screen"))
+    var screen: UInt64
+
+    @Argument(help: ArgumentHelp("The output as JSON text.", valueName: "output"))
+    var output: String
+
+    func validate() throws {
+        guard (try? JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed])) != nil else {
+            throw ValidationError("OUTPUT is not valid JSON: \(output); quote it for the shell, e.g. '{\"didPressButton\":{\"index\":0}}'")
+        }
+    }
+
+    func run() throws {
+        var inject = Flowd_V1_InjectOutput()
+        inject.screenID = screen
+        inject.payload = .json(Data(output.utf8))
+        let message = connection.with { client throws(ClientError) in try client.command(.injectOutput(inject), timeoutMilliseconds: connection.milliseconds) }
+        emitLine(message)
+    }
+}
+
+/// Sends user navigation for a screen and prints the answer.
+func injectNavigation(_ navigation: Flowd_V1_UserNavigation, connection: ConnectionOptions) {
+    var inject = Flowd_V1_InjectNavigation()
+    inject.navigation = navigation
+    let message = connection.with { client throws(ClientError) in try client.command(.injectNavigation(inject), timeoutMilliseconds: connection.milliseconds) }
+    emitLine(message)
+}
+
+/// `flowctl back SCREEN`: the user's back navigation.
+struct Back: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Pop a screen off its stack, as if the user went back from it.",
+        discussion: """
+            The screen must be visible and above the root of its stack. Its flow is told (a flow whose \
+            initial screen it was ends, dismissed by the user).
+
+            Examples:
+              flowctl back 4
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("The screen to go back from (the visible top of a stack).", valueName: "screen"))
+    var screen: UInt64
+
+    func run() throws {
+        var navigation = Flowd_V1_UserNavigation()
+        navigation.screenID = screen
+        var back = Flowd_V1_Back()
+        back.phase = .immediate
+        navigation.back = back
+        injectNavigation(navigation, connection: connection)
+    }
+}
+
+/// `flowctl select-tab TABBAR N`: the user's tab selection.
+struct SelectTab: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "select-tab",
+        abstract: "Select a tab of a tab bar, as if the user tapped it.",
+        discussion: """
+            ID is the tab bar's node id as `flowctl tree` shows it ("tab bar 2"), or the id of any screen \
+            inside the tab bar (the daemon's InjectNavigation names a screen; flowctl finds one in the \
+            tab bar for you). TAB counts from 0. The tab bar must not be covered by a modal.
+
+            Examples:
+              flowctl select-tab 2 1        # tab bar 2, second tab
+              flowctl select-tab 5 0        # the tab bar around screen 5, first tab
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("A tab bar id, or a screen inside the tab bar.", valueName: "id"))
+    var id: UInt64
+
+    @Argument(help: ArgumentHelp("The tab to select, from 0.", valueName: "tab"))
+    var tab: UInt32
+
+    func run() throws {
+        let tree = connection.with { client throws(ClientError) in try client.tree(timeoutMilliseconds: connection.milliseconds) }
+        guard let node = tree.node(id) else {
+            fail("no node \(id) in the navigation hierarchy; see `flowctl tree` for tab bar and screen ids")
+        }
+        let screen: UInt64
+        switch node.kind {
+        case .screen:
+            screen = node.id
+        case .tabBar:
+            guard let found = tree.screen(inTabBar: node) else { fail("tab bar \(id) has no screen to act from") }
+            screen = found
+        default:
+            fail("node \(id) is a \(node.kind == .stack ? "stack" : "window"), not a tab bar; pass a tab bar id or a screen inside one")
+        }
+        var navigation = Flowd_V1_UserNavigation()
+        navigation.screenID = screen
+        var select = Flowd_V1_SelectTab()
+        select.index = tab
+        navigation.selectTab = select
+        injectNavigation(navigation, connection: connection)
+    }
+}
+
+/// `flowctl close-modal SCREEN`: the user closes the modal around a screen.
+struct CloseModal: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "close-modal",
+        abstract: "Close the modal presentation that contains a screen, as if the user closed it.",
+        discussion: """
+            The screen must be visible and inside a modal. Everything in the modal is dismissed and the \
+            flows concerned are told (a flow whose initial screen was in it ends, dismissed by the user).
+
+            Examples:
+              flowctl close-modal 6
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("A visible screen inside the modal.", valueName: "screen"))
+    var screen: UInt64
+
+    func run() throws {
+        var navigation = Flowd_V1_UserNavigation()
+        navigation.screenID = screen
+        var close = Flowd_V1_CloseModal()
+        close.phase = .immediate
+        navigation.closeModal = close
+        injectNavigation(navigation, connection: connection)
+    }
+}
+
+/// `flowctl terminate FLOW`: terminate a flow and unwind its screens.
+struct Terminate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Terminate a flow and its sub-flows, and unwind their screens.",
+        discussion: """
+            Sub-flows are terminated first (last started first), then the flow's screens are dismissed \
+            top-most first; its parent is told the flow ended (terminated). Waits until every screen \
+            acknowledged its dismissal (or timed out), then prints the daemon's answer. The daemon logs \
+            the termination with flowctl's process id.
+
+            Examples:
+              flowctl terminate 2
+              flowctl terminate 2 --animated
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("The flow id (see flowctl tree).", valueName: "flow"))
+    var flow: UInt64
+
+    @Flag(name: .long, help: "Ask the screens to animate their dismissal.")
+    var animated = false
+
+    func run() throws {
+        var terminate = Flowd_V1_TerminateFlow()
+        terminate.flowID = flow
+        terminate.animated = animated
+        let message = connection.with { client throws(ClientError) in try client.command(.terminateFlow(terminate), timeoutMilliseconds: connection.milliseconds) }
+        emitLine(message)
+    }
+}
