@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "CBenchRelay.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,7 +23,32 @@ uint64_t cbr_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/// Sum of the on-CPU nanoseconds of every thread of `pid` (first field of
+/// /proc/<pid>/task/<tid>/schedstat): nanosecond resolution, unlike the 10 ms ticks of stat.
+static double schedstat_cpu_seconds(int pid) {
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    if (!tasks) return -1;
+    unsigned long long total = 0;
+    int found = 0;
+    struct dirent *entry;
+    while ((entry = readdir(tasks)) != NULL) {
+        if (entry->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%.20s/schedstat", pid, entry->d_name);
+        FILE *file = fopen(path, "re");
+        if (!file) continue;
+        unsigned long long ns = 0;
+        if (fscanf(file, "%llu", &ns) == 1) { total += ns; found = 1; }
+        fclose(file);
+    }
+    closedir(tasks);
+    return found ? (double)total / 1e9 : -1;
+}
+
 double cbr_process_cpu_seconds(int pid) {
+    double precise = schedstat_cpu_seconds(pid);
+    if (precise >= 0) return precise;
     char path[64], text[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);

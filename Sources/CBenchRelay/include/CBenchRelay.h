@@ -76,7 +76,8 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
 /// Closes every connection and frees the load.
 void cbr_load_close(cbr_load *load);
 
-/// User plus system CPU seconds of process `pid` from /proc/<pid>/stat; -1 if unreadable.
+/// CPU seconds of process `pid`: the sum over its threads of /proc/<pid>/task/*/schedstat
+/// (nanoseconds), else user + system from /proc/<pid>/stat (clock ticks); -1 if unreadable.
 double cbr_process_cpu_seconds(int pid);
 
 /// Monotonic clock in nanoseconds.

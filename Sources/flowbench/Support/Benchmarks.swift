@@ -14,21 +14,26 @@ enum Benchmarks {
     // MARK: - Latency
 
     /// One connection to `server`, one request in flight: round-trip percentiles.
-    static func pingPong(_ server: ServerUnderTest, settings: BenchSettings) throws -> LatencySummary {
+    /// Also returns the server's CPU time per round trip, warm-up included (nanoseconds; nil if unreadable).
+    static func pingPong(_ server: ServerUnderTest, settings: BenchSettings) throws -> (LatencySummary, Double?) {
+        let cpuBefore = cbr_process_cpu_seconds(server.pid)
         let client = try ChildProcess.flowbench([
             "_pingpong", "--socket", server.socketPath, "--target", server.target.rawValue,
             "--count", "\(settings.latencyCount)", "--warmup", "\(settings.latencyWarmup)",
         ])
         let summary = try LatencySummary(client.expect("result"))
         client.waitForExit()
-        return summary
+        let cpuAfter = cbr_process_cpu_seconds(server.pid)
+        let roundTrips = Double(settings.latencyCount + settings.latencyWarmup)
+        let cpu = cpuBefore >= 0 && cpuAfter >= 0 ? (cpuAfter - cpuBefore) * 1e9 / roundTrips : nil
+        return (summary, cpu)
     }
 
     /// Client -> C baseline echo server -> client.
     static func baselinePingPong(settings: BenchSettings) throws -> (TableRow, LatencySummary) {
         let server = try ServerUnderTest.baseline(mode: "echo")
-        let summary = try pingPong(server, settings: settings)
-        return (latencyRow("baseline-pingpong", "C libuv echo, 2 processes", summary), summary)
+        let (summary, cpu) = try pingPong(server, settings: settings)
+        return (latencyRow("baseline-pingpong", "C libuv echo, 2 processes", summary, cpu), summary)
     }
 
     /// Host A -> C relay -> host B -> C relay -> host A.
@@ -36,27 +41,27 @@ enum Benchmarks {
         let server = try ServerUnderTest.baseline(mode: "relay")
         let hostB = try ChildProcess.flowbench(["_echo-peer", "--socket", server.socketPath])
         _ = try hostB.expect("connected")
-        let summary = try pingPong(server, settings: settings)
+        let (summary, cpu) = try pingPong(server, settings: settings)
         hostB.stop()
-        return (latencyRow("baseline-relay", "A -> C relay -> B -> relay -> A", summary), summary)
+        return (latencyRow("baseline-relay", "A -> C relay -> B -> relay -> A", summary, cpu), summary)
     }
 
     /// Ping -> flowd -> Pong: the daemon's framing, decoding and reply path (no flows yet).
     static func flowdPing(flowd: String, settings: BenchSettings, baseline: LatencySummary?) throws -> TableRow {
         let server = try ServerUnderTest.flowd(executable: flowd)
-        let summary = try pingPong(server, settings: settings)
-        var row = latencyRow("flowd-ping", "Ping/Pong, 2 processes", summary)
+        let (summary, cpu) = try pingPong(server, settings: settings)
+        var row = latencyRow("flowd-ping", "Ping/Pong, 2 processes", summary, cpu)
         if let baseline, baseline.p50 > 0, baseline.p99 > 0 {
-            row.note = "x\(Format.fixed(Double(summary.p50) / Double(baseline.p50), 2)) p50, x\(Format.fixed(Double(summary.p99) / Double(baseline.p99), 2)) p99 vs baseline-pingpong"
+            row.note = "\(row.note); x\(Format.fixed(Double(summary.p50) / Double(baseline.p50), 2)) p50, x\(Format.fixed(Double(summary.p99) / Double(baseline.p99), 2)) p99 vs baseline-pingpong"
         }
         return row
     }
 
-    private static func latencyRow(_ name: String, _ setting: String, _ summary: LatencySummary) -> TableRow {
+    private static func latencyRow(_ name: String, _ setting: String, _ summary: LatencySummary, _ cpu: Double?) -> TableRow {
         TableRow(
             benchmark: name, setting: setting, count: Format.count(summary.count),
             p50: Format.micros(summary.p50), p99: Format.micros(summary.p99), p999: Format.micros(summary.p999),
-            rate: Format.rate(1e9 / Double(max(summary.p50, 1))) , note: "max \(Format.micros(summary.max))")
+            serverCPU: cpu.map { "\(Format.fixed($0, 0)) ns" } ?? "-", note: "max \(Format.micros(summary.max))")
     }
 
     // MARK: - Throughput
