@@ -10,7 +10,8 @@ private let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").reso
 
 /// Runs `flowbench all --quick` against the built flowd: every benchmark must run
 /// and the one table must be printed. Counts only, no timing assertions.
-@Test func quickRunPrintsTheWholeTable() throws {
+@Test(.timeLimit(.minutes(3)))
+func quickRunPrintsTheWholeTable() throws {
     let flowbench = productsDirectory.appendingPathComponent("flowbench")
     let flowd = productsDirectory.appendingPathComponent("flowd")
     try #require(FileManager.default.isExecutableFile(atPath: flowbench.path), "flowbench is not built at \(flowbench.path); run swift build first")

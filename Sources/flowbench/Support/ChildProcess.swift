@@ -37,10 +37,23 @@ final class ChildProcess {
         for fd in [output[0], output[1], input[0], input[1]] {
             posix_spawn_file_actions_addclose(&actions, fd)
         }
+        // A parent may run us with signals blocked (Foundation's Process does): the
+        // child starts with none blocked and default handlers, so SIGTERM stops it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGTERM, SIGINT, SIGPIPE, SIGHUP] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
         close(output[1])
         close(input[0])
         guard rc == 0 else {
@@ -131,10 +144,19 @@ final class ChildProcess {
         return code
     }
 
-    /// Stops the child with SIGTERM and waits for it.
-    func stop() {
+    /// Stops the child with SIGTERM and waits for it; SIGKILL if it is still there after `graceSeconds`.
+    func stop(graceSeconds: Double = 5) {
         signal(SIGTERM)
         closeInput()
-        waitForExit()
+        let deadline = Date().addingTimeInterval(graceSeconds)
+        while exitCodeIfEnded() == nil {
+            if Date() > deadline {
+                FileHandle.standardError.write(Data("flowbench: \(label) (pid \(pid)) ignored SIGTERM for \(graceSeconds) s; killing it\n".utf8))
+                signal(SIGKILL)
+                waitForExit()
+                return
+            }
+            usleep(1000)
+        }
     }
 }
