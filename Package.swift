@@ -13,12 +13,14 @@ let package = Package(
         .executable(name: "flowd", targets: ["flowd"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "demo-screens", targets: ["demo-screens"]),
+        .executable(name: "flowbench", targets: ["flowbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // libuv from the system (Debian: libuv1-dev). Only UVKit imports it.
@@ -75,6 +77,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The benchmark's libuv baseline (C: the physical limit) and its client drivers.
+        .target(name: "CBenchRelay", dependencies: ["CLibUV"]),
+        .executableTarget(
+            name: "flowbench",
+            dependencies: [
+                "CBenchRelay", "FlowWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .testTarget(name: "BenchTests"),
         .testTarget(name: "UVKitTests", dependencies: ["UVKit"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),

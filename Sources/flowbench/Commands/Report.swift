@@ -1,0 +1,16 @@
+import Foundation
+
+/// Progress and the final table of a public subcommand.
+enum Report {
+    /// Says on stderr which benchmark starts.
+    static func progress(_ message: String) {
+        FileHandle.standardError.write(Data("flowbench: \(message)\n".utf8))
+    }
+
+    /// Prints the machine line and the table on stdout.
+    static func emit(_ rows: [TableRow], quick: Bool) {
+        print("flowbench\(quick ? " --quick" : "") on \(OS.machineDescription)")
+        print("")
+        ResultTable(rows: rows).print()
+    }
+}
