@@ -107,7 +107,9 @@ struct SpawnedScreenTests {
         host.executableURL = productsDirectory.appendingPathComponent("demo-screens")
         host.arguments = ["--socket", daemon.socketPath, "--quiet"]
         host.standardOutput = FileHandle.nullDevice
-        host.standardError = FileHandle.nullDevice
+        let hostErrors = daemon.directory + "/demo-screens.err"
+        FileManager.default.createFile(atPath: hostErrors, contents: nil)
+        host.standardError = FileHandle(forWritingAtPath: hostErrors)
         try host.run()
         defer {
             kill(host.processIdentifier, SIGKILL)
@@ -116,7 +118,12 @@ struct SpawnedScreenTests {
         let item = try #require(try reader.settle().compactMap(\.place).first)
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug)
-        _ = try debug.stats(until: { $0.screens == 2 && $0.pendingAcks == 0 })
+        // Both screens hosted and acknowledged before the host is stopped.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let tree = try debug.tree()
+            if tree.connections.filter({ $0.role == "screen-host" && $0.screens == 1 }).count == 2, tree.stats.pendingAcks == 0 { break }
+        }
         kill(host.processIdentifier, SIGSTOP)
 
         var presses = 0
@@ -126,7 +133,7 @@ struct SpawnedScreenTests {
             // Every press is answered with this screen's update before the barrier: never delayed.
             #expect(try reader.settle().compactMap(\.update).count == 1)
         }
-        #expect(daemon.waitForLog("disconnecting a client that stopped reading"))
+        #expect(daemon.waitForLog("disconnecting a client that stopped reading"), "\(presses) presses; \((try? String(contentsOfFile: hostErrors, encoding: .utf8)) ?? "")")
         let after = try debug.stats(until: { $0.screens == 1 })
         #expect(after.screens == 1, "the stopped host's screen is lost, the reader's stays")
         try reader.press(0, on: item.screenID)
