@@ -141,7 +141,7 @@ public final class Daemon {
             connections[closed.id] = nil
             events.unsubscribe(closed.id)
             logger.debug("closed", metadata: ["connection": "\(closed.label)"])
-            events.emit(.disconnected, connection: closed.id, text: "connection #\(closed.id) \(closed.label) closed")
+            events.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
             directory?.hostLeft(closed.id)
             checkShutdownComplete()
             wakeIfWorkPending()
@@ -235,7 +235,7 @@ public final class Daemon {
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
             ])
             events.emit(.handshake, connection: connection.id, name: agreement.name,
-                        text: "#\(connection.id) \(agreement.name) is a \(agreement.role) (v\(agreement.version))")
+                        text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version))")
             if agreement.role == .screenHost {
                 directory?.hostJoined(connection, provides: agreement.provides)
             }
