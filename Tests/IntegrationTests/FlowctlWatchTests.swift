@@ -180,3 +180,19 @@ struct FlowctlWatchTests {
         #expect(replay.stdout.contains("same placements (4); 2 inputs replayed"), "\(replay.stdout)")
     }
 }
+
+extension FlowctlWatchTests {
+    @Test func aSignalledShutdownReplaysWithScreensThatNeverHadAHost() throws {
+        // No host ever connects: the tutorial's screen waits, then SIGTERM unwinds it.
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial"])
+        let file = daemon.directory + "/shutdown.rec"
+        let recorder = try FlowctlProcess(["record", file, "--socket", daemon.socketPath])
+        #expect(recorder.waitForStderr("recording flowd at"))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        #expect(recorder.waitForExit() == 0, "\(recorder.stderr)")
+        let replay = try ProductRun.run("flowd", ["replay", file, "--app", "tutorial"])
+        #expect(replay.status == 0, "\(replay.stdout) \(replay.stderr)")
+        #expect(replay.stdout.contains("same placements (1)"), "\(replay.stdout)")
+    }
+}

@@ -68,6 +68,11 @@ public enum Replay {
     private static func feed(_ event: Flowd_V1_Event, to runtime: FlowRuntime) throws(ReplayError) -> Bool {
         let screen = ScreenID(rawValue: event.screenID)
         switch event.kind {
+        case .shutdown:
+            // The daemon's shutdown terminates every flow (a second SHUTDOWN event finds nothing left).
+            guard runtime.liveFlowCount + runtime.liveScreenCount > 0 else { return false }
+            runtime.terminateAll(animated: false)
+            return true
         case .output:
             guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
             _ = try? runtime.receiveOutput(screen: screen, payload: event.payload.data)

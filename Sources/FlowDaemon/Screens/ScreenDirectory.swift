@@ -140,8 +140,11 @@ final class ScreenDirectory: ScreenTransport {
         }
         guard let hostID = entry.hostID, let host = hosts[hostID], !host.isGone else {
             // Never shown (no host yet) or its host is gone: nothing to wait for.
-            if let kind = Optional(entry.kind), entry.hostID == nil { waiting[kind]?.removeAll { $0 == screen } }
+            if entry.hostID == nil { waiting[entry.kind]?.removeAll { $0 == screen } }
             entries[screen] = nil
+            held[screen] = nil
+            daemon.events.emit(.dismiss, screen: screen, flow: runtime.owner(of: screen), name: entry.kind,
+                               serial: entry.serials.lastSent + 1, text: "dismiss \(entry.kind) \(screen) (never shown or host gone)")
             completion(entry.hostID == nil ? .acknowledged : .hostLost)
             return
         }

@@ -440,6 +440,8 @@ public final class Daemon {
             return
         }
         // Unwind every flow first, so screens get their Dismiss while their hosts are still connected.
+        // The event comes first so that a replay knows what caused the dismissals.
+        events.emit(.shutdown, text: "shutting down (\(message)): unwinding \(runtime.liveFlowCount) flows")
         logger.info("unwinding flows", metadata: ["flows": "\(runtime.liveFlowCount)", "screens": "\(runtime.liveScreenCount)"])
         directory?.dismissReason = .shutdown
         runtime.terminateAll(animated: false) { [unowned self] report in
