@@ -90,6 +90,28 @@ public struct FrameDecoder: Sendable {
     ///
     /// - Throws: `FrameError.frameTooLarge` (sticky), `.malformed` or `.emptyBody` (that frame is skipped).
     public mutating func nextEnvelope() throws(FrameError) -> Flowd_V1_Envelope? {
+        guard let range = try nextBodyRange() else { return nil }
+        let envelope = try Self.decode(buffer, range)
+        guard envelope.body != nil else { throw .emptyBody }
+        return envelope
+    }
+
+    /// Returns the next complete frame, or `nil` if more bytes are needed: the
+    /// same as `nextEnvelope()`, but the hot messages (`Ping`, `Ack`,
+    /// `Output`) are decoded by `FastCodec`, without building an `Envelope`.
+    ///
+    /// - Throws: as `nextEnvelope()`.
+    public mutating func nextFrame() throws(FrameError) -> Frame? {
+        guard let range = try nextBodyRange() else { return nil }
+        let fast = buffer.withUnsafeBytes { raw in FastCodec.decode(UnsafeRawBufferPointer(rebasing: raw[range])) }
+        if let fast { return fast }
+        let envelope = try Self.decode(buffer, range)
+        guard envelope.body != nil else { throw .emptyBody }
+        return Frame(seq: envelope.seq, replyTo: envelope.replyTo, body: envelope.body)
+    }
+
+    /// The body range of the next complete frame (consumed), or nil if more bytes are needed.
+    private mutating func nextBodyRange() throws(FrameError) -> Range<Int>? {
         if let failure { throw failure }
         guard bufferedByteCount >= FrameHeader.size else { return nil }
         if let rejection, rejection.index == readIndex {
@@ -106,9 +128,7 @@ public struct FrameDecoder: Sendable {
         let bodyStart = readIndex + FrameHeader.size
         guard buffer.count - bodyStart >= length else { return nil }
         readIndex = bodyStart + length
-        let envelope = try Self.decode(buffer, bodyStart..<readIndex)
-        guard envelope.body != nil else { throw .emptyBody }
-        return envelope
+        return bodyStart..<readIndex
     }
 
     /// Decodes `range` of `bytes` in place, without copying the body.

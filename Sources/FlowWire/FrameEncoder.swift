@@ -27,6 +27,20 @@ public enum FrameEncoder {
         buffer.append(contentsOf: body)
     }
 
+    /// Appends one frame holding `body` with `seq` and `replyTo`: the same bytes
+    /// as `append(_:to:maxFrameSize:)` with an `Envelope`, but the daemon's hot
+    /// messages are written by `FastCodec` straight into `buffer`.
+    public static func append(
+        _ body: Flowd_V1_Envelope.OneOf_Body,
+        seq: UInt64,
+        replyTo: UInt64 = 0,
+        to buffer: inout [UInt8],
+        maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize
+    ) throws(FrameError) {
+        if FastCodec.append(body, seq: seq, replyTo: replyTo, to: &buffer, maxFrameSize: maxFrameSize) { return }
+        try append(Flowd_V1_Envelope(body, seq: seq, replyTo: replyTo), to: &buffer, maxFrameSize: maxFrameSize)
+    }
+
     /// Returns one frame holding `envelope`; throws as `append(_:to:maxFrameSize:)` does.
     public static func encode(
         _ envelope: Flowd_V1_Envelope,

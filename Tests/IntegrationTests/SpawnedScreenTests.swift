@@ -108,7 +108,7 @@ struct SpawnedScreenTests {
         host.arguments = ["--socket", daemon.socketPath, "--quiet"]
         host.standardOutput = FileHandle.nullDevice
         let hostErrors = daemon.directory + "/demo-screens.err"
-        FileManager.default.createFile(atPath: hostErrors, contents: nil)
+        _ = FileManager.default.createFile(atPath: hostErrors, contents: nil)
         host.standardError = FileHandle(forWritingAtPath: hostErrors)
         try host.run()
         defer {
@@ -141,7 +141,9 @@ struct SpawnedScreenTests {
     }
 
     @Test func floodOfOutputsDoesNotStarveAnotherHost() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "mirror"])
+        // A large write limit: this is about fairness, not about cutting off a slow reader
+        // (each output sends the other host a 2 KiB update it reads in a debug build).
+        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--write-queue-limit", "1073741824", "--ack-timeout", "600"])
         let flooder = try RawClient(path: daemon.socketPath)
         try flooder.handshake(provides: ["item"])
         let other = try RawClient(path: daemon.socketPath)

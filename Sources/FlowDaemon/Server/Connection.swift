@@ -57,13 +57,9 @@ final class Connection {
     @discardableResult
     func queue(_ body: Flowd_V1_Envelope.OneOf_Body, replyTo: UInt64 = 0) -> Bool {
         guard !isClosing else { return false }
-        var envelope = Flowd_V1_Envelope()
         sentSeq += 1
-        envelope.seq = sentSeq
-        envelope.replyTo = replyTo
-        envelope.body = body
         do {
-            try FrameEncoder.append(envelope, to: &outbox)
+            try FrameEncoder.append(body, seq: sentSeq, replyTo: replyTo, to: &outbox, maxFrameSize: decoder.maxFrameSize)
             return true
         } catch {
             return false

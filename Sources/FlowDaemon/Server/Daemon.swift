@@ -174,9 +174,9 @@ public final class Daemon {
     private func drain(_ connection: Connection) {
         var handled = 0
         do {
-            while !connection.isClosing, let envelope = try connection.decoder.nextEnvelope() {
-                connection.receivedSeq = envelope.seq
-                if let body = envelope.body { handle(body, seq: envelope.seq, on: connection) }
+            while !connection.isClosing, let frame = try connection.decoder.nextFrame() {
+                connection.receivedSeq = frame.seq
+                if let body = frame.body { handle(body, seq: frame.seq, on: connection) }
                 handled += 1
                 if handled == Self.framesPerTurn, connection.decoder.bufferedByteCount > 0, !connection.isClosing {
                     connection.pipe.stopReading()

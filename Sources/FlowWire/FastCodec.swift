@@ -1,0 +1,401 @@
+import Foundation
+
+/// Hand-written protobuf coding for the few messages on the daemon's hot path
+/// (`Ping`, `Ack` and `Output` in; `Pong`, `Place`, `Update`,
+/// `PlacementChanged` and `Dismiss` out), producing and accepting exactly what
+/// swift-protobuf does for them. It skips the `Envelope`'s heap storage and
+/// the generic visitor machinery, which cost ~6,000 instructions per frame
+/// each way (docs/performance.md). Anything unusual — another body, an
+/// unknown or repeated field, a wire type that does not fit — is declined
+/// (nil / false) and swift-protobuf handles it, errors included.
+/// `Tests/FlowWireTests/FastCodecTests` checks both against each other.
+enum FastCodec {
+    // MARK: Decoding
+
+    /// Decodes an envelope body holding `Ping`, `Ack` or `Output`; nil to decline.
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> Frame? {
+        var reader = Reader(bytes)
+        var seq: UInt64 = 0
+        var replyTo: UInt64 = 0
+        var body: Flowd_V1_Envelope.OneOf_Body?
+        var seen: UInt64 = 0
+        while !reader.isAtEnd {
+            guard let (field, wire) = reader.tag(), field < 64 else { return nil }
+            guard seen & (1 << field) == 0 else { return nil }  // repeated field: swift-protobuf merges
+            seen |= 1 << field
+            switch (field, wire) {
+            case (1, 0): guard let v = reader.varint() else { return nil }; seq = v
+            case (2, 0): guard let v = reader.varint() else { return nil }; replyTo = v
+            case (13, 2):
+                guard body == nil, var sub = reader.submessage(), let ping = decodePing(&sub) else { return nil }
+                body = .ping(ping)
+            case (24, 2):
+                guard body == nil, var sub = reader.submessage(), let ack = decodeAck(&sub) else { return nil }
+                body = .ack(ack)
+            case (30, 2):
+                guard body == nil, var sub = reader.submessage(), let output = decodeOutput(&sub) else { return nil }
+                body = .output(output)
+            default:
+                return nil
+            }
+        }
+        guard body != nil else { return nil }
+        return Frame(seq: seq, replyTo: replyTo, body: body)
+    }
+
+    private static func decodePing(_ reader: inout Reader) -> Flowd_V1_Ping? {
+        var ping = Flowd_V1_Ping()
+        var seen: UInt64 = 0
+        while !reader.isAtEnd {
+            guard let (field, wire) = reader.tag(), field < 64, seen & (1 << field) == 0 else { return nil }
+            seen |= 1 << field
+            guard field == 1, wire == 0, let v = reader.varint() else { return nil }
+            ping.nonce = v
+        }
+        return ping
+    }
+
+    private static func decodeAck(_ reader: inout Reader) -> Flowd_V1_Ack? {
+        var ack = Flowd_V1_Ack()
+        var seen: UInt64 = 0
+        while !reader.isAtEnd {
+            guard let (field, wire) = reader.tag(), field < 64, seen & (1 << field) == 0, wire == 0, let v = reader.varint() else { return nil }
+            seen |= 1 << field
+            switch field {
+            case 1: ack.screenID = v
+            case 2: ack.serial = v
+            default: return nil
+            }
+        }
+        return ack
+    }
+
+    private static func decodeOutput(_ reader: inout Reader) -> Flowd_V1_Output? {
+        var output = Flowd_V1_Output()
+        var seen: UInt64 = 0
+        while !reader.isAtEnd {
+            guard let (field, wire) = reader.tag(), field < 64, seen & (1 << field) == 0 else { return nil }
+            seen |= 1 << field
+            switch (field, wire) {
+            case (1, 0):
+                guard let v = reader.varint() else { return nil }
+                output.screenID = v
+            case (2, 2):
+                guard var sub = reader.submessage(), let payload = decodePayload(&sub) else { return nil }
+                output.payload = payload
+            default:
+                return nil
+            }
+        }
+        return output
+    }
+
+    private static func decodePayload(_ reader: inout Reader) -> Flowd_V1_Payload? {
+        var payload = Flowd_V1_Payload()
+        var seen: UInt64 = 0
+        while !reader.isAtEnd {
+            guard let (field, wire) = reader.tag(), field < 64, seen & (1 << field) == 0, wire == 2, let bytes = reader.lengthDelimited() else { return nil }
+            seen |= 1 << field
+            switch field {
+            case 1:
+                guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+                payload.contentType = text
+            case 2:
+                payload.data = Data(bytes)
+            default:
+                return nil
+            }
+        }
+        return payload
+    }
+
+    /// A cursor over protobuf bytes; every read checks bounds.
+    struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var index = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        var isAtEnd: Bool { index >= bytes.count }
+
+        mutating func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < bytes.count, shift < 64 {
+                let byte = bytes[index]
+                index += 1
+                if shift == 63 && byte > 1 { return nil }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+            return nil
+        }
+
+        mutating func tag() -> (field: UInt64, wire: UInt64)? {
+            guard let tag = varint(), tag >> 3 != 0 else { return nil }
+            return (tag >> 3, tag & 7)
+        }
+
+        mutating func lengthDelimited() -> UnsafeRawBufferPointer? {
+            guard let length = varint(), length <= UInt64(bytes.count - index) else { return nil }
+            let start = index
+            index += Int(length)
+            return UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        }
+
+        mutating func submessage() -> Reader? {
+            lengthDelimited().map(Reader.init)
+        }
+    }
+
+    // MARK: Encoding
+
+    /// Appends a whole frame (header and envelope) for the hot bodies; false
+    /// (and `buffer` untouched) to decline.
+    static func append(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, replyTo: UInt64, to buffer: inout [UInt8], maxFrameSize: Int) -> Bool {
+        let bodySize: Int
+        let field: UInt64
+        switch body {
+        case .pong(let m):
+            guard m.unknownFields.data.isEmpty else { return false }
+            (field, bodySize) = (14, size(m))
+        case .ping(let m):
+            guard m.unknownFields.data.isEmpty else { return false }
+            (field, bodySize) = (13, size(m))
+        case .update(let m):
+            guard m.unknownFields.data.isEmpty, m.state.unknownFields.data.isEmpty else { return false }
+            (field, bodySize) = (21, size(m))
+        case .dismiss(let m):
+            guard m.unknownFields.data.isEmpty else { return false }
+            (field, bodySize) = (23, size(m))
+        case .placementChanged(let m):
+            guard m.unknownFields.data.isEmpty, isPlain(m.placement) else { return false }
+            (field, bodySize) = (22, size(m))
+        case .place(let m):
+            guard m.unknownFields.data.isEmpty, m.state.unknownFields.data.isEmpty, isPlain(m.placement) else { return false }
+            (field, bodySize) = (20, size(m))
+        case .ack(let m):
+            guard m.unknownFields.data.isEmpty else { return false }
+            (field, bodySize) = (24, size(m))
+        default:
+            return false
+        }
+        let envelopeSize = fieldSize(1, seq) + fieldSize(2, replyTo) + tagSize(field) + varintSize(UInt64(bodySize)) + bodySize
+        guard envelopeSize <= maxFrameSize else { return false }  // swift-protobuf's path reports it
+        buffer.reserveCapacity(buffer.count + FrameHeader.size + envelopeSize)
+        FrameHeader.append(length: envelopeSize, to: &buffer)
+        var writer = Writer(buffer: buffer)
+        buffer = []  // hand the storage over without a copy
+        writer.field(1, seq)
+        writer.field(2, replyTo)
+        writer.tag(field, 2)
+        writer.varint(UInt64(bodySize))
+        switch body {
+        case .pong(let m): writer.field(1, m.nonce)
+        case .ping(let m): writer.field(1, m.nonce)
+        case .update(let m): write(m, &writer)
+        case .dismiss(let m): write(m, &writer)
+        case .placementChanged(let m): write(m, &writer)
+        case .place(let m): write(m, &writer)
+        case .ack(let m):
+            writer.field(1, m.screenID)
+            writer.field(2, m.serial)
+        default: preconditionFailure("declined above")
+        }
+        buffer = writer.buffer
+        return true
+    }
+
+    private static func isPlain(_ placement: Flowd_V1_Placement) -> Bool {
+        placement.unknownFields.data.isEmpty && placement.path.allSatisfy { $0.unknownFields.data.isEmpty }
+    }
+
+    // Sizes of message bodies (without their own tag and length).
+
+    private static func size(_ m: Flowd_V1_Pong) -> Int { fieldSize(1, m.nonce) }
+    private static func size(_ m: Flowd_V1_Ping) -> Int { fieldSize(1, m.nonce) }
+    private static func size(_ m: Flowd_V1_Ack) -> Int { fieldSize(1, m.screenID) + fieldSize(2, m.serial) }
+
+    private static func size(_ m: Flowd_V1_Payload) -> Int {
+        bytesFieldSize(1, m.contentType.utf8.count) + bytesFieldSize(2, m.data.count)
+    }
+
+    private static func size(_ m: Flowd_V1_Update) -> Int {
+        fieldSize(1, m.screenID) + fieldSize(2, m.serial) + (m.hasState ? messageFieldSize(3, size(m.state)) : 0)
+    }
+
+    private static func size(_ m: Flowd_V1_Dismiss) -> Int {
+        fieldSize(1, m.screenID) + fieldSize(2, m.serial) + boolFieldSize(3, m.animated) + enumFieldSize(4, m.reason.rawValue)
+    }
+
+    private static func size(_ m: Flowd_V1_PathElement) -> Int {
+        enumFieldSize(1, m.kind.rawValue) + fieldSize(2, m.id) + fieldSize(3, UInt64(m.index))
+            + boolFieldSize(4, m.presented) + fieldSize(5, UInt64(m.tabCount))
+    }
+
+    private static func size(_ m: Flowd_V1_Placement) -> Int {
+        var total = 0
+        for element in m.path { total += messageFieldSize(1, size(element)) }
+        return total + boolFieldSize(2, m.visible) + boolFieldSize(3, m.topMost)
+    }
+
+    private static func size(_ m: Flowd_V1_PlacementChanged) -> Int {
+        fieldSize(1, m.screenID) + fieldSize(2, m.serial) + enumFieldSize(3, m.change.rawValue)
+            + (m.hasPlacement ? messageFieldSize(4, size(m.placement)) : 0)
+    }
+
+    private static func size(_ m: Flowd_V1_Place) -> Int {
+        fieldSize(1, m.screenID) + bytesFieldSize(2, m.kind.utf8.count)
+            + (m.hasState ? messageFieldSize(3, size(m.state)) : 0)
+            + (m.hasPlacement ? messageFieldSize(4, size(m.placement)) : 0)
+            + fieldSize(5, m.serial) + boolFieldSize(6, m.animated) + fieldSize(7, m.flowID)
+            + bytesFieldSize(8, m.flowType.utf8.count)
+    }
+
+    // Writers, fields in number order and defaults left out, as swift-protobuf does.
+
+    private static func write(_ m: Flowd_V1_Payload, _ w: inout Writer) {
+        w.bytesField(1, m.contentType)
+        w.bytesField(2, m.data)
+    }
+
+    private static func write(_ m: Flowd_V1_Update, _ w: inout Writer) {
+        w.field(1, m.screenID)
+        w.field(2, m.serial)
+        if m.hasState {
+            w.messageHeader(3, size(m.state))
+            write(m.state, &w)
+        }
+    }
+
+    private static func write(_ m: Flowd_V1_Dismiss, _ w: inout Writer) {
+        w.field(1, m.screenID)
+        w.field(2, m.serial)
+        w.boolField(3, m.animated)
+        w.enumField(4, m.reason.rawValue)
+    }
+
+    private static func write(_ m: Flowd_V1_Placement, _ w: inout Writer) {
+        for element in m.path {
+            w.messageHeader(1, size(element))
+            w.enumField(1, element.kind.rawValue)
+            w.field(2, element.id)
+            w.field(3, UInt64(element.index))
+            w.boolField(4, element.presented)
+            w.field(5, UInt64(element.tabCount))
+        }
+        w.boolField(2, m.visible)
+        w.boolField(3, m.topMost)
+    }
+
+    private static func write(_ m: Flowd_V1_PlacementChanged, _ w: inout Writer) {
+        w.field(1, m.screenID)
+        w.field(2, m.serial)
+        w.enumField(3, m.change.rawValue)
+        if m.hasPlacement {
+            w.messageHeader(4, size(m.placement))
+            write(m.placement, &w)
+        }
+    }
+
+    private static func write(_ m: Flowd_V1_Place, _ w: inout Writer) {
+        w.field(1, m.screenID)
+        w.bytesField(2, m.kind)
+        if m.hasState {
+            w.messageHeader(3, size(m.state))
+            write(m.state, &w)
+        }
+        if m.hasPlacement {
+            w.messageHeader(4, size(m.placement))
+            write(m.placement, &w)
+        }
+        w.field(5, m.serial)
+        w.boolField(6, m.animated)
+        w.field(7, m.flowID)
+        w.bytesField(8, m.flowType)
+    }
+
+    // Wire sizes.
+
+    @inline(__always) static func varintSize(_ value: UInt64) -> Int {
+        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
+    @inline(__always) static func tagSize(_ field: UInt64) -> Int { varintSize(field << 3) }
+
+    @inline(__always) static func fieldSize(_ field: UInt64, _ value: UInt64) -> Int {
+        value == 0 ? 0 : tagSize(field) + varintSize(value)
+    }
+
+    @inline(__always) static func boolFieldSize(_ field: UInt64, _ value: Bool) -> Int { value ? tagSize(field) + 1 : 0 }
+
+    /// Enums are int32: negative values take 10 bytes (sign-extended), as in swift-protobuf.
+    @inline(__always) static func enumFieldSize(_ field: UInt64, _ value: Int) -> Int {
+        value == 0 ? 0 : tagSize(field) + varintSize(UInt64(bitPattern: Int64(Int32(truncatingIfNeeded: value))))
+    }
+
+    @inline(__always) static func bytesFieldSize(_ field: UInt64, _ count: Int) -> Int {
+        count == 0 ? 0 : tagSize(field) + varintSize(UInt64(count)) + count
+    }
+
+    @inline(__always) static func messageFieldSize(_ field: UInt64, _ size: Int) -> Int {
+        tagSize(field) + varintSize(UInt64(size)) + size
+    }
+
+    /// Appends protobuf encodings to a byte array.
+    struct Writer {
+        var buffer: [UInt8]
+
+        @inline(__always) mutating func varint(_ value: UInt64) {
+            var v = value
+            while v >= 0x80 {
+                buffer.append(UInt8(truncatingIfNeeded: v) | 0x80)
+                v >>= 7
+            }
+            buffer.append(UInt8(v))
+        }
+
+        @inline(__always) mutating func tag(_ field: UInt64, _ wire: UInt64) { varint(field << 3 | wire) }
+
+        @inline(__always) mutating func field(_ field: UInt64, _ value: UInt64) {
+            guard value != 0 else { return }
+            tag(field, 0)
+            varint(value)
+        }
+
+        @inline(__always) mutating func boolField(_ field: UInt64, _ value: Bool) {
+            guard value else { return }
+            tag(field, 0)
+            buffer.append(1)
+        }
+
+        @inline(__always) mutating func enumField(_ field: UInt64, _ value: Int) {
+            guard value != 0 else { return }
+            tag(field, 0)
+            varint(UInt64(bitPattern: Int64(Int32(truncatingIfNeeded: value))))
+        }
+
+        mutating func bytesField(_ field: UInt64, _ value: String) {
+            guard !value.isEmpty else { return }
+            var value = value
+            value.withUTF8 { utf8 in
+                tag(field, 2)
+                varint(UInt64(utf8.count))
+                buffer.append(contentsOf: utf8)
+            }
+        }
+
+        mutating func bytesField(_ field: UInt64, _ value: Data) {
+            guard !value.isEmpty else { return }
+            tag(field, 2)
+            varint(UInt64(value.count))
+            buffer.append(contentsOf: value)
+        }
+
+        @inline(__always) mutating func messageHeader(_ field: UInt64, _ size: Int) {
+            tag(field, 2)
+            varint(UInt64(size))
+        }
+    }
+}
