@@ -69,8 +69,7 @@ enum Benchmarks {
     /// `clients` connections each keeping `window` requests in flight against `server`.
     static func echo(_ server: ServerUnderTest, name: String, clients: Int, window: Int, settings: BenchSettings,
                      hostKindPrefix: String? = nil) throws -> TableRow {
-        let client = try ChildProcess.flowbench((hostKindPrefix.map { ["--host-kind-prefix", $0] } ?? []) + [
-            "_load", "--socket", server.socketPath, "--target", server.target.rawValue,
+        let client = try ChildProcess.flowbench(["_load"] + (hostKindPrefix.map { ["--host-kind-prefix", $0] } ?? []) + [ "--socket", server.socketPath, "--target", server.target.rawValue,
             "--connections", "\(clients)", "--window", "\(window)",
             "--warmup", "\(settings.echoWarmup)", "--seconds", "\(settings.echoSeconds)",
             "--server-pid", "\(server.pid)",
