@@ -31,11 +31,11 @@ struct TreeCost: ParsableCommand {
             perSize.append(try TreeCostRunner.measure(size: size, operations: operations))
         }
         var rows = TreeCostRunner.operations.map { name in
-            row("tree-cost", "\(name), \(operations) ops", sizes, perSize.map { $0[name] ?? 0 }, unit: "nodes", opsName: "ops")
+            row("tree-cost", "\(name), \(operations) ops", sizes, perSize.map { $0[name] ?? 0 }, unit: "at", opsName: "ops")
         }
         Report.progress("tree-cost, unwinding stacks \(depths.map(String.init).joined(separator: ", ")) deep")
         let unwinds = try depths.map { try TreeCostRunner.unwind(depth: $0) }
-        rows.append(row("tree-cost", "unwind a stack, per dismissed screen", depths, unwinds, unit: "deep", opsName: "screens"))
+        rows.append(row("tree-cost", "unwind a stack, per dismissed screen", depths, unwinds, unit: "stack depth", opsName: "screens"))
         return rows
     }
 
@@ -46,7 +46,7 @@ struct TreeCost: ParsableCommand {
         return TableRow(
             benchmark: name, setting: setting, count: "\(sizes.count) sizes",
             p50: "\(Format.fixed(nanos.last ?? 0, 0)) ns", rate: Format.rate(1e9 / max(nanos.last ?? 1, 1e-9)),
-            note: "\(cells.joined(separator: ", ")) \(unit); x\(Format.fixed(ratio, 2)) largest/smallest (\(flat))")
+            note: "\(unit) \(cells.joined(separator: ", ")); x\(Format.fixed(ratio, 2)) largest/smallest (\(flat))")
     }
 
     /// `10^3` for 1000, else the number.

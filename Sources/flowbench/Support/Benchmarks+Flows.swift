@@ -15,7 +15,9 @@ extension Benchmarks {
 
     /// `ratio` of a flowd figure to the baseline's, as `x1.23`.
     static func ratio(_ value: Double, _ baseline: Double) -> String {
-        baseline > 0 ? "x\(Format.fixed(value / baseline, 2))" : "x-"
+        guard baseline > 0 else { return "x-" }
+        let ratio = value / baseline
+        return "x\(Format.fixed(ratio, ratio < 0.1 ? 4 : 2))"
     }
 
     // MARK: - Latency through a flow
