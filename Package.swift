@@ -82,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "flowbench",
             dependencies: [
-                "CBenchRelay", "FlowWire",
+                "CBenchRelay", "FlowWire", "FlowControl", "FlowKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]

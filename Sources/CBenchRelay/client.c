@@ -196,6 +196,18 @@ typedef struct {
     /// Offset inside the request frame of the next byte to write.
     size_t offset;
     int wants_out;
+    /// Flow mode (a screen host of flowd): the connection's screen, its own request
+    /// frames, the envelope being gathered, and the Ack owed (cumulative: the latest serial).
+    int flow;
+    int placed;
+    uint64_t screen_id;
+    uint8_t *pattern;
+    size_t request_len;
+    uint8_t *envelope;
+    uint32_t envelope_have, envelope_len;
+    uint64_t ack_serial, acked_serial;
+    uint8_t ack[48];
+    size_t ack_len, ack_off;
 } load_connection;
 
 struct cbr_load {
@@ -227,13 +239,47 @@ static uint64_t count_frames(load_connection *c, const uint8_t *bytes, size_t le
     return frames;
 }
 
+#define FLOW_ENVELOPE_CAP 4096
+
+/// Flow mode: gathers each envelope and parses it; counts the Updates of the
+/// connection's screen and records the serial to acknowledge.
+static uint64_t count_flow_frames(load_connection *c, const uint8_t *bytes, size_t len) {
+    uint64_t frames = 0;
+    size_t at = 0;
+    while (at < len) {
+        if (c->body_left > 0) {
+            size_t take = len - at < c->body_left ? len - at : c->body_left;
+            if (c->envelope_len <= FLOW_ENVELOPE_CAP) memcpy(c->envelope + c->envelope_have, bytes + at, take);
+            c->envelope_have += (uint32_t)take;
+            c->body_left -= (uint32_t)take;
+            at += take;
+        } else {
+            c->header[c->header_have++] = bytes[at++];
+            if (c->header_have < 4) continue;
+            c->header_have = 0;
+            c->body_left = (uint32_t)c->header[0] | (uint32_t)c->header[1] << 8
+                         | (uint32_t)c->header[2] << 16 | (uint32_t)c->header[3] << 24;
+            c->envelope_len = c->body_left;
+            c->envelope_have = 0;
+        }
+        if (c->body_left == 0 && c->header_have == 0) {
+            uint64_t screen = 0, serial = 0;
+            int type = c->envelope_len <= FLOW_ENVELOPE_CAP ? cbr_parse_command(c->envelope, c->envelope_len, &screen, &serial) : 0;
+            if (type == 20 && !c->placed) { c->placed = 1; c->screen_id = screen; }
+            if (type >= 20 && type <= 23 && screen == c->screen_id && serial > c->ack_serial) c->ack_serial = serial;
+            if (type == 21 && screen == c->screen_id) frames++;
+        }
+    }
+    return frames;
+}
+
 /// Reads everything available on `c`; returns the frames completed, or -1 if the peer closed.
 static long long drain(load_connection *c, uint8_t *buffer, size_t size) {
     uint64_t frames = 0;
     for (;;) {
         ssize_t n = recv(c->fd, buffer, size, 0);
         if (n > 0) {
-            frames += count_frames(c, buffer, (size_t)n);
+            frames += c->flow ? count_flow_frames(c, buffer, (size_t)n) : count_frames(c, buffer, (size_t)n);
             if ((size_t)n < size) return (long long)frames;
             continue;
         }
@@ -248,6 +294,8 @@ void cbr_load_close(cbr_load *load) {
     if (!load) return;
     for (int i = 0; i < load->count; i++) {
         if (load->connections[i].fd >= 0) close(load->connections[i].fd);
+        free(load->connections[i].pattern);
+        free(load->connections[i].envelope);
     }
     if (load->epoll_fd >= 0) close(load->epoll_fd);
     free(load->connections);
@@ -267,7 +315,9 @@ static int handshake_events(cbr_load *load, int timeout_ms, int *done, char *err
                      events[i].data.u32, *done);
             return -1;
         }
-        if (c->handshake_left > 0) {
+        if (c->flow) {
+            if (c->handshake_left > 0 && c->placed) { c->handshake_left = 0; (*done)++; }
+        } else if (c->handshake_left > 0) {
             c->handshake_left -= (int)frames;
             if (c->handshake_left <= 0) (*done)++;
         }
@@ -275,9 +325,24 @@ static int handshake_events(cbr_load *load, int timeout_ms, int *done, char *err
     return 0;
 }
 
+static cbr_load *load_open(const char *path, int connections,
+                           const uint8_t *hello, size_t hello_len, int handshake_frames,
+                           const char *kind_prefix, double *handshake_seconds, char *error);
+
 cbr_load *cbr_load_open(const char *path, int connections,
                         const uint8_t *hello, size_t hello_len, int handshake_frames,
                         double *handshake_seconds, char *error) {
+    return load_open(path, connections, hello, hello_len, handshake_frames, NULL, handshake_seconds, error);
+}
+
+cbr_load *cbr_load_open_hosts(const char *path, int connections, const char *kind_prefix,
+                              double *handshake_seconds, char *error) {
+    return load_open(path, connections, NULL, 0, 1, kind_prefix, handshake_seconds, error);
+}
+
+static cbr_load *load_open(const char *path, int connections,
+                           const uint8_t *hello, size_t hello_len, int handshake_frames,
+                           const char *kind_prefix, double *handshake_seconds, char *error) {
     cbr_load *load = calloc(1, sizeof *load);
     load->connections = calloc((size_t)connections, sizeof(load_connection));
     load->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -297,7 +362,15 @@ cbr_load *cbr_load_open(const char *path, int connections,
         }
         load->count = i + 1;
         c->handshake_left = handshake_frames;
-        if (hello_len > 0 && write_all(c->fd, hello, hello_len, error) != 0) { cbr_load_close(load); return NULL; }
+        if (kind_prefix) {
+            char kind[128];
+            uint8_t own_hello[512];
+            snprintf(kind, sizeof kind, "%s%d", kind_prefix, i);
+            c->flow = 1;
+            c->envelope = malloc(FLOW_ENVELOPE_CAP);
+            size_t len = cbr_encode_hello(own_hello, sizeof own_hello, "flowbench", kind, NULL);
+            if (write_all(c->fd, own_hello, len, error) != 0) { cbr_load_close(load); return NULL; }
+        } else if (hello_len > 0 && write_all(c->fd, hello, hello_len, error) != 0) { cbr_load_close(load); return NULL; }
         fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
         struct epoll_event event = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
         epoll_ctl(load->epoll_fd, EPOLL_CTL_ADD, c->fd, &event);
@@ -319,6 +392,23 @@ cbr_load *cbr_load_open(const char *path, int connections,
 
 /// Writes what `c` owes; asks for EPOLLOUT if the socket is full.
 static int flush_owed(cbr_load *load, load_connection *c, uint32_t index, const uint8_t *pattern, size_t request_len) {
+    if (c->flow) {
+        pattern = c->pattern;
+        request_len = c->request_len;
+        for (;;) {
+            if (c->ack_off == c->ack_len) {
+                if (c->ack_serial <= c->acked_serial) break;
+                c->ack_len = cbr_encode_ack(c->ack, c->screen_id, c->ack_serial);
+                c->ack_off = 0;
+                c->acked_serial = c->ack_serial;
+            }
+            ssize_t n = send(c->fd, c->ack + c->ack_off, c->ack_len - c->ack_off, MSG_NOSIGNAL);
+            if (n > 0) { c->ack_off += (size_t)n; continue; }
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && errno == EAGAIN) break;
+            return -1;
+        }
+    }
     while (c->owed > 0) {
         ssize_t n = send(c->fd, pattern + c->offset, c->owed, MSG_NOSIGNAL);
         if (n > 0) {
@@ -330,7 +420,7 @@ static int flush_owed(cbr_load *load, load_connection *c, uint32_t index, const 
         if (n < 0 && errno == EAGAIN) break;
         return -1;
     }
-    int wants = c->owed > 0;
+    int wants = c->owed > 0 || c->ack_off < c->ack_len || c->ack_serial > c->acked_serial;
     if (wants != c->wants_out) {
         struct epoll_event event = {.events = EPOLLIN | (wants ? EPOLLOUT : 0), .data.u32 = index};
         epoll_ctl(load->epoll_fd, EPOLL_CTL_MOD, c->fd, &event);
@@ -353,7 +443,15 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
     uint8_t *buffer = malloc(64 * 1024);
     for (int i = 0; i < load->count; i++) {
         load_connection *c = &load->connections[i];
-        c->owed = request_len * (size_t)window;
+        if (c->flow) {
+            uint8_t frame[1200];
+            c->request_len = cbr_encode_output(frame, sizeof frame, c->screen_id, (const char *)request);
+            c->pattern = malloc(c->request_len * (size_t)(window + 1));
+            for (int k = 0; k <= window; k++) memcpy(c->pattern + (size_t)k * c->request_len, frame, c->request_len);
+            c->owed = c->request_len * (size_t)window;
+        } else {
+            c->owed = request_len * (size_t)window;
+        }
         if (flush_owed(load, c, (uint32_t)i, pattern, request_len) != 0) {
             snprintf(error, CBR_ERROR_SIZE, "write on connection %d: %s", i, strerror(errno));
             free(pattern); free(buffer);
@@ -403,9 +501,9 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
                     break;
                 }
                 total += (uint64_t)frames;
-                c->owed += (size_t)frames * request_len;
+                c->owed += (size_t)frames * (c->flow ? c->request_len : request_len);
             }
-            if (c->owed > 0 && flush_owed(load, c, index, pattern, request_len) != 0) {
+            if ((c->owed > 0 || c->ack_serial > c->acked_serial || c->ack_off < c->ack_len) && flush_owed(load, c, index, pattern, request_len) != 0) {
                 snprintf(error, CBR_ERROR_SIZE, "write on connection %u: %s", index, strerror(errno));
                 status = -1;
                 break;

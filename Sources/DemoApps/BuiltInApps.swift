@@ -1,3 +1,4 @@
+import Foundation
 import FlowDaemon
 import FlowKit
 
@@ -11,6 +12,9 @@ public enum BuiltInApps {
         ("leave-in-place", "a parent that leaves its sub-flow's screens in place", leaveInPlace),
         ("mirror", "two tabs updated together, for slow-host tests", mirror),
         ("modal", "a home screen that presents a sub-flow modally in its own stack", modal),
+        ("bench-relay", "flowbench: output of screen A updates screen B and back (two hosts)", benchRelay),
+        ("bench-echo", "flowbench: $FLOWD_BENCH_SCREENS screens echo-0... in tabs, each output updates its screen", benchEcho),
+        ("bench-spawn", "flowbench: a home screen that shows a spawned screen ($FLOWD_BENCH_SPAWN _spawned)", benchSpawn),
     ]
 
     /// The app called `name`.
@@ -49,5 +53,24 @@ public enum BuiltInApps {
     static func leaveInPlace() -> App {
         App(name: "leave-in-place", screens: [ItemScreen.kind: .attached, TutorialScreen.kind: .attached],
             placer: windowRoot.withNavigationEmbedding()) { LeaveInPlaceFlow() }
+    }
+
+    static func benchRelay() -> App {
+        App(name: "bench-relay", screens: [BenchRelayAScreen.kind: .attached, BenchRelayBScreen.kind: .attached],
+            placer: windowRoot) { BenchRelayFlow() }
+    }
+
+    static func benchEcho() -> App {
+        let count = BenchEchoFlow.screensFromEnvironment
+        let screens = Dictionary(uniqueKeysWithValues: (0..<max(1, min(count, 10_000))).map { (BenchEchoFlow.kind($0), ScreenFactory.attached) })
+        return App(name: "bench-echo", screens: screens, placer: windowRoot) { BenchEchoFlow(screens: count) }
+    }
+
+    /// The spawned screen runs `$FLOWD_BENCH_SPAWN _spawned` (attached if the variable is unset).
+    static func benchSpawn() -> App {
+        let executable = ProcessInfo.processInfo.environment["FLOWD_BENCH_SPAWN"]
+        let spawned: ScreenFactory = executable.map { .spawn(executable: $0, arguments: ["_spawned"]) } ?? .attached
+        return App(name: "bench-spawn", screens: [BenchHomeScreen.kind: .attached, BenchSpawnedScreen.kind: spawned],
+                   placer: windowRoot) { BenchSpawnFlow() }
     }
 }

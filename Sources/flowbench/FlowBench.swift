@@ -18,7 +18,9 @@ struct FlowBench: ParsableCommand {
         subcommands: [
             All.self, BaselinePingPong.self, BaselineRelay.self, BaselineEcho.self, FlowdPing.self,
             IdleConnections.self, Startup.self,
+            FlowdRelay.self, FlowdEcho.self, LiveScreens.self, TreeCost.self, SpawnStartup.self,
             ServerChild.self, PingPongChild.self, EchoPeerChild.self, LoadChild.self, IdleChild.self,
+            FlowPingPongChild.self, FlowPeerChild.self, SpawnedChild.self,
         ],
         defaultSubcommand: nil)
 }

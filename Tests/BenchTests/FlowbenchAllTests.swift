@@ -48,6 +48,11 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("flowd-ping-echo") == 2)
     #expect(rows("idle-connections") == 2)
     #expect(rows("startup") == 1)
+    #expect(rows("flowd-relay") == 1)
+    #expect(rows("flowd-echo") == 2)
+    #expect(rows("live-screens") == 1)
+    #expect(rows("tree-cost") == 6)
+    #expect(rows("spawn-startup") == 1)
 }
 
 /// A value handed from the reader thread to the test.

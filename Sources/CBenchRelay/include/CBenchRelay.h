@@ -73,8 +73,70 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
                  double warmup_seconds, double seconds, int server_pid,
                  cbr_load_result *result, char *error);
 
+/// Like cbr_load_open, but every connection is a flowd screen host: connection i
+/// sends a Hello that provides kind `<kind_prefix><i>` and counts as connected once
+/// its screen is placed (the Place is acknowledged). Run it with cbr_load_run and
+/// `request` = the NUL-terminated JSON of an output: each connection then sends that
+/// output for its own screen, counts the Updates of its screen as replies and
+/// acknowledges them (one cumulative Ack per read).
+cbr_load *cbr_load_open_hosts(const char *path, int connections, const char *kind_prefix,
+                              double *handshake_seconds, char *error);
+
 /// Closes every connection and frees the load.
 void cbr_load_close(cbr_load *load);
+
+// MARK: - flowd screen hosts (flowhost.c)
+
+/// Writes a Hello frame (screen host, version 1) into `out`; returns its length, 0 if
+/// `capacity` is too small. `provides` (one kind) and `token` may be NULL.
+size_t cbr_encode_hello(uint8_t *out, size_t capacity, const char *name, const char *provides, const char *token);
+
+/// Writes an Output frame for `screen_id` with JSON `json` into `out`; returns its length (0: too small).
+size_t cbr_encode_output(uint8_t *out, size_t capacity, uint64_t screen_id, const char *json);
+
+/// Writes an Ack frame (at most 48 bytes) into `out`; returns its length.
+size_t cbr_encode_ack(uint8_t *out, uint64_t screen_id, uint64_t serial);
+
+/// Writes a Ping frame (at most 32 bytes) into `out`; returns its length.
+size_t cbr_encode_ping(uint8_t *out, uint64_t nonce);
+
+/// Parses an envelope (without its 4-byte header): returns the body's field number
+/// (20 Place, 21 Update, 22 PlacementChanged, 23 Dismiss, 12 Error, 14 Pong, ...;
+/// 0 none, -1 malformed) and, for the four screen commands, their screen id and serial.
+int cbr_parse_command(const uint8_t *envelope, size_t len, uint64_t *screen_id, uint64_t *serial);
+
+/// Blocking: reads frames until a Place arrives, acknowledging every screen command;
+/// stores the placed screen's id. Exact-size reads: nothing past that frame is consumed.
+int cbr_host_await_place(int fd, int timeout_ms, uint64_t *screen_id, char *error);
+
+/// Latency through a flow (host A): `warmup + count` times, writes `output` and waits for
+/// an Update of `screen_id`; the round trip ends when it is read, then it is acknowledged.
+int cbr_flow_pingpong(int fd, const uint8_t *output, size_t output_len, uint64_t screen_id,
+                      uint64_t warmup, uint64_t count, uint64_t *samples_ns, char *error);
+
+/// Host B of the flow relay: acknowledges every command; for each Update of `screen_id`
+/// writes the Ack and `output` in one write. Returns 0 when flowd closes.
+int cbr_flow_peer(int fd, const uint8_t *output, size_t output_len, uint64_t screen_id, char *error);
+
+/// A buffered blocking screen host that acknowledges everything it reads.
+typedef struct cbr_host cbr_host;
+
+/// A host reading `fd` (not owned).
+cbr_host *cbr_host_new(int fd);
+
+/// Frees the host (not its descriptor).
+void cbr_host_free(cbr_host *host);
+
+/// The screen id of the last Place the host read.
+uint64_t cbr_host_last_place(const cbr_host *host);
+
+/// Reads and acknowledges (one write of Acks per read) until `places` Places have
+/// arrived and, if `until_pong`, a Pong. Fails after `timeout_ms` without data (-1: never).
+/// Returns the frames read, or -1.
+long long cbr_host_pump(cbr_host *host, uint64_t places, int until_pong, int timeout_ms, char *error);
+
+/// Acknowledges everything until flowd closes the connection (a spawned screen's life).
+int cbr_host_serve(int fd, char *error);
 
 /// CPU seconds of process `pid`: the sum over its threads of /proc/<pid>/task/*/schedstat
 /// (nanoseconds), else user + system from /proc/<pid>/stat (clock ticks); -1 if unreadable.

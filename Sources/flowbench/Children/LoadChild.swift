@@ -28,16 +28,22 @@ struct LoadChild: ParsableCommand {
     @Option(help: "The server's process id, for its CPU time.")
     var serverPid: Int32 = 0
 
+    @Option(help: "flowd screen hosts: connection i provides kind <prefix><i> and presses a button on its screen.")
+    var hostKindPrefix: String?
+
     func run() throws {
         OS.raiseOpenFileLimit()
         var error = [CChar](repeating: 0, count: Int(CBR_ERROR_SIZE))
         var handshakeSeconds = 0.0
         let hello = target.hello
-        guard let load = cbr_load_open(socket, Int32(connections), hello, hello.count, target.handshakeFrames, &handshakeSeconds, &error) else {
+        let opened = hostKindPrefix.map { cbr_load_open_hosts(socket, Int32(connections), $0, &handshakeSeconds, &error) }
+            ?? cbr_load_open(socket, Int32(connections), hello, hello.count, target.handshakeFrames, &handshakeSeconds, &error)
+        guard let load = opened else {
             throw BenchError(context: "load client", cError: error)
         }
         defer { cbr_load_close(load) }
-        let request = target.request
+        // Hosts: the JSON of the output, NUL-terminated; the C driver frames it per screen.
+        let request = hostKindPrefix == nil ? target.request : Array(FlowHost.pressJSON(0).utf8) + [0]
         var result = cbr_load_result()
         guard cbr_load_run(load, request, request.count, Int32(window), warmup, seconds, serverPid, &result, &error) == 0 else {
             throw BenchError(context: "load client", cError: error)

@@ -17,22 +17,38 @@ struct All: ParsableCommand {
         let (pingPongRow, baseline) = try Benchmarks.baselinePingPong(settings: settings)
         rows.append(pingPongRow)
         Report.progress("baseline-relay")
-        rows.append(try Benchmarks.baselineRelay(settings: settings).0)
+        let (relayRow, relayBaseline) = try Benchmarks.baselineRelay(settings: settings)
+        rows.append(relayRow)
         Report.progress("flowd-ping")
         rows.append(try Benchmarks.flowdPing(flowd: flowd, settings: settings, baseline: baseline))
+        Report.progress("flowd-relay")
+        rows.append(try Benchmarks.flowdRelay(flowd: flowd, settings: settings, baseline: relayBaseline))
 
+        var echoRates: [Int: Double] = [:]
         for clients in settings.echoClients {
             Report.progress("baseline-echo, \(clients) clients")
-            rows.append(try Benchmarks.baselineEcho(clients: clients, window: Benchmarks.defaultWindow, settings: settings))
+            let row = try Benchmarks.baselineEcho(clients: clients, window: Benchmarks.defaultWindow, settings: settings)
+            echoRates[clients] = Benchmarks.rateValue(row)
+            rows.append(row)
         }
         for clients in settings.echoClients {
             Report.progress("flowd-ping-echo, \(clients) clients")
             rows.append(try Benchmarks.flowdPingEcho(flowd: flowd, clients: clients, window: Benchmarks.defaultWindow, settings: settings))
         }
+        for clients in settings.echoClients {
+            Report.progress("flowd-echo, \(clients) hosts")
+            rows.append(try Benchmarks.flowdEcho(
+                flowd: flowd, clients: clients, window: Benchmarks.defaultWindow, settings: settings, baselineRate: echoRates[clients]))
+        }
 
         rows += try IdleConnections.rows(count: settings.idleCount, flowd: flowd)
+        Report.progress("live-screens, \(settings.livePresses * 999 + 1) screens")
+        rows.append(try Benchmarks.liveScreens(flowd: flowd, presses: settings.livePresses))
+        rows += try TreeCost.rows(sizes: settings.treeSizes, depths: settings.unwindDepths, operations: settings.treeOperations)
         Report.progress("startup, \(settings.startupRuns) runs")
         rows.append(try Benchmarks.startup(flowd: flowd, runs: settings.startupRuns))
+        Report.progress("spawn-startup, \(settings.spawnRuns) runs")
+        rows.append(try Benchmarks.spawnStartup(flowd: flowd, runs: settings.spawnRuns))
         Report.emit(rows, quick: options.quick)
     }
 }

@@ -34,14 +34,28 @@ struct BenchSettings {
     var idleCount: Int
     /// flowd launches timed by `startup`.
     var startupRuns: Int
+    /// "Push 999" presses of the live-screens row (999 screens each).
+    var livePresses: Int
+    /// Spawned screens timed by `spawn-startup`.
+    var spawnRuns: Int
+    /// Tree sizes (screens) of `tree-cost`.
+    var treeSizes: [Int]
+    /// Stack depths unwound by `tree-cost`.
+    var unwindDepths: [Int]
+    /// Operations of each kind timed per tree size.
+    var treeOperations: Int
 
-    /// The numbers for the report: >= 200,000 round trips, 2 s per throughput point, 10,000 idle hosts.
+    /// The numbers for the report: >= 200,000 round trips, 2 s per throughput point, 10,000 idle hosts,
+    /// 100,900 live screens, trees up to 10^6 nodes.
     static let full = BenchSettings(
         latencyCount: 200_000, latencyWarmup: 20_000, echoClients: [1, 16, 256, 1000],
-        echoWarmup: 0.5, echoSeconds: 2, idleCount: 10_000, startupRuns: 5)
+        echoWarmup: 0.5, echoSeconds: 2, idleCount: 10_000, startupRuns: 5,
+        livePresses: 101, spawnRuns: 7, treeSizes: [1_000, 10_000, 100_000, 1_000_000],
+        unwindDepths: [10, 100, 1_000, 10_000], treeOperations: 2_000)
 
     /// A few seconds in all; for the test suite.
     static let quick = BenchSettings(
         latencyCount: 2_000, latencyWarmup: 200, echoClients: [1, 256],
-        echoWarmup: 0.05, echoSeconds: 0.2, idleCount: 200, startupRuns: 2)
+        echoWarmup: 0.05, echoSeconds: 0.2, idleCount: 200, startupRuns: 2,
+        livePresses: 2, spawnRuns: 2, treeSizes: [1_000, 10_000], unwindDepths: [10, 100, 1_000], treeOperations: 200)
 }

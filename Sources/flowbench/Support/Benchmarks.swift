@@ -57,7 +57,7 @@ enum Benchmarks {
         return row
     }
 
-    private static func latencyRow(_ name: String, _ setting: String, _ summary: LatencySummary, _ cpu: Double?) -> TableRow {
+    static func latencyRow(_ name: String, _ setting: String, _ summary: LatencySummary, _ cpu: Double?) -> TableRow {
         TableRow(
             benchmark: name, setting: setting, count: Format.count(summary.count),
             p50: Format.micros(summary.p50), p99: Format.micros(summary.p99), p999: Format.micros(summary.p999),
@@ -67,9 +67,9 @@ enum Benchmarks {
     // MARK: - Throughput
 
     /// `clients` connections each keeping `window` requests in flight against `server`.
-    static func echo(_ server: ServerUnderTest, name: String, clients: Int, window: Int, settings: BenchSettings) throws -> TableRow {
-        let client = try ChildProcess.flowbench([
-            "_load", "--socket", server.socketPath, "--target", server.target.rawValue,
+    static func echo(_ server: ServerUnderTest, name: String, clients: Int, window: Int, settings: BenchSettings,
+                     hostKindPrefix: String? = nil) throws -> TableRow {
+        let client = try ChildProcess.flowbench(["_load"] + (hostKindPrefix.map { ["--host-kind-prefix", $0] } ?? []) + [ "--socket", server.socketPath, "--target", server.target.rawValue,
             "--connections", "\(clients)", "--window", "\(window)",
             "--warmup", "\(settings.echoWarmup)", "--seconds", "\(settings.echoSeconds)",
             "--server-pid", "\(server.pid)",

@@ -48,16 +48,20 @@ final class ServerUnderTest {
 
     /// Starts `flowd` at `executable` on a fresh socket and measures the time until
     /// it accepts a connection: connect is retried every 100 µs from the moment of launch.
-    static func flowd(executable: String) throws -> ServerUnderTest {
+    /// `app` and `arguments` go to flowd; `environment` is added to the inherited one.
+    static func flowd(executable: String, app: String? = nil, arguments extra: [String] = [],
+                      environment: [String: String] = [:]) throws -> ServerUnderTest {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw BenchError("no flowd executable at \(executable); build it (swift build --product flowd) or pass --flowd PATH")
         }
         let directory = try OS.makeScratchDirectory()
         let socketPath = directory + "/flowd.sock"
+        for (name, value) in environment { setenv(name, value, 1) }
+        defer { for name in environment.keys { unsetenv(name) } }
         let start = cbr_now_ns()
         let process = try ChildProcess(
             executable: executable,
-            arguments: ["--socket", socketPath, "--log-level", "warning"],
+            arguments: ["--socket", socketPath, "--log-level", "warning"] + (app.map { ["--app", $0, "--stay-up"] } ?? []) + extra,
             errorPath: directory + "/flowd.log")
         let deadline = start + 30_000_000_000
         var error = [CChar](repeating: 0, count: Int(CBR_ERROR_SIZE))

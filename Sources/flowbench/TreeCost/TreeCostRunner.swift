@@ -1,0 +1,67 @@
+import CBenchRelay
+import FlowKit
+import Foundation
+
+/// Drives a `FlowRuntime` with a `NoOpTransport` in this process and times each
+/// operation kind at each tree size: FlowKit's own cost, without sockets.
+enum TreeCostRunner {
+    /// The operation kinds, in table order.
+    static let operations = ["push", "pop (user back)", "update", "output routing", "dismissal"]
+
+    /// Nanoseconds per operation, per kind, at a tree of `size` screens: `size / 1000`
+    /// tabs (at least one) of stacks of equal depth; operations act on tab 0's stack.
+    static func measure(size: Int, operations count: Int) throws -> [String: Double] {
+        let tabs = max(1, size / 1000)
+        let transport = NoOpTransport()
+        let runtime = FlowRuntime(transport: transport)
+        let tree = BenchTreeFlow(tabs: tabs, depth: size / tabs)
+        _ = runtime.start(tree, windowRoot) { _ in }
+        guard runtime.liveScreenCount == tabs * (size / tabs), let stack = tree.stacks.first?.flow else {
+            throw BenchError("tree-cost: building a tree of \(size) screens placed \(runtime.liveScreenCount); FlowKit refused a placement")
+        }
+        var result: [String: Double] = [:]
+        func time(_ name: String, _ body: () throws -> Void) rethrows {
+            let start = cbr_now_ns()
+            for _ in 0..<count { try body() }
+            result[name] = Double(cbr_now_ns() - start) / Double(count)
+        }
+        time("push") { stack.push() }
+        try time("pop (user back)") {
+            try runtime.receiveUserNavigation(.back(.committed), from: stack.top.id)
+            stack.popped()
+        }
+        let state = BenchNodeScreen.State(title: "updated")
+        time("update") { stack.top.update(state) }
+        let tap = Data(#"{"tap":{}}"#.utf8)
+        try time("output routing") {
+            guard try runtime.receiveOutput(screen: stack.top.id, payload: tap) else {
+                throw BenchError("tree-cost: the output of screen \(stack.top.id) reached no observer")
+            }
+        }
+        for _ in 0..<count { stack.push() }
+        time("dismissal") { stack.dismissTop() }
+        guard runtime.liveScreenCount == tabs * (size / tabs), transport.updates == count else {
+            throw BenchError("tree-cost: after the operations \(runtime.liveScreenCount) screens are live (expected \(tabs * (size / tabs))) and \(transport.updates) updates were sent (expected \(count))")
+        }
+        return result
+    }
+
+    /// Nanoseconds per dismissed screen when a stack of `depth` screens is unwound
+    /// (its flow terminated).
+    static func unwind(depth: Int) throws -> Double {
+        let transport = NoOpTransport()
+        let runtime = FlowRuntime(transport: transport)
+        let tree = BenchTreeFlow(tabs: 1, depth: depth)
+        _ = runtime.start(tree, windowRoot) { _ in }
+        guard let id = tree.stacks.first?.id, runtime.liveScreenCount == depth else {
+            throw BenchError("tree-cost: a stack of \(depth) screens placed \(runtime.liveScreenCount)")
+        }
+        let start = cbr_now_ns()
+        try runtime.terminate(flow: id)
+        let elapsed = Double(cbr_now_ns() - start)
+        guard runtime.liveScreenCount == 0, transport.dismissals == depth else {
+            throw BenchError("tree-cost: unwinding \(depth) screens left \(runtime.liveScreenCount) and dismissed \(transport.dismissals)")
+        }
+        return elapsed / Double(depth)
+    }
+}
