@@ -275,7 +275,8 @@ class LoginScreen:
         lines = [(header + " " * max(1, 80 - len(header) - len(place)) + place)[:80], "",
                  "  " + state.get("title", ""), "", "  " + state.get("body", ""), ""]
         lines += [f"  [{i + 1}] {label}" for i, label in enumerate(state.get("buttons", []))]
-        keys = [f"1-{len(state.get('buttons', []))} press"]
+        count = len(state.get("buttons", []))
+        keys = ["1 press" if count == 1 else f"1-{count} press"]
         if state.get("field") is not None:
             text = self.editing if self.editing is not None else state.get("text", "")
             lines += ["", f"  {state['field']}: {text}" + ("_" if self.editing is not None else "")]
