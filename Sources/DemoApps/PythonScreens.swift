@@ -55,7 +55,7 @@ public enum PythonScreens {
     }
 
     /// The directory holding the script: `$FLOWD_DEMO_DIR`, else `scripts/screens` above `executable`.
-    static func directory(environment: [String: String], executable: String?) -> String? {
+    package static func directory(environment: [String: String], executable: String?) -> String? {
         let fileManager = FileManager.default
         if let given = environment[directoryVariable], !given.isEmpty {
             let absolute = URL(fileURLWithPath: given).standardizedFileURL.path
@@ -72,7 +72,7 @@ public enum PythonScreens {
     }
 
     /// Nil if `python3 script --check` succeeds, else what is wrong.
-    static func check(script: String) -> String? {
+    package static func check(script: String) -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, "--check"]
