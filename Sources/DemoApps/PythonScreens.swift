@@ -62,10 +62,10 @@ public enum PythonScreens {
             return fileManager.fileExists(atPath: absolute + "/" + scriptName) ? absolute : nil
         }
         guard let executable else { return nil }
-        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        var directory = URL(fileURLWithPath: executable).standardizedFileURL.deletingLastPathComponent()
         for _ in 0..<6 {
             let candidate = directory.appendingPathComponent("scripts/screens")
-            if fileManager.fileExists(atPath: candidate.appendingPathComponent(scriptName).path) { return candidate.path }
+            if fileManager.fileExists(atPath: candidate.appendingPathComponent(scriptName).path) { return candidate.standardizedFileURL.path }
             directory = directory.deletingLastPathComponent()
         }
         return nil

@@ -46,7 +46,7 @@ struct ScriptTests {
         ("on menu back 2", 1, "unknown action `back` with that argument"),
         ("on menu press 1 2", 1, "too many words after `press`"),
         ("on menu body expect", 1, "`body` takes the text"),
-        ("on menu \"Title\"", 1, "expected `on KIND"),
+        ("on menu \"Title\"", 1, "missing action after `on menu`"),
         ("on menu body \"x\"", 1, "missing action after `on menu`"),
     ])
     func reportsErrorsWithTheirLineNumber(text: String, line: Int, reason: String) {

@@ -53,15 +53,17 @@ struct DemoWalkthroughTests {
 /// A person at an 80x24 terminal (tmux) runs scripts/demo and presses keys.
 @Suite("interactive demo", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/tmux")))
 struct InteractiveDemoTests {
+    struct TerminalTimeout: Error {}
+
     /// A tmux session of 80x24 running one command; killed when the value goes away.
     final class Terminal {
         let name = "flowd-demo-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
         init(command: String) throws {
-            try tmux(["new-session", "-d", "-s", name, "-x", "80", "-y", "24", command])
+            try tmux(["new-session", "-d", "-s", name, "-x", "80", "-y", "24", command], capture: false)
         }
 
-        deinit { try? tmux(["kill-session", "-t", name]) }
+        deinit { _ = try? tmux(["kill-server"], capture: false) }
 
         func press(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
 
@@ -78,19 +80,44 @@ struct InteractiveDemoTests {
                 usleep(50_000)
             }
             Issue.record("the terminal never showed \(texts) (without \(absent ?? "-")); it shows:\n\(shown)", sourceLocation: sourceLocation)
-            throw CancellationError()
+            throw TerminalTimeout()
         }
 
+        /// Runs `tmux -L NAME ARGUMENTS` (a private server per test) with posix_spawn and waitpid:
+        /// Foundation's Process can miss the exit of a client whose forked server lives on.
         @discardableResult
-        private func tmux(_ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["tmux"] + arguments
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+        private func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else { throw TerminalTimeout() }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            if capture {
+                posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            }
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            posix_spawn_file_actions_addclose(&actions, fds[1])
+            let argv = (["tmux", "-L", name] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
+            close(fds[1])
+            defer { close(fds[0]) }
+            guard spawned == 0 else { throw TerminalTimeout() }
+            var data = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while capture {
+                let count = read(fds[0], &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                data += buffer.prefix(count)
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             return String(decoding: data, as: UTF8.self)
         }
     }
@@ -103,7 +130,7 @@ struct InteractiveDemoTests {
             cd '\(repositoryRoot)' && FLOWD_SOCKET='\(socket)' FLOWD_DEMO_LOGS='\(directory)' NO_COLOR=1 scripts/demo --debug --no-build; \
             echo "DEMO-EXITED $?"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; read
             """)
-        try terminal.waitFor("flowd demos", "[8] Quit", "keys: 1-8 press · q quit", "flowctl watch --socket \(socket)")
+        try terminal.waitFor("flowd demos", "[8] Quit", "keys: 1-8 press · q quit", "watch: .build/debug/flowctl watch --socket")
         #expect(!(try terminal.screen()).contains("\u{1B}"), "NO_COLOR: no escape sequences reach the screen")
         try terminal.press("1")
         try terminal.waitFor("Welcome", "[2] Next", "stack depth 2")

@@ -49,7 +49,7 @@ def check_protobuf():
 
 if "--check" in sys.argv[1:]:
     problem = check_protobuf()
-    print(problem or "ok")
+    print(problem or "ok", file=sys.stderr if problem else sys.stdout)
     sys.exit(3 if problem else 0)
 
 from flowd.v1 import control_pb2, envelope_pb2, handshake_pb2, screen_pb2  # noqa: E402
@@ -59,7 +59,7 @@ MAX_FRAME = 1 << 20
 
 
 def log(text):
-    print(f"[python {KIND} pid {os.getpid()}] {text}", flush=True)
+    print(f"[python {KIND} pid {os.getpid()}] {text}", file=sys.stderr, flush=True)
 
 
 # --- The script format (docs/demo.md), only the steps for our kind ---------
