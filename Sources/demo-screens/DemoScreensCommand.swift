@@ -14,7 +14,8 @@ struct DemoScreensCommand: ParsableCommand {
             Attached (default): connects to flowd's socket and hosts every demo screen kind.
             Spawned: when flowd starts it with FLOWD_SOCKET_FD and FLOWD_TOKEN set, it hosts that one screen.
 
-            Interactive (no script): draws the visible screen in this terminal. Keys: 1-9 press a button, \
+            Interactive (no script, a terminal on stdin, not spawned): draws the visible screen here. \
+            Keys: 1-9 press a button, \
             e edit the text field (Enter sends), b back, t next tab, c close modal, q quit (flowd keeps \
             running; scripts/demo stops it). The event log goes to --log FILE, if given.
 
@@ -77,7 +78,9 @@ struct DemoScreensCommand: ParsableCommand {
         deck.register(on: host)
         let quiet = self.quiet
         let prefix = spawned ? "[pid \(getpid())] " : ""
-        let interactive = parsed == nil
+        // Interactive only for a person: no script, not spawned, and a terminal on stdin.
+        // Otherwise (a spawned screen without a script, stdin not a terminal) serve silently.
+        let interactive = parsed == nil && !spawned && isatty(0) == 1
         var logFile: UnsafeMutablePointer<FILE>?
         if let path = self.log {
             guard let file = fopen(path, "a") else {
@@ -102,6 +105,10 @@ struct DemoScreensCommand: ParsableCommand {
         host.onError = { error in log("! \(error)") }
 
         guard let parsed else {
+            guard interactive else {
+                log("session ended: \(try host.run())")
+                return
+            }
             let terminal = TerminalHost(host: host, deck: deck, color: TerminalHost.wantsColor(environment: environment), note: note)
             do {
                 let reason = try terminal.run()
