@@ -30,8 +30,14 @@ public enum BuiltInApps {
         Dictionary(uniqueKeysWithValues: kinds.map { ($0, ScreenFactory.attached) })
     }
 
+    /// Every kind attached, except the login screens: spawned in Python when
+    /// it can run them (`PythonScreens`), else attached too, with a notice.
     static func launcher() -> App {
-        App(name: "launcher", screens: attachedKinds, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
+        var screens = attachedKinds
+        if case .spawn(let factory) = PythonScreens.decision {
+            for kind in PythonScreens.kinds { screens[kind] = factory }
+        }
+        return App(name: "launcher", screens: screens, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
     }
 
     static func tutorial() -> App {

@@ -9,9 +9,16 @@ import ScreenKit
 /// that the next step sees every consequence. A spawned host holds one
 /// screen, so its steps are rules: whenever its screen is visible, it runs
 /// the first step not yet run that matches it.
+///
+/// Screens hosted by another process (a spawned screen, e.g. the Python
+/// login) are not in this host's deck. An attached runner that finds, after
+/// its barrier, none of its own cards visible but some hidden, and none of
+/// the step's kind, leaves that step to the process that hosts the visible
+/// screen (which runs the same script as rules) and goes on.
 public final class ScriptRunner {
     /// Why a script failed.
     public struct Failure: Error, CustomStringConvertible {
+        /// `script line N: ...`: the step and what went wrong.
         public var description: String
     }
 
@@ -22,6 +29,7 @@ public final class ScriptRunner {
     let log: (String) -> Void
     private var done: Set<Int> = []
 
+    /// A runner acting on `deck` (registered on `host`), logging each step and event through `log`.
     public init(host: ScreenHost, deck: CardDeck, script: Script, stepTimeoutMilliseconds: Int = 10_000, log: @escaping (String) -> Void) {
         self.host = host
         self.deck = deck
@@ -32,7 +40,12 @@ public final class ScriptRunner {
 
     /// Runs every step in order, then serves until the daemon ends the session.
     public func runInOrder() throws -> ExitReason {
+        try host.ping()  // every screen already waiting for this host is placed
         for step in script.steps {
+            if isHostedElsewhere(step) {
+                log("[line \(step.line)] \(step.target): the visible screen is hosted by another process; left to it")
+                continue
+            }
             let card = try waitForVisible(step)
             try perform(step, on: card)
             try host.ping()
@@ -54,7 +67,12 @@ public final class ScriptRunner {
     }
 
     private func matches(_ step: Script.Step, _ card: Card) -> Bool {
-        card.kind == step.kind && (step.title.map { card.state.title.contains($0) } ?? true)
+        step.matches(kind: card.kind, title: card.state.title, body: card.state.body)
+    }
+
+    /// True when another process hosts the visible screen and this host has no screen of the step's kind.
+    private func isHostedElsewhere(_ step: Script.Step) -> Bool {
+        deck.visible == nil && !deck.cards.isEmpty && !deck.cards.values.contains { $0.kind == step.kind }
     }
 
     private func waitForVisible(_ step: Script.Step) throws -> Card {
@@ -64,7 +82,7 @@ public final class ScriptRunner {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else {
                 let visible = deck.visible.map { "\($0.label) at \($0.breadcrumb)" } ?? "nothing"
-                throw Failure(description: "script line \(step.line): waited \(stepTimeoutMilliseconds) ms for \(step.kind)\(step.title.map { " \"\($0)\"" } ?? ""); visible is \(visible)")
+                throw Failure(description: "script line \(step.line): waited \(stepTimeoutMilliseconds) ms for \(step.target); visible is \(visible)\(deck.visible.map { " showing \"\($0.state.body)\"" } ?? "")")
             }
             if let reason = try host.pollOnce(timeoutMilliseconds: Int32(min(remaining * 1000, 1_000))) {
                 throw Failure(description: "script line \(step.line): the session ended (\(reason)) while waiting for \(step.kind)")

@@ -1,18 +1,169 @@
+import DemoApps
 import ScreenKit
 
-/// The interactive terminal mode (drawn screen, keys). Placeholder: the
-/// terminal UI lands in a follow-up; until then it serves like a silent host.
-public final class TerminalHost {
-    let host: ScreenHost
-    let deck: CardDeck
+#if canImport(Glibc)
+import Glibc
+#endif
 
-    public init(host: ScreenHost, deck: CardDeck) {
-        self.host = host
-        self.deck = deck
+/// The interactive terminal mode: draws the visible card (`TerminalView`),
+/// takes keys (`TerminalKeys`) and acts on the card, redrawing whenever a
+/// screen is placed, updated, moved or dismissed.
+///
+/// The terminal is in raw mode while it runs and is restored on every way
+/// out: `q`, Ctrl-C, end of input, SIGINT/SIGTERM/SIGHUP, the daemon's
+/// `Shutdown`, or an error. On `q` the host says `Shutdown` to flowd and
+/// returns `.stopped`; whoever started flowd stops it (scripts/demo sends it
+/// SIGTERM). When another process hosts the visible screen (a spawned
+/// screen), this host stops reading the terminal until one of its own
+/// screens is visible again, so that process can take the keys.
+public final class TerminalHost {
+    /// Why the terminal could not be used.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong and what to do.
+        public var description: String
     }
 
-    /// Serves until the daemon ends the session.
+    let host: ScreenHost
+    let deck: CardDeck
+    let color: Bool
+    let output: Int32
+    private var view: TerminalView
+    private var keys = TerminalKeys()
+    private var terminal: RawTerminal?
+    private var stdinInput: ScreenHost.InputID?
+    private var visibleID: UInt64?
+    private var needsRedraw = true
+    private var quit = false
+
+    /// A terminal host for `deck` (registered on `host`); `color` unless NO_COLOR is set.
+    public init(host: ScreenHost, deck: CardDeck, color: Bool, note: String = "", output: Int32 = 1) {
+        self.host = host
+        self.deck = deck
+        self.color = color
+        self.output = output
+        self.view = TerminalView(app: host.daemon.app)
+        view.note = note
+    }
+
+    /// Whether to use ANSI attributes: not when NO_COLOR is set and not empty (no-color.org), nor for TERM=dumb.
+    public static func wantsColor(environment: [String: String]) -> Bool {
+        (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// Serves and draws until the daemon ends the session or the person quits (`.stopped`).
     public func run() throws -> ExitReason {
-        try host.run()
+        let terminal = try RawTerminal(descriptor: 0)
+        self.terminal = terminal
+        write("\u{1B}[?1049h\u{1B}[?25l")  // the alternate screen, no cursor
+        defer {
+            write("\u{1B}[?25h\u{1B}[?1049l")
+            terminal.restore()
+        }
+        let previousChange = deck.onChange
+        deck.onChange = { [unowned self] change in
+            previousChange?(change)
+            needsRedraw = true
+        }
+        let previousError = host.onError
+        host.onError = { [unowned self] error in
+            previousError?(error)
+            view.status = "flowd: \(error.message)"
+            needsRedraw = true
+        }
+        host.addInput(descriptor: terminal.signalDescriptor) { [unowned self] in
+            for signal in terminal.pendingSignals() {
+                if signal == SIGWINCH { needsRedraw = true } else { finish() }
+            }
+        }
+        while true {
+            if needsRedraw { redraw() }
+            if let reason = try host.pollOnce(timeoutMilliseconds: -1) {
+                if reason == .stopped { host.close() }
+                return reason
+            }
+        }
+    }
+
+    private func finish() {
+        quit = true
+        host.stop()
+    }
+
+    /// Brings the view up to date with the deck, reads the terminal only while one of our screens is visible, draws.
+    private func redraw() {
+        needsRedraw = false
+        let visible = deck.visible
+        let screen = visible.map(TerminalView.Screen.init)
+        if visible?.id != visibleID || screen?.state.field == nil { keys.cancelEditing() }  // editing belongs to one screen
+        visibleID = visible?.id
+        view.screen = screen
+        view.hostedElsewhere = visible == nil && !deck.cards.isEmpty
+        view.editing = keys.editing
+        if view.hostedElsewhere {
+            if let input = stdinInput {
+                host.removeInput(input)
+                stdinInput = nil
+            }
+        } else if stdinInput == nil {
+            stdinInput = host.addInput(descriptor: 0) { [unowned self] in readKeys() }
+        }
+        let size = RawTerminal.size(of: output)
+        let lines = view.lines(width: size.columns, height: size.rows, color: color)
+        write("\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\r\n"))
+    }
+
+    private func readKeys() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = read(0, &bytes, bytes.count)
+        if count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) {
+            finish()  // end of input
+            return
+        }
+        for byte in bytes.prefix(max(0, count)) where !quit {
+            guard let command = keys.key(byte, screen: view.screen) else { continue }
+            perform(command)
+        }
+    }
+
+    private func perform(_ command: TerminalKeys.Command) {
+        needsRedraw = true
+        view.status = ""
+        guard let card = deck.visible else {
+            if command == .quit { finish() }
+            return
+        }
+        do {
+            switch command {
+            case .press(let index):
+                try card.sendOutput(.didPressButton(index: index))
+            case .enterText(let text):
+                try card.sendOutput(.didEnterText(text))
+            case .back:
+                try card.navigate(.back)
+            case .nextTab:
+                if let tab = card.tab { try card.navigate(.selectTab((tab.index + 1) % max(1, tab.count))) }
+            case .closeModal:
+                try card.navigate(.closeModal)
+            case .quit:
+                finish()
+            case .redraw:
+                break
+            case .hint(let text):
+                view.status = text
+            }
+        } catch {
+            view.status = "could not send to flowd: \(error)"
+        }
+    }
+
+    private func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
     }
 }

@@ -14,9 +14,15 @@ struct DemoScreensCommand: ParsableCommand {
             Attached (default): connects to flowd's socket and hosts every demo screen kind.
             Spawned: when flowd starts it with FLOWD_SOCKET_FD and FLOWD_TOKEN set, it hosts that one screen.
 
-            Script format (docs/demo.md): one step per line, `on KIND ["TITLE"] ACTION [ARG]`.
+            Interactive (no script, a terminal on stdin, not spawned): draws the visible screen here. \
+            Keys: 1-9 press a button, \
+            e edit the text field (Enter sends), b back, t next tab, c close modal, q quit (flowd keeps \
+            running; scripts/demo stops it). The event log goes to --log FILE, if given.
+
+            Script format (docs/demo.md): one step per line, `on KIND ["TITLE"] [body "TEXT"] ACTION [ARG]`.
 
             Examples:
+              demo-screens --log /tmp/demo-screens.log
               demo-screens --script scripts/demo-walkthrough.txt
               DEMO_SCREENS_SCRIPT=walk.txt flowd --spawn-screens demo-screens
             """)
@@ -32,6 +38,12 @@ struct DemoScreensCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Print no event log, only failures.")
     var quiet = false
+
+    @Option(name: .long, help: ArgumentHelp("Append the event log to this file (interactive mode: the terminal shows the screen instead).", valueName: "file"))
+    var log: String?
+
+    @Option(name: .long, help: ArgumentHelp("Interactive mode: a line shown under the keys (e.g. how to attach flowctl).", valueName: "text"))
+    var note: String = ""
 
     func validate() throws {
         guard stepTimeout > 0 else { throw ValidationError("--step-timeout must be positive, got \(stepTimeout)") }
@@ -66,18 +78,46 @@ struct DemoScreensCommand: ParsableCommand {
         deck.register(on: host)
         let quiet = self.quiet
         let prefix = spawned ? "[pid \(getpid())] " : ""
+        // Interactive only for a person: no script, not spawned, and a terminal on stdin.
+        // Otherwise (a spawned screen without a script, stdin not a terminal) serve silently.
+        let interactive = parsed == nil && !spawned && isatty(0) == 1
+        var logFile: UnsafeMutablePointer<FILE>?
+        if let path = self.log {
+            guard let file = fopen(path, "a") else {
+                throw ValidationError("cannot open the log file \(path): \(String(cString: strerror(errno)))")
+            }
+            logFile = file
+        }
+        let sink = logFile
         let log: (String) -> Void = { line in
             guard !quiet else { return }
-            print(prefix + line)
-            fflush(nil)
+            if let sink {
+                fputs(prefix + line + "\n", sink)
+                fflush(sink)
+            }
+            if !interactive {
+                print(prefix + line)
+                fflush(nil)
+            }
         }
+        defer { if let logFile { fclose(logFile) } }
         deck.onChange = { log($0.logLine) }
         host.onError = { error in log("! \(error)") }
 
         guard let parsed else {
-            let terminal = TerminalHost(host: host, deck: deck)
-            let reason = try terminal.run()
-            log("session ended: \(reason)")
+            guard interactive else {
+                log("session ended: \(try host.run())")
+                return
+            }
+            let terminal = TerminalHost(host: host, deck: deck, color: TerminalHost.wantsColor(environment: environment), note: note)
+            do {
+                let reason = try terminal.run()
+                log("session ended: \(reason)")
+                print(reason == .stopped ? "demo-screens: you quit; bye." : "demo-screens: flowd ended the session (\(reason)).")
+            } catch let failure as TerminalHost.Failure {
+                FileHandle.standardError.write(Data("demo-screens: \(failure)\n".utf8))
+                throw ExitCode(64)
+            }
             return
         }
         let runner = ScriptRunner(host: host, deck: deck, script: parsed, stepTimeoutMilliseconds: Int(stepTimeout * 1000), log: log)

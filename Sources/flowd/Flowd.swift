@@ -37,7 +37,7 @@ struct Serve: ParsableCommand {
             73 the socket cannot be created, 70 internal error.
 
             Examples:
-              flowd                                   # the tutorial app on the default socket
+              flowd                                   # the demo launcher on the default socket
               flowd --list-apps
               flowd --app deep-stack --socket /tmp/f/flowd.sock --log-level debug
               flowd --app tutorial --spawn-screens demo-screens
@@ -53,7 +53,7 @@ struct Serve: ParsableCommand {
     var socket: String?
 
     @Option(name: .long, help: ArgumentHelp("The built-in app to run (see --list-apps).", valueName: "name"))
-    var app: String = "tutorial"
+    var app: String = "launcher"
 
     @Flag(name: .long, help: "List the built-in apps and exit.")
     var listApps = false

@@ -46,10 +46,12 @@ public final class DirectoryFlow: Flow {
 
 /// A tab bar with two stacks, contacts and events: a contact's detail opens
 /// an event's detail in the events tab and selects it, and vice versa.
-/// "Close" on either list finishes the flow.
+/// "Close" on either list finishes the flow with "closed"; closing the modal
+/// from the UI (which ends both tabs' flows) finishes it with "modal closed
+/// by the user".
 public final class ContactsAndEventsFlow: Flow {
     public typealias RequiredContext = Presenter
-    public typealias Result = Void
+    public typealias Result = String
 
     private var bar: TabBar?
 
@@ -78,8 +80,11 @@ public final class ContactsAndEventsFlow: Flow {
             other.showDetail(name)
             if let bar { flow.selectTab(otherTab, of: bar) }
         case .output(.close):
-            flow.finish(())
-        case .finished, .ended:
+            flow.finish("closed")
+        case .ended:
+            // The person closed the modal: both tabs' flows end; the first ending finishes this flow.
+            if flow.isRunning { flow.finish("modal closed by the user") }
+        case .finished:
             break
         }
     }

@@ -75,7 +75,7 @@ public final class LauncherFlow: Flow {
             }
         case 5:
             flow.start(ContactsAndEventsFlow(), .presented(on: menu)) { [unowned self] event in
-                finished(event, label: "Contacts and events", unwinding: .dismissAnimated) { "closed" }
+                finished(event, label: "Contacts and events", unwinding: .dismissAnimated) { $0 }
             }
         case 6:
             flow.start(LoginFlow(), presented(on: menu).withNavigationEmbedding()) { [unowned self] event in

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The repository's root (for scripts/).
+private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL.path
+
+/// The demo's headless walk-through: flowd's launcher with demo-screens
+/// following scripts/demo-walkthrough.txt (every app to its end; the login
+/// screens in Python when python3 and protobuf are there, else in Swift).
+@Suite("demo walk-through")
+struct DemoWalkthroughTests {
+    @Test(arguments: [true, false])
+    func everyDemoAppReachesItsResult(python: Bool) throws {
+        let walk = repositoryRoot + "/scripts/demo-walkthrough.txt"
+        var environment = ["DEMO_SCREENS_SCRIPT": walk, "FLOWD_DEMO_DIR": repositoryRoot + "/scripts/screens"]
+        if !python { environment["FLOWD_PYTHON_SCREENS"] = "0" }
+        let daemon = try DaemonProcess(arguments: ["--app", "launcher"], environment: environment)
+        let screens = try ProductRun.run("demo-screens", ["--socket", daemon.socketPath, "--script", walk, "--step-timeout", "20"])
+        #expect(screens.status == 0, "\(screens.stderr)\n\(screens.stdout)")
+        #expect(daemon.waitForExit() == 0, "the walk ends with Quit: flowd exits 0 on its own")
+        for result in [
+            "updated: Tutorial completed", "updated: Tutorial skipped",
+            "updated: Personal profile: saved Grace (dismiss animated)",
+            "updated: Business profile: Initech owned by Bill (dismiss without animation)",
+            "updated: Personal profile: saved Ada (leave on the stack)",
+            "updated: Student editor: Ann 33, Bob 21 (dismiss animated)",
+            "updated: Contacts and events: closed (dismiss animated)",
+            "updated: Contacts and events: modal closed by the user (dismiss animated)",
+            "updated: Login: logged in as ann (dismiss animated)",
+            "session ended: shutdown(ScreenKit.ShutdownReason.appFinished)",
+        ] {
+            #expect(screens.stdout.contains(result), "missing \(result)")
+        }
+        let log = daemon.logText
+        #expect(log.contains("app launcher finished with Login: logged in as ann (dismiss animated)"), "\(log)")
+        let pythonRan = log.contains("[python login pid")
+        if python && pythonRan {
+            #expect(log.contains("[python login-success pid"))
+            #expect(log.components(separatedBy: "how=status 0 kind=login").count - 1 == 2, "both Python screens exit 0")
+            #expect(screens.stdout.contains("login: the visible screen is hosted by another process; left to it"))
+        } else {
+            #expect(!pythonRan)
+            #expect(screens.stdout.contains(#"+ login "Log in" at modal › stack depth 1"#), "the Swift host shows login")
+        }
+        if !python { #expect(log.contains("notice: FLOWD_PYTHON_SCREENS=0")) }
+    }
+}
+
+/// A person at an 80x24 terminal (tmux) runs scripts/demo and presses keys.
+@Suite("interactive demo", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/tmux")))
+struct InteractiveDemoTests {
+    struct TerminalTimeout: Error {}
+
+    /// A tmux session of 80x24 running one command; killed when the value goes away.
+    final class Terminal {
+        let name = "flowd-demo-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+
+        init(command: String) throws {
+            try tmux(["new-session", "-d", "-s", name, "-x", "80", "-y", "24", command], capture: false)
+        }
+
+        deinit { _ = try? tmux(["kill-server"], capture: false) }
+
+        func press(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
+
+        /// What the person sees now.
+        func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", name]) }
+
+        /// Waits until the screen shows every text (polling what tmux draws: there is no event to wait on).
+        func waitFor(_ texts: String..., absent: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let deadline = Date().addingTimeInterval(30)
+            var shown = ""
+            while Date() < deadline {
+                shown = try screen()
+                if texts.allSatisfy(shown.contains) && !(absent.map(shown.contains) ?? false) { return }
+                usleep(50_000)
+            }
+            Issue.record("the terminal never showed \(texts) (without \(absent ?? "-")); it shows:\n\(shown)", sourceLocation: sourceLocation)
+            throw TerminalTimeout()
+        }
+
+        /// Runs `tmux -L NAME ARGUMENTS` (a private server per test) with posix_spawn and waitpid:
+        /// Foundation's Process can miss the exit of a client whose forked server lives on.
+        @discardableResult
+        private func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else { throw TerminalTimeout() }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            if capture {
+                posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            }
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            posix_spawn_file_actions_addclose(&actions, fds[1])
+            let argv = (["tmux", "-L", name] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
+            close(fds[1])
+            defer { close(fds[0]) }
+            guard spawned == 0 else { throw TerminalTimeout() }
+            var data = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while capture {
+                let count = read(fds[0], &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                data += buffer.prefix(count)
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    @Test func aPersonWalksTheTutorialSwitchesTabsAndQuits() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/flowd.sock"
+        let terminal = try Terminal(command: """
+            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(socket)' FLOWD_DEMO_LOGS='\(directory)' NO_COLOR=1 scripts/demo --debug --no-build; \
+            echo "DEMO-EXITED $?"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; read
+            """)
+        try terminal.waitFor("flowd demos", "[8] Quit", "keys: 1-8 press · q quit", "watch: .build/debug/flowctl watch --socket")
+        #expect(!(try terminal.screen()).contains("\u{1B}"), "NO_COLOR: no escape sequences reach the screen")
+        try terminal.press("1")
+        try terminal.waitFor("Welcome", "[2] Next", "stack depth 2")
+        try terminal.press("2")
+        try terminal.waitFor("All set", "stack depth 3", "b back")
+        try terminal.press("b")
+        try terminal.waitFor("Welcome", "stack depth 2", absent: "All set")
+        try terminal.press("2")
+        try terminal.waitFor("All set")
+        try terminal.press("1")
+        try terminal.waitFor("Tutorial completed", "stack depth 1")
+        try terminal.press("6")
+        try terminal.waitFor("Contacts", "modal › tab 1/2 › stack depth 1", "t next tab")
+        try terminal.press("t")
+        try terminal.waitFor("Events", "modal › tab 2/2 › stack depth 1")
+        try terminal.press("t")
+        try terminal.waitFor("Contacts", "modal › tab 1/2")
+        try terminal.press("c")
+        try terminal.waitFor("Contacts and events: modal closed by the user")
+        try terminal.press("q")
+        try terminal.waitFor("DEMO-EXITED 0", "flowd stopped (exit 0)", "icanon echo")
+        #expect(!FileManager.default.fileExists(atPath: socket), "flowd removed its socket: it stopped cleanly")
+        #expect(try processes(matching: "--socket \(socket)").isEmpty, "flowd and demo-screens are gone")
+    }
+
+    /// `pgrep -a -f PATTERN`: the processes whose command line contains `pattern`.
+    private func processes(matching pattern: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["pgrep", "-a", "-f", "--", pattern]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
