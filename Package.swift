@@ -87,13 +87,15 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        .testTarget(name: "BenchTests"),
+        .testTarget(name: "BenchTests", dependencies: ["FlowdTestSupport"]),
         .testTarget(name: "UVKitTests", dependencies: ["UVKit"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire"]),
-        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl"]),
+        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl", "FlowdTestSupport"]),
+        // What tests of real binaries share: starting flowd, running products.
+        .target(name: "FlowdTestSupport", path: "Tests/FlowdTestSupport"),
+        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowdTestSupport"]),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]
 )

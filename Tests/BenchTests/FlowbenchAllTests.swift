@@ -3,10 +3,10 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import FlowdTestSupport
 #endif
 
 /// The directory holding the built products: the test bundle is built next to flowbench and flowd.
-private let productsDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
 
 /// Runs `flowbench all --quick` against the built flowd: every benchmark must run
 /// and the one table must be printed. Counts only, no timing assertions.

@@ -1,6 +1,7 @@
 import FlowWire
 import Foundation
 import Testing
+import FlowdTestSupport
 
 /// `flowctl inject`, `back` and `terminate` driving flows of a live daemon.
 @Suite("flowctl drive")

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import FlowdTestSupport
 #endif
 
 /// A long-running flowctl (watch, record) with its stdout and stderr read on

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowdTestSupport
 
 /// The real flowctl against a real flowd.
 @Suite("flowctl")

@@ -1,6 +1,7 @@
 import FlowWire
 import Foundation
 import Testing
+import FlowdTestSupport
 
 /// `flowctl tree`, `dot`, `select-tab` and `close-modal` against a live daemon.
 @Suite("flowctl tree")

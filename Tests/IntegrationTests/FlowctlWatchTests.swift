@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import FlowdTestSupport
 #endif
 
 /// `flowctl watch` and `record` against a live daemon, and `flowd replay`.

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import FlowdTestSupport
 #endif
 
 /// The real flowd binary, spoken to in raw bytes: handshake, bad input, limits.

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import FlowdTestSupport
 #endif
 
 /// Flows driven end to end by raw-protocol screen hosts: bytes on the socket, no ScreenKit.

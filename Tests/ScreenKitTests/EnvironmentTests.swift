@@ -59,9 +59,16 @@ struct EnvironmentTests {
     func badDescriptor() throws {
         var fds: [Int32] = [-1, -1]
         try #require(pipe(&fds) == 0)
-        defer { close(fds[0]) }
-        close(fds[1])
-        expectEnvironmentError(["FLOWD_SOCKET_FD": "\(fds[1])", "FLOWD_TOKEN": "t"], mentioning: "names no open file descriptor")
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
+        // A number above the descriptor limit is never open; a number we close
+        // ourselves could be reused at once by a test running in parallel.
+        var limit = rlimit()
+        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let neverOpen = Int32(min(UInt64(limit.rlim_cur), UInt64(Int32.max - 1)) + 1)
+        expectEnvironmentError(["FLOWD_SOCKET_FD": "\(neverOpen)", "FLOWD_TOKEN": "t"], mentioning: "names no open file descriptor")
         expectEnvironmentError(["FLOWD_SOCKET_FD": "\(fds[0])", "FLOWD_TOKEN": "t"], mentioning: "is not a socket")
     }
 

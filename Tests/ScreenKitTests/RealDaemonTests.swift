@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import FlowdTestSupport
 #endif
 
 @Suite("ScreenHost against the real flowd")

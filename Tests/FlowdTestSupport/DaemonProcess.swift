@@ -7,13 +7,13 @@ import Glibc
 
 /// The directory holding the built products (flowd, flowctl, ...): the test
 /// bundle is built next to them.
-let productsDirectory: URL = {
+public let productsDirectory: URL = {
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     return executable.deletingLastPathComponent()
 }()
 
 /// A short temporary directory under /tmp (socket paths must stay under 107 bytes).
-func makeTemporaryDirectory() -> String {
+public func makeTemporaryDirectory() -> String {
     var template = Array("/tmp/fdt-XXXXXX".utf8CString)
     let path = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
     precondition(path != nil, "mkdtemp failed: \(errno)")
@@ -23,11 +23,11 @@ func makeTemporaryDirectory() -> String {
 /// A real `flowd` process on a socket in its own temporary directory. It is
 /// killed and its directory removed when the value goes away, even if the
 /// test failed.
-final class DaemonProcess: @unchecked Sendable {
+public final class DaemonProcess: @unchecked Sendable {
     // @unchecked: `log` is only touched under `condition`; the rest is set in init.
-    let directory: String
-    let socketPath: String
-    let process = Process()
+    public let directory: String
+    public let socketPath: String
+    public let process = Process()
     private let condition = NSCondition()
     private var log = ""
     private var logClosed = false
@@ -35,7 +35,7 @@ final class DaemonProcess: @unchecked Sendable {
     private let ownsDirectory: Bool
 
     /// Starts `flowd` with `arguments` (plus `--socket`) and waits until it listens.
-    init(
+    public init(
         arguments: [String] = [], environment: [String: String] = [:], directory: String? = nil, waitUntilListening: Bool = true,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
@@ -81,11 +81,11 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Everything flowd wrote to stderr so far.
-    var logText: String { condition.withLock { log } }
+    public var logText: String { condition.withLock { log } }
 
     /// Waits until the log contains `text`; woken by each write flowd makes
     /// to stderr, so no polling.
-    func waitForLog(_ text: String, timeoutSeconds: Double = 10) -> Bool {
+    public func waitForLog(_ text: String, timeoutSeconds: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         return condition.withLock {
             while !log.contains(text) {
@@ -96,12 +96,12 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Sends a signal to the daemon.
-    func signal(_ signum: Int32) {
+    public func signal(_ signum: Int32) {
         kill(process.processIdentifier, signum)
     }
 
     /// Waits for the daemon to exit; returns its exit status, or nil on timeout.
-    func waitForExit(timeoutSeconds: Double = 20) -> Int32? {
+    public func waitForExit(timeoutSeconds: Double = 20) -> Int32? {
         guard exited.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
         exited.signal()
         return process.terminationStatus
@@ -109,12 +109,12 @@ final class DaemonProcess: @unchecked Sendable {
 }
 
 /// Runs a product (flowctl, flowd) to completion and captures its output.
-struct ProductRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct ProductRun {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
 
-    static func run(_ product: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProductRun {
+    public static func run(_ product: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProductRun {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(product)
         process.arguments = arguments
