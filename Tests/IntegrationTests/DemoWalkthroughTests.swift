@@ -1,9 +1,9 @@
+import FlowdTestSupport
 import Foundation
 import Testing
 
 #if canImport(Glibc)
 import Glibc
-import FlowdTestSupport
 #endif
 
 /// The repository's root (for scripts/).
@@ -19,7 +19,8 @@ struct DemoWalkthroughTests {
         let walk = repositoryRoot + "/scripts/demo-walkthrough.txt"
         var environment = ["DEMO_SCREENS_SCRIPT": walk, "FLOWD_DEMO_DIR": repositoryRoot + "/scripts/screens"]
         if !python { environment["FLOWD_PYTHON_SCREENS"] = "0" }
-        let daemon = try DaemonProcess(arguments: ["--app", "launcher"], environment: environment)
+        // A long spawn grace: a slow machine must not turn a Python screen's late exit into SIGTERM.
+        let daemon = try DaemonProcess(arguments: ["--app", "launcher", "--spawn-grace", "30"], environment: environment)
         let screens = try ProductRun.run("demo-screens", ["--socket", daemon.socketPath, "--script", walk, "--step-timeout", "20"])
         #expect(screens.status == 0, "\(screens.stderr)\n\(screens.stdout)")
         #expect(daemon.waitForExit() == 0, "the walk ends with Quit: flowd exits 0 on its own")

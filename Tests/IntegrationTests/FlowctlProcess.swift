@@ -1,9 +1,9 @@
+import FlowdTestSupport
 import Foundation
 import Testing
 
 #if canImport(Glibc)
 import Glibc
-import FlowdTestSupport
 #endif
 
 /// A long-running flowctl (watch, record) with its stdout and stderr read on

@@ -1,10 +1,10 @@
+import FlowdTestSupport
 import FlowWire
 import Foundation
 import Testing
 
 #if canImport(Glibc)
 import Glibc
-import FlowdTestSupport
 #endif
 
 /// `flowctl watch` and `record` against a live daemon, and `flowd replay`.

@@ -1,10 +1,10 @@
+import FlowdTestSupport
 import FlowWire
 import Foundation
 import Testing
 
 #if canImport(Glibc)
 import Glibc
-import FlowdTestSupport
 #endif
 
 /// The real flowd binary, spoken to in raw bytes: handshake, bad input, limits.

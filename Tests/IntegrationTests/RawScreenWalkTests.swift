@@ -1,10 +1,10 @@
+import FlowdTestSupport
 import FlowWire
 import Foundation
 import Testing
 
 #if canImport(Glibc)
 import Glibc
-import FlowdTestSupport
 #endif
 
 /// Flows driven end to end by raw-protocol screen hosts: bytes on the socket, no ScreenKit.

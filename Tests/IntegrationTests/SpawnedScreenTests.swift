@@ -1,10 +1,10 @@
+import FlowdTestSupport
 import FlowWire
 import Foundation
 import Testing
 
 #if canImport(Glibc)
 import Glibc
-import FlowdTestSupport
 #endif
 
 /// Screens as real processes: spawned by flowd's factory (demo-screens, written
@@ -27,7 +27,8 @@ struct SpawnedScreenTests {
             on tutorial "All set" press "Done"
             """, in: directory)
         let daemon = try DaemonProcess(
-            arguments: ["--app", "tutorial", "--spawn-screens", "demo-screens"],
+            // A long spawn grace: a slow machine must not turn a late exit into SIGTERM.
+            arguments: ["--app", "tutorial", "--spawn-screens", "demo-screens", "--spawn-grace", "30"],
             environment: ["DEMO_SCREENS_SCRIPT": walk], directory: directory)
         #expect(daemon.waitForExit() == 0)
         let log = daemon.logText

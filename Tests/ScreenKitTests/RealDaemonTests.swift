@@ -1,3 +1,4 @@
+import FlowdTestSupport
 import FlowWire
 import Foundation
 import ScreenKit
@@ -5,7 +6,6 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
-import FlowdTestSupport
 #endif
 
 @Suite("ScreenHost against the real flowd")
