@@ -76,18 +76,25 @@ public enum PythonScreens {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, "--check"]
-        let output = Pipe()
+        // A file, not a pipe: reading a pipe to its end can wait forever when
+        // another child of this process inherited its write end.
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("flowd-python-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
+            return "cannot create \(outputPath) for python3's output"
+        }
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
+            try? output.close()
             return "cannot start python3: \(error)"
         }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
         process.waitUntilExit()
+        try? output.close()
+        let text = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard process.terminationStatus == 0 else {
             return process.terminationStatus == 127 ? "python3 is not on PATH" : (text.isEmpty ? "python3 exited \(process.terminationStatus)" : text)
         }

@@ -119,31 +119,26 @@ public struct ProductRun {
         process.executableURL = productsDirectory.appendingPathComponent(product)
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
+        // Files, not pipes: a pipe's end is never seen while a process started
+        // by another test in parallel (a daemon, a tmux server) holds its write end.
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let outPath = directory + "/stdout", errPath = directory + "/stderr"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = FileHandle(forWritingAtPath: outPath)!
+        let err = FileHandle(forWritingAtPath: errPath)!
         process.standardOutput = out
         process.standardError = err
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        // Read both pipes to the end before waiting, so a full pipe cannot block the child.
-        let errData = DataBox()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData.data = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
         process.waitUntilExit()
+        try? out.close()
+        try? err.close()
         return ProductRun(
             status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData.data, as: UTF8.self))
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 }
 
-/// Bytes read on another thread; @unchecked because the DispatchGroup's wait
-/// orders the write before the read.
-private final class DataBox: @unchecked Sendable {
-    var data = Data()
-}

@@ -42,7 +42,7 @@ struct DemoWalkthroughTests {
         let pythonRan = log.contains("[python login pid")
         if python && pythonRan {
             #expect(log.contains("[python login-success pid"))
-            #expect(log.components(separatedBy: "how=status 0 kind=login").count - 1 == 2, "both Python screens exit 0")
+            #expect(log.components(separatedBy: "how=status 0 kind=login").count - 1 == 2, "both Python screens exit 0: \(log.split(separator: "\n").filter { $0.contains("kind=login") || $0.contains("python") }.joined(separator: "\n"))")
             #expect(screens.stdout.contains("login: the visible screen is hosted by another process; left to it"))
         } else {
             #expect(!pythonRan)
@@ -61,11 +61,18 @@ struct InteractiveDemoTests {
     final class Terminal {
         let name = "flowd-demo-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
+        /// The tmux server's pid, to kill it even if its socket is gone.
+        private var serverPID: pid_t = 0
+
         init(command: String) throws {
             try tmux(["new-session", "-d", "-s", name, "-x", "80", "-y", "24", command], capture: false)
+            serverPID = pid_t(try tmux(["display-message", "-p", "-t", name, "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
 
-        deinit { _ = try? tmux(["kill-server"], capture: false) }
+        deinit {
+            _ = try? tmux(["kill-server"], capture: false)
+            if serverPID > 0 { kill(serverPID, SIGKILL) }
+        }
 
         func press(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
 
@@ -85,6 +92,15 @@ struct InteractiveDemoTests {
             throw TerminalTimeout()
         }
 
+        /// python3 on PATH, if any.
+        static let python3: String? = {
+            for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+                let candidate = "\(directory)/python3"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+            return nil
+        }()
+
         /// Runs `tmux -L NAME ARGUMENTS` (a private server per test) with posix_spawn and waitpid:
         /// Foundation's Process can miss the exit of a client whose forked server lives on.
         @discardableResult
@@ -103,10 +119,15 @@ struct InteractiveDemoTests {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addclose(&actions, fds[0])
             posix_spawn_file_actions_addclose(&actions, fds[1])
-            let argv = (["tmux", "-L", name] + arguments).map { strdup($0) } + [nil]
+            // The tmux server lives on: it must not keep descriptors of this test process (pipes
+            // that tests running in parallel wait to see closed), so python3 closes them before exec.
+            let tmuxArguments = ["tmux", "-L", name] + arguments
+            let python = Self.python3
+            let command = python.map { [$0, "-c", "import os, sys; os.closerange(3, 1 << 16); os.execvp(sys.argv[1], sys.argv[1:])"] + tmuxArguments } ?? tmuxArguments
+            let argv = command.map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
-            let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
+            let spawned = posix_spawnp(&pid, command[0], &actions, nil, argv, environ)
             close(fds[1])
             defer { close(fds[0]) }
             guard spawned == 0 else { throw TerminalTimeout() }
@@ -158,16 +179,15 @@ struct InteractiveDemoTests {
         #expect(try processes(matching: "--socket \(socket)").isEmpty, "flowd and demo-screens are gone")
     }
 
-    /// `pgrep -a -f PATTERN`: the processes whose command line contains `pattern`.
+    /// The processes whose command line contains `pattern` (a scan of /proc,
+    /// so no pipe to read to its end).
     private func processes(matching pattern: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pgrep", "-a", "-f", "--", pattern]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        var found: [String] = []
+        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") where Int32(entry) != nil && Int32(entry) != getpid() {
+            guard let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            let line = String(decoding: raw.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+            if line.contains(pattern) { found.append("\(entry) \(line)") }
+        }
+        return found.joined(separator: "\n")
     }
 }
