@@ -5,7 +5,7 @@ import Foundation
 /// Values it does not handle itself (floating-point numbers, `Data`, `Date`, `URL`, `Decimal`,
 /// `superEncoder`, interleaved container writes, keys needing escapes or outside ASCII) and every
 /// error are retried with Foundation, so results and errors are always Foundation's.
-package final class FastJSONEncoder {
+package final class FastJSONEncoder: Sendable {
     /// Foundation's encoder, for what the fast path does not do.
     private let fallback: JSONEncoder
 

@@ -53,13 +53,12 @@ final class JSONEncodingState: Encoder {
     }
 
     func encodeTopLevel<T: Encodable>(_ value: T) throws {
-        try encodeLevel(value)
-        guard !bytes.isEmpty else { throw UnsupportedJSON("top-level value encoded nothing") }
+        try encodeLevel(value, top: true)
         if failed { throw UnsupportedJSON("container misuse") }
     }
 
     /// Encodes a value that is not a JSON primitive as a new level.
-    func encodeLevel<T: Encodable>(_ value: T) throws {
+    func encodeLevel<T: Encodable>(_ value: T, top: Bool = false) throws {
         if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
             throw UnsupportedJSON("Foundation special type")
         }
@@ -70,6 +69,8 @@ final class JSONEncodingState: Encoder {
         try value.encode(to: self)
         while let top = frames.last, top.id >= levelFirstFrame { try closeTop() }
         if bytes.count == levelStart {
+            // Foundation writes {} for a nested value that encoded nothing, and throws at the top.
+            if top { throw UnsupportedJSON("top-level value encoded nothing") }
             bytes.append(UInt8(ascii: "{"))
             bytes.append(UInt8(ascii: "}"))
         }

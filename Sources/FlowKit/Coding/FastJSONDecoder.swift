@@ -1,0 +1,34 @@
+import Foundation
+
+/// Decodes `Decodable` values from JSON like Foundation's `JSONDecoder`, through a flat token array
+/// instead of Foundation's value tree. Inputs or types it does not handle itself (floating-point
+/// numbers, `Data`, `Date`, `URL`, `Decimal`, integers written as `1.0` or `1e2`, duplicate keys,
+/// anything malformed) and every error are retried with Foundation, so results and error messages are
+/// always Foundation's; the fallback costs only on those paths.
+package final class FastJSONDecoder: Sendable {
+    /// Foundation's decoder, for what the fast path does not do.
+    private let fallback = JSONDecoder()
+
+    /// A decoder with Foundation's default options.
+    package init() {}
+
+    /// Decodes a `T` from `data`; throws Foundation's error if Foundation's decoder would throw.
+    package func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        if let value = try? decodeWithoutFallback(type, from: data) { return value }
+        return try fallback.decode(type, from: data)
+    }
+
+    /// The fast path only: throws `UnsupportedJSON` (or the type's own error) where Foundation is needed.
+    func decodeWithoutFallback<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let bytes = [UInt8](data)
+        var tokenizer = JSONTokenizer(UnsafeBufferPointer(start: nil, count: 0))
+        try bytes.withUnsafeBufferPointer { buffer in
+            tokenizer = JSONTokenizer(buffer)
+            try tokenizer.run()
+        }
+        let state = JSONDecodingState(bytes: bytes, tokens: tokenizer.tokens)
+        let value = try state.decodeAny(type, at: 0, key: nil)
+        if state.failed { throw UnsupportedJSON("unusual input") }
+        return value
+    }
+}
