@@ -50,8 +50,10 @@ private struct Nested: Codable, Equatable {
     var empty: [String]
 }
 
-private let fast = FastJSONEncoder()
-private let fastDecoder = FastJSONDecoder()
+// The coders reuse buffers and are not thread-safe; parameterized tests run in parallel, so every
+// use gets its own (the randomized test reuses one pair for all its values).
+private var fast: FastJSONEncoder { FastJSONEncoder() }
+private var fastDecoder: FastJSONDecoder { FastJSONDecoder() }
 
 private func foundationJSON<T: Encodable>(_ value: T) throws -> Data {
     let encoder = JSONEncoder()
@@ -211,6 +213,8 @@ struct JSONCodingTests {
     @Test("random values encode to Foundation's bytes and decode back equal")
     func randomized() throws {
         var rng = SeededGenerator(seed: 2026)
+        let fast = FastJSONEncoder()
+        let fastDecoder = FastJSONDecoder()
         var fastEncodes = 0
         var fastDecodes = 0
         for _ in 0..<3000 {

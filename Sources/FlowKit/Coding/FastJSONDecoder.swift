@@ -5,9 +5,12 @@ import Foundation
 /// numbers, `Data`, `Date`, `URL`, `Decimal`, integers written as `1.0` or `1e2`, duplicate keys,
 /// anything malformed) and every error are retried with Foundation, so results and error messages are
 /// always Foundation's; the fallback costs only on those paths.
-package final class FastJSONDecoder: Sendable {
+/// Not thread-safe: it reuses its buffers from one call to the next (use one per thread).
+package final class FastJSONDecoder {
     /// Foundation's decoder, for what the fast path does not do.
     private let fallback = JSONDecoder()
+    /// The state of the last decoding, reused while no decoding runs (nil while one does).
+    private var spare: JSONDecodingState? = JSONDecodingState()
 
     /// A decoder with Foundation's default options.
     package init() {}
@@ -20,13 +23,10 @@ package final class FastJSONDecoder: Sendable {
 
     /// The fast path only: throws `UnsupportedJSON` (or the type's own error) where Foundation is needed.
     func decodeWithoutFallback<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let bytes = [UInt8](data)
-        var tokenizer = JSONTokenizer(UnsafeBufferPointer(start: nil, count: 0))
-        try bytes.withUnsafeBufferPointer { buffer in
-            tokenizer = JSONTokenizer(buffer)
-            try tokenizer.run()
-        }
-        let state = JSONDecodingState(bytes: bytes, tokens: tokenizer.tokens)
+        let state = spare ?? JSONDecodingState()
+        spare = nil
+        defer { spare = state }
+        try state.load(data)
         let value = try state.decodeAny(type, at: 0, key: nil)
         if state.failed { throw UnsupportedJSON("unusual input") }
         return value

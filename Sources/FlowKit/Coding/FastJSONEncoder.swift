@@ -5,9 +5,12 @@ import Foundation
 /// Values it does not handle itself (floating-point numbers, `Data`, `Date`, `URL`, `Decimal`,
 /// `superEncoder`, interleaved container writes, keys needing escapes or outside ASCII) and every
 /// error are retried with Foundation, so results and errors are always Foundation's.
-package final class FastJSONEncoder: Sendable {
+/// Not thread-safe: it reuses its buffers from one call to the next (use one per thread).
+package final class FastJSONEncoder {
     /// Foundation's encoder, for what the fast path does not do.
     private let fallback: JSONEncoder
+    /// The state of the last encoding, reused while no encoding runs (nil while one does).
+    private var spare: JSONEncodingState? = JSONEncodingState()
 
     /// An encoder producing Foundation's `.sortedKeys` output.
     package init() {
@@ -23,7 +26,12 @@ package final class FastJSONEncoder: Sendable {
 
     /// The fast path only: throws `UnsupportedJSON` (or the value's own error) where Foundation is needed.
     func encodeWithoutFallback<T: Encodable>(_ value: T) throws -> Data {
-        let state = JSONEncodingState()
+        let state = spare ?? JSONEncodingState()
+        spare = nil
+        defer {
+            state.reset()
+            spare = state
+        }
         try state.encodeTopLevel(value)
         return state.bytes.withUnsafeBufferPointer { Data(buffer: $0) }
     }

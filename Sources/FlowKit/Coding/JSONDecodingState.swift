@@ -5,44 +5,100 @@ import Foundation
 /// numbers, Foundation's special types, integers written with a fraction or exponent, a type mismatch
 /// or missing key) throws `UnsupportedJSON`, and the caller retries with Foundation.
 final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
-    let bytes: [UInt8]
-    let tokens: [JSONToken]
-    /// The token of the value being decoded now.
-    var current: Int
-    var path: [any CodingKey]
-    /// Set where a non-throwing requirement met something unusual; checked at the end.
-    var failed = false
+    /// The mutable state, behind a pointer: stored properties of a class pay a dynamic exclusivity
+    /// check on every access; memory behind a pointer does not. Only this object touches it, on one
+    /// thread.
+    struct Storage {
+        /// The document (a copy, reused between documents).
+        var bytes: [UInt8] = []
+        var tokens: [JSONToken] = []
+        /// The token of the value being decoded now.
+        var current = 0
+        var path: [any CodingKey] = []
+        /// Set where a non-throwing requirement met something unusual; checked at the end.
+        var failed = false
+    }
+
+    private let storage: UnsafeMutablePointer<Storage>
+
+    var bytes: [UInt8] {
+        _read { yield storage.pointee.bytes }
+        _modify { yield &storage.pointee.bytes }
+    }
+    var tokens: [JSONToken] {
+        _read { yield storage.pointee.tokens }
+        _modify { yield &storage.pointee.tokens }
+    }
+    var current: Int {
+        _read { yield storage.pointee.current }
+        _modify { yield &storage.pointee.current }
+    }
+    var path: [any CodingKey] {
+        _read { yield storage.pointee.path }
+        _modify { yield &storage.pointee.path }
+    }
+    var failed: Bool {
+        _read { yield storage.pointee.failed }
+        _modify { yield &storage.pointee.failed }
+    }
 
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(bytes: [UInt8], tokens: [JSONToken], current: Int = 0, path: [any CodingKey] = []) {
-        self.bytes = bytes
-        self.tokens = tokens
-        self.current = current
-        self.path = path
+    /// An empty state; `load` gives it a document.
+    init() {
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: Storage())
+    }
+
+    /// A state over another state's document (for `superDecoder`).
+    convenience init(bytes: [UInt8], tokens: [JSONToken], current: Int, path: [any CodingKey]) {
+        self.init()
+        storage.pointee = Storage(bytes: bytes, tokens: tokens, current: current, path: path)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    /// Copies and tokenizes `data` (reusing the buffers of the previous document).
+    func load(_ data: Data) throws {
+        storage.pointee.current = 0
+        storage.pointee.failed = false
+        storage.pointee.path.removeAll(keepingCapacity: true)
+        storage.pointee.bytes.removeAll(keepingCapacity: true)
+        data.withUnsafeBytes { storage.pointee.bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+        try storage.pointee.bytes.withUnsafeBufferPointer { buffer in
+            var tokenizer = JSONTokenizer(buffer)
+            // Lend the token buffer to the tokenizer (uniquely referenced, so it is reused) and take it back.
+            swap(&tokenizer.tokens, &storage.pointee.tokens)
+            defer { swap(&tokenizer.tokens, &storage.pointee.tokens) }
+            tokenizer.tokens.removeAll(keepingCapacity: true)
+            try tokenizer.run()
+        }
     }
 
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try keyedContainer(at: current, path: path)
+        try keyedContainer(at: current, parentPath: path, lastKey: nil)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try unkeyedContainer(at: current, path: path)
+        try unkeyedContainer(at: current, parentPath: path, lastKey: nil)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-    func keyedContainer<Key: CodingKey>(at index: Int, path: [any CodingKey]) throws -> KeyedDecodingContainer<Key> {
+    func keyedContainer<Key: CodingKey>(at index: Int, parentPath: [any CodingKey], lastKey: (any CodingKey)?) throws -> KeyedDecodingContainer<Key> {
         guard tokens[index].kind == .object else { throw UnsupportedJSON("not an object") }
-        return KeyedDecodingContainer(JSONKeyedDecodingContainer<Key>(state: self, object: index, codingPath: path))
+        return KeyedDecodingContainer(JSONKeyedDecodingContainer<Key>(state: self, object: index, parentPath: parentPath, lastKey: lastKey))
     }
 
-    func unkeyedContainer(at index: Int, path: [any CodingKey]) throws -> JSONUnkeyedDecodingContainer {
+    func unkeyedContainer(at index: Int, parentPath: [any CodingKey], lastKey: (any CodingKey)?) throws -> JSONUnkeyedDecodingContainer {
         guard tokens[index].kind == .array else { throw UnsupportedJSON("not an array") }
-        return JSONUnkeyedDecodingContainer(state: self, array: index, codingPath: path)
+        return JSONUnkeyedDecodingContainer(state: self, array: index, parentPath: parentPath, lastKey: lastKey)
     }
 
     // MARK: Values

@@ -105,6 +105,19 @@ final class JSONEncodingState: Encoder {
         storage.pointee.bytes.reserveCapacity(256)
     }
 
+    /// Empties the buffers (keeping their capacity) for the next encoding.
+    func reset() {
+        storage.pointee.bytes.removeAll(keepingCapacity: true)
+        storage.pointee.frames.removeAll(keepingCapacity: true)
+        storage.pointee.entries.removeAll(keepingCapacity: true)
+        storage.pointee.path.removeAll(keepingCapacity: true)
+        storage.pointee.nextFrameID = 0
+        storage.pointee.failed = false
+        storage.pointee.levelStart = 0
+        storage.pointee.levelFirstFrame = 0
+        storage.pointee.levelFrame = -1
+    }
+
     deinit {
         storage.deinitialize(count: 1)
         storage.deallocate()
@@ -197,7 +210,6 @@ final class JSONEncodingState: Encoder {
         scratch.append(contentsOf: bytes[regionStart..<end])
         order.removeAll(keepingCapacity: true)
         order.append(contentsOf: base..<(base + count))
-        let entries = self.entries
         var duplicate = false
         scratch.withUnsafeBufferPointer { s in
             func key(_ i: Int) -> UnsafeBufferPointer<UInt8> {
@@ -251,11 +263,11 @@ final class JSONEncodingState: Encoder {
     // MARK: Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(JSONKeyedEncodingContainer<Key>(state: self, frame: levelContainer(keyed: true), codingPath: path))
+        KeyedEncodingContainer(JSONKeyedEncodingContainer<Key>(state: self, frame: levelContainer(keyed: true), parentPath: path, lastKey: nil))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        JSONUnkeyedEncodingContainer(state: self, frame: levelContainer(keyed: false), codingPath: path)
+        JSONUnkeyedEncodingContainer(state: self, frame: levelContainer(keyed: false), parentPath: path, lastKey: nil)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {

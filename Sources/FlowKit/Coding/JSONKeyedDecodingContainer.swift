@@ -6,7 +6,10 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     let state: JSONDecodingState
     /// The object's token.
     let object: Int
-    let codingPath: [any CodingKey]
+    /// The coding path is built only when asked for (most decoding never asks).
+    let parentPath: [any CodingKey]
+    let lastKey: (any CodingKey)?
+    var codingPath: [any CodingKey] { lastKey.map { parentPath + [$0] } ?? parentPath }
 
     var allKeys: [Key] {
         let count = Int(state.tokens[object].count)
@@ -82,11 +85,11 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try state.keyedContainer(at: value(key), path: codingPath + [key])
+        try state.keyedContainer(at: value(key), parentPath: codingPath, lastKey: key)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try state.unkeyedContainer(at: value(key), path: codingPath + [key])
+        try state.unkeyedContainer(at: value(key), parentPath: codingPath, lastKey: key)
     }
 
     func superDecoder() throws -> any Decoder {

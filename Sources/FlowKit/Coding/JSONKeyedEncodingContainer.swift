@@ -3,7 +3,10 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     let state: JSONEncodingState
     /// Its frame's id (-1: unusable, every write throws).
     let frame: Int
-    let codingPath: [any CodingKey]
+    /// The coding path is built only when asked for (most decoding never asks).
+    let parentPath: [any CodingKey]
+    let lastKey: (any CodingKey)?
+    var codingPath: [any CodingKey] { lastKey.map { parentPath + [$0] } ?? parentPath }
 
     mutating func encodeNil(forKey key: Key) throws {
         try state.beginEntry(frame, key: key.stringValue)
@@ -46,11 +49,11 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(JSONKeyedEncodingContainer<NestedKey>(state: state, frame: nested(key, keyed: true), codingPath: codingPath + [key]))
+        KeyedEncodingContainer(JSONKeyedEncodingContainer<NestedKey>(state: state, frame: nested(key, keyed: true), parentPath: codingPath, lastKey: key))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        JSONUnkeyedEncodingContainer(state: state, frame: nested(key, keyed: false), codingPath: codingPath + [key])
+        JSONUnkeyedEncodingContainer(state: state, frame: nested(key, keyed: false), parentPath: codingPath, lastKey: key)
     }
 
     /// Writes the key and opens the nested frame; -1 if this container is closed.

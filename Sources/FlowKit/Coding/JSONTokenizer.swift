@@ -3,13 +3,14 @@
 /// `UnsupportedJSON` so Foundation decides.
 struct JSONTokenizer {
     private let bytes: UnsafeBufferPointer<UInt8>
-    private(set) var tokens: [JSONToken] = []
+    /// The tokens found so far.
+    var tokens: [JSONToken] = []
     private var position = 0
     private var sawNonASCII = false
 
+    /// A tokenizer over `bytes`; give it an empty `tokens` with capacity to reuse a buffer.
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        tokens.reserveCapacity(16)
     }
 
     /// Tokenizes the whole document.

@@ -3,16 +3,20 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let state: JSONDecodingState
     /// The array's token.
     let array: Int
-    let codingPath: [any CodingKey]
+    /// The coding path is built only when asked for (most decoding never asks).
+    let parentPath: [any CodingKey]
+    let lastKey: (any CodingKey)?
+    var codingPath: [any CodingKey] { lastKey.map { parentPath + [$0] } ?? parentPath }
     let count: Int?
     private(set) var currentIndex = 0
     /// The token of the element at `currentIndex`.
     private var cursor: Int
 
-    init(state: JSONDecodingState, array: Int, codingPath: [any CodingKey]) {
+    init(state: JSONDecodingState, array: Int, parentPath: [any CodingKey], lastKey: (any CodingKey)?) {
         self.state = state
         self.array = array
-        self.codingPath = codingPath
+        self.parentPath = parentPath
+        self.lastKey = lastKey
         count = Int(state.tokens[array].count)
         cursor = array + 1
     }
@@ -58,12 +62,12 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let index = currentIndex
-        return try state.keyedContainer(at: next(), path: codingPath + [JSONIndexKey(index: index)])
+        return try state.keyedContainer(at: next(), parentPath: codingPath, lastKey: JSONIndexKey(index: index))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let index = currentIndex
-        return try state.unkeyedContainer(at: next(), path: codingPath + [JSONIndexKey(index: index)])
+        return try state.unkeyedContainer(at: next(), parentPath: codingPath, lastKey: JSONIndexKey(index: index))
     }
 
     mutating func superDecoder() throws -> any Decoder {

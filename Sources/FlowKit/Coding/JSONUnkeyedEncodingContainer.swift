@@ -3,7 +3,10 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let state: JSONEncodingState
     /// Its frame's id (-1: unusable, every write throws).
     let frame: Int
-    let codingPath: [any CodingKey]
+    /// The coding path is built only when asked for (most decoding never asks).
+    let parentPath: [any CodingKey]
+    let lastKey: (any CodingKey)?
+    var codingPath: [any CodingKey] { lastKey.map { parentPath + [$0] } ?? parentPath }
 
     var count: Int {
         state.frames.last { $0.id == frame }?.count ?? 0
@@ -51,12 +54,12 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let index = nested(keyed: true)
-        return KeyedEncodingContainer(JSONKeyedEncodingContainer<NestedKey>(state: state, frame: index.frame, codingPath: codingPath + [JSONIndexKey(index: index.element)]))
+        return KeyedEncodingContainer(JSONKeyedEncodingContainer<NestedKey>(state: state, frame: index.frame, parentPath: codingPath, lastKey: JSONIndexKey(index: index.element)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let index = nested(keyed: false)
-        return JSONUnkeyedEncodingContainer(state: state, frame: index.frame, codingPath: codingPath + [JSONIndexKey(index: index.element)])
+        return JSONUnkeyedEncodingContainer(state: state, frame: index.frame, parentPath: codingPath, lastKey: JSONIndexKey(index: index.element))
     }
 
     /// Starts an element and opens the nested frame; frame -1 if this container is closed.
