@@ -191,6 +191,14 @@ struct JSONCodingTests {
         try expectSameValue(#"{"title":"T","body":"","buttons":[1,],}"#.replacingOccurrences(of: "1,", with: "\"x\","), as: CardState.self, fastPath: false)
     }
 
+    @Test("errors the fast path throws and a type swallows with try? still send the value to Foundation")
+    func swallowedErrors() throws {
+        try expectSameValue(#"{"x":0.5,"n":1.0}"#, as: Lenient.self, fastPath: false)
+        #expect(try FastJSONDecoder().decode(Lenient.self, from: Data(#"{"x":0.5,"n":1.0}"#.utf8)) == Lenient(x: 0.5, n: 1))
+        try expectSameBytes(Lenient(x: 0.25, n: 2), fastPath: false)
+        #expect(throws: UnsupportedJSON.self) { try fast.encodeWithoutFallback(Lenient(x: 0.25, n: 2)) }
+    }
+
     @Test("bad inputs throw Foundation's errors", arguments: [
         #"{"title":"T","body":"","buttons":[]"#, #"{"title":1,"body":"","buttons":[]}"#, #"{"body":"","buttons":[]}"#,
         #"{"title":"T","body":"","buttons":[1]}"#, "", "null", "[]",
@@ -359,6 +367,24 @@ private struct TwoContainers: Encodable {
         try first.encode(1, forKey: AnyKey("z"))
         var second = encoder.container(keyedBy: AnyKey.self)
         try second.encode(2, forKey: AnyKey("a"))
+    }
+}
+
+/// Swallows errors with `try?`: the fast path must not let that hide a value it could not handle.
+private struct Lenient: Codable, Equatable {
+    var x: Double
+    var n: Int
+    private enum CodingKeys: String, CodingKey { case x, n }
+    init(x: Double, n: Int) { self.x = x; self.n = n }
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        x = (try? container.decode(Double.self, forKey: .x)) ?? -1
+        n = (try? container.decode(Int.self, forKey: .n)) ?? -1
+    }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try? container.encode(x, forKey: .x)
+        try container.encode(n, forKey: .n)
     }
 }
 

@@ -79,6 +79,13 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
         }
     }
 
+    /// Records that the fast path gave up (so the result is discarded even if the caller swallows
+    /// the error with `try?`) and returns the error to throw.
+    func fail(_ reason: StaticString) -> UnsupportedJSON {
+        failed = true
+        return UnsupportedJSON(reason)
+    }
+
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -92,12 +99,12 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     func keyedContainer<Key: CodingKey>(at index: Int, parentPath: [any CodingKey], lastKey: (any CodingKey)?) throws -> KeyedDecodingContainer<Key> {
-        guard tokens[index].kind == .object else { throw UnsupportedJSON("not an object") }
+        guard tokens[index].kind == .object else { throw fail("not an object") }
         return KeyedDecodingContainer(JSONKeyedDecodingContainer<Key>(state: self, object: index, parentPath: parentPath, lastKey: lastKey))
     }
 
     func unkeyedContainer(at index: Int, parentPath: [any CodingKey], lastKey: (any CodingKey)?) throws -> JSONUnkeyedDecodingContainer {
-        guard tokens[index].kind == .array else { throw UnsupportedJSON("not an array") }
+        guard tokens[index].kind == .array else { throw fail("not an array") }
         return JSONUnkeyedDecodingContainer(state: self, array: index, parentPath: parentPath, lastKey: lastKey)
     }
 
@@ -118,7 +125,7 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
             return withUnsafePointer(to: &value) { UnsafeRawPointer($0).load(as: T.self) }
         }
         if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
-            throw UnsupportedJSON("Foundation special type")
+            throw fail("Foundation special type")
         }
         let saved = current
         current = index
@@ -134,40 +141,40 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
         switch tokens[index].kind {
         case .trueValue: return true
         case .falseValue: return false
-        default: throw UnsupportedJSON("not a Bool")
+        default: throw fail("not a Bool")
         }
     }
 
     /// A plain JSON integer as `I`; anything else (fraction, exponent, out of range) is Foundation's.
     func integer<I: FixedWidthInteger>(at index: Int) throws -> I {
         let token = tokens[index]
-        guard token.kind == .number, token.plain else { throw UnsupportedJSON("not a plain integer") }
+        guard token.kind == .number, token.plain else { throw fail("not a plain integer") }
         var i = Int(token.start)
         let end = Int(token.end)
         let negative = bytes[i] == UInt8(ascii: "-")
         if negative { i += 1 }
-        guard end - i <= 20 else { throw UnsupportedJSON("integer too long") }
+        guard end - i <= 20 else { throw fail("integer too long") }
         var magnitude: UInt64 = 0
         while i < end {
             let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
             let (sum, o2) = times10.addingReportingOverflow(UInt64(bytes[i] &- UInt8(ascii: "0")))
-            guard !o1 && !o2 else { throw UnsupportedJSON("integer overflow") }
+            guard !o1 && !o2 else { throw fail("integer overflow") }
             magnitude = sum
             i += 1
         }
         if negative && magnitude != 0 {
-            guard I.isSigned, magnitude <= UInt64(1) << 63 else { throw UnsupportedJSON("negative integer") }
+            guard I.isSigned, magnitude <= UInt64(1) << 63 else { throw fail("negative integer") }
             let value = magnitude == UInt64(1) << 63 ? Int64.min : -Int64(magnitude)
-            guard let result = I(exactly: value) else { throw UnsupportedJSON("integer out of range") }
+            guard let result = I(exactly: value) else { throw fail("integer out of range") }
             return result
         }
-        guard let result = I(exactly: magnitude) else { throw UnsupportedJSON("integer out of range") }
+        guard let result = I(exactly: magnitude) else { throw fail("integer out of range") }
         return result
     }
 
     func string(at index: Int) throws -> String {
         let token = tokens[index]
-        guard token.kind == .string else { throw UnsupportedJSON("not a string") }
+        guard token.kind == .string else { throw fail("not a string") }
         return bytes.withUnsafeBufferPointer { all in
             let raw = UnsafeBufferPointer(rebasing: all[Int(token.start)..<Int(token.end)])
             guard !token.plain, raw.contains(UInt8(ascii: "\\")) else {
@@ -218,8 +225,8 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
     func decodeNil() -> Bool { tokens[current].kind == .null }
     func decode(_ type: Bool.Type) throws -> Bool { try bool(at: current) }
     func decode(_ type: String.Type) throws -> String { try string(at: current) }
-    func decode(_ type: Double.Type) throws -> Double { throw UnsupportedJSON("Double") }
-    func decode(_ type: Float.Type) throws -> Float { throw UnsupportedJSON("Float") }
+    func decode(_ type: Double.Type) throws -> Double { throw fail("Double") }
+    func decode(_ type: Float.Type) throws -> Float { throw fail("Float") }
     func decode(_ type: Int.Type) throws -> Int { try integer(at: current) }
     func decode(_ type: Int8.Type) throws -> Int8 { try integer(at: current) }
     func decode(_ type: Int16.Type) throws -> Int16 { try integer(at: current) }

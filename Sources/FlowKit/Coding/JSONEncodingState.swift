@@ -125,13 +125,13 @@ final class JSONEncodingState: Encoder {
 
     func encodeTopLevel<T: Encodable>(_ value: T) throws {
         try encodeLevel(value, top: true)
-        if failed { throw UnsupportedJSON("container misuse") }
+        if failed { throw fail("container misuse") }
     }
 
     /// Encodes a value that is not a JSON primitive as a new level.
     func encodeLevel<T: Encodable>(_ value: T, top: Bool = false) throws {
         if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
-            throw UnsupportedJSON("Foundation special type")
+            throw fail("Foundation special type")
         }
         let saved = (levelStart, levelFirstFrame, levelFrame)
         levelStart = bytes.count
@@ -141,7 +141,7 @@ final class JSONEncodingState: Encoder {
         while let top = frames.last, top.id >= levelFirstFrame { try closeTop() }
         if bytes.count == levelStart {
             // Foundation writes {} for a nested value that encoded nothing, and throws at the top.
-            if top { throw UnsupportedJSON("top-level value encoded nothing") }
+            if top { throw fail("top-level value encoded nothing") }
             bytes.append(UInt8(ascii: "{"))
             bytes.append(UInt8(ascii: "}"))
         }
@@ -164,6 +164,13 @@ final class JSONEncodingState: Encoder {
         }
     }
 
+    /// Records that the fast path gave up (so the result is discarded even if the caller swallows
+    /// the error with `try?`) and returns the error to throw.
+    func fail(_ reason: StaticString) -> UnsupportedJSON {
+        failed = true
+        return UnsupportedJSON(reason)
+    }
+
     // MARK: Frames
 
     /// Opens a container frame and returns its id.
@@ -184,8 +191,7 @@ final class JSONEncodingState: Encoder {
             if top.id < id { break }
             try closeTop()
         }
-        failed = true
-        throw UnsupportedJSON("write to a closed container")
+        throw fail("write to a closed container")
     }
 
     /// Closes the innermost frame, reordering its entries by key if needed.
@@ -196,7 +202,7 @@ final class JSONEncodingState: Encoder {
             return
         }
         if !frame.inOrder { try reorder(frame) }
-        entries.removeSubrange(frame.entryBase...)
+        entries.removeLast(entries.count - frame.entryBase)
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -221,7 +227,7 @@ final class JSONEncodingState: Encoder {
             }
             for i in 1..<count where key(order[i - 1]).elementsEqual(key(order[i])) { duplicate = true }
         }
-        if duplicate { throw UnsupportedJSON("duplicate key") }
+        if duplicate { throw fail("duplicate key") }
         bytes.removeSubrange(regionStart...)
         for (n, i) in order.enumerated() {
             if n > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -294,8 +300,7 @@ final class JSONEncodingState: Encoder {
     @inline(__always)
     func beginSingleValue() throws {
         guard bytes.count == levelStart, levelFrame < 0 else {
-            failed = true
-            throw UnsupportedJSON("second value in a single-value container")
+            throw fail("second value in a single-value container")
         }
     }
 
@@ -371,7 +376,7 @@ final class JSONEncodingState: Encoder {
         var key = key
         try key.withUTF8 { utf8 in
             for byte in utf8 where byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C || byte == 0x2F {
-                throw UnsupportedJSON("key needs escaping or is not ASCII")
+                throw fail("key needs escaping or is not ASCII")
             }
             bytes.append(UInt8(ascii: "\""))
             bytes.append(contentsOf: utf8)

@@ -58,7 +58,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     /// The value token for `key`; a missing key is Foundation's error to report.
     @inline(__always)
     private func value(_ key: Key) throws -> Int {
-        guard let index = find(key) else { throw UnsupportedJSON("missing key") }
+        guard let index = find(key) else { throw state.fail("missing key") }
         return index
     }
 
@@ -67,8 +67,8 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decodeNil(forKey key: Key) throws -> Bool { state.tokens[try value(key)].kind == .null }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try state.bool(at: value(key)) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try state.string(at: value(key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { throw UnsupportedJSON("Double") }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw UnsupportedJSON("Float") }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { throw state.fail("Double") }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw state.fail("Float") }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try state.integer(at: value(key)) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try state.integer(at: value(key)) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try state.integer(at: value(key)) }
@@ -93,7 +93,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func superDecoder() throws -> any Decoder {
-        guard let key = Key(stringValue: "super"), let index = find(key) else { throw UnsupportedJSON("missing super") }
+        guard let key = Key(stringValue: "super"), let index = find(key) else { throw state.fail("missing super") }
         return JSONDecodingState(bytes: state.bytes, tokens: state.tokens, current: index, path: codingPath + [JSONSuperKey()])
     }
 

@@ -23,8 +23,8 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         state.writeString(value)
     }
 
-    mutating func encode(_ value: Double, forKey key: Key) throws { throw UnsupportedJSON("Double") }
-    mutating func encode(_ value: Float, forKey key: Key) throws { throw UnsupportedJSON("Float") }
+    mutating func encode(_ value: Double, forKey key: Key) throws { throw state.fail("Double") }
+    mutating func encode(_ value: Float, forKey key: Key) throws { throw state.fail("Float") }
 
     mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }

@@ -26,7 +26,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     /// The next element's token; moves past it.
     @inline(__always)
     private mutating func next() throws -> Int {
-        guard !isAtEnd else { throw UnsupportedJSON("past the end of an array") }
+        guard !isAtEnd else { throw state.fail("past the end of an array") }
         let index = cursor
         cursor = Int(state.tokens[index].next)
         currentIndex += 1
@@ -34,7 +34,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd else { throw UnsupportedJSON("past the end of an array") }
+        guard !isAtEnd else { throw state.fail("past the end of an array") }
         guard state.tokens[cursor].kind == .null else { return false }
         _ = try next()
         return true
@@ -42,8 +42,8 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decode(_ type: Bool.Type) throws -> Bool { try state.bool(at: next()) }
     mutating func decode(_ type: String.Type) throws -> String { try state.string(at: next()) }
-    mutating func decode(_ type: Double.Type) throws -> Double { throw UnsupportedJSON("Double") }
-    mutating func decode(_ type: Float.Type) throws -> Float { throw UnsupportedJSON("Float") }
+    mutating func decode(_ type: Double.Type) throws -> Double { throw state.fail("Double") }
+    mutating func decode(_ type: Float.Type) throws -> Float { throw state.fail("Float") }
     mutating func decode(_ type: Int.Type) throws -> Int { try state.integer(at: next()) }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try state.integer(at: next()) }
     mutating func decode(_ type: Int16.Type) throws -> Int16 { try state.integer(at: next()) }

@@ -27,8 +27,8 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         state.writeString(value)
     }
 
-    mutating func encode(_ value: Double) throws { throw UnsupportedJSON("Double") }
-    mutating func encode(_ value: Float) throws { throw UnsupportedJSON("Float") }
+    mutating func encode(_ value: Double) throws { throw state.fail("Double") }
+    mutating func encode(_ value: Float) throws { throw state.fail("Float") }
 
     mutating func encode(_ value: Int) throws { try integer(value) }
     mutating func encode(_ value: Int8) throws { try integer(value) }
