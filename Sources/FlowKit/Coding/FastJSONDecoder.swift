@@ -25,7 +25,10 @@ package final class FastJSONDecoder {
     func decodeWithoutFallback<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let state = spare ?? JSONDecodingState()
         spare = nil
-        defer { spare = state }
+        defer {
+            // Keep the buffers for the next call unless a large document grew them.
+            if state.bytes.capacity <= 1 << 16 { spare = state }
+        }
         try state.load(data)
         let value = try state.decodeAny(type, at: 0, key: nil)
         if state.failed { throw UnsupportedJSON("unusual input") }

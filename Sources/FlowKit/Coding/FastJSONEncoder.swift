@@ -29,8 +29,11 @@ package final class FastJSONEncoder {
         let state = spare ?? JSONEncodingState()
         spare = nil
         defer {
-            state.reset()
-            spare = state
+            // Keep the buffers for the next call unless a large value grew them.
+            if state.bytes.capacity <= 1 << 16 {
+                state.reset()
+                spare = state
+            }
         }
         try state.encodeTopLevel(value)
         return state.bytes.withUnsafeBufferPointer { Data(buffer: $0) }

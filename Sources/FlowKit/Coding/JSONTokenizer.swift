@@ -140,9 +140,16 @@ struct JSONTokenizer {
         position += 1
         let start = position
         var plain = true
+        guard let base = bytes.baseAddress else { throw UnsupportedJSON("empty input") }
         while true {
+            // The common bytes first, without bounds checks (the loop checks `position`).
+            while position < bytes.count {
+                let byte = base[position]
+                guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
+                position += 1
+            }
             guard position < bytes.count else { throw UnsupportedJSON("truncated string") }
-            let byte = bytes[position]
+            let byte = base[position]
             if byte == UInt8(ascii: "\"") { break }
             if byte < 0x20 { throw UnsupportedJSON("control character in a string") }
             if byte >= 0x80 {
