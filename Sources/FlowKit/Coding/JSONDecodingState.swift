@@ -124,6 +124,13 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
             var value = try bool(at: index)
             return withUnsafePointer(to: &value) { UnsafeRawPointer($0).load(as: T.self) }
         }
+        if T.self == [String].self {
+            var value = try array(at: index) { try string(at: $0) }
+            return withUnsafePointer(to: &value) { UnsafeRawPointer($0).load(as: T.self) }
+        } else if T.self == [Int].self {
+            var value: [Int] = try array(at: index) { try integer(at: $0) }
+            return withUnsafePointer(to: &value) { UnsafeRawPointer($0).load(as: T.self) }
+        }
         if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
             throw fail("Foundation special type")
         }
@@ -135,6 +142,21 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
             if key != nil { path.removeLast() }
         }
         return try T(from: self)
+    }
+
+    /// An array of primitives decoded without a container (what `Array.init(from:)` would do).
+    @inline(__always)
+    func array<E>(at index: Int, _ element: (Int) throws -> E) throws -> [E] {
+        let token = tokens[index]
+        guard token.kind == .array else { throw fail("not an array") }
+        var result: [E] = []
+        result.reserveCapacity(Int(token.count))
+        var i = index + 1
+        for _ in 0..<token.count {
+            result.append(try element(i))
+            i = Int(tokens[i].next)
+        }
+        return result
     }
 
     func bool(at index: Int) throws -> Bool {

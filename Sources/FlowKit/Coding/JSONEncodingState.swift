@@ -157,6 +157,22 @@ final class JSONEncodingState: Encoder {
             writeInteger(withUnsafePointer(to: value) { $0.withMemoryRebound(to: Int.self, capacity: 1) { $0.pointee } })
         } else if T.self == Bool.self {
             writeBool(withUnsafePointer(to: value) { $0.withMemoryRebound(to: Bool.self, capacity: 1) { $0.pointee } })
+        } else if T.self == [String].self {
+            let array = withUnsafePointer(to: value) { $0.withMemoryRebound(to: [String].self, capacity: 1) { $0.pointee } }
+            bytes.append(UInt8(ascii: "["))
+            for (i, element) in array.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeString(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        } else if T.self == [Int].self {
+            let array = withUnsafePointer(to: value) { $0.withMemoryRebound(to: [Int].self, capacity: 1) { $0.pointee } }
+            bytes.append(UInt8(ascii: "["))
+            for (i, element) in array.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeInteger(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
         } else {
             path.append(key)
             defer { path.removeLast() }

@@ -84,6 +84,28 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         try state.decodeAny(type, at: value(key), key: key)
     }
 
+    // One look-up instead of the protocol's default `contains`, `decodeNil` and `decode`.
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let index = find(key), state.tokens[index].kind != .null else { return nil }
+        return try state.string(at: index)
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let index = find(key), state.tokens[index].kind != .null else { return nil }
+        return try state.integer(at: index)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let index = find(key), state.tokens[index].kind != .null else { return nil }
+        return try state.bool(at: index)
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let index = find(key), state.tokens[index].kind != .null else { return nil }
+        return try state.decodeAny(type, at: index, key: key)
+    }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try state.keyedContainer(at: value(key), parentPath: codingPath, lastKey: key)
     }
