@@ -167,6 +167,9 @@ struct JSONCodingTests {
         try expectSameBytes([EncodesNothing()])
         #expect(throws: EncodingError.self) { try fast.encode(EncodesNothing()) }
         #expect(throws: EncodingError.self) { try fast.encode(Double.nan) }
+        struct Wide: Codable, Equatable { var a: Int128; var b: UInt128 }
+        try expectSameBytes(Wide(a: .min, b: .max), fastPath: false)
+        try expectSameValue(#"{"a":-170141183460469231731687303715884105728,"b":340282366920938463463374607431768211455}"#, as: Wide.self, fastPath: false)
     }
 
     @Test("decoding matches Foundation on whitespace, escapes, key order and unknown keys")

@@ -249,6 +249,10 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
     func decode(_ type: String.Type) throws -> String { try string(at: current) }
     func decode(_ type: Double.Type) throws -> Double { throw fail("Double") }
     func decode(_ type: Float.Type) throws -> Float { throw fail("Float") }
+    @available(macOS 15.0, *)
+    func decode(_ type: Int128.Type) throws -> Int128 { throw fail("Int128") }
+    @available(macOS 15.0, *)
+    func decode(_ type: UInt128.Type) throws -> UInt128 { throw fail("UInt128") }
     func decode(_ type: Int.Type) throws -> Int { try integer(at: current) }
     func decode(_ type: Int8.Type) throws -> Int8 { try integer(at: current) }
     func decode(_ type: Int16.Type) throws -> Int16 { try integer(at: current) }

@@ -336,7 +336,7 @@ final class JSONEncodingState: Encoder {
     }
 
     func writeInteger<I: FixedWidthInteger>(_ value: I) {
-        // Only the standard integer types up to 64 bits come here (Int128 uses the protocol defaults).
+        // Only the standard integer types up to 64 bits come here (the containers send Int128 to Foundation).
         var magnitude = UInt64(truncatingIfNeeded: value.magnitude)
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in

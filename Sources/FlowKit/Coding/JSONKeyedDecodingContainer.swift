@@ -69,6 +69,10 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try state.string(at: value(key)) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { throw state.fail("Double") }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw state.fail("Float") }
+    @available(macOS 15.0, *)
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { throw state.fail("Int128") }
+    @available(macOS 15.0, *)
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { throw state.fail("UInt128") }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try state.integer(at: value(key)) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try state.integer(at: value(key)) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try state.integer(at: value(key)) }

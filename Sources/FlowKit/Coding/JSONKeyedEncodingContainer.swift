@@ -25,6 +25,10 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
 
     mutating func encode(_ value: Double, forKey key: Key) throws { throw state.fail("Double") }
     mutating func encode(_ value: Float, forKey key: Key) throws { throw state.fail("Float") }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: Int128, forKey key: Key) throws { throw state.fail("Int128") }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { throw state.fail("UInt128") }
 
     mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }

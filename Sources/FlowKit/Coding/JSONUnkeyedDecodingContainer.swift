@@ -44,6 +44,10 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: String.Type) throws -> String { try state.string(at: next()) }
     mutating func decode(_ type: Double.Type) throws -> Double { throw state.fail("Double") }
     mutating func decode(_ type: Float.Type) throws -> Float { throw state.fail("Float") }
+    @available(macOS 15.0, *)
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { throw state.fail("Int128") }
+    @available(macOS 15.0, *)
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { throw state.fail("UInt128") }
     mutating func decode(_ type: Int.Type) throws -> Int { try state.integer(at: next()) }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try state.integer(at: next()) }
     mutating func decode(_ type: Int16.Type) throws -> Int16 { try state.integer(at: next()) }

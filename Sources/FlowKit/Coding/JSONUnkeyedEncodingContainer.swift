@@ -29,6 +29,10 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func encode(_ value: Double) throws { throw state.fail("Double") }
     mutating func encode(_ value: Float) throws { throw state.fail("Float") }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: Int128) throws { throw state.fail("Int128") }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: UInt128) throws { throw state.fail("UInt128") }
 
     mutating func encode(_ value: Int) throws { try integer(value) }
     mutating func encode(_ value: Int8) throws { try integer(value) }
