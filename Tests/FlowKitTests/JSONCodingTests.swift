@@ -186,6 +186,12 @@ struct JSONCodingTests {
         try expectSameValue(#"["one","Two"]"#, as: [Raw].self)
         try expectSameValue("[-9223372036854775808, 9223372036854775807, 0, -0]", as: [Int].self)
         try expectSameValue("[18446744073709551615]", as: [UInt64].self)
+        // Large objects (looked up through an index): a dictionary, and a struct whose keys come among
+        // many others, with a duplicate (the first wins).
+        let big = Dictionary(uniqueKeysWithValues: (0..<2000).map { ("key\($0)", $0) })
+        try expectSameValue(String(decoding: try foundationJSON(big), as: UTF8.self), as: [String: Int].self)
+        let padding = (0..<40).map { "\"p\($0)\":\($0)" }.joined(separator: ",")
+        try expectSameValue(#"{"title":"first",\#(padding),"body":"b","buttons":["x"],"title":"second","text":null}"#, as: CardState.self)
         // Foundation accepts integers written as 1.0 or 1e2: the fallback does.
         try expectSameValue(#"{"didPressButton":{"index":1.0}}"#, as: CardOutput.self, fastPath: false)
         try expectSameValue("[1e2]", as: [Int].self, fastPath: false)

@@ -17,6 +17,8 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
         var path: [any CodingKey] = []
         /// Set where a non-throwing requirement met something unusual; checked at the end.
         var failed = false
+        /// Key indexes of large objects (by object token), built on their first look-up.
+        var keyIndexes: [Int: [String: Int]] = [:]
     }
 
     private let storage: UnsafeMutablePointer<Storage>
@@ -40,6 +42,11 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
     var failed: Bool {
         _read { yield storage.pointee.failed }
         _modify { yield &storage.pointee.failed }
+    }
+
+    var keyIndexes: [Int: [String: Int]] {
+        _read { yield storage.pointee.keyIndexes }
+        _modify { yield &storage.pointee.keyIndexes }
     }
 
     var codingPath: [any CodingKey] { path }
@@ -67,6 +74,7 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
         storage.pointee.current = 0
         storage.pointee.failed = false
         storage.pointee.path.removeAll(keepingCapacity: true)
+        if !storage.pointee.keyIndexes.isEmpty { storage.pointee.keyIndexes = [:] }
         storage.pointee.bytes.removeAll(keepingCapacity: true)
         data.withUnsafeBytes { storage.pointee.bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
         try storage.pointee.bytes.withUnsafeBufferPointer { buffer in
@@ -157,6 +165,22 @@ final class JSONDecodingState: Decoder, SingleValueDecodingContainer {
             i = Int(tokens[i].next)
         }
         return result
+    }
+
+    /// The value token of `key` in a large object, through a dictionary built once per object (the
+    /// first of duplicate keys wins, as with Foundation). Nil if absent.
+    func lookUp(_ key: String, inObject object: Int) -> Int? {
+        if let index = keyIndexes[object] { return index[key] }
+        var index: [String: Int] = [:]
+        let count = Int(tokens[object].count)
+        index.reserveCapacity(count)
+        var i = object + 1
+        for _ in 0..<count {
+            if let name = try? string(at: i), index[name] == nil { index[name] = i + 1 }
+            i = Int(tokens[i + 1].next)
+        }
+        keyIndexes[object] = index
+        return index[key]
     }
 
     func bool(at index: Int) throws -> Bool {

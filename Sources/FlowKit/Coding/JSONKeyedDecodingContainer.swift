@@ -32,6 +32,8 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         let tokens = state.tokens
         let count = Int(tokens[object].count)
         guard count > 0 else { return nil }
+        // Scanning is fastest for small objects; large ones (dictionaries) get an index.
+        if count > 16 { return state.lookUp(key.stringValue, inObject: object) }
         var name = key.stringValue
         return name.withUTF8 { wanted -> Int? in
             let wantedASCII = wanted.allSatisfy { $0 < 0x80 }
