@@ -34,8 +34,10 @@ public final class FlowRuntime {
     private(set) var host: FlowController!
     private var nextFlow: UInt64 = 1
     var backGesture: NodeID?
-    let encoder = JSONEncoder()
-    let decoder = JSONDecoder()
+    /// Encodes states (Foundation's `.sortedKeys` bytes, written directly).
+    let encoder = FastJSONEncoder()
+    /// Decodes outputs (Foundation's results and errors, without its value tree).
+    let decoder = FastJSONDecoder()
 
     /// Hears every flow's start, outputs and end (for the daemon's event stream and debugging). Called
     /// synchronously on the runtime's thread; it must not call back into the runtime.
@@ -47,7 +49,6 @@ public final class FlowRuntime {
     /// A runtime with an empty window.
     public init(transport: ScreenTransport) {
         self.transport = transport
-        encoder.outputFormatting = [.sortedKeys]
         host = FlowController(id: .host, flowType: FlowRuntime.self, runtime: self, parent: nil)
     }
 
@@ -90,7 +91,7 @@ public final class FlowRuntime {
     }
 
     /// Decodes a payload as a module's `Output`.
-    static func decodeOutput<M: ScreenModule>(_ module: M.Type, _ payload: Data, with decoder: JSONDecoder) throws -> Any {
+    static func decodeOutput<M: ScreenModule>(_ module: M.Type, _ payload: Data, with decoder: FastJSONDecoder) throws -> Any {
         try decoder.decode(M.Output.self, from: payload)
     }
 
