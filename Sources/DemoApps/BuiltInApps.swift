@@ -32,11 +32,15 @@ public enum BuiltInApps {
 
     /// Every kind attached, except the login screens: spawned in Python when
     /// it can run them (`PythonScreens`), else attached too, with a notice.
+    /// The probe (`python3 ... --check`, ~0.1 s) runs on a background thread so
+    /// that it does not delay the daemon's start-up.
     static func launcher() -> App {
         var screens = attachedKinds
-        if case .spawn(let factory) = PythonScreens.decision {
-            for kind in PythonScreens.kinds { screens[kind] = factory }
-        }
+        let python = ScreenFactory.deferred(DeferredScreenFactory {
+            if case .spawn(let factory) = PythonScreens.decision { return factory }
+            return .attached
+        })
+        for kind in PythonScreens.kinds { screens[kind] = python }
         return App(name: "launcher", screens: screens, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
     }
 

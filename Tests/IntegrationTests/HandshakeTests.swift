@@ -121,7 +121,8 @@ struct HandshakeTests {
     }
 
     @Test func peerLeavingMidFrameLeaksNothing() throws {
-        let daemon = try DaemonProcess()
+        // The tutorial: the launcher probes python3 in the background, which moves the descriptor count.
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial"])
         let watcher = try RawClient(path: daemon.socketPath)
         try watcher.handshake(role: .debug, name: "watcher")
         let baseline = try stats(watcher)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a screen of one kind comes to exist.
 public enum ScreenFactory: Sendable, Equatable {
     /// An attached screen host (a process that connected to the named socket
@@ -8,4 +10,46 @@ public enum ScreenFactory: Sendable, Equatable {
     /// it a connected socket as `FLOWD_SOCKET_FD` and a one-time `FLOWD_TOKEN`.
     /// A relative executable is looked up next to the flowd binary first, then in `PATH`.
     case spawn(executable: String, arguments: [String] = [], environment: [String: String] = [:])
+    /// Decided off the start-up path (e.g. probing an interpreter), on a
+    /// background thread; resolved when the first screen of the kind is placed.
+    case deferred(DeferredScreenFactory)
+
+    /// The factory to use now: a deferred one waits for its decision.
+    public var resolved: ScreenFactory {
+        if case .deferred(let deferred) = self { return deferred.factory.resolved }
+        return self
+    }
+}
+
+/// A factory whose decision is computed on a background thread as soon as it
+/// is created, so that a slow probe does not delay the daemon's start-up.
+public final class DeferredScreenFactory: @unchecked Sendable, Equatable {
+    // @unchecked: `decision` is written once before `ready` is signalled and read only after waiting on it.
+    private var decision: ScreenFactory = .attached
+    private let ready = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var waited = false
+
+    /// Starts `decide` on a background thread now.
+    public init(_ decide: @escaping @Sendable () -> ScreenFactory) {
+        let thread = Thread { [self] in
+            decision = decide()
+            ready.signal()
+        }
+        thread.name = "flowd-deferred-factory"
+        thread.start()
+    }
+
+    /// The decision; blocks until it is made (normally long done by the first placement).
+    public var factory: ScreenFactory {
+        lock.withLock {
+            if !waited {
+                ready.wait()
+                waited = true
+            }
+        }
+        return decision
+    }
+
+    public static func == (lhs: DeferredScreenFactory, rhs: DeferredScreenFactory) -> Bool { lhs === rhs }
 }

@@ -80,7 +80,7 @@ final class ScreenDirectory: ScreenTransport {
         daemon.events.emit(.place, screen: screen, flow: runtime.owner(of: screen), name: kind, serial: place.serial,
                            placement: place.placement, payload: place.state, text: "place \(kind) \(screen) at \(placement)")
 
-        switch app.factory(for: kind) {
+        switch app.factory(for: kind).resolved {
         case .attached:
             if let host = attachedHost(for: kind) {
                 assign(screen, to: host)
@@ -100,6 +100,8 @@ final class ScreenDirectory: ScreenTransport {
                 daemon.later { [weak self] in self?.runtime.screenLost(screen) }
                 return
             }
+        case .deferred:
+            preconditionFailure("ScreenFactory.resolved never returns .deferred")
         }
         // A screen waiting for an attached host has no ack clock until one arrives.
         if entries[screen]?.hostID != nil { expectAck(screen, serial: place.serial) }
