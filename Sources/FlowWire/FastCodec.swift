@@ -183,7 +183,7 @@ enum FastCodec {
         }
         let envelopeSize = fieldSize(1, seq) + fieldSize(2, replyTo) + tagSize(field) + varintSize(UInt64(bodySize)) + bodySize
         guard envelopeSize <= maxFrameSize else { return false }  // swift-protobuf's path reports it
-        buffer.reserveCapacity(buffer.count + FrameHeader.size + envelopeSize)
+        buffer.reserveForAppending(FrameHeader.size + envelopeSize)
         FrameHeader.append(length: envelopeSize, to: &buffer)
         var writer = Writer(buffer: buffer)
         buffer = []  // hand the storage over without a copy

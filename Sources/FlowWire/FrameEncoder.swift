@@ -22,7 +22,7 @@ public enum FrameEncoder {
         guard body.count <= maxFrameSize, body.count <= Int(UInt32.max) else {
             throw .frameTooLarge(length: body.count, maxFrameSize: maxFrameSize)
         }
-        buffer.reserveCapacity(buffer.count + FrameHeader.size + body.count)
+        buffer.reserveForAppending(FrameHeader.size + body.count)
         FrameHeader.append(length: body.count, to: &buffer)
         buffer.append(contentsOf: body)
     }

@@ -208,3 +208,23 @@ import Testing
         }
     }
 }
+
+extension FastCodecTests {
+    @Test func appendingManyFramesGrowsTheBufferGeometrically() throws {
+        var buffer: [UInt8] = []
+        var reallocations = 0
+        var capacity = buffer.capacity
+        var pong = Flowd_V1_Pong()
+        for seq in 1...20_000 {
+            pong.nonce = UInt64(seq)
+            try FrameEncoder.append(.pong(pong), seq: UInt64(seq), to: &buffer)
+            try FrameEncoder.append(Flowd_V1_Envelope(.getTree(.init()), seq: UInt64(seq)), to: &buffer)
+            if buffer.capacity != capacity {
+                reallocations += 1
+                capacity = buffer.capacity
+            }
+        }
+        // Doubling: about log2(bytes) reallocations, not one per frame (it was ~2,800 for 20,000 frames).
+        #expect(reallocations < 40, "\(reallocations) reallocations for \(buffer.count) bytes")
+    }
+}
