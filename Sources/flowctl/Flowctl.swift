@@ -23,7 +23,7 @@ struct Flowctl: ParsableCommand {
               flowctl terminate 2
               flowctl dot | dot -Tsvg > tree.svg
             """,
-        version: FlowdVersionString.value,
+        version: FlowdVersion.string,
         subcommands: [
             Ping.self, Stats.self, Tree.self, Dot.self, Watch.self, Record.self,
             Inject.self, Back.self, SelectTab.self, CloseModal.self, Terminate.self,
@@ -104,8 +104,4 @@ extension ConnectionOptions {
             fail(error)
         }
     }
-}
-
-enum FlowdVersionString {
-    static let value = "0.1.0"
 }

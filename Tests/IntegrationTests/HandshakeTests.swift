@@ -125,7 +125,7 @@ struct HandshakeTests {
         let daemon = try DaemonProcess(arguments: ["--app", "tutorial"])
         let watcher = try RawClient(path: daemon.socketPath)
         try watcher.handshake(role: .debug, name: "watcher")
-        let baseline = try stats(watcher)
+        let baseline = try watcher.stats()
         for _ in 0..<20 {
             let client = try RawClient(path: daemon.socketPath)
             try client.handshake()
@@ -134,9 +134,9 @@ struct HandshakeTests {
         }
         // Each close is processed before our ping: same loop, earlier events.
         // Poll a few barriers in case a close is still in flight in the kernel.
-        var after = try stats(watcher)
+        var after = try watcher.stats()
         for _ in 0..<50 where after.connections != baseline.connections {
-            after = try stats(watcher)
+            after = try watcher.stats()
         }
         #expect(after.connections == baseline.connections)
         #expect(after.openDescriptors == baseline.openDescriptors)
@@ -166,7 +166,7 @@ struct HandshakeTests {
         #expect(ids.count == count)
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug)
-        #expect(try stats(debug).connections == UInt64(count + 1))
+        #expect(try debug.stats().connections == UInt64(count + 1))
     }
 
     @Test func sigtermSendsShutdownAndExitsZero() throws {
@@ -222,14 +222,6 @@ struct HandshakeTests {
         let long = try ProductRun.run("flowd", ["--socket", tooLong])
         #expect(long.status == 73)
         #expect(long.stderr.contains("107"))
-    }
-
-    private func stats(_ client: RawClient) throws -> Flowd_V1_Stats {
-        let seq = try client.send(.getStats(Flowd_V1_GetStats()))
-        while let frame = try client.receive() {
-            if frame.replyTo == seq, case .stats(let stats) = frame.body { return stats }
-        }
-        throw RawClientError.unexpected
     }
 }
 

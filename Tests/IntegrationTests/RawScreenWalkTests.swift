@@ -176,7 +176,7 @@ extension RawScreenWalkTests {
         let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up"])
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug, name: "counts")
-        let before = try stats(debug)
+        let before = try debug.stats()
 
         let host = try RawClient(path: daemon.socketPath)
         try host.handshake(provides: ["tutorial"])
@@ -186,8 +186,8 @@ extension RawScreenWalkTests {
         host.socket.close()  // the host dies with two screens shown
 
         #expect(daemon.waitForLog("app tutorial ended: screen"), "\(daemon.logText)")
-        var after = try stats(debug)
-        for _ in 0..<50 where after.connections != before.connections { after = try stats(debug) }
+        var after = try debug.stats()
+        for _ in 0..<50 where after.connections != before.connections { after = try debug.stats() }
         #expect(after.flows == 0)
         #expect(after.screens == 0)
         #expect(after.connections == before.connections)
@@ -218,14 +218,6 @@ extension RawScreenWalkTests {
         try reader.press(0, on: item.screenID)
         #expect(try reader.settle().compactMap(\.update).count == 1)
         #expect(updates > 0)
-    }
-
-    private func stats(_ client: RawClient) throws -> Flowd_V1_Stats {
-        let seq = try client.send(.getStats(Flowd_V1_GetStats()))
-        while let frame = try client.receive() {
-            if frame.replyTo == seq, case .stats(let stats) = frame.body { return stats }
-        }
-        throw RawClientError.unexpected
     }
 }
 

@@ -50,12 +50,14 @@ final class EventBus {
 
     /// Emits one event to every matching subscriber.
     func emit(
-        _ kind: Flowd_V1_EventKind, screen: ScreenID? = nil, flow: FlowID? = nil, connection: UInt64 = 0,
+        _ kind: Flowd_V1_EventKind, screen: ScreenID? = nil, flow flowOf: @autoclosure () -> FlowID? = nil, connection: UInt64 = 0,
         name: String = "", serial: UInt64 = 0, placement: Flowd_V1_Placement? = nil, payload: Flowd_V1_Payload? = nil,
         text: @autoclosure () -> String
     ) {
         lastSeq += 1
         guard !subscriptions.isEmpty else { return }
+        // Looked up only when someone listens: events are emitted on the hot path.
+        let flow = flowOf()
         var event: Flowd_V1_Event?
         for (id, var subscription) in subscriptions {
             guard subscription.matches(kind, flow: flow, screen: screen), let watcher = daemon.connections[id] else { continue }

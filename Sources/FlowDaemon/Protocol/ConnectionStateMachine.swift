@@ -38,8 +38,9 @@ package struct ConnectionStateMachine {
     package enum Action: Sendable, Equatable {
         /// Send `Welcome` with these terms; the connection is now established.
         case welcome(Agreement)
-        /// An allowed message for the established role; the daemon handles it.
-        case handle(Flowd_V1_Envelope.OneOf_Body)
+        /// The frame is allowed for the established role; the daemon handles it
+        /// (no copy of the body: the caller holds it).
+        case handle
         /// The peer said it is leaving (`Shutdown`); close without an error.
         case close
         /// Send a fatal `Error` and close.
@@ -147,7 +148,7 @@ package struct ConnectionStateMachine {
     private mutating func receiveEstablished(_ body: Flowd_V1_Envelope.OneOf_Body, role: Role) -> Action {
         switch body {
         case .ping, .pong, .error:
-            return .handle(body)
+            return .handle
         case .shutdown:
             state = .closed
             return .close
@@ -155,12 +156,12 @@ package struct ConnectionStateMachine {
             guard role == .screenHost else {
                 return fail(.unexpectedMessage, "\(body.name) is for screen hosts; this connection has the debug role")
             }
-            return .handle(body)
+            return .handle
         case .getTree, .getStats, .subscribe, .unsubscribe, .injectOutput, .injectNavigation, .terminateFlow:
             guard role == .debug else {
                 return fail(.unauthorized, "\(body.name) requires ROLE_DEBUG; connect with a separate debug connection")
             }
-            return .handle(body)
+            return .handle
         case .hello:
             return fail(.unexpectedMessage, "a second Hello; the handshake is already done")
         case .welcome, .place, .update, .placementChanged, .dismiss, .tree, .event, .lagged, .commandResult, .stats:

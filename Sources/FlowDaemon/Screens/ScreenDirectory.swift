@@ -109,12 +109,13 @@ final class ScreenDirectory: ScreenTransport {
     }
 
     func update(_ screen: ScreenID, state: Data) {
-        guard var entry = entries[screen], entry.dismissal == nil else { return }
+        // One hash look-up, the entry mutated in place: this runs for every output a flow answers.
+        guard let index = entries.index(forKey: screen), entries.values[index].dismissal == nil else { return }
         var update = Flowd_V1_Update()
         update.screenID = screen.rawValue
-        update.serial = entry.serials.next()
+        update.serial = entries.values[index].serials.next()
         update.state = .json(state)
-        entries[screen] = entry
+        let entry = entries.values[index]
         daemon.events.emit(.update, screen: screen, flow: runtime.owner(of: screen), name: entry.kind, serial: update.serial,
                            payload: update.state, text: "update \(entry.kind) \(screen)")
         if entry.hostID != nil { expectAck(screen, serial: update.serial) }
@@ -122,13 +123,13 @@ final class ScreenDirectory: ScreenTransport {
     }
 
     func placementChanged(_ screen: ScreenID, placement: FlowKit.Placement, change: PlacementChange) {
-        guard var entry = entries[screen], entry.dismissal == nil else { return }
+        guard let index = entries.index(forKey: screen), entries.values[index].dismissal == nil else { return }
         var message = Flowd_V1_PlacementChanged()
         message.screenID = screen.rawValue
-        message.serial = entry.serials.next()
+        message.serial = entries.values[index].serials.next()
         message.change = Flowd_V1_PlacementChanged.Change(change)
         message.placement = Flowd_V1_Placement(placement, screen: screen, tabCounts: tabCounts(for: placement))
-        entries[screen] = entry
+        let entry = entries.values[index]
         daemon.events.emit(.placementChanged, screen: screen, flow: runtime.owner(of: screen), name: entry.kind, serial: message.serial,
                            placement: message.placement, text: "\(change) \(entry.kind) \(screen) now \(placement)")
         if entry.hostID != nil { expectAck(screen, serial: message.serial) }
@@ -140,7 +141,7 @@ final class ScreenDirectory: ScreenTransport {
             completion(.hostLost)
             return
         }
-        guard let hostID = entry.hostID, let host = hosts[hostID], !host.isGone else {
+        guard let hostID = entry.hostID, hosts[hostID]?.isGone == false else {
             // Never shown (no host yet) or its host is gone: nothing to wait for.
             if entry.hostID == nil { waiting[entry.kind]?.removeAll { $0 == screen } }
             entries[screen] = nil
@@ -160,7 +161,6 @@ final class ScreenDirectory: ScreenTransport {
         expectAck(screen, serial: message.serial)
         daemon.events.emit(.dismiss, screen: screen, flow: runtime.owner(of: screen), name: entry.kind, serial: message.serial,
                            text: "dismiss \(entry.kind) \(screen)\(animated ? " animated" : "") (\(dismissReason))")
-        _ = host
         deliver(.dismiss(message), for: screen)
     }
 

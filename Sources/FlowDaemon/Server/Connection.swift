@@ -22,8 +22,6 @@ final class Connection {
     var isBacklogged = false
     /// The seq of the last frame sent.
     var sentSeq: UInt64 = 0
-    /// The seq of the last frame received.
-    var receivedSeq: UInt64 = 0
     /// Peer process id (SO_PEERCRED, or the spawned child's pid).
     var peerPID: Int32
     /// Set once `close` began; no more frames are read or queued.

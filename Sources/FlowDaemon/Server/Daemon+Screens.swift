@@ -5,7 +5,7 @@ extension Daemon {
     /// An `Ack` from a screen host.
     func receiveAck(_ ack: Flowd_V1_Ack, seq: UInt64, from connection: Connection) {
         guard let directory else {
-            refuse(Flowd_V1_Error(code: .unknownScreen, message: "this daemon runs no app, so it has no screens", screenID: ack.screenID), seq: seq, to: connection)
+            refuseWithoutApp(screen: ack.screenID, seq: seq, to: connection)
             return
         }
         if let error = directory.acknowledge(ack, from: connection.id) {
@@ -16,7 +16,7 @@ extension Daemon {
     /// An `Output` from a screen host, or injected by a debug client (`injected`).
     func receiveOutput(_ output: Flowd_V1_Output, seq: UInt64, from connection: Connection, injected: Bool) {
         guard let directory, let runtime else {
-            refuse(Flowd_V1_Error(code: .unknownScreen, message: "this daemon runs no app, so it has no screens", screenID: output.screenID), seq: seq, to: connection)
+            refuseWithoutApp(screen: output.screenID, seq: seq, to: connection)
             return
         }
         let screen: ScreenID
@@ -58,7 +58,7 @@ extension Daemon {
     /// User navigation from a screen host, or injected by a debug client.
     func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from connection: Connection, injected: Bool) {
         guard let directory, let runtime else {
-            refuse(Flowd_V1_Error(code: .unknownScreen, message: "this daemon runs no app, so it has no screens", screenID: message.screenID), seq: seq, to: connection)
+            refuseWithoutApp(screen: message.screenID, seq: seq, to: connection)
             return
         }
         let screen: ScreenID
@@ -91,6 +91,11 @@ extension Daemon {
             return
         }
         if injected { reply(to: connection, seq: seq, "\(navigation) applied on screen \(screen.rawValue)") }
+    }
+
+    /// Refuses a screen message on a daemon started without an app.
+    private func refuseWithoutApp(screen: UInt64, seq: UInt64, to connection: Connection) {
+        refuse(Flowd_V1_Error(code: .unknownScreen, message: "this daemon runs no app, so it has no screens", screenID: screen), seq: seq, to: connection)
     }
 
     /// Answers a request with a non-fatal `Error` (fatal ones go through `reject`).

@@ -175,7 +175,6 @@ public final class Daemon {
         var handled = 0
         do {
             while !connection.isClosing, let frame = try connection.decoder.nextFrame() {
-                connection.receivedSeq = frame.seq
                 if let body = frame.body { handle(body, seq: frame.seq, on: connection) }
                 handled += 1
                 if handled == Self.framesPerTurn, connection.decoder.bufferedByteCount > 0, !connection.isClosing {
@@ -239,7 +238,7 @@ public final class Daemon {
             if agreement.role == .screenHost {
                 directory?.hostJoined(connection, provides: agreement.provides)
             }
-        case .handle(let body):
+        case .handle:
             dispatch(body, seq: seq, on: connection)
         case .close:
             logger.debug("peer said goodbye", metadata: ["connection": "\(connection.label)"])
