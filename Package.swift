@@ -42,7 +42,9 @@ let package = Package(
         ),
         // Blocking client side of the protocol, for flowctl and tests.
         .target(name: "FlowControl", dependencies: ["FlowWire"]),
-        .target(name: "FlowKit"),
+        // Fast JSON coders, byte-identical to Foundation's (no dependencies).
+        .target(name: "FlowJSON"),
+        .target(name: "FlowKit", dependencies: ["FlowJSON"]),
         // The client library for screen processes written in Swift (blocking, poll(2)-based).
         .target(name: "ScreenKit", dependencies: ["FlowWire", "FlowControl"]),
         .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
@@ -90,7 +92,8 @@ let package = Package(
         .testTarget(name: "BenchTests", dependencies: ["FlowdTestSupport"]),
         .testTarget(name: "UVKitTests", dependencies: ["UVKit"]),
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
-        .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
+        .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
+        .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire"]),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl", "FlowdTestSupport"]),
         // What tests of real binaries share: starting flowd, running products.

@@ -50,7 +50,7 @@ extension FlowRuntime {
     public func debugTree() -> DebugTree {
         let front = model.front()
         var flowInfos: [DebugTree.FlowInfo] = []
-        for flow in [host!] + controllers.values.sorted(by: { $0.id < $1.id }) {
+        for flow in [host] + controllers.values.sorted(by: { $0.id < $1.id }) {
             flowInfos.append(.init(id: flow.id, typeName: flow.typeName, parent: flow.id == .host ? nil : (flow.parent?.id ?? .host),
                                    subFlows: flow.children.keys.sorted(), screens: flow.liveItems, initialScreen: flow.initialScreen))
         }
@@ -59,7 +59,7 @@ extension FlowRuntime {
         while let id = pending.popLast() {
             guard let node = model[id] else { continue }
             nodeInfos.append(.init(id: id, kind: node.kind,
-                                   screenKind: node.kind == .screen ? screens[id]?.module.kind : nil,
+                                   screenKind: node.kind == .screen ? screens[id]?.outlet.kind : nil,
                                    owner: node.kind == .screen ? node.owner : nil,
                                    children: node.children, modal: node.modal == .none ? nil : node.modal,
                                    selectedTab: node.kind == .tabBar ? node.selectedTab : nil,
@@ -82,7 +82,7 @@ extension FlowRuntime {
     }
 
     /// The kind name of a live screen.
-    public func kind(of screen: ScreenID) -> String? { screens[screen]?.module.kind }
+    public func kind(of screen: ScreenID) -> String? { screens[screen]?.outlet.kind }
 
     /// The visible screen, if any.
     public var visibleScreen: ScreenID? { model.front() }

@@ -3,9 +3,9 @@ import Foundation
 /// What a flow uses from inside: show screens, start sub-flows, emit outputs, finish.
 /// Calls on a flow that has ended do nothing.
 public struct FlowContext<F: Flow> {
-    let controller: FlowController
+    let controller: FlowNode<F>
 
-    init(controller: FlowController) { self.controller = controller }
+    init(controller: FlowNode<F>) { self.controller = controller }
 
     /// The flow's id.
     public var id: FlowID { controller.id }
@@ -15,7 +15,7 @@ public struct FlowContext<F: Flow> {
 
     /// The placer the flow was started with.
     public var placer: ScreenPlacer<F.RequiredContext> {
-        if let placer = controller.placer as? ScreenPlacer<F.RequiredContext> { return placer }
+        if let placer = controller.placer { return placer }
         return ScreenPlacer { (_) throws(FlowKitError) -> F.RequiredContext in
             throw FlowKitError(.notRunning, "flow \(controller.id) (\(controller.typeName)) has ended; its placer can no longer place")
         }
@@ -24,21 +24,21 @@ public struct FlowContext<F: Flow> {
     /// The context the flow's own placer returned when the initial screen was shown.
     /// Traps if the flow has not shown a screen with its own placer yet.
     public var context: F.RequiredContext {
-        guard let context = controller.context as? F.RequiredContext else {
+        guard let context = controller.context else {
             preconditionFailure("flow \(controller.id) (\(controller.typeName)) has no context yet: show the initial screen with flow.show(_:_:) first")
         }
         return context
     }
 
     /// The context, or nil before the initial screen is shown.
-    public var contextIfPlaced: F.RequiredContext? { controller.context as? F.RequiredContext }
+    public var contextIfPlaced: F.RequiredContext? { controller.context }
 
     /// Shows a screen with the flow's own placer (the initial screen). If placing fails the flow ends
     /// with `.failed` and the returned handle is inert.
     @discardableResult
     public func show<M: ScreenModule>(_ module: M.Type, _ state: M.State) -> Screen<M> {
         let placed = controller.runtime.placeScreen(module, state: state, placer: placer, owner: controller)
-        if let context = placed?.1, controller.context == nil { controller.context = context }
+        if let context = placed?.1, controller.context == nil, controller.isRunning { controller.context = context }
         return Screen(node: placed?.0 ?? .none, controller: controller)
     }
 
@@ -65,7 +65,7 @@ public struct FlowContext<F: Flow> {
     public func emit(_ output: F.Output) {
         guard controller.isRunning else { return }
         controller.notify(.output, String(describing: output))
-        controller.report?(.output(output))
+        controller.reportOutput(output)
     }
 
     /// Finishes with a result: running sub-flows stop (their UI stays, included in the dismisser), the

@@ -1,31 +1,18 @@
-/// The runtime's record of one flow: it retains the flow object and every sub-flow it started until
-/// they finish or are terminated, and remembers what the flow placed, in order.
-public final class FlowController {
-    /// What a controller's parent hears; mapped to the typed `FlowEvent` by the start call.
-    enum Report {
-        case output(Any)
-        case finished(Any, Dismisser)
-        case ended(FlowEnding)
-    }
-
+/// The runtime's record of one flow: it retains every sub-flow the flow started until they finish or
+/// are terminated, and remembers what the flow placed, in order. The non-generic base of
+/// `FlowNode<F>`, which keeps the flow's typed parts; the runtime stores flows as this base and never
+/// casts back.
+public class FlowController {
     /// Where a flow is in its life.
     enum Phase { case running, ending, ended }
 
     /// The flow's id.
     public let id: FlowID
-    /// The flow's type (its name is computed on demand, to keep per-flow memory small).
-    let flowType: Any.Type
-    /// The flow's type name, for debug trees.
-    public var typeName: String { id == .host ? "host" : String(describing: flowType) }
+    /// The flow's type name, for debug trees (computed on demand, to keep per-flow memory small).
+    public var typeName: String { "host" }
     unowned let runtime: FlowRuntime
     weak var parent: FlowController?
     var phase = Phase.running
-    /// The flow object (retained while running).
-    var flow: AnyObject?
-    /// The placer the flow was started with (a `ScreenPlacer<RequiredContext>`).
-    var placer: Any?
-    /// The context its own placer returned, once used (kept after the end so late calls stay harmless).
-    var context: Any?
     /// Sub-flows by id (ids grow with start order).
     var children: [FlowID: FlowController] = [:]
     /// Screens the flow owns, in placement order (may hold stale ids, skipped on use).
@@ -33,14 +20,11 @@ public final class FlowController {
     private var staleItems = 0
     /// The screen the flow's lifetime is tied to.
     var initialScreen: NodeID?
-    /// Delivers reports to the parent's handler.
-    var report: ((Report) -> Void)?
     /// The flow's navigation observer.
     var onNavigation: ((NavigationEvent) -> Void)?
 
-    init(id: FlowID, flowType: Any.Type, runtime: FlowRuntime, parent: FlowController?) {
+    init(id: FlowID, runtime: FlowRuntime, parent: FlowController?) {
         self.id = id
-        self.flowType = flowType
         self.runtime = runtime
         self.parent = parent
     }
@@ -74,12 +58,13 @@ public final class FlowController {
         }
     }
 
-    /// Drops everything that could keep objects alive.
+    /// What tells the parent's handler the flow ended without a result (typed in `FlowNode`); taken
+    /// before the release, which drops the handler.
+    func endedReporter() -> ((FlowEnding) -> Void)? { nil }
+
+    /// Drops everything that could keep objects alive (the typed parts in `FlowNode`).
     func release() {
         phase = .ended
-        flow = nil
-        placer = nil
-        report = nil
         onNavigation = nil
         children.removeAll()
         items.removeAll()

@@ -1,5 +1,5 @@
 /// Something that happened in a flow's life, for observers such as the daemon's event stream
-/// (`FlowRuntime.observer`). Values are described as text: observers log and display, they do not act.
+/// (`RuntimeEffect.flow`). Values are described as text: observers log and display, they do not act.
 public struct FlowLifecycleEvent: Hashable, Sendable, CustomStringConvertible {
     /// What happened.
     public enum Kind: Hashable, Sendable {
@@ -49,9 +49,9 @@ public struct FlowLifecycleEvent: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension FlowController {
-    /// Tells the runtime's observer, if any, about this flow.
+    /// Records a lifecycle event of this flow among the runtime's effects.
     func notify(_ kind: FlowLifecycleEvent.Kind, _ value: @autoclosure () -> String = "") {
-        guard let observer = runtime.observer, id != .host else { return }
-        observer(FlowLifecycleEvent(kind: kind, flow: id, typeName: typeName, parent: parent?.id ?? .host, value: value()))
+        guard id != .host else { return }
+        runtime.record(FlowLifecycleEvent(kind: kind, flow: id, typeName: typeName, parent: parent?.id ?? .host, value: value()))
     }
 }

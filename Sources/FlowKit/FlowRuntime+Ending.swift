@@ -24,11 +24,8 @@ extension FlowRuntime {
             }
             if case .lost(let lost) = cause, lost == node.id { continue }
             group?.expect(node.id)
-            pendingDismissals += 1
-            transport.dismiss(node.id, animated: animated) { [weak self] outcome in
-                self?.pendingDismissals -= 1
-                group?.resolve(node.id, outcome)
-            }
+            dismissals[node.id] = .some(group)
+            send(.dismiss(node.id, animated: animated, reason: inputReason))
         }
         flush()
         for (owner, event) in notices where owner.isRunning {
@@ -64,10 +61,10 @@ extension FlowRuntime {
                 remove(item, cause: .unwind(by: flow.id), animated: animated, group: group)
             }
         }
-        let report = flow.report
+        let report = flow.endedReporter()
         flow.notify(.ended, ending.description)
         detach(flow)
-        if notify { report?(.ended(ending)) }
+        if notify { report?(ending) }
     }
 
     /// Terminates a flow and observes the unwinding.
@@ -79,20 +76,20 @@ extension FlowRuntime {
 
     /// Finishes a flow with a result: running sub-flows stop (their UI is kept), everything left is
     /// adopted by the parent, and the parent receives the result with a dismisser for it.
-    func finish(_ flow: FlowController, result: Any) {
+    func finish<F: Flow>(_ flow: FlowNode<F>, result: F.Result) {
         guard flow.isRunning, flow.id != .host else { return }
         flow.phase = .ending
         for child in flow.children.values.sorted(by: { $0.id > $1.id }) {
             stop(child, into: flow)
         }
-        var adopter = flow.parent ?? host!
+        var adopter = flow.parent ?? host
         if !adopter.isRunning { adopter = host }
         let left = flow.liveItems
         give(left, to: adopter)
-        let report = flow.report
+        let handler = flow.parentHandler
         flow.notify(.finished, String(describing: result))
         detach(flow)
-        report?(.finished(result, Dismisser(runtime: self, adopter: adopter.id, screens: left)))
+        handler?(.finished(result, Dismisser(runtime: self, adopter: adopter.id, screens: left)))
     }
 
     /// Stops a sub-flow of a finishing flow silently, handing its screens to `target`.
@@ -109,13 +106,13 @@ extension FlowRuntime {
     private func give(_ items: [NodeID], to adopter: FlowController) {
         for item in items {
             model.setOwner(item, adopter.id)
-            screens[item]?.handler = nil
+            if let outlet = screens[item]?.outlet { screens[item]?.outlet = outlet.withoutHandler() }
             adopter.addItem(item)
         }
     }
 
     /// Unlinks a flow from its parent and the index and drops its references.
-    private func detach(_ flow: FlowController) {
+    func detach(_ flow: FlowController) {
         flow.parent?.children[flow.id] = nil
         controllers[flow.id] = nil
         flow.release()

@@ -9,22 +9,19 @@ extension FlowRuntime {
         guard let record = screens[screen] else {
             throw FlowKitError(.unknownScreen, "output for screen \(screen) dropped: no such screen is placed (it may have been dismissed); ignore late outputs")
         }
-        let output: Any
+        let deliver = model[screen].flatMap { controller($0.owner)?.isRunning } ?? false
         do {
-            output = try Self.decodeOutput(record.module, payload, with: decoder)
+            return try record.outlet.receive(payload, with: codec, deliver: deliver)
         } catch {
-            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(record.module.kind)) did not decode as its module's Output: \(error); send the JSON of an Output value")
+            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(record.outlet.kind)) did not decode as its module's Output: \(error); send the \(codec.contentType) of an Output value")
         }
-        guard let handler = record.handler, let owner = model[screen]?.owner, controller(owner)?.isRunning == true else {
-            return false
-        }
-        Self.deliver(record.module, output, to: handler)
-        return true
     }
 
     /// Applies navigation the user started on `screen` (which must be the visible screen) and tells the
     /// owning flows. Throws, changing nothing, if it is not possible now.
     public func receiveUserNavigation(_ navigation: UserNavigation, from screen: ScreenID) throws(FlowKitError) {
+        inputReason = .userNavigation
+        defer { inputReason = .flowFinished }
         guard model[screen]?.kind == .screen else {
             throw FlowKitError(.unknownScreen, "navigation \(navigation) from screen \(screen) ignored: no such screen is placed")
         }
@@ -97,11 +94,15 @@ extension FlowRuntime {
         guard let controller = controllers[flow], controller.isRunning else {
             throw FlowKitError(.unknownFlow, "cannot terminate \(flow): no such flow is running")
         }
+        inputReason = .flowTerminated
+        defer { inputReason = .flowFinished }
         terminate(controller, notify: true, animated: animated, completion: completion)
     }
 
     /// Terminates every root flow (last started first) and dismisses what the host holds: the shutdown path.
     public func terminateAll(animated: Bool = false, completion: ((DismissalReport) -> Void)? = nil) {
+        inputReason = .shutdown
+        defer { inputReason = .flowFinished }
         let group = DismissalGroup(completion: completion)
         batched {
             for child in host.children.values.sorted(by: { $0.id > $1.id }) {
@@ -112,5 +113,26 @@ extension FlowRuntime {
             }
         }
         group.seal()
+    }
+
+    /// A screen's host answered its `Dismiss` (or timed out, or died): the unwinding it belongs to
+    /// completes once all its screens are done. Unknown screens are ignored.
+    public func dismissalCompleted(_ screen: ScreenID, _ outcome: DismissOutcome) {
+        guard let group = dismissals.removeValue(forKey: screen) else { return }
+        group?.resolve(screen, outcome)
+    }
+
+    /// Handles one input given as data (what a journal or a replay holds) and returns what it caused.
+    /// Throws, changing nothing, when the input is refused.
+    public func handle(_ input: FlowInput) throws(FlowKitError) -> [RuntimeEffect] {
+        switch input {
+        case .output(let screen, let payload): try receiveOutput(screen: screen, payload: payload)
+        case .userNavigation(let navigation, let screen): try receiveUserNavigation(navigation, from: screen)
+        case .dismissalCompleted(let screen, let outcome): dismissalCompleted(screen, outcome)
+        case .screenLost(let screen): screenLost(screen)
+        case .terminate(let flow, let animated): try terminate(flow: flow, animated: animated)
+        case .terminateAll(let animated): terminateAll(animated: animated)
+        }
+        return takeEffects()
     }
 }

@@ -54,7 +54,7 @@ extension FlowRuntime {
         }
         if screenCount != model.screenCount { problems.append("screen count \(model.screenCount), found \(screenCount)") }
         if screens.count != screenCount { problems.append("\(screens.count) screen records for \(screenCount) screens") }
-        for flow in [host!] + Array(controllers.values) {
+        for flow in [host] + Array(controllers.values) {
             let live = Set(flow.liveItems)
             let mine = owned[flow.id] ?? []
             if live != mine { problems.append("\(flow.id) lists \(live.sorted()) but owns \(mine.sorted())") }

@@ -6,13 +6,13 @@ extension FlowRuntime {
         guard owner.isRunning else { return nil }
         let data: Data
         do {
-            data = try encoder.encode(state)
+            data = try codec.encode(state)
         } catch {
-            fail(owner, FlowKitError(.stateEncodingFailed, "state for a new \(M.kind) screen of \(owner.typeName) did not encode to JSON (\(error)); make State encodable"))
+            fail(owner, FlowKitError(.stateEncodingFailed, "state for a new \(M.kind) screen of \(owner.typeName) did not encode (\(error)); make State encodable"))
             return nil
         }
         let id = model.createScreen(owner: owner.id)
-        screens[id] = ScreenRecord(module: M.self, pendingState: data)
+        screens[id] = ScreenRecord(outlet: TypedOutlet<M>(handler: nil), pendingState: data, animated: placer.animated)
         let tracker = PlacementTracker(owner: owner.id)
         do throws(FlowKitError) {
             let context = try placer.place(PlacementRequest(runtime: self, content: id, tracker: tracker))
@@ -33,7 +33,7 @@ extension FlowRuntime {
         }
     }
 
-    private func fail(_ owner: FlowController, _ error: FlowKitError) {
+    func fail(_ owner: FlowController, _ error: FlowKitError) {
         guard owner.isRunning, owner.id != .host else { return }
         end(owner, .failed(error), notify: true, animated: false, group: nil)
     }

@@ -1,17 +1,18 @@
 import Foundation
 
-/// Owns the navigation model and the flows, talks to screens through a `ScreenTransport`, and takes
-/// the daemon's inputs (outputs, user navigation, lost screens, terminations). Single-threaded:
-/// every call happens on one thread; nothing here locks.
+/// Owns the navigation model and the flows. It takes inputs (outputs, user navigation, dismissal
+/// completions, lost screens, terminations) and returns what they caused as `RuntimeEffect`s (screen
+/// commands and flow lifecycle events) through `takeEffects()`; it never calls out, so whoever drives
+/// it applies the effects after each call returns. Single-threaded: every call happens on one thread.
 public final class FlowRuntime {
     /// One live screen's bookkeeping.
     struct ScreenRecord {
-        /// The screen's module (its kind name and Output type).
-        let module: any ScreenModule.Type
+        /// The screen's typed side: its module and the owner's output handler.
+        var outlet: any ScreenOutlet
         /// The state to send with `place`, dropped once sent.
         var pendingState: Data?
-        /// The owning flow's observer, if any.
-        var handler: Any?
+        /// Whether the placer asked for an animated appearance.
+        var animated: Bool
     }
 
     /// Why screens are being removed.
@@ -25,31 +26,29 @@ public final class FlowRuntime {
         case lost(ScreenID)
     }
 
-    /// Where commands for screens go. The runtime retains it.
-    public let transport: ScreenTransport
     /// The navigation model (package access: the daemon reads it for debug output).
     package var model = NavigationModel()
     var controllers: [FlowID: FlowController] = [:]
     var screens: [NodeID: ScreenRecord] = [:]
-    private(set) var host: FlowController!
+    /// The runtime's own flow: it adopts what root flows leave behind.
+    private(set) lazy var host = FlowController(id: .host, runtime: self, parent: nil)
     private var nextFlow: UInt64 = 1
     var backGesture: NodeID?
-    /// Encodes states (Foundation's `.sortedKeys` bytes, written directly).
-    let encoder = FastJSONEncoder()
-    /// Decodes outputs (Foundation's results and errors, without its value tree).
-    let decoder = FastJSONDecoder()
-
-    /// Hears every flow's start, outputs and end (for the daemon's event stream and debugging). Called
-    /// synchronously on the runtime's thread; it must not call back into the runtime.
-    public var observer: ((FlowLifecycleEvent) -> Void)?
+    /// Encodes states and decodes outputs.
+    public let codec: any PayloadCodec
+    /// What inputs caused, not yet taken by the driver.
+    private var effects: [RuntimeEffect] = []
+    /// The dismissal reason of the input being handled: what hosts are told for every `Dismiss` it causes.
+    var inputReason: DismissalReason = .flowFinished
+    /// Dismissals sent and not yet completed, with the unwinding each belongs to.
+    var dismissals: [ScreenID: DismissalGroup?] = [:]
 
     /// Dismissals sent and not yet acknowledged, timed out or lost.
-    public internal(set) var pendingDismissals = 0
+    public var pendingDismissals: Int { dismissals.count }
 
-    /// A runtime with an empty window.
-    public init(transport: ScreenTransport) {
-        self.transport = transport
-        host = FlowController(id: .host, flowType: FlowRuntime.self, runtime: self, parent: nil)
+    /// A runtime with an empty window whose payloads use `codec`.
+    public init(codec: any PayloadCodec = JSONPayloadCodec()) {
+        self.codec = codec
     }
 
     /// Flows running now (the host not counted).
@@ -57,6 +56,22 @@ public final class FlowRuntime {
 
     /// Screens placed now.
     public var liveScreenCount: Int { model.screenCount }
+
+    /// Everything the inputs since the last call caused, in order; the driver applies them.
+    public func takeEffects() -> [RuntimeEffect] {
+        guard !effects.isEmpty else { return [] }
+        defer { effects.removeAll(keepingCapacity: true) }
+        return effects
+    }
+
+    /// Whether effects wait to be taken.
+    public var hasEffects: Bool { !effects.isEmpty }
+
+    /// Records a screen command.
+    func send(_ command: ScreenCommand) { effects.append(.command(command)) }
+
+    /// Records a flow lifecycle event.
+    func record(_ event: FlowLifecycleEvent) { effects.append(.flow(event)) }
 
     /// Starts a root flow (several may run side by side); `handler` hears its outputs and its end.
     /// What it leaves in place belongs to the runtime's host until dismissed.
@@ -73,31 +88,12 @@ public final class FlowRuntime {
         let id = FlowID(rawValue: nextFlow)
         nextFlow += 1
         guard parent.isRunning else { return id }
-        let controller = FlowController(id: id, flowType: F.self, runtime: self, parent: parent)
-        controller.flow = flow
-        controller.placer = placer
-        controller.report = { report in
-            switch report {
-            case .output(let output): handler(.output(output as! F.Output))
-            case .finished(let result, let dismisser): handler(.finished(result as! F.Result, dismisser))
-            case .ended(let ending): handler(.ended(ending))
-            }
-        }
-        parent.children[id] = controller
-        controllers[id] = controller
-        controller.notify(.started)
-        flow.start(FlowContext<F>(controller: controller))
+        let node = FlowNode<F>(id: id, runtime: self, parent: parent, flow: flow, placer: placer, handler: handler)
+        parent.children[id] = node
+        controllers[id] = node
+        node.notify(.started)
+        flow.start(FlowContext<F>(controller: node))
         return id
-    }
-
-    /// Decodes a payload as a module's `Output`.
-    static func decodeOutput<M: ScreenModule>(_ module: M.Type, _ payload: Data, with decoder: FastJSONDecoder) throws -> Any {
-        try decoder.decode(M.Output.self, from: payload)
-    }
-
-    /// Calls a stored `(M.Output) -> Void` observer with a decoded output.
-    static func deliver<M: ScreenModule>(_ module: M.Type, _ output: Any, to handler: Any) {
-        (handler as! (M.Output) -> Void)(output as! M.Output)
     }
 
     /// While positive, `flush` waits: an unwinding of several screens is
@@ -113,30 +109,40 @@ public final class FlowRuntime {
         flush()
     }
 
-    /// Sends the model's pending changes to the transport.
+    /// Turns the model's pending changes into `place` and `placementChanged` commands.
     func flush() {
         guard flushHolds == 0 else { return }
         for change in model.commit() {
             switch change {
             case .placed(let id, let placement):
-                let state = screens[id]?.pendingState ?? Data("{}".utf8)
+                guard let record = screens[id] else { continue }
                 screens[id]?.pendingState = nil
-                transport.place(id, kind: screens[id]?.module.kind ?? "", state: state, placement: placement)
+                let owner = model[id]?.owner ?? .host
+                send(.place(PlaceCommand(
+                    screen: id, kind: record.outlet.kind, state: record.pendingState ?? Data(), placement: placement,
+                    owner: owner, flowType: controller(owner)?.typeName ?? "", animated: record.animated)))
             case .changed(let id, let placement, let change):
-                transport.placementChanged(id, placement: placement, change: change)
+                send(.placementChanged(id, placement: placement, change: change))
             }
         }
     }
 
-    func update<State: Encodable>(_ screen: NodeID, state: State, owner: FlowController) {
+    /// Encodes a screen's new state and sends it; an encoding error fails the owning flow, as in `show`.
+    func update<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, state: M.State, owner: FlowController) {
         guard model[screen]?.owner == owner.id, screens[screen] != nil else { return }
-        guard let data = try? encoder.encode(state) else { return }
-        transport.update(screen, state: data)
+        let data: Data
+        do {
+            data = try codec.encode(state)
+        } catch {
+            fail(owner, FlowKitError(.stateEncodingFailed, "new state for \(M.kind) screen \(screen) of \(owner.typeName) did not encode (\(error)); make State encodable"))
+            return
+        }
+        send(.update(screen, state: data))
     }
 
-    /// Stores a typed `(M.Output) -> Void` observer unwrapped (no extra closure per screen).
+    /// Stores a typed `(M.Output) -> Void` handler.
     func setOutputHandler<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, owner: FlowController, _ handler: @escaping (M.Output) -> Void) {
-        guard model[screen]?.owner == owner.id else { return }
-        screens[screen]?.handler = handler
+        guard model[screen]?.owner == owner.id, screens[screen] != nil else { return }
+        screens[screen]?.outlet = TypedOutlet<M>(handler: handler)
     }
 }

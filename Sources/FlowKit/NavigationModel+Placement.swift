@@ -66,7 +66,7 @@ extension NavigationModel {
                 }
                 steps.append(.stack(node.parent))
             case .tab(let tab):
-                steps.append(.tab(bar: node.parent, index: tab))
+                steps.append(.tab(bar: node.parent, index: tab, count: nodes[node.parent]?.children.count ?? 0))
             case .modal:
                 steps.append(.modal(presenter: node.parent))
             }

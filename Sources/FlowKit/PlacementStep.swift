@@ -4,8 +4,8 @@ public enum PlacementStep: Hashable, Codable, Sendable, CustomStringConvertible 
     case window
     /// Inside the navigation stack with this id.
     case stack(NodeID)
-    /// In tab `index` of the tab bar with this id.
-    case tab(bar: NodeID, index: Int)
+    /// In tab `index` of the tab bar with this id, which has `count` tabs.
+    case tab(bar: NodeID, index: Int, count: Int)
     /// In the modal presented on this node.
     case modal(presenter: NodeID)
 
@@ -14,7 +14,7 @@ public enum PlacementStep: Hashable, Codable, Sendable, CustomStringConvertible 
         switch self {
         case .window: "window"
         case .stack(let id): "stack\(id)"
-        case .tab(let bar, let index): "tabs\(bar):\(index)"
+        case .tab(let bar, let index, _): "tabs\(bar):\(index)"
         case .modal(let presenter): "modal@\(presenter)"
         }
     }

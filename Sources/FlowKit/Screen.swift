@@ -16,7 +16,7 @@ public struct Screen<M: ScreenModule>: NavigationContext {
     /// Sends new state to the screen (ignored once the screen is gone or the flow ended).
     public func update(_ state: M.State) {
         guard controller.isRunning else { return }
-        controller.runtime.update(node, state: state, owner: controller)
+        controller.runtime.update(node, M.self, state: state, owner: controller)
     }
 
     /// Observes the screen's outputs (replaces an earlier observer). Outputs arrive while the flow runs.

@@ -3,10 +3,13 @@
 /// needing a `NavigationStack` only accepts a `ScreenPlacer<NavigationStack>`.
 public struct ScreenPlacer<Context> {
     private let body: (PlacementRequest) throws(FlowKitError) -> Context
+    /// Whether the screen host should animate the appearance (sent as `Place.animated`).
+    public let animated: Bool
 
     /// A custom placer: attach `request.content` (directly, or inside containers you create) and return
     /// the context. Compose existing placers with `place(_:)`.
-    public init(_ body: @escaping (PlacementRequest) throws(FlowKitError) -> Context) {
+    public init(animated: Bool = false, _ body: @escaping (PlacementRequest) throws(FlowKitError) -> Context) {
+        self.animated = animated
         self.body = body
     }
 
@@ -17,6 +20,6 @@ public struct ScreenPlacer<Context> {
 
     /// The same placement, handing out a different context.
     public func map<T>(_ transform: @escaping (Context) -> T) -> ScreenPlacer<T> {
-        ScreenPlacer<T> { (request) throws(FlowKitError) -> T in transform(try self.place(request)) }
+        ScreenPlacer<T>(animated: animated) { (request) throws(FlowKitError) -> T in transform(try self.place(request)) }
     }
 }

@@ -1,10 +1,12 @@
 import FlowKit
 import Foundation
 
-/// A screen transport that records every command and keeps the screens currently placed, for tests.
-/// Dismissals are acknowledged at once unless `acknowledgesAutomatically` is false; then call
-/// `acknowledge(_:)`, `timeOut(_:)` or `acknowledgeAll()`.
-public final class FakeScreenTransport: ScreenTransport {
+/// Fake screens for tests: one in-process host (FlowKit's `LocalScreenHost`, over the real
+/// `ScreenDelivery`) that records every command and keeps the screens currently placed. Dismissals
+/// are acknowledged at once unless `acknowledgesAutomatically` is false; then call
+/// `acknowledge(_:)`, `timeOut(_:)` or `acknowledgeAll()`. Every accessor first applies what the
+/// runtime has to say, so what you read is always up to date.
+public final class FakeScreenTransport {
     /// One command the runtime sent.
     public enum Event: Hashable, Sendable, CustomStringConvertible {
         /// `place(screen, kind, state, placement)`.
@@ -40,60 +42,71 @@ public final class FakeScreenTransport: ScreenTransport {
         public let id: ScreenID
         /// Its kind name.
         public let kind: String
-        /// Its latest JSON state.
+        /// Its latest state.
         public var state: Data
         /// Its latest placement.
         public var placement: Placement
     }
 
-    /// Every command, in order.
-    public private(set) var events: [Event] = []
-    /// Screens placed and not dismissed, by id.
-    public private(set) var screens: [ScreenID: FakeScreen] = [:]
-    /// Whether dismissals are acknowledged as soon as they are sent.
-    public var acknowledgesAutomatically: Bool
-    private var pending: [ScreenID: (DismissOutcome) -> Void] = [:]
+    /// The in-process host the commands go through.
+    public let host: LocalScreenHost
+    private var recorded: [Event] = []
+    private var placedScreens: [ScreenID: FakeScreen] = [:]
 
-    /// A fake transport.
-    public init(acknowledgesAutomatically: Bool = true) {
-        self.acknowledgesAutomatically = acknowledgesAutomatically
+    /// Fake screens for `runtime`.
+    public init(runtime: FlowRuntime, acknowledgesAutomatically: Bool = true) {
+        host = LocalScreenHost(runtime: runtime, acknowledgesDismissals: acknowledgesAutomatically)
     }
 
-    /// Records a placement.
-    public func place(_ screen: ScreenID, kind: String, state: Data, placement: Placement) {
-        events.append(.placed(screen, kind: kind, state: state, placement: placement))
-        screens[screen] = FakeScreen(id: screen, kind: kind, state: state, placement: placement)
-    }
-
-    /// Records an update.
-    public func update(_ screen: ScreenID, state: Data) {
-        events.append(.updated(screen, state: state))
-        screens[screen]?.state = state
-    }
-
-    /// Records a placement change.
-    public func placementChanged(_ screen: ScreenID, placement: Placement, change: PlacementChange) {
-        events.append(.placementChanged(screen, placement: placement, change: change))
-        screens[screen]?.placement = placement
-    }
-
-    /// Records a dismissal and acknowledges it now or later.
-    public func dismiss(_ screen: ScreenID, animated: Bool, completion: @escaping (DismissOutcome) -> Void) {
-        events.append(.dismissed(screen, animated: animated))
-        screens[screen] = nil
-        if acknowledgesAutomatically {
-            completion(.acknowledged)
-        } else {
-            pending[screen] = completion
+    /// Applies what the runtime has to say and records the commands.
+    public func settle() {
+        for outgoing in host.takeSent() {
+            switch outgoing.command {
+            case .place(let place):
+                recorded.append(.placed(place.screen, kind: place.kind, state: place.state, placement: place.placement))
+                placedScreens[place.screen] = FakeScreen(id: place.screen, kind: place.kind, state: place.state, placement: place.placement)
+            case .update(let id, let state):
+                recorded.append(.updated(id, state: state))
+                placedScreens[id]?.state = state
+            case .placementChanged(let id, let placement, let change):
+                recorded.append(.placementChanged(id, placement: placement, change: change))
+                placedScreens[id]?.placement = placement
+            case .dismiss(let id, let animated, _):
+                recorded.append(.dismissed(id, animated: animated))
+                placedScreens[id] = nil
+            }
         }
     }
 
+    /// Every command, in order.
+    public var events: [Event] {
+        settle()
+        return recorded
+    }
+
+    /// Screens placed and not dismissed, by id.
+    public var screens: [ScreenID: FakeScreen] {
+        settle()
+        return placedScreens
+    }
+
+    /// Whether dismissals are acknowledged as soon as they are sent.
+    public var acknowledgesAutomatically: Bool {
+        get { host.acknowledgesDismissals }
+        set { host.acknowledgesDismissals = newValue }
+    }
+
     /// Screens whose dismissal is not yet answered, by id.
-    public var unacknowledged: [ScreenID] { pending.keys.sorted() }
+    public var unacknowledged: [ScreenID] {
+        settle()
+        return host.pendingDismissals.keys.sorted()
+    }
 
     /// Answers a pending dismissal.
     public func acknowledge(_ screen: ScreenID, _ outcome: DismissOutcome = .acknowledged) {
-        pending.removeValue(forKey: screen)?(outcome)
+        settle()
+        host.acknowledgeDismissal(screen, outcome: outcome)
+        settle()
     }
 
     /// Answers a pending dismissal as timed out.
@@ -101,17 +114,23 @@ public final class FakeScreenTransport: ScreenTransport {
 
     /// Answers every pending dismissal.
     public func acknowledgeAll() {
-        for screen in unacknowledged { acknowledge(screen) }
+        while let screen = unacknowledged.first { acknowledge(screen) }
     }
 
-    /// The screen's host died: it is no longer placed and a pending dismissal answers `hostLost`.
+    /// The screen's host died: it is no longer placed, a pending dismissal answers `hostLost`, and the
+    /// runtime hears the screen was lost.
     public func hostDied(_ screen: ScreenID) {
-        screens[screen] = nil
-        acknowledge(screen, .hostLost)
+        settle()
+        placedScreens[screen] = nil
+        host.loseScreen(screen)
+        settle()
     }
 
     /// Forgets recorded events (not the placed screens).
-    public func clearEvents() { events.removeAll() }
+    public func clearEvents() {
+        settle()
+        recorded.removeAll()
+    }
 
     /// Screens dismissed, in order, among `events`.
     public var dismissed: [ScreenID] {

@@ -9,6 +9,7 @@ extension FlowTester {
         when screen: ScreenID, of sender: Sender.Type, sends output: Sender.Output, pushes pushed: Pushed.Type, on stack: NodeID? = nil,
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> ScreenID? {
+        settle()
         let expectedStack = stack ?? placement(of: screen)?.stack
         let placedNow = placements(afterSending: output, from: screen, as: sender, fileID: fileID, filePath: filePath, line: line, column: column)
         let match = placedNow.first { $0.kind == Pushed.kind && $0.placement.stack != nil && $0.placement.stack == expectedStack && $0.placement.isTopMost }
@@ -27,6 +28,7 @@ extension FlowTester {
         when screen: ScreenID, of sender: Sender.Type, sends output: Sender.Output, presents presented: Presented.Type, on presenter: NodeID? = nil,
         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> ScreenID? {
+        settle()
         let placedNow = placements(afterSending: output, from: screen, as: sender, fileID: fileID, filePath: filePath, line: line, column: column)
         let match = placedNow.first { placed in
             guard placed.kind == Presented.kind else { return false }
@@ -58,6 +60,7 @@ extension FlowTester {
     /// Expects the visible screen to be a screen of this module (and returns it).
     @discardableResult
     public func expectVisible<M: ScreenModule>(_ module: M.Type, fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) -> ScreenID? {
+        settle()
         guard let visible = runtime.visibleScreen, runtime.kind(of: visible) == M.kind else {
             reportFailure("expected a \(M.kind) screen to be visible, but \(runtime.visibleScreen.map { "\(runtime.kind(of: $0) ?? "?")\($0)" } ?? "nothing") is",
                           fileID: fileID, filePath: filePath, line: line, column: column)
@@ -68,6 +71,7 @@ extension FlowTester {
 
     /// Expects exactly these screen kinds on a stack, bottom to top.
     public func expectStack(_ stack: NodeID, holds kinds: [String], fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) {
+        settle()
         let node = runtime.debugTree().nodes.first { $0.id == stack }
         let actual = node?.children.map { runtime.kind(of: $0) ?? "?" } ?? []
         if actual != kinds {
@@ -77,6 +81,7 @@ extension FlowTester {
 
     /// Expects the runtime to be sound (see `FlowRuntime.invariantViolations()`).
     public func expectSound(fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) {
+        settle()
         let problems = runtime.invariantViolations()
         if !problems.isEmpty {
             reportFailure("runtime invariants broken:\n" + problems.joined(separator: "\n"), fileID: fileID, filePath: filePath, line: line, column: column)
@@ -90,6 +95,7 @@ extension FlowTester {
 
     /// Expects nothing left: no flows, no screens, no pending dismissals.
     public func expectEmpty(fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) {
+        settle()
         if runtime.liveFlowCount != 0 || runtime.liveScreenCount != 0 || runtime.pendingDismissals != 0 || !transport.screens.isEmpty {
             reportFailure("expected an empty runtime, found \(runtime.liveFlowCount) flows \(runtime.runningFlows), \(runtime.liveScreenCount) screens, \(runtime.pendingDismissals) pending dismissals",
                           fileID: fileID, filePath: filePath, line: line, column: column)
@@ -102,6 +108,7 @@ extension FlowTester {
     @discardableResult
     public func expectFinished<F: Flow>(_ recorder: FlowRecorder<F>, with result: F.Result, dismissing screens: [ScreenID], animated: Bool = true,
                                         fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) -> DismissalReport? where F.Result: Equatable {
+        settle()
         guard let actual = recorder.result, let dismisser = recorder.dismisser else {
             reportFailure("expected \(F.self) to finish with \(result), but it \(recorder.ending.map { "ended: \($0)" } ?? "is still running")",
                           fileID: fileID, filePath: filePath, line: line, column: column)
@@ -137,6 +144,7 @@ extension FlowTester {
     /// Expects the recorder's flow to have emitted exactly these outputs.
     public func expectOutputs<F: Flow>(_ recorder: FlowRecorder<F>, _ outputs: [F.Output],
                                        fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) where F.Output: Equatable {
+        settle()
         if recorder.outputs != outputs {
             reportFailure("expected \(F.self) to emit \(outputs), it emitted \(recorder.outputs)", fileID: fileID, filePath: filePath, line: line, column: column)
         }
@@ -145,6 +153,7 @@ extension FlowTester {
     /// Expects the recorder's flow to have ended without a result, this way.
     public func expectEnded<F: Flow>(_ recorder: FlowRecorder<F>, _ ending: FlowEnding,
                                      fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column) {
+        settle()
         if recorder.ending != ending {
             reportFailure("expected \(F.self) to end \(ending), but it \(recorder.ending.map { "ended \($0)" } ?? (recorder.result != nil ? "finished" : "is running"))",
                           fileID: fileID, filePath: filePath, line: line, column: column)

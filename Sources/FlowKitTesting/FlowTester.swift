@@ -13,21 +13,29 @@ public final class FlowTester {
 
     /// A runtime with an empty window over a fake transport.
     public init(acknowledgesAutomatically: Bool = true) {
-        transport = FakeScreenTransport(acknowledgesAutomatically: acknowledgesAutomatically)
-        runtime = FlowRuntime(transport: transport)
+        runtime = FlowRuntime()
+        transport = FakeScreenTransport(runtime: runtime, acknowledgesAutomatically: acknowledgesAutomatically)
     }
 
     /// Starts a root flow and records what it reports.
     @discardableResult
     public func start<F: Flow>(_ flow: F, _ placer: ScreenPlacer<F.RequiredContext>, recorder: FlowRecorder<F> = FlowRecorder<F>()) -> FlowRecorder<F> {
         recorder.id = runtime.start(flow, placer, handler: recorder.record)
+        settle()
         return recorder
     }
+
+    /// Applies everything the runtime has to say (fake screens acknowledge as configured). Every
+    /// other method does this first; call it after acting on `runtime` directly.
+    public func settle() { transport.settle() }
 
     // MARK: looking
 
     /// The screen the user sees.
-    public var visibleScreen: ScreenID? { runtime.visibleScreen }
+    public var visibleScreen: ScreenID? {
+        settle()
+        return runtime.visibleScreen
+    }
 
     /// Live screens of a module's kind, oldest first.
     public func screens<M: ScreenModule>(_ module: M.Type) -> [ScreenID] {
@@ -55,6 +63,7 @@ public final class FlowTester {
 
     /// Sends an output from a screen, as its host would (JSON-encoded).
     public func send<M: ScreenModule>(_ output: M.Output, from screen: ScreenID, as module: M.Type) throws {
+        defer { settle() }
         try runtime.receiveOutput(screen: screen, payload: encoder.encode(output))
     }
 
@@ -71,11 +80,13 @@ public final class FlowTester {
 
     /// The user goes back from the visible screen (or `screen`): a committed back gesture.
     public func back(from screen: ScreenID? = nil) throws(FlowKitError) {
+        defer { settle() }
         try runtime.receiveUserNavigation(.back(.committed), from: try target(screen))
     }
 
     /// The user starts a back swipe and then cancels or commits it.
     public func backGesture(from screen: ScreenID? = nil, commit: Bool) throws(FlowKitError) {
+        defer { settle() }
         let screen = try target(screen)
         try runtime.receiveUserNavigation(.back(.began), from: screen)
         try runtime.receiveUserNavigation(.back(commit ? .committed : .cancelled), from: screen)
@@ -83,18 +94,19 @@ public final class FlowTester {
 
     /// The user selects a tab of the tab bar around the visible screen (or `screen`).
     public func selectTab(_ index: Int, from screen: ScreenID? = nil) throws(FlowKitError) {
+        defer { settle() }
         try runtime.receiveUserNavigation(.selectTab(index), from: try target(screen))
     }
 
     /// The user closes the modal around the visible screen (or `screen`).
     public func closeModal(from screen: ScreenID? = nil) throws(FlowKitError) {
+        defer { settle() }
         try runtime.receiveUserNavigation(.closeModal, from: try target(screen))
     }
 
     /// The host of a screen dies.
     public func loseScreen(_ screen: ScreenID) {
         transport.hostDied(screen)
-        runtime.screenLost(screen)
     }
 
     private func target(_ screen: ScreenID?) throws(FlowKitError) -> ScreenID {

@@ -1,4 +1,5 @@
 @testable import FlowDaemon
+import FlowKit
 import Testing
 
 /// Serials only grow per screen; acks cover everything up to them.

@@ -76,6 +76,7 @@ struct LifetimeTests {
         #expect(dismisser.screens.count == 2, "the root's dismisser covers what its child left too")
         var done = false
         dismisser.dismiss(animated: false) { report in done = report.allAcknowledged }
+        tester.settle()
         #expect(done)
         recorder = nil
         tester.expectEmpty()

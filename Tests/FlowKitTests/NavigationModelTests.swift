@@ -44,11 +44,11 @@ struct NavigationModelTests {
         let leftScreen = try #require(tester.screens(PlainScreen.self).first)
         let rightScreen = try #require(right.screen?.id)
         let leftPlacement = try #require(tester.placement(of: leftScreen))
-        guard case .tab(let bar, 0)? = leftPlacement.path.dropFirst().first else {
+        guard case .tab(let bar, 0, _)? = leftPlacement.path.dropFirst().first else {
             Issue.record("left screen not in tab 0: \(leftPlacement)")
             return
         }
-        #expect(tester.placement(of: rightScreen) == Placement(path: [.window, .tab(bar: bar, index: 1)], index: 0, isTopMost: true, isVisible: false))
+        #expect(tester.placement(of: rightScreen) == Placement(path: [.window, .tab(bar: bar, index: 1, count: 2)], index: 0, isTopMost: true, isVisible: false))
 
         var mark = tester.transport.events.count
         try tester.selectTab(1, from: leftScreen)

@@ -100,7 +100,7 @@ struct OnboardingTests {
         tester.expectVisible(PlainScreen.self)
         let welcome = try #require(tester.screen(TutorialScreen.self))
         let placement = try #require(tester.placement(of: welcome))
-        guard case .tab(let bar, 1)? = placement.path.dropFirst().first else {
+        guard case .tab(let bar, 1, _)? = placement.path.dropFirst().first else {
             Issue.record("welcome is not in tab 1: \(placement)")
             return
         }

@@ -1,20 +1,9 @@
 import FlowKit
 import FlowKitTesting
+import FlowdTestSupport
 import Foundation
 import Testing
 
-/// A small deterministic generator (SplitMix64) so failures reproduce from the seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum FuzzScreen: ScreenModule {
     static let kind = "fuzz"

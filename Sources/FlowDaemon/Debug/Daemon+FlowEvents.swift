@@ -3,28 +3,25 @@ import FlowWire
 import Foundation
 
 extension Daemon {
-    /// Turns the runtime's flow lifecycle into debug events: `FLOW_STARTED`,
-    /// `FLOW_OUTPUT`, `FLOW_FINISHED`, and `FLOW_TERMINATED` for every flow
-    /// that ends without a result (terminated, dismissed by the user, screen
-    /// lost, failed, stopped with its parent). Outputs and results travel as
-    /// `text/plain` payloads (their Swift description) for recorders.
-    func observeFlows(of runtime: FlowRuntime) {
-        runtime.observer = { [unowned self] event in
-            let kind: Flowd_V1_EventKind
-            switch event.kind {
-            case .started: kind = .flowStarted
-            case .output: kind = .flowOutput
-            case .finished: kind = .flowFinished
-            case .ended: kind = .flowTerminated
-            }
-            var payload: Flowd_V1_Payload?
-            if !event.value.isEmpty {
-                var value = Flowd_V1_Payload()
-                value.contentType = EventPayloads.textContentType
-                value.data = Data(event.value.utf8)
-                payload = value
-            }
-            events.emit(kind, flow: event.flow, name: event.typeName, payload: payload, text: event.description)
+    /// Turns a flow lifecycle effect of the runtime into a debug event: `FLOW_STARTED`,
+    /// `FLOW_OUTPUT`, `FLOW_FINISHED`, and `FLOW_TERMINATED` for every flow that ends without a result
+    /// (terminated, dismissed by the user, screen lost, failed, stopped with its parent). Outputs and
+    /// results travel as `text/plain` payloads (their Swift description) for recorders.
+    func emitFlowEvent(_ event: FlowLifecycleEvent) {
+        let kind: Flowd_V1_EventKind
+        switch event.kind {
+        case .started: kind = .flowStarted
+        case .output: kind = .flowOutput
+        case .finished: kind = .flowFinished
+        case .ended: kind = .flowTerminated
         }
+        var payload: Flowd_V1_Payload?
+        if !event.value.isEmpty {
+            var value = Flowd_V1_Payload()
+            value.contentType = EventPayloads.textContentType
+            value.data = Data(event.value.utf8)
+            payload = value
+        }
+        emitEvent(kind, flow: event.flow, name: event.typeName, payload: payload, text: event.description)
     }
 }

@@ -23,7 +23,6 @@ final class EventBus {
         }
     }
 
-    unowned let daemon: Daemon
     /// The seq of the last event emitted.
     private(set) var lastSeq: UInt64 = 0
     private var subscriptions: [UInt64: Subscription] = [:]
@@ -32,9 +31,7 @@ final class EventBus {
     /// Events sent to subscribers, for `Stats.events_sent`.
     private(set) var sent: UInt64 = 0
 
-    init(daemon: Daemon) {
-        self.daemon = daemon
-    }
+    init() {}
 
     var hasSubscribers: Bool { !subscriptions.isEmpty }
 
@@ -48,20 +45,22 @@ final class EventBus {
         subscriptions[connection] = nil
     }
 
-    /// Emits one event to every matching subscriber.
+    /// Emits one event: returns the frames for every matching subscriber (the caller sends them).
+    /// `unread` gives the bytes a subscriber has not read yet (nil: it is gone).
     func emit(
         _ kind: Flowd_V1_EventKind, screen: ScreenID? = nil, flow flowOf: @autoclosure () -> FlowID? = nil, connection: UInt64 = 0,
         name: String = "", serial: UInt64 = 0, placement: Flowd_V1_Placement? = nil, payload: Flowd_V1_Payload? = nil,
-        text: @autoclosure () -> String
-    ) {
+        text: @autoclosure () -> String, unread: (UInt64) -> Int?
+    ) -> [(connection: UInt64, body: Flowd_V1_Envelope.OneOf_Body)] {
         lastSeq += 1
-        guard !subscriptions.isEmpty else { return }
+        guard !subscriptions.isEmpty else { return [] }
+        var frames: [(connection: UInt64, body: Flowd_V1_Envelope.OneOf_Body)] = []
         // Looked up only when someone listens: events are emitted on the hot path.
         let flow = flowOf()
         var event: Flowd_V1_Event?
         for (id, var subscription) in subscriptions {
-            guard subscription.matches(kind, flow: flow, screen: screen), let watcher = daemon.connections[id] else { continue }
-            if watcher.pendingBytes > lagLimit {
+            guard subscription.matches(kind, flow: flow, screen: screen), let pending = unread(id) else { continue }
+            if pending > lagLimit {
                 subscription.dropped += 1
                 subscriptions[id] = subscription
                 continue
@@ -70,7 +69,7 @@ final class EventBus {
                 var lagged = Flowd_V1_Lagged()
                 lagged.dropped = subscription.dropped
                 lagged.nextSeq = lastSeq
-                daemon.send(.lagged(lagged), to: watcher)
+                frames.append((id, .lagged(lagged)))
                 subscription.dropped = 0
                 subscriptions[id] = subscription
             }
@@ -88,10 +87,11 @@ final class EventBus {
                 built.text = text()
                 event = built
             }
-            var copy = event!
+            guard var copy = event else { continue }
             if subscription.payloads, let payload { copy.payload = payload }
-            daemon.send(.event(copy), to: watcher)
+            frames.append((id, .event(copy)))
             sent += 1
         }
+        return frames
     }
 }

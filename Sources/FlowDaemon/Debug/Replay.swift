@@ -32,11 +32,10 @@ public enum Replay {
             let lost = recording.lagged.reduce(0) { $0 + $1.dropped }
             throw ReplayError("the recording lost \(lost) events (the recorder lagged before seq \(first.nextSeq)); it cannot be replayed exactly, record again")
         }
-        let transport = ReplayTransport()
-        let runtime = FlowRuntime(transport: transport)
-        transport.runtime = runtime
+        let runtime = FlowRuntime()
+        let screens = ReplayScreens(host: LocalScreenHost(runtime: runtime))
         app.start(runtime) { _ in }
-        transport.acknowledgeAll()
+        screens.settle()
 
         // The recording starts after the app placed its first screens: the trees must agree.
         let recordedShape = TreeShape.lines(recording.tree)
@@ -47,7 +46,7 @@ public enum Replay {
                 record from a daemon that has not been driven yet, and replay with the app it ran (it ran \(recording.tree.app))
                 """)
         }
-        transport.commands.removeAll()
+        screens.commands.removeAll()
 
         var recorded: [ReplayedCommand] = []
         var inputs = 0
@@ -58,10 +57,10 @@ public enum Replay {
             }
             if try feed(event, to: runtime) {
                 inputs += 1
-                transport.acknowledgeAll()
+                screens.settle()
             }
         }
-        return compare(recorded, transport.commands, inputs: inputs)
+        return compare(recorded, screens.commands, inputs: inputs)
     }
 
     /// Feeds one recorded input; returns false for events that are not inputs.
@@ -125,5 +124,38 @@ public enum Replay {
                 """)
         }
         return Result(compared: common, inputs: inputs, difference: nil)
+    }
+}
+
+/// The fake screens of `flowd replay`: FlowKit's `LocalScreenHost` (the real delivery rules, every
+/// screen hosted, everything acknowledged after each input, as if the host acked before its next
+/// input), with the commands in the form a recording holds.
+final class ReplayScreens {
+    let host: LocalScreenHost
+    /// Every command sent, in order.
+    var commands: [ReplayedCommand] = []
+    private var kinds: [ScreenID: String] = [:]
+
+    init(host: LocalScreenHost) { self.host = host }
+
+    /// Applies what the runtime caused and records the commands.
+    func settle() {
+        for outgoing in host.takeSent() {
+            let screen = outgoing.command.screen
+            switch outgoing.command {
+            case .place(let place):
+                kinds[screen] = place.kind
+                commands.append(ReplayedCommand(kind: .place, screen: screen.rawValue, screenKind: place.kind, serial: outgoing.serial,
+                                                placement: Flowd_V1_Placement(place.placement, screen: screen), state: place.state))
+            case .update(_, let state):
+                commands.append(ReplayedCommand(kind: .update, screen: screen.rawValue, screenKind: kinds[screen] ?? "", serial: outgoing.serial, state: state))
+            case .placementChanged(_, let placement, _):
+                commands.append(ReplayedCommand(kind: .placementChanged, screen: screen.rawValue, screenKind: kinds[screen] ?? "",
+                                                serial: outgoing.serial, placement: Flowd_V1_Placement(placement, screen: screen)))
+            case .dismiss:
+                commands.append(ReplayedCommand(kind: .dismiss, screen: screen.rawValue, screenKind: kinds[screen] ?? "", serial: outgoing.serial))
+                kinds[screen] = nil
+            }
+        }
     }
 }

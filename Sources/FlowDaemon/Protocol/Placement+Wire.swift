@@ -6,7 +6,7 @@ extension Flowd_V1_Placement {
     /// from the window down, then the screen itself. An element's `index` is
     /// its position in the element before it (stack index, tab index);
     /// `presented` marks a node presented modally from inside the element before it.
-    init(_ placement: FlowKit.Placement, screen: ScreenID, tabCounts: [NodeID: Int]) {
+    init(_ placement: FlowKit.Placement, screen: ScreenID) {
         self.init()
         var nextIndex: UInt32 = 0
         var nextPresented = false
@@ -26,9 +26,9 @@ extension Flowd_V1_Placement {
                 path.append(element(.window, .window))
             case .stack(let id):
                 path.append(element(.stack, id))
-            case .tab(let bar, let index):
+            case .tab(let bar, let index, let count):
                 var tabBar = element(.tabBar, bar)
-                tabBar.tabCount = UInt32(tabCounts[bar] ?? 0)
+                tabBar.tabCount = UInt32(count)
                 path.append(tabBar)
                 nextIndex = UInt32(index)
             case .modal:

@@ -74,7 +74,7 @@ final class SpawnedScreen {
         daemon.logger.info("spawned screen process", metadata: [
             "screen": "\(screen)", "kind": "\(kind)", "pid": "\(process.pid)", "connection": "\(connection.id)",
         ])
-        daemon.events.emit(.processSpawned, screen: screen, connection: connection.id, name: kind,
+        daemon.emitEvent(.processSpawned, screen: screen, connection: connection.id, name: kind,
                            text: "spawned \(executable) pid \(process.pid) for \(kind) \(screen)")
         return screenProcess
     }
@@ -124,7 +124,7 @@ final class SpawnedScreen {
         killTimer = nil
         let how = signal != 0 ? "signal \(signal)" : "status \(status)"
         daemon.logger.info("screen process exited", metadata: ["pid": "\(pid)", "kind": "\(kind)", "how": "\(how)"])
-        daemon.events.emit(.processExited, screen: screen, connection: connectionID, name: kind, text: "pid \(pid) (\(kind)) exited with \(how)")
+        daemon.emitEvent(.processExited, screen: screen, connection: connectionID, name: kind, text: "pid \(pid) (\(kind)) exited with \(how)")
         process.close { [self] in
             onExit?(self)
             daemon.wakeIfWorkPending()

@@ -5,19 +5,17 @@ extension Daemon {
     /// Creates the runtime and the screen directory and starts the app's root flow.
     func startApp() {
         guard let app else { return }
-        let directory = ScreenDirectory(daemon: self, app: app)
-        let runtime = FlowRuntime(transport: directory)
-        directory.runtime = runtime
-        install(runtime: runtime, directory: directory)
-        observeFlows(of: runtime)
+        let runtime = FlowRuntime()
+        install(runtime: runtime)
         logger.info("starting app \(app.name)")
-        app.start(runtime) { [unowned self] outcome in
-            // Called from inside FlowKit; act on it once FlowKit has returned.
-            later { [unowned self] in appReported(outcome) }
+        app.start(runtime) { [weak self] outcome in
+            // Called from inside FlowKit; `drive` acts on it once FlowKit has returned.
+            self?.notices.append(.app(outcome))
         }
+        drive()
     }
 
-    private func appReported(_ outcome: AppOutcome) {
+    func appReported(_ outcome: AppOutcome) {
         switch outcome {
         case .output(let output):
             logger.info("app output: \(output)")

@@ -28,7 +28,7 @@ extension Daemon {
     }
 
     private func terminateFlow(_ request: Flowd_V1_TerminateFlow, seq: UInt64, from connection: Connection) {
-        guard let runtime, let directory else {
+        guard let runtime else {
             refuse(Flowd_V1_Error(code: .unknownFlow, message: "this daemon runs no app, so it has no flows"), seq: seq, to: connection)
             return
         }
@@ -39,22 +39,19 @@ extension Daemon {
             return
         }
         logger.notice("debug client terminates a flow", metadata: ["pid": "\(connection.peerPID)", "flow": "\(flow)", "type": "\(type)"])
-        events.emit(.injected, flow: flow, connection: connection.id, name: type, payload: EventPayloads.terminate(request),
+        emitEvent(.injected, flow: flow, connection: connection.id, name: type, payload: EventPayloads.terminate(request),
                     text: "debug client pid \(connection.peerPID) terminates \(type) \(flow)")
-        directory.dismissReason = .flowTerminated
-        defer { directory.dismissReason = .flowFinished }
         let connectionID = connection.id
         do {
-            try runtime.terminate(flow: flow, animated: request.animated) { [unowned self] report in
-                later { [unowned self] in
-                    guard let connection = connections[connectionID] else { return }
-                    reply(to: connection, seq: seq, "terminated \(type) \(flow); \(report.outcomes.count) screen\(report.outcomes.count == 1 ? "" : "s") unwound")
-                }
+            try runtime.terminate(flow: flow, animated: request.animated) { [weak self] report in
+                let text = "terminated \(type) \(flow); \(report.outcomes.count) screen\(report.outcomes.count == 1 ? "" : "s") unwound"
+                self?.notices.append(.terminated(connection: connectionID, seq: seq, text: text))
             }
         } catch {
             refuse(Flowd_V1_Error(code: .unknownFlow, message: "\(error.message); see `flowctl tree` for flow ids"), seq: seq, to: connection)
             return
         }
+        drive()
     }
 
     /// The debug counters: they return to their starting values once
@@ -64,10 +61,10 @@ extension Daemon {
         stats.flows = UInt64(runtime?.liveFlowCount ?? 0)
         stats.screens = UInt64(runtime?.liveScreenCount ?? 0)
         stats.connections = UInt64(connections.count)
-        stats.childProcesses = UInt64(directory?.children.count ?? 0)
+        stats.childProcesses = UInt64(children.count)
         stats.openDescriptors = UInt64(max(0, ResourceLimits.openDescriptorCount()))
         stats.libuvHandles = UInt64(loop.openHandleCount)
-        stats.pendingAcks = UInt64(directory?.pendingAckCount ?? 0)
+        stats.pendingAcks = UInt64(delivery.pendingAckCount)
         stats.eventsSent = events.sent
         return stats
     }
@@ -88,15 +85,15 @@ extension Daemon {
 
     private func screenInfo(_ id: ScreenID, _ info: DebugTree.NodeInfo) -> Flowd_V1_ScreenInfo {
         var screen = Flowd_V1_ScreenInfo()
-        screen.kind = info.screenKind ?? directory?.kind(of: id) ?? ""
+        let delivered = delivery.screens[id]
+        screen.kind = info.screenKind ?? delivered?.kind ?? ""
         screen.flowID = info.owner?.rawValue ?? 0
         screen.visible = info.placement?.isVisible ?? false
-        if let directory {
-            let serials = directory.serials(of: id)
-            screen.lastSerial = serials?.lastSent ?? 0
-            screen.ackedSerial = serials?.acked ?? 0
-            screen.dismissing = directory.isDismissing(id)
-            if let hostID = directory.hostID(of: id) {
+        if let delivered {
+            screen.lastSerial = delivered.serials.lastSent
+            screen.ackedSerial = delivered.serials.acked
+            screen.dismissing = delivered.isDismissing
+            if let hostID = delivered.host {
                 screen.connectionID = hostID
                 if let host = connections[hostID] {
                     screen.hostName = host.agreement?.name ?? ""
@@ -117,7 +114,7 @@ extension Daemon {
             info.role = agreement.role == .debug ? "debug" : "screen-host"
             info.name = agreement.name
             info.provides = agreement.provides
-            info.screens = UInt32(directory?.hosts[connection.id]?.screens.count ?? 0)
+            info.screens = UInt32(delivery.hosts[connection.id]?.screens.count ?? 0)
         } else {
             info.role = "handshaking"
         }

@@ -1,33 +1,68 @@
 import FlowKit
 import FlowWire
 
+/// A live screen found for a request, or the error to answer it with.
+enum ScreenLookup {
+    case success(ScreenID)
+    case failure(Flowd_V1_Error)
+}
+
 extension Daemon {
     /// An `Ack` from a screen host.
     func receiveAck(_ ack: Flowd_V1_Ack, seq: UInt64, from connection: Connection) {
-        guard let directory else {
+        guard runtime != nil else {
             refuseWithoutApp(screen: ack.screenID, seq: seq, to: connection)
             return
         }
-        if let error = directory.acknowledge(ack, from: connection.id) {
-            refuse(error, seq: seq, to: connection)
+        let screen = ScreenID(rawValue: ack.screenID)
+        let (result, actions) = delivery.ack(screen, serial: ack.serial, from: connection.id)
+        switch result {
+        case .unknownScreen, .notYourScreen:
+            if case .failure(let error) = lookup(ack.screenID, hostedBy: connection.id) { refuse(error, seq: seq, to: connection) }
+        case .unknownSerial(let lastSent):
+            refuse(Flowd_V1_Error(
+                code: .unknownSerial,
+                message: "ack for serial \(ack.serial) of screen \(ack.screenID), but the last serial sent is \(lastSent)",
+                screenID: ack.screenID, serial: ack.serial), seq: seq, to: connection)
+        case .stale:
+            break
+        case .accepted(let kind):
+            emitEvent(.ack, screen: screen, flow: runtime?.owner(of: screen), connection: connection.id, name: kind,
+                      serial: ack.serial, text: "ack \(kind) \(screen) serial \(ack.serial)")
+        }
+        perform(actions)
+        drive()
+    }
+
+    /// The screen named by `id` if it is live and `connectionID` hosts it (nil `connectionID`: a debug
+    /// injection, any host); otherwise the error to answer.
+    func lookup(_ id: UInt64, hostedBy connectionID: UInt64?) -> ScreenLookup {
+        switch delivery.lookup(ScreenID(rawValue: id), hostedBy: connectionID) {
+        case .success: .success(ScreenID(rawValue: id))
+        case .failure(.unknownScreen):
+            .failure(Flowd_V1_Error(code: .unknownScreen, message: "screen \(id) is not live (never placed, or already dismissed)", screenID: id))
+        case .failure(.notYourScreen):
+            .failure(Flowd_V1_Error(
+                code: .notYourScreen, message: "screen \(id) is hosted by another connection; a host may act only on its own screens",
+                screenID: id))
         }
     }
 
     /// An `Output` from a screen host, or injected by a debug client (`injected`).
     func receiveOutput(_ output: Flowd_V1_Output, seq: UInt64, from connection: Connection, injected: Bool) {
-        guard let directory, let runtime else {
+        guard let runtime else {
             refuseWithoutApp(screen: output.screenID, seq: seq, to: connection)
             return
         }
         let screen: ScreenID
-        switch directory.screen(output.screenID, hostedBy: injected ? nil : connection.id) {
+        switch lookup(output.screenID, hostedBy: injected ? nil : connection.id) {
         case .failure(let error):
             refuse(error, seq: seq, to: connection)
             return
         case .success(let found):
             screen = found
         }
-        if directory.isDismissing(screen) {
+        if delivery.screens[screen]?.isDismissing == true {
             // A late tap on a screen being removed: dropped without an error (docs/protocol.md).
             if injected { refuse(Flowd_V1_Error(code: .unknownScreen, message: "screen \(screen.rawValue) is being dismissed", screenID: output.screenID), seq: seq, to: connection) }
             return
@@ -38,9 +73,9 @@ extension Daemon {
                 screenID: output.screenID), seq: seq, to: connection)
             return
         }
-        let kind = directory.kind(of: screen) ?? ""
+        let kind = delivery.screens[screen]?.kind ?? ""
         let text = String(decoding: output.payload.data.prefix(200), as: UTF8.self)
-        events.emit(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
+        emitEvent(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
                     name: kind, payload: output.payload, text: "\(injected ? "injected " : "")output \(kind) \(screen) \(text)")
         if injected {
             logger.notice("debug client injected an output", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "output": "\(text)"])
@@ -52,17 +87,18 @@ extension Daemon {
             refuse(Flowd_V1_Error(code: code, message: error.message, screenID: output.screenID), seq: seq, to: connection)
             return
         }
+        drive()
         if injected { reply(to: connection, seq: seq, "output delivered to the flow owning screen \(screen.rawValue)") }
     }
 
     /// User navigation from a screen host, or injected by a debug client.
     func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from connection: Connection, injected: Bool) {
-        guard let directory, let runtime else {
+        guard let runtime else {
             refuseWithoutApp(screen: message.screenID, seq: seq, to: connection)
             return
         }
         let screen: ScreenID
-        switch directory.screen(message.screenID, hostedBy: injected ? nil : connection.id) {
+        switch lookup(message.screenID, hostedBy: injected ? nil : connection.id) {
         case .failure(let error):
             refuse(error, seq: seq, to: connection)
             return
@@ -77,19 +113,18 @@ extension Daemon {
             refuse(Flowd_V1_Error(code: .invalidNavigation, message: "UserNavigation has no action or an unknown phase", screenID: message.screenID), seq: seq, to: connection)
             return
         }
-        events.emit(.userNavigation, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
-                    name: directory.kind(of: screen) ?? "", payload: EventPayloads.navigation(message), text: "\(injected ? "injected " : "")user \(navigation) on \(screen)")
+        emitEvent(.userNavigation, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
+                    name: delivery.screens[screen]?.kind ?? "", payload: EventPayloads.navigation(message), text: "\(injected ? "injected " : "")user \(navigation) on \(screen)")
         if injected {
             logger.notice("debug client injected navigation", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "navigation": "\(navigation)"])
         }
-        directory.dismissReason = .userNavigation
-        defer { directory.dismissReason = .flowFinished }
         do {
             try runtime.receiveUserNavigation(navigation, from: screen)
         } catch {
             refuse(Flowd_V1_Error(code: .invalidNavigation, message: error.message, screenID: message.screenID), seq: seq, to: connection)
             return
         }
+        drive()
         if injected { reply(to: connection, seq: seq, "\(navigation) applied on screen \(screen.rawValue)") }
     }
 
@@ -101,7 +136,7 @@ extension Daemon {
     /// Answers a request with a non-fatal `Error` (fatal ones go through `reject`).
     func refuse(_ error: Flowd_V1_Error, seq: UInt64, to connection: Connection) {
         logger.debug("refused a request", metadata: ["connection": "\(connection.label)", "code": "\(error.code)", "reason": "\(error.message)"])
-        events.emit(.error, screen: error.screenID == 0 ? nil : ScreenID(rawValue: error.screenID), connection: connection.id,
+        emitEvent(.error, screen: error.screenID == 0 ? nil : ScreenID(rawValue: error.screenID), connection: connection.id,
                     text: "error to #\(connection.id): \(error.code) \(error.message)")
         send(.error(error), to: connection, replyTo: seq)
     }

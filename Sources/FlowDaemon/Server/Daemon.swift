@@ -21,12 +21,16 @@ public final class Daemon {
     let logger: Logger
     /// The flows and the navigation model (nil when no app runs).
     private(set) var runtime: FlowRuntime?
-    /// Which connection hosts which screen; FlowKit's transport.
-    private(set) var directory: ScreenDirectory?
+    /// Which host shows which screen, serials, held commands and ack deadlines.
+    var delivery: ScreenDelivery
+    /// Spawned screen processes by the id of their connection.
+    var spawnedHosts: [UInt64: SpawnedScreen] = [:]
+    /// Spawned processes that have not exited yet, by pid.
+    var children: [Int32: SpawnedScreen] = [:]
+    /// What the runtime's callbacks left for the daemon; handled by `drive()` once the runtime returned.
+    var notices: [DaemonNotice] = []
     /// The debug event stream.
-    private(set) var events: EventBus!
-    /// Work deferred to the end of this loop iteration (never re-enters FlowKit).
-    private var deferred: [() -> Void] = []
+    private(set) var events = EventBus()
     /// How the app ended, once it did.
     private(set) var appOutcome: AppOutcome?
 
@@ -60,12 +64,12 @@ public final class Daemon {
         self.configuration = configuration
         self.app = app
         self.logger = logger
+        self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds)
         do {
             self.loop = try UVLoop()
         } catch {
             throw .loop(error, doing: "creating the event loop")
         }
-        self.events = EventBus(daemon: self)
     }
 
     /// Listens and serves until a graceful shutdown completes. Returns when
@@ -129,7 +133,7 @@ public final class Daemon {
             id: lastConnectionID, pipe: pipe, origin: origin, peerPID: peerPID, maxFrameSize: configuration.maxFrameSize)
         register(connection)
         logger.debug("connected", metadata: ["connection": "\(connection.label)"])
-        events.emit(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
+        emitEvent(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
         handshakeDeadlines.append((connection.id, loop.now + configuration.handshakeTimeoutMilliseconds))
         armDeadlineTimer()
         return connection
@@ -141,8 +145,8 @@ public final class Daemon {
             connections[closed.id] = nil
             events.unsubscribe(closed.id)
             logger.debug("closed", metadata: ["connection": "\(closed.label)"])
-            events.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
-            directory?.hostLeft(closed.id)
+            emitEvent(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
+            if app != nil { hostLeft(closed.id) }
             checkShutdownComplete()
             wakeIfWorkPending()
         }
@@ -233,10 +237,10 @@ public final class Daemon {
             logger.info("handshake", metadata: [
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
             ])
-            events.emit(.handshake, connection: connection.id, name: agreement.name,
+            emitEvent(.handshake, connection: connection.id, name: agreement.name,
                         text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version))")
-            if agreement.role == .screenHost {
-                directory?.hostJoined(connection, provides: agreement.provides)
+            if agreement.role == .screenHost, app != nil {
+                hostJoined(connection, provides: agreement.provides)
             }
         case .handle:
             dispatch(body, seq: seq, on: connection)
@@ -288,11 +292,6 @@ public final class Daemon {
     /// Writes every outbox once per iteration and drops peers that stopped reading.
     private func flushDirtyConnections() {
         serviceBacklog()
-        while !deferred.isEmpty {
-            let work = deferred
-            deferred.removeAll()
-            for job in work { job() }
-        }
         defer { if !backlogged.isEmpty { wakeIfWorkPending() } }
         guard !dirty.isEmpty else { return }
         let batch = dirty
@@ -310,9 +309,8 @@ public final class Daemon {
         }
     }
 
-    func install(runtime: FlowRuntime, directory: ScreenDirectory) {
+    func install(runtime: FlowRuntime) {
         self.runtime = runtime
-        self.directory = directory
     }
 
     func recordAppOutcome(_ outcome: AppOutcome) {
@@ -322,13 +320,8 @@ public final class Daemon {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
-        guard !dirty.isEmpty || !deferred.isEmpty || !backlogged.isEmpty, let wakeTimer, !wakeTimer.isActive else { return }
+        guard !dirty.isEmpty || !backlogged.isEmpty, let wakeTimer, !wakeTimer.isActive else { return }
         wakeTimer.start(after: 0) { [unowned self] in flushDirtyConnections() }
-    }
-
-    /// Runs `job` at the end of this loop iteration, outside any FlowKit call.
-    func later(_ job: @escaping () -> Void) {
-        deferred.append(job)
     }
 
     // MARK: Closing
@@ -355,7 +348,7 @@ public final class Daemon {
 
     func armDeadlineTimer() {
         guard let timer = deadlineTimer else { return }
-        let next = [handshakeDeadlines.first?.at, closeDeadlines.first?.at, directory?.nextAckDeadline].compactMap { $0 }.min()
+        let next = [handshakeDeadlines.first?.at, closeDeadlines.first?.at, delivery.nextDeadline].compactMap { $0 }.min()
         guard let next else {
             timer.stop()
             armedDeadline = nil
@@ -380,7 +373,7 @@ public final class Daemon {
                 reject(connection, violation, replyTo: 0)
             }
         }
-        directory?.expireAckDeadlines(now: now)
+        if runtime != nil { expireAckDeadlines(now: now) }
         while let first = closeDeadlines.first, first.at <= now {
             closeDeadlines.removeFirst()
             if let connection = connections[first.id] {
@@ -440,19 +433,18 @@ public final class Daemon {
         }
         // Unwind every flow first, so screens get their Dismiss while their hosts are still connected.
         // The event comes first so that a replay knows what caused the dismissals.
-        events.emit(.shutdown, text: "shutting down (\(message)): unwinding \(runtime.liveFlowCount) flows")
+        emitEvent(.shutdown, text: "shutting down (\(message)): unwinding \(runtime.liveFlowCount) flows")
         logger.info("unwinding flows", metadata: ["flows": "\(runtime.liveFlowCount)", "screens": "\(runtime.liveScreenCount)"])
-        directory?.dismissReason = .shutdown
-        runtime.terminateAll(animated: false) { [unowned self] report in
-            logger.info("unwound", metadata: ["screens": "\(report.outcomes.count)", "acknowledged": "\(report.allAcknowledged)"])
-            later { [unowned self] in closeAllConnections(reason: reason, message: message) }
+        runtime.terminateAll(animated: false) { [weak self] report in
+            self?.notices.append(.unwound(reason: reason, message: message, report: report))
         }
+        drive()
     }
 
-    private func closeAllConnections(reason: Flowd_V1_Shutdown.Reason, message: String) {
+    func closeAllConnections(reason: Flowd_V1_Shutdown.Reason, message: String) {
         guard phase == .unwinding else { return }
         phase = .draining
-        events.emit(.shutdown, text: "shutting down: \(message)")
+        emitEvent(.shutdown, text: "shutting down: \(message)")
         for connection in connections.values where !connection.isClosing {
             connection.queue(.shutdown(.init(reason: reason, message: message)))
             closeGracefully(connection)
@@ -468,10 +460,10 @@ public final class Daemon {
     /// Finishes the shutdown once every connection closed and every child was reaped.
     private func checkShutdownComplete() {
         guard phase == .draining else { return }
-        if let children = directory?.children.values, !children.isEmpty {
+        if !children.isEmpty {
             // Their connections got Shutdown; kill what does not follow within the grace period.
             if connections.isEmpty {
-                for child in children { child.connectionClosed() }
+                for child in children.values { child.connectionClosed() }
             }
             return
         }
@@ -493,6 +485,5 @@ public final class Daemon {
         handshakeDeadlines.removeAll()
         closeDeadlines.removeAll()
         runtime = nil
-        directory = nil
     }
 }

@@ -12,10 +12,11 @@ enum TreeCostRunner {
     /// tabs (at least one) of stacks of equal depth; operations act on tab 0's stack.
     static func measure(size: Int, operations count: Int) throws -> [String: Double] {
         let tabs = max(1, size / 1000)
-        let transport = NoOpTransport()
-        let runtime = FlowRuntime(transport: transport)
+        let transport = NoOpScreens()
+        let runtime = FlowRuntime()
         let tree = BenchTreeFlow(tabs: tabs, depth: size / tabs)
         _ = runtime.start(tree, windowRoot) { _ in }
+        transport.drain(runtime)
         guard runtime.liveScreenCount == tabs * (size / tabs), let stack = tree.stacks.first?.flow else {
             throw BenchError("tree-cost: building a tree of \(size) screens placed \(runtime.liveScreenCount); FlowKit refused a placement")
         }
@@ -25,21 +26,33 @@ enum TreeCostRunner {
             for _ in 0..<count { try body() }
             result[name] = Double(cbr_now_ns() - start) / Double(count)
         }
-        time("push") { stack.push() }
+        time("push") {
+            stack.push()
+            transport.drain(runtime)
+        }
         try time("pop (user back)") {
             try runtime.receiveUserNavigation(.back(.committed), from: stack.top.id)
+            transport.drain(runtime)
             stack.popped()
         }
         let state = BenchNodeScreen.State(title: "updated")
-        time("update") { stack.top.update(state) }
+        time("update") {
+            stack.top.update(state)
+            transport.drain(runtime)
+        }
         let tap = Data(#"{"tap":{}}"#.utf8)
         try time("output routing") {
             guard try runtime.receiveOutput(screen: stack.top.id, payload: tap) else {
                 throw BenchError("tree-cost: the output of screen \(stack.top.id) reached no observer")
             }
+            transport.drain(runtime)
         }
         for _ in 0..<count { stack.push() }
-        time("dismissal") { stack.dismissTop() }
+        transport.drain(runtime)
+        time("dismissal") {
+            stack.dismissTop()
+            transport.drain(runtime)
+        }
         guard runtime.liveScreenCount == tabs * (size / tabs), transport.updates == count else {
             throw BenchError("tree-cost: after the operations \(runtime.liveScreenCount) screens are live (expected \(tabs * (size / tabs))) and \(transport.updates) updates were sent (expected \(count))")
         }
@@ -49,15 +62,17 @@ enum TreeCostRunner {
     /// Nanoseconds per dismissed screen when a stack of `depth` screens is unwound
     /// (its flow terminated).
     static func unwind(depth: Int) throws -> Double {
-        let transport = NoOpTransport()
-        let runtime = FlowRuntime(transport: transport)
+        let transport = NoOpScreens()
+        let runtime = FlowRuntime()
         let tree = BenchTreeFlow(tabs: 1, depth: depth)
         _ = runtime.start(tree, windowRoot) { _ in }
+        transport.drain(runtime)
         guard let id = tree.stacks.first?.id, runtime.liveScreenCount == depth else {
             throw BenchError("tree-cost: a stack of \(depth) screens placed \(runtime.liveScreenCount)")
         }
         let start = cbr_now_ns()
         try runtime.terminate(flow: id)
+        transport.drain(runtime)
         let elapsed = Double(cbr_now_ns() - start)
         guard runtime.liveScreenCount == 0, transport.dismissals == depth else {
             throw BenchError("tree-cost: unwinding \(depth) screens left \(runtime.liveScreenCount) and dismissed \(transport.dismissals)")

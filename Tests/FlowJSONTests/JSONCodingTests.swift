@@ -1,4 +1,5 @@
-@testable import FlowKit
+@testable import FlowJSON
+import FlowdTestSupport
 import Foundation
 import Testing
 

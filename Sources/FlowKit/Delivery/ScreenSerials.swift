@@ -1,18 +1,19 @@
 /// The serial and acknowledgement bookkeeping of one screen, as a value:
 /// every command sent takes the next serial; an ack covers every serial up to
 /// it; an ack above the last serial sent is a protocol error.
-package struct ScreenSerials: Sendable, Equatable {
+public struct ScreenSerials: Sendable, Hashable {
     /// The last serial sent (0: nothing sent yet).
-    package private(set) var lastSent: UInt64 = 0
+    public private(set) var lastSent: UInt64 = 0
     /// The highest serial acknowledged.
-    package private(set) var acked: UInt64 = 0
+    public private(set) var acked: UInt64 = 0
     /// The serial of the `Dismiss`, once sent.
-    package private(set) var dismissSerial: UInt64?
+    public private(set) var dismissSerial: UInt64?
 
-    package init() {}
+    /// No serial sent yet.
+    public init() {}
 
     /// What an ack meant.
-    package enum AckResult: Sendable, Equatable {
+    public enum AckResult: Sendable, Equatable {
         /// Accepted; `completesDismissal` if it covers the `Dismiss`.
         case accepted(completesDismissal: Bool)
         /// At or below what was already acknowledged: ignored.
@@ -22,23 +23,23 @@ package struct ScreenSerials: Sendable, Equatable {
     }
 
     /// Takes the next serial for a command.
-    package mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         lastSent += 1
         return lastSent
     }
 
     /// Takes the serial of the `Dismiss`; no command follows it.
-    package mutating func nextDismiss() -> UInt64 {
+    public mutating func nextDismiss() -> UInt64 {
         let serial = next()
         dismissSerial = serial
         return serial
     }
 
     /// Whether a command is waiting for its ack.
-    package var isPending: Bool { acked < lastSent }
+    public var isPending: Bool { acked < lastSent }
 
     /// Records an ack from the host.
-    package mutating func ack(_ serial: UInt64) -> AckResult {
+    public mutating func ack(_ serial: UInt64) -> AckResult {
         guard serial != 0, serial <= lastSent else { return .unknown }
         guard serial > acked else { return .stale }
         acked = serial

@@ -1,0 +1,169 @@
+import FlowKit
+import FlowWire
+import Foundation
+
+/// What the runtime's callbacks leave for the daemon to act on after the runtime returned: the app's
+/// outcome, a finished shutdown unwinding, a reply to a `TerminateFlow`.
+enum DaemonNotice {
+    /// The root flow reported.
+    case app(AppOutcome)
+    /// The shutdown's unwinding completed.
+    case unwound(reason: Flowd_V1_Shutdown.Reason, message: String, report: DismissalReport)
+    /// A debug client's termination completed.
+    case terminated(connection: UInt64, seq: UInt64, text: String)
+}
+
+extension Daemon {
+    /// Applies what the runtime caused, and what that causes in turn (dismissals completed, screens
+    /// lost, notices), until the runtime is quiet. Every entry point that feeds the runtime or the
+    /// delivery ends here; the runtime is never called from inside itself.
+    func drive() {
+        loop.assertOnLoop()
+        guard let runtime else { return }
+        repeat {
+            while runtime.hasEffects {
+                for effect in runtime.takeEffects() {
+                    switch effect {
+                    case .flow(let event): emitFlowEvent(event)
+                    case .command(let command): deliver(command)
+                    }
+                }
+            }
+            let pending = notices
+            notices.removeAll()
+            for notice in pending { handle(notice) }
+        } while runtime.hasEffects || !notices.isEmpty
+        armDeadlineTimer()
+    }
+
+    /// Gives one screen command to the delivery state machine, reports it, and performs what it says.
+    private func deliver(_ command: ScreenCommand) {
+        let kind = delivery.screens[command.screen]?.kind ?? ""
+        let (serial, actions) = delivery.apply(command, route: route(for: command), now: loop.now)
+        if let serial { emitCommandEvent(command, kind: kind, serial: serial) }
+        perform(actions)
+    }
+
+    /// How a placed screen's host is found: the app's factory for its kind.
+    private func route(for command: ScreenCommand) -> ScreenDelivery.Route {
+        guard case .place(let place) = command, let app else { return .attached }
+        if case .spawn = app.factory(for: place.kind).resolved { return .spawn }
+        return .attached
+    }
+
+    /// Performs the delivery's actions: frames, spawns, retirements, and inputs for the runtime.
+    func perform(_ actions: [ScreenDelivery.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let outgoing, let host):
+                if let connection = connections[host] { send(outgoing.wireBody, to: connection) }
+            case .spawn(let screen, let kind):
+                spawn(screen, kind: kind)
+            case .dismissalCompleted(let screen, let outcome):
+                runtime?.dismissalCompleted(screen, outcome)
+            case .screenLost(let screen, let kind, let host):
+                logger.notice("screen lost", metadata: ["screen": "\(screen)", "kind": "\(kind)", "connection": "\(host.map(String.init) ?? "none")"])
+                runtime?.screenLost(screen)
+            case .ackTimedOut(let screen, let kind, let serial, let host):
+                logger.warning("screen did not acknowledge in time; removed by force", metadata: [
+                    "screen": "\(screen)", "kind": "\(kind)", "serial": "\(serial)",
+                ])
+                if let host, let connection = connections[host] {
+                    send(.error(Flowd_V1_Error(
+                        code: .ackTimeout,
+                        message: "screen \(screen.rawValue) did not acknowledge serial \(serial) within \(configuration.ackTimeoutMilliseconds) ms; it was removed",
+                        screenID: screen.rawValue, serial: serial)), to: connection)
+                }
+            case .retire(let host, let reason):
+                spawnedHosts[host]?.retire(reason: reason)
+            }
+        }
+    }
+
+    private func spawn(_ screen: ScreenID, kind: String) {
+        guard let app, case .spawn(let executable, let arguments, let environment) = app.factory(for: kind).resolved else {
+            perform(delivery.spawnFailed(screen))
+            return
+        }
+        do {
+            let spawned = try SpawnedScreen.start(
+                daemon: self, screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
+            spawnedHosts[spawned.connectionID] = spawned
+            children[spawned.pid] = spawned
+            spawned.onExit = { [weak self] child in
+                self?.children[child.pid] = nil
+                self?.spawnedHosts[child.connectionID] = nil
+                self?.childExited()
+            }
+            perform(delivery.spawned(screen, host: spawned.connectionID, now: loop.now))
+        } catch {
+            logger.error("cannot spawn a screen", metadata: ["screen": "\(screen)", "kind": "\(kind)", "error": "\(error)"])
+            perform(delivery.spawnFailed(screen))
+        }
+    }
+
+    /// A screen host finished its handshake.
+    func hostJoined(_ connection: Connection, provides: [String]) {
+        if spawnedHosts[connection.id] == nil, let app {
+            let known = Set(app.screens.keys)
+            let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
+            if !unknown.isEmpty {
+                send(.error(Flowd_V1_Error(
+                    code: .unknownKind,
+                    message: "app \(app.name) uses none of the kinds \(unknown.joined(separator: ", ")); it uses \(known.sorted().joined(separator: ", "))")),
+                    to: connection)
+            }
+        }
+        perform(delivery.hostJoined(connection.id, provides: spawnedHosts[connection.id] == nil ? provides : [], now: loop.now))
+        drive()
+    }
+
+    /// A connection closed: its screens are lost, or complete their dismissal as `hostLost`.
+    func hostLeft(_ connectionID: UInt64) {
+        perform(delivery.hostLost(connectionID))
+        spawnedHosts[connectionID]?.connectionClosed()
+        drive()
+    }
+
+    /// Ack deadlines that passed.
+    func expireAckDeadlines(now: UInt64) {
+        perform(delivery.expire(now: now))
+        drive()
+    }
+
+    private func handle(_ notice: DaemonNotice) {
+        switch notice {
+        case .app(let outcome):
+            appReported(outcome)
+        case .unwound(let reason, let message, let report):
+            logger.info("unwound", metadata: ["screens": "\(report.outcomes.count)", "acknowledged": "\(report.allAcknowledged)"])
+            closeAllConnections(reason: reason, message: message)
+        case .terminated(let connectionID, let seq, let text):
+            if let connection = connections[connectionID] { reply(to: connection, seq: seq, text) }
+        }
+    }
+
+    /// Reports a command on the event stream, with the serial the delivery gave it.
+    private func emitCommandEvent(_ command: ScreenCommand, kind: String, serial: UInt64) {
+        let owner = { [runtime] in runtime?.owner(of: command.screen) }
+        switch command {
+        case .place(let place):
+            emitEvent(.place, screen: place.screen, flow: place.owner, name: place.kind, serial: serial,
+                        placement: events.hasSubscribers ? Flowd_V1_Placement(place.placement, screen: place.screen) : nil,
+                        payload: .json(place.state), text: "place \(place.kind) \(place.screen) at \(place.placement)")
+        case .update(let screen, let state):
+            emitEvent(.update, screen: screen, flow: owner(), name: kind, serial: serial, payload: .json(state), text: "update \(kind) \(screen)")
+        case .placementChanged(let screen, let placement, let change):
+            emitEvent(.placementChanged, screen: screen, flow: owner(), name: kind, serial: serial,
+                        placement: events.hasSubscribers ? Flowd_V1_Placement(placement, screen: screen) : nil,
+                        text: "\(change) \(kind) \(screen) now \(placement)")
+        case .dismiss(let screen, let animated, let reason):
+            if delivery.screens[screen] == nil {
+                emitEvent(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial, text: "dismiss \(kind) \(screen) (never shown or host gone)")
+            } else {
+                emitEvent(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial,
+                            text: "dismiss \(kind) \(screen)\(animated ? " animated" : "") (\(reason))")
+            }
+        }
+    }
+}

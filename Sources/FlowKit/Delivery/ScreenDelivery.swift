@@ -1,0 +1,377 @@
+import Foundation
+
+/// The screen-delivery rules as a value: which host shows each screen, the serials of its commands,
+/// the commands held until a host can take them, ack deadlines against an injected clock, and what a
+/// lost host or a late ack does. Events go in (`place`, `command`, `hostJoined`, `ack`, `hostLost`,
+/// `expire(now:)`); `Action`s come out, and the caller applies them after the call returns: frames
+/// to send, processes to spawn or retire, and inputs for the runtime (dismissals completed, screens
+/// lost). The daemon, `flowd replay` and FlowKitTesting's fake screens all use this one
+/// implementation; only what they do with the actions differs. Hosts are named by a number (the
+/// daemon's connection id).
+public struct ScreenDelivery: Sendable {
+    /// Where one screen is in its delivery.
+    public enum Phase: Hashable, Sendable {
+        /// Its kind is hosted by attached hosts and none is connected: commands are held.
+        case waitingForHost
+        /// A process is being spawned for it (no host yet): commands are held.
+        case spawning
+        /// On a host that has not finished its handshake (a spawned one): commands are held.
+        case waitingForHandshake(host: UInt64)
+        /// On a host that takes its commands.
+        case live(host: UInt64)
+        /// Its `Dismiss` was sent; it completes on the ack, the ack deadline or the host's loss.
+        case dismissing(host: UInt64)
+    }
+
+    /// How the driver creates a screen of a kind.
+    public enum Route: Hashable, Sendable {
+        /// An attached host that provides the kind (the oldest ready one), or wait for one.
+        case attached
+        /// Spawn a process for this screen (the driver answers `spawned` or `spawnFailed`).
+        case spawn
+    }
+
+    /// One command with its serial, as it leaves for a host.
+    public struct Outgoing: Hashable, Sendable {
+        /// The command.
+        public var command: ScreenCommand
+        /// Its serial.
+        public var serial: UInt64
+    }
+
+    /// What the driver must do.
+    public enum Action: Hashable, Sendable {
+        /// Send a command to a host.
+        case send(Outgoing, to: UInt64)
+        /// Spawn a process for a screen; answer with `spawned(_:host:)` or `spawnFailed(_:)`.
+        case spawn(ScreenID, kind: String)
+        /// Tell the runtime a dismissal completed (`FlowRuntime.dismissalCompleted`).
+        case dismissalCompleted(ScreenID, DismissOutcome)
+        /// Tell the runtime a screen was lost (`FlowRuntime.screenLost`).
+        case screenLost(ScreenID, kind: String, host: UInt64?)
+        /// A screen did not acknowledge `serial` in time; tell its host (if any) before it is removed.
+        case ackTimedOut(ScreenID, kind: String, serial: UInt64, host: UInt64?)
+        /// A spawned host's screen is gone: say goodbye and let the process exit.
+        case retire(host: UInt64, reason: String)
+    }
+
+    /// What an ack meant.
+    public enum AckResult: Hashable, Sendable {
+        /// Accepted (`kind` for the event stream); a completed dismissal comes as an action.
+        case accepted(kind: String)
+        /// At or below what was already acknowledged: ignored.
+        case stale
+        /// The screen is not live.
+        case unknownScreen
+        /// Another host shows the screen.
+        case notYourScreen
+        /// The serial was never sent; `lastSent` is the last one that was.
+        case unknownSerial(lastSent: UInt64)
+    }
+
+    /// One screen as delivery sees it.
+    public struct Screen: Hashable, Sendable {
+        /// Its kind name.
+        public let kind: String
+        /// Where it is in its delivery.
+        public internal(set) var phase: Phase
+        /// Its serials.
+        public internal(set) var serials = ScreenSerials()
+        /// Commands waiting for a host, in order.
+        public internal(set) var held: [Outgoing] = []
+
+        /// The host it is assigned to, if any.
+        public var host: UInt64? {
+            switch phase {
+            case .waitingForHost, .spawning: nil
+            case .waitingForHandshake(let host), .live(let host), .dismissing(let host): host
+            }
+        }
+
+        /// Whether its `Dismiss` was sent.
+        public var isDismissing: Bool {
+            if case .dismissing = phase { return true }
+            return false
+        }
+    }
+
+    /// One host.
+    public struct Host: Hashable, Sendable {
+        /// Kinds it provides (attached hosts).
+        public internal(set) var provides: [String] = []
+        /// Screens it shows.
+        public internal(set) var screens: Set<ScreenID> = []
+        /// Whether it finished its handshake.
+        public internal(set) var isReady = false
+        /// Whether it was spawned for one screen (retired when that screen is gone).
+        public let isSpawned: Bool
+    }
+
+    /// How long a host may take to acknowledge a command, in the clock's unit (milliseconds).
+    public let ackTimeout: UInt64
+    /// Live screens (placed and not yet dismissed or lost).
+    public private(set) var screens: [ScreenID: Screen] = [:]
+    /// Hosts by id.
+    public private(set) var hosts: [UInt64: Host] = [:]
+    /// Ready attached hosts by the kinds they provide, oldest first.
+    private var hostsByKind: [String: [UInt64]] = [:]
+    /// Screens of attached kinds waiting for a host, by kind, in order.
+    private var waiting: [String: [ScreenID]] = [:]
+    /// Commands waiting for their ack, in send order (one timeout for all, so FIFO).
+    private var deadlines = FIFO<Deadline>()
+
+    private struct Deadline: Hashable, Sendable {
+        let screen: ScreenID
+        let serial: UInt64
+        let at: UInt64
+    }
+
+    /// Delivery with no screens and no hosts.
+    public init(ackTimeout: UInt64) {
+        self.ackTimeout = ackTimeout
+    }
+
+    // MARK: Queries
+
+    /// The earliest ack deadline, for the driver's one timer.
+    public var nextDeadline: UInt64? { deadlines.first?.at }
+
+    /// Commands sent and not acknowledged yet, one per screen at most.
+    public var pendingAckCount: Int { screens.values.count { $0.host != nil && $0.serials.isPending } }
+
+    /// Commands held for screens without a host able to take them.
+    public var heldCommandCount: Int { screens.values.reduce(0) { $0 + $1.held.count } }
+
+    /// Screens waiting for an attached host, by kind.
+    public var waitingScreens: [String: [ScreenID]] { waiting.filter { !$0.value.isEmpty } }
+
+    /// The screen `id` if it is live and `host` shows it (nil `host`: any); otherwise why not.
+    public func lookup(_ id: ScreenID, hostedBy host: UInt64?) -> Result<Screen, LookupError> {
+        guard let screen = screens[id] else { return .failure(.unknownScreen) }
+        if let host, screen.host != host { return .failure(.notYourScreen) }
+        return .success(screen)
+    }
+
+    /// Why a look-up failed.
+    public enum LookupError: Error, Hashable, Sendable {
+        /// Never placed, or already dismissed or lost.
+        case unknownScreen
+        /// Shown by another host.
+        case notYourScreen
+    }
+
+    // MARK: Commands from the runtime
+
+    /// Applies one command from the runtime at time `now`. Returns its serial (nil when it was dropped:
+    /// the screen is gone or being dismissed) and the actions it needs. `route` says how a placed
+    /// screen's host is found.
+    public mutating func apply(_ command: ScreenCommand, route: @autoclosure () -> Route, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
+        switch command {
+        case .place(let place):
+            return placeScreen(place, route: route(), now: now)
+        case .update, .placementChanged:
+            guard var screen = screens[command.screen], !screen.isDismissing else { return (nil, []) }
+            let outgoing = Outgoing(command: command, serial: screen.serials.next())
+            screens[command.screen] = screen
+            return (outgoing.serial, deliver(outgoing, now: now))
+        case .dismiss(let id, _, _):
+            return dismiss(id, command, now: now)
+        }
+    }
+
+    private mutating func placeScreen(_ place: PlaceCommand, route: Route, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
+        var screen = Screen(kind: place.kind, phase: .waitingForHost)
+        let outgoing = Outgoing(command: .place(place), serial: screen.serials.next())
+        screen.held = [outgoing]
+        switch route {
+        case .attached:
+            screens[place.screen] = screen
+            if let host = readyHost(for: place.kind) {
+                return (outgoing.serial, assign(place.screen, to: host, now: now))
+            }
+            waiting[place.kind, default: []].append(place.screen)
+            return (outgoing.serial, [])
+        case .spawn:
+            screen.phase = .spawning
+            screens[place.screen] = screen
+            return (outgoing.serial, [.spawn(place.screen, kind: place.kind)])
+        }
+    }
+
+    private mutating func dismiss(_ id: ScreenID, _ command: ScreenCommand, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
+        guard var screen = screens[id], !screen.isDismissing else { return (nil, [.dismissalCompleted(id, .hostLost)]) }
+        guard let host = screen.host, hosts[host] != nil else {
+            // Never shown (no host yet): nothing to wait for.
+            screens[id] = nil
+            waiting[screen.kind]?.removeAll { $0 == id }
+            return (screen.serials.lastSent + 1, [.dismissalCompleted(id, .acknowledged)])
+        }
+        let outgoing = Outgoing(command: command, serial: screen.serials.nextDismiss())
+        let wasLive = screen.phase == .live(host: host)
+        screen.phase = .dismissing(host: host)
+        screens[id] = screen
+        deadlines.append(Deadline(screen: id, serial: outgoing.serial, at: now + ackTimeout))
+        if wasLive { return (outgoing.serial, [.send(outgoing, to: host)]) }
+        screens[id]?.held.append(outgoing)
+        return (outgoing.serial, [])
+    }
+
+    /// Sends a command now, or holds it until the screen's host can take it.
+    private mutating func deliver(_ outgoing: Outgoing, now: UInt64) -> [Action] {
+        let id = outgoing.command.screen
+        guard let screen = screens[id] else { return [] }
+        if screen.host != nil { deadlines.append(Deadline(screen: id, serial: outgoing.serial, at: now + ackTimeout)) }
+        if case .live(let host) = screen.phase { return [.send(outgoing, to: host)] }
+        screens[id]?.held.append(outgoing)
+        return []
+    }
+
+    // MARK: Hosts
+
+    /// The process spawned for `screen` connected as `host` (its handshake is still to come).
+    public mutating func spawned(_ id: ScreenID, host: UInt64, now: UInt64) -> [Action] {
+        hosts[host] = Host(isSpawned: true)
+        guard screens[id]?.phase == .spawning else { return [] }
+        return assign(id, to: host, now: now)
+    }
+
+    /// The process for `screen` could not be spawned: the screen is lost.
+    public mutating func spawnFailed(_ id: ScreenID) -> [Action] {
+        guard let screen = screens.removeValue(forKey: id) else { return [] }
+        return [.screenLost(id, kind: screen.kind, host: nil)]
+    }
+
+    /// A host finished its handshake. A spawned host gets its screen's held commands; an attached
+    /// host (`provides` its kinds) takes the screens waiting for them, oldest first. An attached host
+    /// that joins again adds the kinds it did not provide yet.
+    public mutating func hostJoined(_ host: UInt64, provides: [String], now: UInt64) -> [Action] {
+        var actions: [Action] = []
+        if hosts[host]?.isSpawned == true {
+            hosts[host]?.isReady = true
+            for id in (hosts[host]?.screens ?? []).sorted() { actions += release(id, on: host) }
+            return actions
+        }
+        var joined = hosts[host] ?? Host(isReady: true, isSpawned: false)
+        let added = provides.filter { !joined.provides.contains($0) }
+        joined.provides += added
+        hosts[host] = joined
+        for kind in added {
+            hostsByKind[kind, default: []].append(host)
+            let queue = waiting.removeValue(forKey: kind) ?? []
+            for id in queue { actions += assign(id, to: host, now: now) }
+        }
+        return actions
+    }
+
+    /// The oldest ready attached host that provides `kind`.
+    private func readyHost(for kind: String) -> UInt64? {
+        hostsByKind[kind]?.first { hosts[$0]?.isReady == true }
+    }
+
+    /// Puts a screen on a host: its held commands get their ack clocks and go out once the host is ready.
+    private mutating func assign(_ id: ScreenID, to host: UInt64, now: UInt64) -> [Action] {
+        guard var screen = screens[id] else { return [] }
+        hosts[host]?.screens.insert(id)
+        screen.phase = screen.isDismissing ? .dismissing(host: host) : .waitingForHandshake(host: host)
+        screens[id] = screen
+        for outgoing in screen.held { deadlines.append(Deadline(screen: id, serial: outgoing.serial, at: now + ackTimeout)) }
+        guard hosts[host]?.isReady == true else { return [] }
+        return release(id, on: host)
+    }
+
+    /// Sends a screen's held commands to its ready host.
+    private mutating func release(_ id: ScreenID, on host: UInt64) -> [Action] {
+        guard var screen = screens[id] else { return [] }
+        if case .waitingForHandshake = screen.phase { screen.phase = .live(host: host) }
+        let held = screen.held
+        screen.held = []
+        screens[id] = screen
+        return held.map { .send($0, to: host) }
+    }
+
+    /// A host's connection closed: screens being dismissed complete as `hostLost`, the others are lost.
+    public mutating func hostLost(_ host: UInt64) -> [Action] {
+        guard let gone = hosts.removeValue(forKey: host) else { return [] }
+        for kind in gone.provides { hostsByKind[kind]?.removeAll { $0 == host } }
+        var actions: [Action] = []
+        for id in gone.screens.sorted(by: >) {
+            guard let screen = screens[id], screen.host == host else { continue }
+            screens[id] = nil
+            actions.append(screen.isDismissing ? .dismissalCompleted(id, .hostLost) : .screenLost(id, kind: screen.kind, host: host))
+        }
+        return actions
+    }
+
+    // MARK: Acks and deadlines
+
+    /// An ack from `host` for `serial` of screen `id`. A completed dismissal comes out in `actions`.
+    public mutating func ack(_ id: ScreenID, serial: UInt64, from host: UInt64) -> (result: AckResult, actions: [Action]) {
+        guard var screen = screens[id] else { return (.unknownScreen, []) }
+        guard screen.host == host else { return (.notYourScreen, []) }
+        switch screen.serials.ack(serial) {
+        case .unknown:
+            return (.unknownSerial(lastSent: screen.serials.lastSent), [])
+        case .stale:
+            return (.stale, [])
+        case .accepted(let completesDismissal):
+            screens[id] = screen
+            guard completesDismissal else { return (.accepted(kind: screen.kind), []) }
+            return (.accepted(kind: screen.kind), complete(id, .acknowledged))
+        }
+    }
+
+    /// Handles every ack deadline at or before `now`: a late `Dismiss` completes as timed out; any
+    /// other late command removes the screen by force (its host is told with a `Dismiss` of reason
+    /// `removed`) and the runtime hears it was lost.
+    public mutating func expire(now: UInt64) -> [Action] {
+        var actions: [Action] = []
+        while let first = deadlines.first, first.at <= now {
+            deadlines.removeFirst()
+            guard var screen = screens[first.screen], screen.serials.acked < first.serial else { continue }
+            actions.append(.ackTimedOut(first.screen, kind: screen.kind, serial: first.serial, host: screen.host))
+            if screen.isDismissing {
+                actions += complete(first.screen, .timedOut)
+                continue
+            }
+            if let host = screen.host, hosts[host]?.isReady == true {
+                let serial = screen.serials.nextDismiss()
+                actions.append(.send(Outgoing(command: .dismiss(first.screen, animated: false, reason: .removed), serial: serial), to: host))
+            }
+            screens[first.screen] = nil
+            waiting[screen.kind]?.removeAll { $0 == first.screen }
+            actions += detach(first.screen, from: screen.host, reason: "its screen \(first.screen) was removed")
+            actions.append(.screenLost(first.screen, kind: screen.kind, host: screen.host))
+        }
+        return actions
+    }
+
+    /// One screen alone is gone (its host reports it crashed, or a test says so): a pending dismissal
+    /// completes as `hostLost`, otherwise the runtime hears the screen was lost.
+    public mutating func lose(_ id: ScreenID) -> [Action] {
+        guard let screen = screens[id] else { return [] }
+        if screen.isDismissing { return complete(id, .hostLost) }
+        screens[id] = nil
+        waiting[screen.kind]?.removeAll { $0 == id }
+        return detach(id, from: screen.host, reason: "its screen \(id) was lost") + [.screenLost(id, kind: screen.kind, host: screen.host)]
+    }
+
+    /// Ends a screen's pending dismissal as the driver decides (a test's fake host says it timed out
+    /// or died); ignored unless the screen is being dismissed.
+    public mutating func abandonDismissal(_ id: ScreenID, outcome: DismissOutcome) -> [Action] {
+        guard screens[id]?.isDismissing == true else { return [] }
+        return complete(id, outcome)
+    }
+
+    /// Completes a dismissal: forgets the screen and retires a spawned host left without screens.
+    private mutating func complete(_ id: ScreenID, _ outcome: DismissOutcome) -> [Action] {
+        guard let screen = screens.removeValue(forKey: id) else { return [] }
+        return detach(id, from: screen.host, reason: "its screen \(id) was dismissed") + [.dismissalCompleted(id, outcome)]
+    }
+
+    private mutating func detach(_ id: ScreenID, from host: UInt64?, reason: String) -> [Action] {
+        guard let host, hosts[host] != nil else { return [] }
+        hosts[host]?.screens.remove(id)
+        guard let remaining = hosts[host], remaining.isSpawned, remaining.screens.isEmpty else { return [] }
+        return [.retire(host: host, reason: reason)]
+    }
+}

@@ -1,0 +1,41 @@
+/// One running flow with its types: the flow object, the placer it was started with, the context
+/// that placer returned and the parent's typed handler. Stored by the runtime as its base,
+/// `FlowController`; everything typed goes through here, so nothing is cast back.
+final class FlowNode<F: Flow>: FlowController {
+    /// The flow object (retained while running).
+    private(set) var flow: F?
+    /// The placer the flow was started with (dropped at the end).
+    private(set) var placer: ScreenPlacer<F.RequiredContext>?
+    /// The context its own placer returned, once used (kept after the end so late calls stay harmless).
+    var context: F.RequiredContext?
+    /// The parent's handler.
+    private var handler: ((FlowEvent<F>) -> Void)?
+
+    init(id: FlowID, runtime: FlowRuntime, parent: FlowController, flow: F, placer: ScreenPlacer<F.RequiredContext>,
+         handler: @escaping (FlowEvent<F>) -> Void) {
+        self.flow = flow
+        self.placer = placer
+        self.handler = handler
+        super.init(id: id, runtime: runtime, parent: parent)
+    }
+
+    override var typeName: String { String(describing: F.self) }
+
+    /// Tells the parent an output.
+    func reportOutput(_ output: F.Output) { handler?(.output(output)) }
+
+    /// The parent's handler, taken before the node is released (the release drops it).
+    var parentHandler: ((FlowEvent<F>) -> Void)? { handler }
+
+    override func endedReporter() -> ((FlowEnding) -> Void)? {
+        guard let handler else { return nil }
+        return { handler(.ended($0)) }
+    }
+
+    override func release() {
+        super.release()
+        flow = nil
+        placer = nil
+        handler = nil
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// What the runtime asks of one screen. The runtime returns these (see `RuntimeEffect`) instead of
+/// calling out; whoever drives it delivers them (the daemon over the wire, a fake in tests).
+public enum ScreenCommand: Hashable, Sendable, CustomStringConvertible {
+    /// Create a screen: its kind, first state and placement.
+    case place(PlaceCommand)
+    /// Give a placed screen new state.
+    case update(ScreenID, state: Data)
+    /// Tell a placed screen its placement changed (covered, uncovered, moved).
+    case placementChanged(ScreenID, placement: Placement, change: PlacementChange)
+    /// Remove a screen; answer with `FlowRuntime.dismissalCompleted(_:_:)`.
+    case dismiss(ScreenID, animated: Bool, reason: DismissalReason)
+
+    /// The screen the command is for.
+    public var screen: ScreenID {
+        switch self {
+        case .place(let place): place.screen
+        case .update(let id, _), .placementChanged(let id, _, _), .dismiss(let id, _, _): id
+        }
+    }
+
+    /// A one-line description.
+    public var description: String {
+        switch self {
+        case .place(let place): "place \(place.kind)\(place.screen) at \(place.placement)"
+        case .update(let id, let state): "update \(id) \(String(decoding: state, as: UTF8.self))"
+        case .placementChanged(let id, let placement, let change): "\(change) \(id) at \(placement)"
+        case .dismiss(let id, let animated, let reason): "dismiss \(id)\(animated ? " animated" : "") (\(reason))"
+        }
+    }
+}
+
+/// A `place` command: everything a host needs to create the screen, and everything the daemon needs
+/// to report it (the owning flow and its type).
+public struct PlaceCommand: Hashable, Sendable {
+    /// The new screen.
+    public var screen: ScreenID
+    /// Its kind name.
+    public var kind: String
+    /// Its first state, encoded by the runtime's payload codec.
+    public var state: Data
+    /// Where it is placed.
+    public var placement: Placement
+    /// The flow that owns it.
+    public var owner: FlowID
+    /// The owning flow's type name.
+    public var flowType: String
+    /// Whether the host should animate its appearance (the placer's `animated:`).
+    public var animated: Bool
+
+    /// A place command.
+    public init(screen: ScreenID, kind: String, state: Data, placement: Placement, owner: FlowID, flowType: String, animated: Bool) {
+        self.screen = screen
+        self.kind = kind
+        self.state = state
+        self.placement = placement
+        self.owner = owner
+        self.flowType = flowType
+        self.animated = animated
+    }
+}
