@@ -7,35 +7,37 @@ import UVKit
 /// A screen process the daemon spawned for one screen: started with a
 /// connected socket at fd 3 and a one-time token, reaped when it exits, and
 /// stopped with SIGTERM then SIGKILL if it outstays its screen.
-final class SpawnedScreen {
+final class SpawnedScreen: SpawnedHost {
     let pid: Int32
     let connectionID: UInt64
     let screen: ScreenID
     let kind: String
     private let process: UVProcess
     private unowned let daemon: Daemon
+    private let loop: UVLoop
     private var killTimer: UVTimer?
     private var signalsSent = 0
     private(set) var hasExited = false
     /// Runs once when the process has exited and its handle is closed.
-    var onExit: ((SpawnedScreen) -> Void)?
+    var onExit: ((any SpawnedHost) -> Void)?
 
-    private init(pid: Int32, connectionID: UInt64, screen: ScreenID, kind: String, process: UVProcess, daemon: Daemon) {
+    private init(pid: Int32, connectionID: UInt64, screen: ScreenID, kind: String, process: UVProcess, daemon: Daemon, loop: UVLoop) {
         self.pid = pid
         self.connectionID = connectionID
         self.screen = screen
         self.kind = kind
         self.process = process
         self.daemon = daemon
+        self.loop = loop
     }
 
     /// Spawns `executable` for `screen`; its connection joins the daemon and
     /// must complete the handshake with the token within the handshake timeout.
     static func start(
-        daemon: Daemon, screen: ScreenID, kind: String, executable: String, arguments: [String], environment: [String: String]
+        daemon: Daemon, loop: UVLoop, screen: ScreenID, kind: String, executable: String, arguments: [String], environment: [String: String]
     ) throws -> SpawnedScreen {
         let pair = try SocketPair.make()
-        let pipe = UVPipe(loop: daemon.loop)
+        let pipe = UVPipe(loop: loop)
         do {
             try pipe.open(fd: pair.parent)
         } catch {
@@ -58,7 +60,7 @@ final class SpawnedScreen {
         let process: UVProcess
         do {
             process = try UVProcess.spawn(
-                loop: daemon.loop, executable: resolve(executable), arguments: arguments,
+                loop: loop, executable: resolve(executable), arguments: arguments,
                 environment: childEnvironment, inheritedDescriptors: [pair.child]
             ) { status, signal in
                 spawned?.exited(status: status, signal: signal)
@@ -68,7 +70,7 @@ final class SpawnedScreen {
             throw error
         }
         let screenProcess = SpawnedScreen(
-            pid: process.pid, connectionID: connection.id, screen: screen, kind: kind, process: process, daemon: daemon)
+            pid: process.pid, connectionID: connection.id, screen: screen, kind: kind, process: process, daemon: daemon, loop: loop)
         spawned = screenProcess
         connection.peerPID = process.pid
         daemon.logger.info("spawned screen process", metadata: [
@@ -98,7 +100,7 @@ final class SpawnedScreen {
     /// Sends SIGTERM, then SIGKILL, each after the grace period, until the process exits.
     private func startKillTimer() {
         guard !hasExited, killTimer == nil else { return }
-        let timer = UVTimer(loop: daemon.loop)
+        let timer = UVTimer(loop: loop)
         killTimer = timer
         let grace = daemon.configuration.spawnExitGraceMilliseconds
         timer.start(after: grace, repeat: grace) { [unowned self] in

@@ -11,7 +11,7 @@ import UVKit
 final class Connection {
     /// The daemon-wide id, as shown by `flowctl tree` and in `Welcome`.
     let id: UInt64
-    let pipe: UVPipe
+    let pipe: any ConnectionPipe
     var protocolState: ConnectionStateMachine
     var decoder: FrameDecoder
     /// Encoded frames not yet handed to the pipe.
@@ -29,7 +29,7 @@ final class Connection {
     /// Called once when the pipe is closed, to drop the connection from the daemon.
     var onClosed: ((Connection) -> Void)?
 
-    init(id: UInt64, pipe: UVPipe, origin: ConnectionStateMachine.Origin, peerPID: Int32, maxFrameSize: Int) {
+    init(id: UInt64, pipe: any ConnectionPipe, origin: ConnectionStateMachine.Origin, peerPID: Int32, maxFrameSize: Int) {
         self.id = id
         self.pipe = pipe
         self.peerPID = peerPID

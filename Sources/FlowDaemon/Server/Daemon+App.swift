@@ -3,7 +3,7 @@ import FlowWire
 
 extension Daemon {
     /// Creates the runtime and the screen directory and starts the app's root flow.
-    func startApp() {
+    package func startApp() {
         guard let app else { return }
         let runtime = FlowRuntime()
         install(runtime: runtime)

@@ -86,8 +86,8 @@ extension Daemon {
             return
         }
         do {
-            let spawned = try SpawnedScreen.start(
-                daemon: self, screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
+            let spawned = try spawner.spawn(
+                for: self, screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
             spawnedHosts[spawned.connectionID] = spawned
             children[spawned.pid] = spawned
             spawned.onExit = { [weak self] child in

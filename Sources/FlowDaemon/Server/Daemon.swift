@@ -8,9 +8,11 @@ import UVKit
 import Glibc
 #endif
 
-/// The flowd server: one libuv loop on one thread that accepts connections,
-/// runs the handshake, answers pings and debug requests, and shuts down
-/// gracefully on SIGTERM/SIGINT. Every method runs on the loop thread.
+/// The flowd server: one loop on one thread that accepts connections, runs the handshake, answers
+/// pings and debug requests, drives the runtime and the screen delivery, and shuts down gracefully on
+/// SIGTERM/SIGINT. Every method runs on the loop thread. Its I/O goes through three seams — the
+/// loop (`DaemonLoop`), each connection's pipe (`ConnectionPipe`) and the spawner (`ScreenSpawner`)
+/// — so the same daemon runs on libuv (`run()`) or embedded in a test (FlowDaemonTesting).
 public final class Daemon {
     /// The configuration the daemon was started with.
     public let configuration: DaemonConfiguration
@@ -24,9 +26,9 @@ public final class Daemon {
     /// Which host shows which screen, serials, held commands and ack deadlines.
     var delivery: ScreenDelivery
     /// Spawned screen processes by the id of their connection.
-    var spawnedHosts: [UInt64: SpawnedScreen] = [:]
+    var spawnedHosts: [UInt64: any SpawnedHost] = [:]
     /// Spawned processes that have not exited yet, by pid.
-    var children: [Int32: SpawnedScreen] = [:]
+    package var children: [Int32: any SpawnedHost] = [:]
     /// What the runtime's callbacks left for the daemon; handled by `drive()` once the runtime returned.
     var notices: [DaemonNotice] = []
     /// The debug event stream.
@@ -34,13 +36,13 @@ public final class Daemon {
     /// How the app ended, once it did.
     private(set) var appOutcome: AppOutcome?
 
-    let loop: UVLoop
+    /// The loop: clock, deadline timer, wake-ups.
+    let loop: any DaemonLoop
+    /// The libuv loop when the daemon serves a socket (nil when embedded).
+    private let uvLoop: UVDaemonLoop?
+    /// Starts spawned screens.
+    let spawner: any ScreenSpawner
     private var listener: UnixSocketListener?
-    private var flushCheck: UVCheck?
-    private var deadlineTimer: UVTimer?
-    /// Wakes the loop at once when close callbacks (which run after the
-    /// flush) left frames or deferred work behind.
-    private var wakeTimer: UVTimer?
     private var signals: [UVSignal] = []
 
     private(set) var connections: [UInt64: Connection] = [:]
@@ -55,30 +57,48 @@ public final class Daemon {
     private var closeDeadlines: Deque<(id: UInt64, at: UInt64)> = []
     private var armedDeadline: UInt64?
 
-    private enum Phase { case running, unwinding, draining, stopped }
-    private var phase: Phase = .running
+    /// Where the daemon is in its life: serving, then the phases of a graceful shutdown.
+    package enum Phase: Sendable { case running, unwinding, draining, stopped }
+    package private(set) var phase: Phase = .running
     private var signalsReceived = 0
 
-    /// Creates a daemon; nothing happens until `run()`.
+    /// Creates a daemon on a new libuv loop; nothing happens until `run()`.
     public init(configuration: DaemonConfiguration, app: App? = nil, logger: Logger) throws(DaemonError) {
+        let uv: UVLoop
+        do {
+            uv = try UVLoop()
+        } catch {
+            throw .loop(error, doing: "creating the event loop")
+        }
+        let loop = UVDaemonLoop(uv)
         self.configuration = configuration
         self.app = app
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds)
-        do {
-            self.loop = try UVLoop()
-        } catch {
-            throw .loop(error, doing: "creating the event loop")
-        }
+        self.loop = loop
+        self.uvLoop = loop
+        self.spawner = UVScreenSpawner(loop: uv)
+    }
+
+    /// A daemon on another loop and spawner (the embedded daemon); `start()` starts its app.
+    package init(configuration: DaemonConfiguration, app: App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
+        self.configuration = configuration
+        self.app = app
+        self.logger = logger
+        self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds)
+        self.loop = loop
+        self.uvLoop = nil
+        self.spawner = spawner
     }
 
     /// Listens and serves until a graceful shutdown completes. Returns when
     /// every handle is closed and the loop is closed; throws if it cannot listen.
     public func run() throws(DaemonError) {
+        guard let uvLoop else { preconditionFailure("Daemon.run() needs the libuv loop; an embedded daemon is driven by its test") }
         UVSignal.ignoreBrokenPipe()
         unblockSignals()
         do {
-            listener = try UnixSocketListener.listen(loop: loop, path: configuration.socketPath) { [unowned self] pipe in
+            listener = try UnixSocketListener.listen(loop: uvLoop.uv, path: configuration.socketPath) { [unowned self] pipe in
                 accept(pipe)
             }
         } catch {
@@ -87,18 +107,14 @@ public final class Daemon {
         if listener?.reclaimedStaleSocket == true {
             logger.notice("reclaimed stale socket file", metadata: ["path": "\(configuration.socketPath)"])
         }
-        try installSignalHandlers()
-        let check = UVCheck(loop: loop)
-        check.start { [unowned self] in flushDirtyConnections() }
-        flushCheck = check
-        deadlineTimer = UVTimer(loop: loop)
-        wakeTimer = UVTimer(loop: loop)
+        try installSignalHandlers(on: uvLoop.uv)
+        uvLoop.start { [unowned self] in flushDirtyConnections() }
         logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
         startApp()
 
-        loop.run()
+        _ = uvLoop.uv.run()
         do {
-            try loop.close()
+            try uvLoop.uv.close()
         } catch {
             throw .loop(error, doing: "closing the loop (a handle was left open)")
         }
@@ -108,9 +124,14 @@ public final class Daemon {
     // MARK: Accepting
 
     private func accept(_ pipe: UVPipe) {
-        loop.assertOnLoop()
         let credentials = pipe.peerCredentials()
-        let connection = adopt(pipe, origin: .namedSocket(uid: credentials?.uid), peerPID: credentials?.pid ?? 0)
+        accept(pipe, uid: credentials?.uid, pid: credentials?.pid ?? 0)
+    }
+
+    /// Takes a peer of the named socket: admitted by its uid, or refused.
+    package func accept(_ pipe: any ConnectionPipe, uid: UInt32?, pid: Int32) {
+        loop.assertOnLoop()
+        let connection = adopt(pipe, origin: .namedSocket(uid: uid), peerPID: pid)
         if phase != .running {
             connection.queue(.error(Flowd_V1_Error(code: .shuttingDown, message: "flowd is shutting down; try again later", fatal: true)))
             closeGracefully(connection)
@@ -127,7 +148,7 @@ public final class Daemon {
     /// screen's socket pair) into the daemon: reading starts and the
     /// handshake deadline runs.
     @discardableResult
-    func adopt(_ pipe: UVPipe, origin: ConnectionStateMachine.Origin, peerPID: Int32) -> Connection {
+    func adopt(_ pipe: any ConnectionPipe, origin: ConnectionStateMachine.Origin, peerPID: Int32) -> Connection {
         lastConnectionID += 1
         let connection = Connection(
             id: lastConnectionID, pipe: pipe, origin: origin, peerPID: peerPID, maxFrameSize: configuration.maxFrameSize)
@@ -160,6 +181,17 @@ public final class Daemon {
             connection.forceClose()
         }
     }
+
+    /// Takes a connected pipe of a spawned screen (its token checked at `Hello`); returns the connection id.
+    package func adoptSpawned(_ pipe: any ConnectionPipe, token: String, peerPID: Int32) -> UInt64 {
+        adopt(pipe, origin: .spawned(token: token), peerPID: peerPID).id
+    }
+
+    /// Whether connection `id` is open (not closed, not closing).
+    package func isOpen(_ id: UInt64) -> Bool { connections[id].map { !$0.isClosing } ?? false }
+
+    /// Ids of the connections the daemon holds, closing ones included.
+    package var connectionIDs: [UInt64] { connections.keys.sorted() }
 
     // MARK: Reading
 
@@ -290,7 +322,7 @@ public final class Daemon {
     }
 
     /// Writes every outbox once per iteration and drops peers that stopped reading.
-    private func flushDirtyConnections() {
+    package func flushDirtyConnections() {
         serviceBacklog()
         defer { if !backlogged.isEmpty { wakeIfWorkPending() } }
         guard !dirty.isEmpty else { return }
@@ -320,8 +352,8 @@ public final class Daemon {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
-        guard !dirty.isEmpty || !backlogged.isEmpty, let wakeTimer, !wakeTimer.isActive else { return }
-        wakeTimer.start(after: 0) { [unowned self] in flushDirtyConnections() }
+        guard !dirty.isEmpty || !backlogged.isEmpty else { return }
+        loop.wake { [unowned self] in flushDirtyConnections() }
     }
 
     // MARK: Closing
@@ -347,21 +379,17 @@ public final class Daemon {
     // MARK: Deadlines
 
     func armDeadlineTimer() {
-        guard let timer = deadlineTimer else { return }
         let next = [handshakeDeadlines.first?.at, closeDeadlines.first?.at, delivery.nextDeadline].compactMap { $0 }.min()
-        guard let next else {
-            timer.stop()
-            armedDeadline = nil
-            return
-        }
         if armedDeadline == next { return }
         armedDeadline = next
-        let now = loop.now
-        timer.start(after: next > now ? next - now : 0) { [unowned self] in
+        loop.setDeadline(next) { [unowned self] in
             armedDeadline = nil
             expireDeadlines()
         }
     }
+
+    /// Deadlines still pending (handshakes, forced closes, acks), for the embedded daemon's report.
+    package var pendingDeadlineCount: Int { handshakeDeadlines.count + closeDeadlines.count + (delivery.nextDeadline == nil ? 0 : 1) }
 
     private func expireDeadlines() {
         let now = loop.now
@@ -386,10 +414,10 @@ public final class Daemon {
 
     // MARK: Shutdown
 
-    private func installSignalHandlers() throws(DaemonError) {
+    private func installSignalHandlers(on uv: UVLoop) throws(DaemonError) {
         for signum in [SIGTERM, SIGINT] {
             do {
-                let signal = try UVSignal(loop: loop)
+                let signal = try UVSignal(loop: uv)
                 signals.append(signal)
                 try signal.start(signum) { [unowned self] received in
                     signalReceived(received)
@@ -422,7 +450,7 @@ public final class Daemon {
 
     /// Stops accepting, sends `Shutdown` to every client, waits for them to
     /// drain (bounded), closes every handle and lets the loop end.
-    func beginShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
+    package func beginShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
         guard phase == .running else { return }
         phase = .unwinding
         listener?.close()
@@ -473,12 +501,9 @@ public final class Daemon {
     private func finishShutdown() {
         guard phase == .draining else { return }
         phase = .stopped
-        flushCheck?.close()
-        flushCheck = nil
-        deadlineTimer?.close()
-        deadlineTimer = nil
-        wakeTimer?.close()
-        wakeTimer = nil
+        uvLoop?.stop()
+        loop.setDeadline(nil) {}
+        armedDeadline = nil
         // Signal handles stay until here so that a second signal exits at once.
         for signal in signals { signal.close() }
         signals.removeAll()
