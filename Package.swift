@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "FlowKit", targets: ["FlowKit"]),
         .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
+        .library(name: "FlowDaemonTesting", targets: ["FlowDaemonTesting"]),
         .library(name: "FlowWire", targets: ["FlowWire"]),
         .library(name: "ScreenKit", targets: ["ScreenKit"]),
         .executable(name: "flowd", targets: ["flowd"]),
@@ -56,6 +57,11 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // The embedded daemon: the whole core on fake connections and a manual clock, for tests.
+        .target(
+            name: "FlowDaemonTesting",
+            dependencies: ["FlowDaemon", "FlowKit", "FlowWire", "UVKit", .product(name: "Logging", package: "swift-log")]
+        ),
         // The example apps: flows and screen modules, written as app authors should.
         .target(name: "DemoApps", dependencies: ["FlowKit", "FlowDaemon", "ScreenKit"]),
         // The demo's screen host (library part): cards, scripts, the terminal.
@@ -94,7 +100,7 @@ let package = Package(
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire"]),
+        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowWire", "DemoApps"]),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl", "FlowdTestSupport"]),
         // What tests of real binaries share: starting flowd, running products.
         .target(name: "FlowdTestSupport", path: "Tests/FlowdTestSupport"),

@@ -81,13 +81,9 @@ final class SpawnedScreen: SpawnedHost {
         return screenProcess
     }
 
-    /// The screen is gone: say so, close the connection, and make sure the
-    /// process follows within the grace period.
+    /// The screen is gone (the daemon said goodbye on the connection): make sure the process
+    /// follows within the grace period.
     func retire(reason: String) {
-        if let connection = daemon.connections[connectionID] {
-            daemon.send(.shutdown(.init(reason: .screenDismissed, message: reason)), to: connection)
-            daemon.closeGracefully(connection)
-        }
         startKillTimer()
     }
 

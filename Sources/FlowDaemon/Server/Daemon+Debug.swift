@@ -56,7 +56,7 @@ extension Daemon {
 
     /// The debug counters: they return to their starting values once
     /// everything a client caused has been unwound.
-    func stats() -> Flowd_V1_Stats {
+    package func stats() -> Flowd_V1_Stats {
         var stats = Flowd_V1_Stats()
         stats.flows = UInt64(runtime?.liveFlowCount ?? 0)
         stats.screens = UInt64(runtime?.liveScreenCount ?? 0)
@@ -70,7 +70,7 @@ extension Daemon {
     }
 
     /// A snapshot of flows, navigation and connections, for `flowctl tree`.
-    func tree() -> Flowd_V1_Tree {
+    package func tree() -> Flowd_V1_Tree {
         var tree = Flowd_V1_Tree()
         tree.app = appName
         tree.stats = stats()

@@ -75,6 +75,10 @@ extension Daemon {
                         screenID: screen.rawValue, serial: serial)), to: connection)
                 }
             case .retire(let host, let reason):
+                if let connection = connections[host] {
+                    send(.shutdown(.init(reason: .screenDismissed, message: reason)), to: connection)
+                    closeGracefully(connection)
+                }
                 spawnedHosts[host]?.retire(reason: reason)
             }
         }

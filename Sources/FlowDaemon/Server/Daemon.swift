@@ -24,7 +24,7 @@ public final class Daemon {
     /// The flows and the navigation model (nil when no app runs).
     private(set) var runtime: FlowRuntime?
     /// Which host shows which screen, serials, held commands and ack deadlines.
-    var delivery: ScreenDelivery
+    package var delivery: ScreenDelivery
     /// Spawned screen processes by the id of their connection.
     var spawnedHosts: [UInt64: any SpawnedHost] = [:]
     /// Spawned processes that have not exited yet, by pid.
@@ -34,7 +34,7 @@ public final class Daemon {
     /// The debug event stream.
     private(set) var events = EventBus()
     /// How the app ended, once it did.
-    private(set) var appOutcome: AppOutcome?
+    public private(set) var appOutcome: AppOutcome?
 
     /// The loop: clock, deadline timer, wake-ups.
     let loop: any DaemonLoop
@@ -58,8 +58,18 @@ public final class Daemon {
     private var armedDeadline: UInt64?
 
     /// Where the daemon is in its life: serving, then the phases of a graceful shutdown.
-    package enum Phase: Sendable { case running, unwinding, draining, stopped }
-    package private(set) var phase: Phase = .running
+    public enum Phase: Sendable {
+        /// Serving.
+        case running
+        /// Shutdown began: every flow is being unwound while the hosts are still connected.
+        case unwinding
+        /// Every client got `Shutdown`; waiting for connections to close and children to exit.
+        case draining
+        /// Every handle is closed; the loop ends.
+        case stopped
+    }
+    /// Where the daemon is in its life.
+    public private(set) var phase: Phase = .running
     private var signalsReceived = 0
 
     /// Creates a daemon on a new libuv loop; nothing happens until `run()`.

@@ -1,0 +1,50 @@
+import FlowDaemon
+import FlowKit
+
+/// A screen process the embedded daemon "spawned": no process, a connection the test speaks for
+/// (`connection`, with `token` to present in `Hello`), and a record of what the daemon did to it.
+public final class EmbeddedChild: SpawnedHost {
+    /// Its fake process id.
+    public let pid: Int32
+    /// The daemon's connection id.
+    public let connectionID: UInt64
+    /// The screen it was spawned for.
+    public let screen: ScreenID
+    /// The screen's kind.
+    public let kind: String
+    /// The executable the factory names.
+    public let executable: String
+    /// The one-time token the daemon expects in `Hello`.
+    public let token: String
+    /// The test's end of its connection.
+    public internal(set) var connection: EmbeddedConnection!
+    /// Why the daemon retired it, if it did.
+    public private(set) var retiredBecause: String?
+    /// Whether the daemon killed it.
+    public private(set) var wasKilled = false
+    /// Whether it exited (`exit()`).
+    public private(set) var hasExited = false
+    package var onExit: ((any SpawnedHost) -> Void)?
+
+    init(pid: Int32, connectionID: UInt64, screen: ScreenID, kind: String, executable: String, token: String) {
+        self.pid = pid
+        self.connectionID = connectionID
+        self.screen = screen
+        self.kind = kind
+        self.executable = executable
+        self.token = token
+    }
+
+    package func retire(reason: String) { retiredBecause = reason }
+
+    package func connectionClosed() {}
+
+    package func kill() { wasKilled = true }
+
+    /// The process exits (the daemon reaps it).
+    public func exit() {
+        guard !hasExited else { return }
+        hasExited = true
+        onExit?(self)
+    }
+}

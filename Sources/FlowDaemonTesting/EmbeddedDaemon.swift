@@ -1,0 +1,137 @@
+import FlowDaemon
+import FlowKit
+import FlowWire
+import Logging
+
+/// The whole flowd core — connection state machines, screen delivery, the flow runtime, the event
+/// bus, deadlines and the shutdown phases — in-process, on fake connections and a manual clock
+/// (swift-nio's `EmbeddedChannel` idea). Connect peers, send them frames, read what the daemon
+/// wrote, move the clock, and `finish()` reports anything left. Nothing happens behind the test's
+/// back: the daemon runs only inside these calls, on the test's thread.
+public final class EmbeddedDaemon {
+    /// The daemon under test (the same type `flowd` runs).
+    public let daemon: Daemon
+    let loop = EmbeddedLoop()
+    private var spawner: EmbeddedSpawner!
+
+    /// An embedded daemon running `app` (none: a daemon without an app); `configure` sets limits and
+    /// timeouts; screens of `failingSpawns` kinds fail to spawn. The app starts at once.
+    public init(app: App?, failingSpawns: Set<String> = [],
+                logger: Logger = Logger(label: "flowd.embedded", factory: { _ in SwiftLogNoOpLogHandler() }),
+                configure: (inout DaemonConfiguration) -> Void = { _ in }) {
+        var configuration = DaemonConfiguration(socketPath: "/embedded/flowd.sock")
+        configure(&configuration)
+        let spawner = EmbeddedSpawnerBox()
+        daemon = Daemon(configuration: configuration, app: app, logger: logger, loop: loop, spawner: spawner)
+        self.spawner = EmbeddedSpawner(embedded: self)
+        spawner.target = self.spawner
+        self.spawner.failing = failingSpawns
+        daemon.startApp()
+        run()
+    }
+
+    // MARK: Peers
+
+    /// A peer connecting to the named socket with `uid` (the daemon's own by default).
+    public func connect(uid: UInt32? = nil, pid: Int32 = 4242) -> EmbeddedConnection {
+        let pipe = EmbeddedPipe(loop: loop)
+        let before = Set(daemon.connectionIDs)
+        daemon.accept(pipe, uid: uid ?? daemon.configuration.allowedUID, pid: pid)
+        let id = Set(daemon.connectionIDs).subtracting(before).first ?? 0
+        run()
+        return EmbeddedConnection(id: id, pipe: pipe, daemon: self)
+    }
+
+    /// Screen processes the daemon spawned, in order.
+    public var children: [EmbeddedChild] { spawner.children }
+
+    /// Kinds whose spawn fails from now on.
+    public var failingSpawns: Set<String> {
+        get { spawner.failing }
+        set { spawner.failing = newValue }
+    }
+
+    // MARK: Time and work
+
+    /// The loop's clock, in milliseconds.
+    public var now: UInt64 { loop.now }
+
+    /// Runs what the loop would run until nothing is left: close callbacks, wake-ups, backlogged
+    /// frames, and the once-per-iteration flush of every outbox.
+    public func run() {
+        repeat {
+            loop.iterate()
+            daemon.flushDirtyConnections()
+        } while loop.hasWork
+    }
+
+    /// Moves the clock forward, firing every deadline that passes on the way, in order.
+    public func advanceTime(by milliseconds: UInt64) {
+        let target = loop.now + milliseconds
+        while let deadline = loop.armedDeadline, deadline <= target {
+            if let fire = loop.move(to: deadline) { fire() }
+            run()
+        }
+        _ = loop.move(to: target)
+        run()
+    }
+
+    /// Starts a graceful shutdown, as SIGTERM does.
+    public func shutdown() {
+        daemon.beginShutdown(reason: .daemonExiting, message: "the embedded daemon was told to stop")
+        run()
+    }
+
+    /// Where the daemon is: serving, or a phase of its shutdown.
+    public var phase: Daemon.Phase { daemon.phase }
+
+    // MARK: Finishing
+
+    /// What is still alive.
+    public struct Leftovers: Hashable, Sendable, CustomStringConvertible {
+        /// Flows running.
+        public var flows = 0
+        /// Screens placed.
+        public var screens = 0
+        /// Commands sent and not acknowledged.
+        public var pendingAcks = 0
+        /// Commands held for screens without a host.
+        public var heldCommands = 0
+        /// Connections not closed.
+        public var connections = 0
+        /// Spawned children not exited.
+        public var children = 0
+
+        /// Whether nothing is left.
+        public var isClean: Bool { self == Leftovers() }
+
+        public var description: String {
+            isClean ? "clean" : "left: \(flows) flows, \(screens) screens, \(pendingAcks) pending acks, \(heldCommands) held commands, \(connections) connections, \(children) children"
+        }
+    }
+
+    /// Runs what is pending and reports what is left (`.isClean` when nothing is).
+    public func finish() -> Leftovers {
+        run()
+        var left = Leftovers()
+        let stats = daemon.stats()
+        left.flows = Int(stats.flows)
+        left.screens = Int(stats.screens)
+        left.pendingAcks = Int(stats.pendingAcks)
+        left.heldCommands = daemon.delivery.heldCommandCount
+        left.connections = daemon.connectionIDs.count
+        left.children = daemon.children.count
+        return left
+    }
+}
+
+/// Lets the daemon be created before the spawner that needs the embedded daemon exists.
+private final class EmbeddedSpawnerBox: ScreenSpawner {
+    var target: EmbeddedSpawner?
+
+    func spawn(for daemon: Daemon, screen: ScreenID, kind: String, executable: String, arguments: [String],
+               environment: [String: String]) throws -> any SpawnedHost {
+        guard let target else { throw EmbeddedSpawner.SpawnFailed(kind: kind) }
+        return try target.spawn(for: daemon, screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
+    }
+}

@@ -1,0 +1,62 @@
+import FlowDaemon
+import Foundation
+
+/// The embedded daemon's loop: a clock that moves only when the test advances it, the one deadline
+/// the daemon armed, and the work libuv would run on the next iteration (close and shutdown
+/// callbacks, wake-ups). Single-threaded: everything runs on the thread that created it.
+final class EmbeddedLoop: DaemonLoop {
+    private(set) var now: UInt64 = 0
+    private var deadline: UInt64?
+    private var fire: (() -> Void)?
+    private var wakeUp: (() -> Void)?
+    private var nextIteration: [() -> Void] = []
+    private let thread = pthread_self()
+    /// Pipes not closed yet (the embedded daemon's "open handles").
+    var openPipes = 0
+
+    func assertOnLoop() {
+        precondition(pthread_equal(thread, pthread_self()) != 0, "the embedded daemon is used from another thread than the one that created it")
+    }
+
+    var openHandleCount: Int { openPipes }
+
+    func setDeadline(_ deadline: UInt64?, _ fire: @escaping () -> Void) {
+        self.deadline = deadline
+        self.fire = deadline == nil ? nil : fire
+    }
+
+    func wake(_ work: @escaping () -> Void) {
+        if wakeUp == nil { wakeUp = work }
+    }
+
+    /// Queues work for the next iteration (what libuv does with close callbacks).
+    func later(_ work: @escaping () -> Void) {
+        nextIteration.append(work)
+    }
+
+    /// Whether an iteration has something to do.
+    var hasWork: Bool { !nextIteration.isEmpty || wakeUp != nil }
+
+    /// Runs what the next iteration would: queued callbacks, then a requested wake-up.
+    func iterate() {
+        let work = nextIteration
+        nextIteration.removeAll()
+        for job in work { job() }
+        if let wakeUp {
+            self.wakeUp = nil
+            wakeUp()
+        }
+    }
+
+    /// The armed deadline, if any.
+    var armedDeadline: UInt64? { deadline }
+
+    /// Moves the clock to `time`; returns the deadline callback if the armed deadline passed.
+    func move(to time: UInt64) -> (() -> Void)? {
+        now = max(now, time)
+        guard let deadline, deadline <= now, let fire else { return nil }
+        self.deadline = nil
+        self.fire = nil
+        return fire
+    }
+}

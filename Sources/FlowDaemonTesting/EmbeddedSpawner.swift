@@ -1,0 +1,33 @@
+import FlowDaemon
+import FlowKit
+
+/// Spawns `EmbeddedChild`ren: each gets a fake pipe adopted by the daemon as a spawned screen's
+/// connection, with a deterministic token. Kinds in `failing` fail to spawn, as a missing
+/// executable would.
+final class EmbeddedSpawner: ScreenSpawner {
+    private unowned let embedded: EmbeddedDaemon
+    /// Every child spawned, in order.
+    private(set) var children: [EmbeddedChild] = []
+    /// Kinds whose spawn fails.
+    var failing: Set<String> = []
+
+    init(embedded: EmbeddedDaemon) { self.embedded = embedded }
+
+    struct SpawnFailed: Error, CustomStringConvertible {
+        let kind: String
+        var description: String { "spawning a screen of kind \(kind) failed (the test said so)" }
+    }
+
+    func spawn(for daemon: Daemon, screen: ScreenID, kind: String, executable: String, arguments: [String],
+               environment: [String: String]) throws -> any SpawnedHost {
+        guard !failing.contains(kind) else { throw SpawnFailed(kind: kind) }
+        let pid = Int32(10_000 + children.count)
+        let token = "embedded-token-\(children.count + 1)"
+        let pipe = EmbeddedPipe(loop: embedded.loop)
+        let id = daemon.adoptSpawned(pipe, token: token, peerPID: pid)
+        let child = EmbeddedChild(pid: pid, connectionID: id, screen: screen, kind: kind, executable: executable, token: token)
+        child.connection = EmbeddedConnection(id: id, pipe: pipe, daemon: embedded)
+        children.append(child)
+        return child
+    }
+}
