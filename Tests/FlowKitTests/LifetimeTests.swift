@@ -104,7 +104,7 @@ struct LifetimeTests {
         do {
             let probe = Probe()
             weakProbe = probe
-            tester.start(probe, presented(on: try #require(tester.visibleScreen)).withNavigationEmbedding())
+            tester.start(probe, presented(on: Presenter(node: try #require(tester.visibleScreen))).withNavigationEmbedding())
         }
         #expect(weakProbe != nil)
         try tester.runtime.terminate(flow: try #require(tester.runtime.runningFlows.last))
@@ -294,7 +294,7 @@ struct LifetimeTests {
         tester.send(.tap("child"), from: PlainScreen.self)
         tester.send(.tap("finish"), from: PlainScreen.self)
         let shell = ShellFlow<Presenter>()
-        let second = tester.start(shell, .presented(on: try #require(tester.screen(PlainScreen.self))))
+        let second = tester.start(shell, .presented(on: Presenter(node: try #require(tester.screen(PlainScreen.self)))))
         var report: DismissalReport?
         tester.runtime.terminateAll { report = $0 }
         tester.expectEnded(first, .terminated)

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Proves that a flow needing a navigation stack cannot be started with a placer that only gives a
-/// presenting context: compiles snippets against the built FlowKit module with `swiftc -typecheck`.
+/// presenting context, and that contexts cannot be forged from ids: compiles snippets against the
+/// built FlowKit module with `swiftc -typecheck`.
 @Suite("Placer contexts are checked at compile time")
 struct PlacerTypeCheckTests {
     static let prelude = """
@@ -27,7 +28,11 @@ struct PlacerTypeCheckTests {
 
     @Test(arguments: [
         "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _ in }",
-        "flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _ in }",
+        """
+        if let stack = flow.place(S.self, .init(), presented(on: screen).withNavigationEmbedding()).context {
+            flow.start(NeedsStack(), .pushed(in: stack)) { _ in }
+        }
+        """,
         "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1].withNavigationEmbedding()) { _ in }",
     ])
     func correctPlacersTypecheck(_ body: String) throws {
@@ -46,6 +51,22 @@ struct PlacerTypeCheckTests {
         #expect(result.status != 0, "the compiler accepted: \(body)")
         #expect(result.output.contains("error:"))
         #expect(result.output.contains("NavigationStack"), "the error should name the required context: \(result.output)")
+    }
+
+    /// Contexts come only from placements: an id cannot be turned into a stack, a tab bar or a
+    /// presenter, so a flow's required context is always what was really placed.
+    @Test(arguments: [
+        FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _ in }", "inaccessible due to 'package' protection level"),
+        FailingSnippet("flow.start(NeedsStack(), .root(of: NavigationStack(node: .window))) { _ in }", "inaccessible due to 'package' protection level"),
+        FailingSnippet("let bar = TabBar(node: screen.id); flow.selectTab(0, of: bar)", "inaccessible due to 'package' protection level"),
+        FailingSnippet("flow.show(S.self, .init(), windowRoot.map { _ in Presenter(node: screen.id) })", "inaccessible due to 'package' protection level"),
+        FailingSnippet("flow.show(S.self, .init(), presented(on: screen.id))", "NavigationContext"),
+        FailingSnippet("flow.show(S.self, .init(), .presented(on: NodeID.window))", "NavigationContext"),
+    ])
+    func forgedContextsDoNotCompile(_ snippet: FailingSnippet) throws {
+        let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: snippet.body))
+        #expect(result.status != 0, "the compiler accepted: \(snippet.body)")
+        #expect(result.output.contains("error:") && result.output.contains(snippet.reason), "expected an error about \(snippet.reason): \(result.output)")
     }
 
     /// Runs `swiftc -typecheck` on `source` with the built modules on the import path.
@@ -85,4 +106,17 @@ struct PlacerTypeCheckTests {
         candidates.append(package.appendingPathComponent(".build/debug/Modules"))
         return candidates.first(where: hasFlowKit)
     }
+}
+
+/// A snippet that must not compile, and part of the error the compiler must give.
+struct FailingSnippet: Sendable, CustomTestStringConvertible {
+    /// The code in the parent flow's `start`.
+    let body: String
+    /// Part of the expected error (why it does not compile).
+    let reason: String
+    init(_ body: String, _ reason: String) {
+        self.body = body
+        self.reason = reason
+    }
+    var testDescription: String { body }
 }

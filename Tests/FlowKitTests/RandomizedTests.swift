@@ -87,8 +87,9 @@ final class FuzzFlow<Context: NavigationContext>: Flow {
     }
 
     private var myStack: NavigationStack? {
-        guard let node = flow?.contextIfPlaced?.node, fuzz.tester.runtime.debugTree().nodes.contains(where: { $0.id == node && $0.kind == .stack }) else { return nil }
-        return NavigationStack(node: node)
+        guard let stack = flow?.contextIfPlaced as? NavigationStack,
+              fuzz.tester.runtime.debugTree().nodes.contains(where: { $0.id == stack.node && $0.kind == .stack }) else { return nil }
+        return stack
     }
 
     private func act(_ op: Int, _ arg: Int) {
@@ -166,7 +167,7 @@ struct RandomizedTests {
                     }
                     fuzz.log.append("start root")
                 } else if let visible {
-                    tester.start(FuzzFlow<Presenter>(fuzz), .presented(on: visible))
+                    tester.start(FuzzFlow<Presenter>(fuzz), .presented(on: Presenter(node: visible)))  // package access: tests may name a node
                     fuzz.log.append("start root on \(visible)")
                 }
             case 8..<62:
