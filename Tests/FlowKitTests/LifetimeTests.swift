@@ -25,12 +25,12 @@ final class NestFlow: Flow {
             case "child", "child2":
                 let child = NestFlow("\(name)/\(what)")
                 lastChild = child
-                flow.start(child, .pushed(in: flow.context)) { [weak self] event in
-                    switch event {
-                    case .output(let output): self?.childEvents.append("output \(output)")
-                    case .finished(let result, _): self?.childEvents.append("finished \(result)")
-                    case .ended(let ending): self?.childEvents.append("ended \(ending)")
-                    }
+                flow.start(child, .pushed(in: flow.context)) { [weak self] output in
+                    self?.childEvents.append("output \(output)")
+                } onFinish: { [weak self] result, _ in
+                    self?.childEvents.append("finished \(result)")
+                } onEnd: { [weak self] ending in
+                    self?.childEvents.append("ended \(ending)")
                 }
             case "more":
                 flow.show(PlainScreen.self, .init(title: "\(name)+"), .pushed(in: flow.context))

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// Proves that a flow needing a navigation stack cannot be started with a placer that only gives a
-/// presenting context, and that contexts cannot be forged from ids: compiles snippets against the
-/// built FlowKit module with `swiftc -typecheck`.
+/// presenting context, that contexts cannot be forged from ids, and that a sub-flow's end must be
+/// handled: compiles snippets against the built FlowKit module with `swiftc -typecheck`.
 @Suite("Placer contexts are checked at compile time")
 struct PlacerTypeCheckTests {
     static let prelude = """
@@ -17,6 +17,11 @@ struct PlacerTypeCheckTests {
         typealias RequiredContext = NavigationStack
         func start(_ flow: FlowContext<NeedsStack>) { flow.show(S.self, .init()) }
     }
+    final class Chatty: Flow {
+        typealias RequiredContext = Presenter
+        typealias Output = Int
+        func start(_ flow: FlowContext<Chatty>) { flow.show(S.self, .init()) }
+    }
     final class Parent: Flow {
         typealias RequiredContext = Presenter
         func start(_ flow: FlowContext<Parent>) {
@@ -27,13 +32,15 @@ struct PlacerTypeCheckTests {
     """
 
     @Test(arguments: [
-        "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _ in }",
+        "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _, _ in } onEnd: { _ in }",
         """
         if let stack = flow.place(S.self, .init(), presented(on: screen).withNavigationEmbedding()).context {
-            flow.start(NeedsStack(), .pushed(in: stack)) { _ in }
+            flow.start(NeedsStack(), .pushed(in: stack)) { _, _ in } onEnd: { _ in }
         }
         """,
-        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1].withNavigationEmbedding()) { _ in }",
+        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1].withNavigationEmbedding()) { _, _ in } onEnd: { _ in }",
+        "flow.start(Parent(), .presented(on: screen)) { _, _ in } onEnd: { ending in print(ending) }",
+        "flow.start(Parent(), .presented(on: screen), onOutput: { _ in }, onFinish: { _, _ in }, onEnd: { _ in })",
     ])
     func correctPlacersTypecheck(_ body: String) throws {
         let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: body))
@@ -41,10 +48,10 @@ struct PlacerTypeCheckTests {
     }
 
     @Test(arguments: [
-        "flow.start(NeedsStack(), presented(on: screen)) { _ in }",
-        "flow.start(NeedsStack(), .presented(on: screen)) { _ in }",
-        "flow.start(NeedsStack(), flow.placer) { _ in }",
-        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1]) { _ in }",
+        "flow.start(NeedsStack(), presented(on: screen)) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsStack(), .presented(on: screen)) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsStack(), flow.placer) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1]) { _, _ in } onEnd: { _ in }",
     ])
     func presentingPlacersForAStackFlowDoNotCompile(_ body: String) throws {
         let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: body))
@@ -56,14 +63,30 @@ struct PlacerTypeCheckTests {
     /// Contexts come only from placements: an id cannot be turned into a stack, a tab bar or a
     /// presenter, so a flow's required context is always what was really placed.
     @Test(arguments: [
-        FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _ in }", "inaccessible due to 'package' protection level"),
-        FailingSnippet("flow.start(NeedsStack(), .root(of: NavigationStack(node: .window))) { _ in }", "inaccessible due to 'package' protection level"),
+        FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _, _ in } onEnd: { _ in }", "inaccessible due to 'package' protection level"),
+        FailingSnippet("flow.start(NeedsStack(), .root(of: NavigationStack(node: .window))) { _, _ in } onEnd: { _ in }", "inaccessible due to 'package' protection level"),
         FailingSnippet("let bar = TabBar(node: screen.id); flow.selectTab(0, of: bar)", "inaccessible due to 'package' protection level"),
         FailingSnippet("flow.show(S.self, .init(), windowRoot.map { _ in Presenter(node: screen.id) })", "inaccessible due to 'package' protection level"),
         FailingSnippet("flow.show(S.self, .init(), presented(on: screen.id))", "NavigationContext"),
         FailingSnippet("flow.show(S.self, .init(), .presented(on: NodeID.window))", "NavigationContext"),
     ])
     func forgedContextsDoNotCompile(_ snippet: FailingSnippet) throws {
+        let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: snippet.body))
+        #expect(result.status != 0, "the compiler accepted: \(snippet.body)")
+        #expect(result.output.contains("error:") && result.output.contains(snippet.reason), "expected an error about \(snippet.reason): \(result.output)")
+    }
+
+    /// A sub-flow's end cannot be left unhandled by leaving out a closure: `onFinish` and `onEnd` are
+    /// required (and `onOutput` too when the sub-flow has outputs); the one-closure form is gone.
+    @Test(arguments: [
+        FailingSnippet("flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _, _ in }", "missing argument for parameter 'onEnd'"),
+        FailingSnippet("flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding(), onEnd: { _ in })", "missing argument for parameter 'onFinish'"),
+        FailingSnippet(
+            "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { event in guard case .finished = event else { return } }",
+            "missing arguments for parameters 'onFinish', 'onEnd'"),
+        FailingSnippet("flow.start(Chatty(), .presented(on: screen)) { _, _ in } onEnd: { _ in }", "'Never' be equivalent"),
+    ])
+    func subFlowsWithoutEndHandlersDoNotCompile(_ snippet: FailingSnippet) throws {
         let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: snippet.body))
         #expect(result.status != 0, "the compiler accepted: \(snippet.body)")
         #expect(result.output.contains("error:") && result.output.contains(snippet.reason), "expected an error about \(snippet.reason): \(result.output)")

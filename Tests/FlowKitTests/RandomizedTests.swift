@@ -132,9 +132,7 @@ final class FuzzFlow<Context: NavigationContext>: Flow {
     private func startChild<C: NavigationContext>(_ child: FuzzFlow<C>, _ placer: ScreenPlacer<C>) {
         guard let flow else { return }
         let fuzz = fuzz
-        flow.start(child, placer) { event in
-            if case .finished(_, let dismisser) = event { fuzz.decide(dismisser) }
-        }
+        flow.start(child, placer) { _ in } onFinish: { _, dismisser in fuzz.decide(dismisser) } onEnd: { _ in }
     }
 }
 
