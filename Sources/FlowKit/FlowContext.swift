@@ -21,13 +21,12 @@ public struct FlowContext<F: Flow> {
         }
     }
 
-    /// The context the flow's own placer returned when the initial screen was shown.
-    /// Traps if the flow has not shown a screen with its own placer yet.
+    /// The context the flow's own placer returned when the initial screen was shown. Read too early
+    /// (before `show(_:_:)`, or after it failed), it fails this flow with `.contextUnavailable` and
+    /// returns an unplaced context that every placer refuses; see `contextIfPlaced`.
     public var context: F.RequiredContext {
-        guard let context = controller.context as? F.RequiredContext else {
-            preconditionFailure("flow \(controller.id) (\(controller.typeName)) has no context yet: show the initial screen with flow.show(_:_:) first")
-        }
-        return context
+        if let context = controller.context as? F.RequiredContext { return context }
+        return contextUnavailable()
     }
 
     /// The context, or nil before the initial screen is shown.

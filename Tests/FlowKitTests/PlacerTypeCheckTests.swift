@@ -63,12 +63,13 @@ struct PlacerTypeCheckTests {
     /// Contexts come only from placements: an id cannot be turned into a stack, a tab bar or a
     /// presenter, so a flow's required context is always what was really placed.
     @Test(arguments: [
-        FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _, _ in } onEnd: { _ in }", "inaccessible due to 'package' protection level"),
-        FailingSnippet("flow.start(NeedsStack(), .root(of: NavigationStack(node: .window))) { _, _ in } onEnd: { _ in }", "inaccessible due to 'package' protection level"),
-        FailingSnippet("let bar = TabBar(node: screen.id); flow.selectTab(0, of: bar)", "inaccessible due to 'package' protection level"),
-        FailingSnippet("flow.show(S.self, .init(), windowRoot.map { _ in Presenter(node: screen.id) })", "inaccessible due to 'package' protection level"),
+        FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _, _ in } onEnd: { _ in }", "have 'node:'"),
+        FailingSnippet("flow.start(NeedsStack(), .root(of: NavigationStack(node: .window))) { _, _ in } onEnd: { _ in }", "have 'node:'"),
+        FailingSnippet("let bar = TabBar(node: screen.id); flow.selectTab(0, of: bar)", "have 'node:'"),
+        FailingSnippet("flow.show(S.self, .init(), windowRoot.map { _ in Presenter(node: screen.id) })", "have 'node:'"),
         FailingSnippet("flow.show(S.self, .init(), presented(on: screen.id))", "NavigationContext"),
         FailingSnippet("flow.show(S.self, .init(), .presented(on: NodeID.window))", "NavigationContext"),
+        FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(unplaced: Unplaced()))) { _, _ in } onEnd: { _ in }", "inaccessible"),
     ])
     func forgedContextsDoNotCompile(_ snippet: FailingSnippet) throws {
         let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: snippet.body))

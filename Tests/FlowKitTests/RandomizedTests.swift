@@ -54,7 +54,7 @@ final class Fuzz {
 
 /// A flow that acts on commands its screens send: push, present, start sub-flows in every placement,
 /// emit, finish, terminate sub-flows, update.
-final class FuzzFlow<Context: NavigationContext>: Flow {
+final class FuzzFlow<Context: PlacedContext>: Flow {
     typealias RequiredContext = Context
     typealias Output = Int
     typealias Result = Int
@@ -129,7 +129,7 @@ final class FuzzFlow<Context: NavigationContext>: Flow {
         }
     }
 
-    private func startChild<C: NavigationContext>(_ child: FuzzFlow<C>, _ placer: ScreenPlacer<C>) {
+    private func startChild<C: PlacedContext>(_ child: FuzzFlow<C>, _ placer: ScreenPlacer<C>) {
         guard let flow else { return }
         let fuzz = fuzz
         flow.start(child, placer) { _ in } onFinish: { _, dismisser in fuzz.decide(dismisser) } onEnd: { _ in }
