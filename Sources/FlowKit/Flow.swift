@@ -6,7 +6,7 @@
 /// not compile.
 public protocol Flow: AnyObject {
     /// The navigation context the flow needs to do its job.
-    associatedtype RequiredContext
+    associatedtype RequiredContext: PlacedContext
     /// What the flow tells its parent while it runs.
     associatedtype Output = Never
     /// What the flow hands its parent when it finishes.

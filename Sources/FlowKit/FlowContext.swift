@@ -21,13 +21,12 @@ public struct FlowContext<F: Flow> {
         }
     }
 
-    /// The context the flow's own placer returned when the initial screen was shown.
-    /// Traps if the flow has not shown a screen with its own placer yet.
+    /// The context the flow's own placer returned when the initial screen was shown. Read too early
+    /// (before `show(_:_:)`, or after it failed), it fails this flow with `.contextUnavailable` and
+    /// returns an unplaced context that every placer refuses; see `contextIfPlaced`.
     public var context: F.RequiredContext {
-        guard let context = controller.context else {
-            preconditionFailure("flow \(controller.id) (\(controller.typeName)) has no context yet: show the initial screen with flow.show(_:_:) first")
-        }
-        return context
+        if let context = controller.context { return context }
+        return contextUnavailable()
     }
 
     /// The context, or nil before the initial screen is shown.
@@ -54,11 +53,30 @@ public struct FlowContext<F: Flow> {
         return (Screen(node: placed?.0 ?? .none, controller: controller), placed?.1)
     }
 
-    /// Starts a sub-flow with a placer of the context it requires; `handler` hears its outputs and its
-    /// end. The sub-flow is retained until it finishes or is terminated.
+    /// Starts a sub-flow with a placer of the context it requires. Every way it can stop needs a
+    /// handler: `onFinish` gets its result and a dismisser, `onEnd` how it ended without one
+    /// (`.failed` included). The sub-flow is retained until it finishes or is terminated.
     @discardableResult
-    public func start<C: Flow>(_ child: C, _ placer: ScreenPlacer<C.RequiredContext>, handler: @escaping (FlowEvent<C>) -> Void) -> FlowID {
-        controller.runtime.startFlow(child, placer: placer, parent: controller, handler: handler)
+    public func start<C: Flow>(
+        _ child: C, _ placer: ScreenPlacer<C.RequiredContext>, onOutput: @escaping (C.Output) -> Void,
+        onFinish: @escaping (C.Result, Dismisser) -> Void, onEnd: @escaping (FlowEnding) -> Void
+    ) -> FlowID {
+        controller.runtime.startFlow(child, placer: placer, parent: controller) { event in
+            switch event {
+            case .output(let output): onOutput(output)
+            case .finished(let result, let dismisser): onFinish(result, dismisser)
+            case .ended(let ending): onEnd(ending)
+            }
+        }
+    }
+
+    /// Starts a sub-flow that has no outputs; `onFinish` and `onEnd` as above.
+    @discardableResult
+    public func start<C: Flow>(
+        _ child: C, _ placer: ScreenPlacer<C.RequiredContext>,
+        onFinish: @escaping (C.Result, Dismisser) -> Void, onEnd: @escaping (FlowEnding) -> Void
+    ) -> FlowID where C.Output == Never {
+        start(child, placer, onOutput: { _ in }, onFinish: onFinish, onEnd: onEnd)
     }
 
     /// Tells the parent an output; the flow keeps running.

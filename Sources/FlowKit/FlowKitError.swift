@@ -4,7 +4,7 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case unknownScreen, outputDecodingFailed, invalidPlacement, invalidNavigation
-            case unknownFlow, stateEncodingFailed, notRunning
+            case unknownFlow, stateEncodingFailed, notRunning, contextUnavailable
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -23,6 +23,8 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let stateEncodingFailed = Code(.stateEncodingFailed)
         /// The flow asked to act has already ended.
         public static let notRunning = Code(.notRunning)
+        /// A flow read `flow.context` before its own placer placed the initial screen.
+        public static let contextUnavailable = Code(.contextUnavailable)
 
         /// The code's name.
         public var description: String { value.rawValue }

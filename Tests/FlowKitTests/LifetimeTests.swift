@@ -25,12 +25,12 @@ final class NestFlow: Flow {
             case "child", "child2":
                 let child = NestFlow("\(name)/\(what)")
                 lastChild = child
-                flow.start(child, .pushed(in: flow.context)) { [weak self] event in
-                    switch event {
-                    case .output(let output): self?.childEvents.append("output \(output)")
-                    case .finished(let result, _): self?.childEvents.append("finished \(result)")
-                    case .ended(let ending): self?.childEvents.append("ended \(ending)")
-                    }
+                flow.start(child, .pushed(in: flow.context)) { [weak self] output in
+                    self?.childEvents.append("output \(output)")
+                } onFinish: { [weak self] result, _ in
+                    self?.childEvents.append("finished \(result)")
+                } onEnd: { [weak self] ending in
+                    self?.childEvents.append("ended \(ending)")
                 }
             case "more":
                 flow.show(PlainScreen.self, .init(title: "\(name)+"), .pushed(in: flow.context))
@@ -105,7 +105,7 @@ struct LifetimeTests {
         do {
             let probe = Probe()
             weakProbe = probe
-            tester.start(probe, presented(on: try #require(tester.visibleScreen)).withNavigationEmbedding())
+            tester.start(probe, presented(on: Presenter(node: try #require(tester.visibleScreen))).withNavigationEmbedding())
         }
         #expect(weakProbe != nil)
         try tester.runtime.terminate(flow: try #require(tester.runtime.runningFlows.last))
@@ -295,7 +295,7 @@ struct LifetimeTests {
         tester.send(.tap("child"), from: PlainScreen.self)
         tester.send(.tap("finish"), from: PlainScreen.self)
         let shell = ShellFlow<Presenter>()
-        let second = tester.start(shell, .presented(on: try #require(tester.screen(PlainScreen.self))))
+        let second = tester.start(shell, .presented(on: Presenter(node: try #require(tester.screen(PlainScreen.self)))))
         var report: DismissalReport?
         tester.runtime.terminateAll { report = $0 }
         tester.expectEnded(first, .terminated)

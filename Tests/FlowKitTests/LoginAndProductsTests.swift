@@ -116,7 +116,7 @@ struct LoginAndProductsTests {
         tester.expectOutputs(browse, [.favorited("coffee"), .openProduct("tea")])
         #expect(browse.isOver == false)
 
-        let choose = tester.start(ChooseProductFlow(), .presented(on: browseList))
+        let choose = tester.start(ChooseProductFlow(), .presented(on: Presenter(node: browseList)))
         let chooseList = try #require(tester.expectVisible(ProductListScreen.self))
         #expect(chooseList != browseList)
         try tester.send(.favorite(0), from: chooseList, as: ProductListScreen.self)

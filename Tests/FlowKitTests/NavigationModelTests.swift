@@ -60,7 +60,7 @@ struct NavigationModelTests {
 
         // A modal on the left screen covers it; closing it uncovers it.
         let modal = ShellFlow<Presenter>("modal")
-        let modalRecorder = tester.start(modal, .presented(on: leftScreen))
+        let modalRecorder = tester.start(modal, .presented(on: Presenter(node: leftScreen)))
         let modalScreen = try #require(modal.screen?.id)
         #expect(tester.placement(of: modalScreen)?.path.last == .modal(presenter: leftScreen))
         #expect(tester.placement(of: leftScreen)?.isVisible == false)
@@ -113,7 +113,7 @@ struct NavigationModelTests {
         var presenter = try #require(tester.visibleScreen)
         for index in 0..<500 {
             let modal = ShellFlow<Presenter>("m\(index)")
-            tester.start(modal, .presented(on: presenter))
+            tester.start(modal, .presented(on: Presenter(node: presenter)))
             presenter = try #require(modal.screen?.id)
         }
         #expect(tester.placement(of: presenter)?.path.count == 502)

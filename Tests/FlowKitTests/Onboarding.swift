@@ -35,7 +35,7 @@ final class OnboardingFlow: Flow {
 }
 
 /// A root flow showing one plain screen with its placer; taps become outputs. Finishes on "finish".
-final class ShellFlow<Context>: Flow {
+final class ShellFlow<Context: PlacedContext>: Flow {
     typealias RequiredContext = Context
     typealias Output = String
     var screen: Screen<PlainScreen>?

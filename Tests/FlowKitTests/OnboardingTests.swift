@@ -50,7 +50,7 @@ struct OnboardingTests {
         let stack = try #require(shell.context?.contextIfPlaced)
         let splash = try #require(tester.screen(PlainScreen.self))
         var recorder = FlowRecorder<OnboardingFlow>()
-        shell.context?.start(OnboardingFlow(), .root(of: stack), handler: recorder.record)
+        shell.context?.start(OnboardingFlow(), .root(of: stack), recorder: recorder)
         #expect(tester.transport.dismissed == [splash])
         tester.expectStack(stack.node, holds: ["tutorial"])
         #expect(shellRecorder.isOver == false, "replacing a flow's screen from its own sub-flow does not end it")

@@ -68,8 +68,7 @@ final class PaymentFlow: Flow {
         let payment = placed.screen
         guard let stack = placed.context else { return }
         payment.onOutput { [weak self] _ in
-            self?.verification = flow.start(VerificationFlow(), .pushed(in: stack)) { event in
-                guard case .finished(let result, let dismisser) = event else { return }
+            self?.verification = flow.start(VerificationFlow(), .pushed(in: stack)) { result, dismisser in
                 dismisser.dismiss(animated: true)
                 switch result {
                 case .failure(let failure):
@@ -81,6 +80,10 @@ final class PaymentFlow: Flow {
                         confirmation.dismiss(animated: true) { _ in flow.finish(.completed(success: true)) }
                     }
                 }
+            } onEnd: { ending in
+                // Back from verification leaves the payment ready; a failure cancels it.
+                guard case .failed(let error) = ending else { return }
+                flow.finish(.canceled(reason: error.message))
             }
         }
     }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Proves that a flow needing a navigation stack cannot be started with a placer that only gives a
-/// presenting context: compiles snippets against the built FlowKit module with `swiftc -typecheck`.
+/// presenting context, that contexts cannot be forged from ids, and that a sub-flow's end must be
+/// handled: compiles snippets against the built FlowKit module with `swiftc -typecheck`.
 @Suite("Placer contexts are checked at compile time")
 struct PlacerTypeCheckTests {
     static let prelude = """
@@ -16,6 +17,11 @@ struct PlacerTypeCheckTests {
         typealias RequiredContext = NavigationStack
         func start(_ flow: FlowContext<NeedsStack>) { flow.show(S.self, .init()) }
     }
+    final class Chatty: Flow {
+        typealias RequiredContext = Presenter
+        typealias Output = Int
+        func start(_ flow: FlowContext<Chatty>) { flow.show(S.self, .init()) }
+    }
     final class Parent: Flow {
         typealias RequiredContext = Presenter
         func start(_ flow: FlowContext<Parent>) {
@@ -26,9 +32,15 @@ struct PlacerTypeCheckTests {
     """
 
     @Test(arguments: [
-        "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _ in }",
-        "flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _ in }",
-        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1].withNavigationEmbedding()) { _ in }",
+        "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _, _ in } onEnd: { _ in }",
+        """
+        if let stack = flow.place(S.self, .init(), presented(on: screen).withNavigationEmbedding()).context {
+            flow.start(NeedsStack(), .pushed(in: stack)) { _, _ in } onEnd: { _ in }
+        }
+        """,
+        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1].withNavigationEmbedding()) { _, _ in } onEnd: { _ in }",
+        "flow.start(Parent(), .presented(on: screen)) { _, _ in } onEnd: { ending in print(ending) }",
+        "flow.start(Parent(), .presented(on: screen), onOutput: { _ in }, onFinish: { _, _ in }, onEnd: { _ in })",
     ])
     func correctPlacersTypecheck(_ body: String) throws {
         let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: body))
@@ -36,16 +48,49 @@ struct PlacerTypeCheckTests {
     }
 
     @Test(arguments: [
-        "flow.start(NeedsStack(), presented(on: screen)) { _ in }",
-        "flow.start(NeedsStack(), .presented(on: screen)) { _ in }",
-        "flow.start(NeedsStack(), flow.placer) { _ in }",
-        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1]) { _ in }",
+        "flow.start(NeedsStack(), presented(on: screen)) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsStack(), .presented(on: screen)) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsStack(), flow.placer) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1]) { _, _ in } onEnd: { _ in }",
     ])
     func presentingPlacersForAStackFlowDoNotCompile(_ body: String) throws {
         let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: body))
         #expect(result.status != 0, "the compiler accepted: \(body)")
         #expect(result.output.contains("error:"))
         #expect(result.output.contains("NavigationStack"), "the error should name the required context: \(result.output)")
+    }
+
+    /// Contexts come only from placements: an id cannot be turned into a stack, a tab bar or a
+    /// presenter, so a flow's required context is always what was really placed.
+    @Test(arguments: [
+        FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _, _ in } onEnd: { _ in }", "have 'node:'"),
+        FailingSnippet("flow.start(NeedsStack(), .root(of: NavigationStack(node: .window))) { _, _ in } onEnd: { _ in }", "have 'node:'"),
+        FailingSnippet("let bar = TabBar(node: screen.id); flow.selectTab(0, of: bar)", "have 'node:'"),
+        FailingSnippet("flow.show(S.self, .init(), windowRoot.map { _ in Presenter(node: screen.id) })", "have 'node:'"),
+        FailingSnippet("flow.show(S.self, .init(), presented(on: screen.id))", "NavigationContext"),
+        FailingSnippet("flow.show(S.self, .init(), .presented(on: NodeID.window))", "NavigationContext"),
+        FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(unplaced: Unplaced()))) { _, _ in } onEnd: { _ in }", "inaccessible"),
+    ])
+    func forgedContextsDoNotCompile(_ snippet: FailingSnippet) throws {
+        let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: snippet.body))
+        #expect(result.status != 0, "the compiler accepted: \(snippet.body)")
+        #expect(result.output.contains("error:") && result.output.contains(snippet.reason), "expected an error about \(snippet.reason): \(result.output)")
+    }
+
+    /// A sub-flow's end cannot be left unhandled by leaving out a closure: `onFinish` and `onEnd` are
+    /// required (and `onOutput` too when the sub-flow has outputs); the one-closure form is gone.
+    @Test(arguments: [
+        FailingSnippet("flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _, _ in }", "missing argument for parameter 'onEnd'"),
+        FailingSnippet("flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding(), onEnd: { _ in })", "missing argument for parameter 'onFinish'"),
+        FailingSnippet(
+            "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { event in guard case .finished = event else { return } }",
+            "missing arguments for parameters 'onFinish', 'onEnd'"),
+        FailingSnippet("flow.start(Chatty(), .presented(on: screen)) { _, _ in } onEnd: { _ in }", "'Never' be equivalent"),
+    ])
+    func subFlowsWithoutEndHandlersDoNotCompile(_ snippet: FailingSnippet) throws {
+        let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: snippet.body))
+        #expect(result.status != 0, "the compiler accepted: \(snippet.body)")
+        #expect(result.output.contains("error:") && result.output.contains(snippet.reason), "expected an error about \(snippet.reason): \(result.output)")
     }
 
     /// Runs `swiftc -typecheck` on `source` with the built modules on the import path.
@@ -85,4 +130,17 @@ struct PlacerTypeCheckTests {
         candidates.append(package.appendingPathComponent(".build/debug/Modules"))
         return candidates.first(where: hasFlowKit)
     }
+}
+
+/// A snippet that must not compile, and part of the error the compiler must give.
+struct FailingSnippet: Sendable, CustomTestStringConvertible {
+    /// The code in the parent flow's `start`.
+    let body: String
+    /// Part of the expected error (why it does not compile).
+    let reason: String
+    init(_ body: String, _ reason: String) {
+        self.body = body
+        self.reason = reason
+    }
+    var testDescription: String { body }
 }

@@ -43,7 +43,7 @@ final class Fuzz {
 
 /// A flow that acts on commands its screens send: push, present, start sub-flows in every placement,
 /// emit, finish, terminate sub-flows, update.
-final class FuzzFlow<Context: NavigationContext>: Flow {
+final class FuzzFlow<Context: PlacedContext>: Flow {
     typealias RequiredContext = Context
     typealias Output = Int
     typealias Result = Int
@@ -76,8 +76,9 @@ final class FuzzFlow<Context: NavigationContext>: Flow {
     }
 
     private var myStack: NavigationStack? {
-        guard let node = flow?.contextIfPlaced?.node, fuzz.tester.runtime.debugTree().nodes.contains(where: { $0.id == node && $0.kind == .stack }) else { return nil }
-        return NavigationStack(node: node)
+        guard let stack = flow?.contextIfPlaced as? NavigationStack,
+              fuzz.tester.runtime.debugTree().nodes.contains(where: { $0.id == stack.node && $0.kind == .stack }) else { return nil }
+        return stack
     }
 
     private func act(_ op: Int, _ arg: Int) {
@@ -117,12 +118,10 @@ final class FuzzFlow<Context: NavigationContext>: Flow {
         }
     }
 
-    private func startChild<C: NavigationContext>(_ child: FuzzFlow<C>, _ placer: ScreenPlacer<C>) {
+    private func startChild<C: PlacedContext>(_ child: FuzzFlow<C>, _ placer: ScreenPlacer<C>) {
         guard let flow else { return }
         let fuzz = fuzz
-        flow.start(child, placer) { event in
-            if case .finished(_, let dismisser) = event { fuzz.decide(dismisser) }
-        }
+        flow.start(child, placer) { _ in } onFinish: { _, dismisser in fuzz.decide(dismisser) } onEnd: { _ in }
     }
 }
 
@@ -155,7 +154,7 @@ struct RandomizedTests {
                     }
                     fuzz.log.append("start root")
                 } else if let visible {
-                    tester.start(FuzzFlow<Presenter>(fuzz), .presented(on: visible))
+                    tester.start(FuzzFlow<Presenter>(fuzz), .presented(on: Presenter(node: visible)))  // package access: tests may name a node
                     fuzz.log.append("start root on \(visible)")
                 }
             case 8..<62:

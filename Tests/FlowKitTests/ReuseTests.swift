@@ -39,27 +39,25 @@ final class PinHostFlow: Flow {
     func start(_ flow: FlowContext<PinHostFlow>) {
         flow.show(PlainScreen.self, .init(title: "home")).onOutput { [self] _ in
             var child = FlowID.host
-            child = flow.start(PinFlow(), .pushed(in: flow.context)) { [self] event in
-                switch event {
-                case .output(.pinEntered):
-                    childEvents.append("pinEntered")
-                    if choice == .terminateEarly { flow.terminate(child, animated: true) { self.dismissal = $0 } }
-                case .finished(let result, let dismisser):
-                    childEvents.append("finished \(result)")
-                    switch choice {
-                    case .dismissAnimated: dismisser.dismiss(animated: true) { self.dismissal = $0 }
-                    case .dismissWithoutAnimation: dismisser.dismiss(animated: false) { self.dismissal = $0 }
-                    case .leaveOnStack: dismisser.leave()
-                    case .dismissThenContinue:
-                        dismisser.dismiss { [self] report in
-                            dismissal = report
-                            flow.show(PlainScreen.self, .init(title: "next"), .pushed(in: flow.context))
-                        }
-                    case .terminateEarly: Issue.record("a terminated flow must not finish")
+            child = flow.start(PinFlow(), .pushed(in: flow.context)) { [self] output in
+                guard case .pinEntered = output else { return }
+                childEvents.append("pinEntered")
+                if choice == .terminateEarly { flow.terminate(child, animated: true) { self.dismissal = $0 } }
+            } onFinish: { [self] result, dismisser in
+                childEvents.append("finished \(result)")
+                switch choice {
+                case .dismissAnimated: dismisser.dismiss(animated: true) { self.dismissal = $0 }
+                case .dismissWithoutAnimation: dismisser.dismiss(animated: false) { self.dismissal = $0 }
+                case .leaveOnStack: dismisser.leave()
+                case .dismissThenContinue:
+                    dismisser.dismiss { [self] report in
+                        dismissal = report
+                        flow.show(PlainScreen.self, .init(title: "next"), .pushed(in: flow.context))
                     }
-                case .ended(let ending):
-                    childEvents.append("ended \(ending)")
+                case .terminateEarly: Issue.record("a terminated flow must not finish")
                 }
+            } onEnd: { [self] ending in
+                childEvents.append("ended \(ending)")
             }
         }
     }

@@ -55,16 +55,16 @@ final class ContactsAndEventsFlow: Flow {
         let tabs = flow.placer.withTabBarEmbedding(count: 2).map { tab in tab.map { [weak self] bar in self?.bar = bar; return bar } }
         let contacts = DirectoryFlow("contacts", ["ann": ["party"], "bob": ["meeting"]])
         let events = DirectoryFlow("events", ["party": ["ann", "bob"], "meeting": ["bob"]])
-        flow.start(contacts, tabs[0].withNavigationEmbedding()) { [weak self] event in
-            guard case .output(.openLinked(let name)) = event, let bar = self?.bar else { return }
+        flow.start(contacts, tabs[0].withNavigationEmbedding()) { [weak self] output in
+            guard case .openLinked(let name) = output, let bar = self?.bar else { return }
             events.showDetail(name)
             flow.selectTab(1, of: bar)
-        }
-        flow.start(events, tabs[1].withNavigationEmbedding()) { [weak self] event in
-            guard case .output(.openLinked(let name)) = event, let bar = self?.bar else { return }
+        } onFinish: { _, _ in } onEnd: { _ in }
+        flow.start(events, tabs[1].withNavigationEmbedding()) { [weak self] output in
+            guard case .openLinked(let name) = output, let bar = self?.bar else { return }
             contacts.showDetail(name)
             flow.selectTab(0, of: bar)
-        }
+        } onFinish: { _, _ in } onEnd: { _ in }
     }
 }
 
@@ -97,12 +97,11 @@ final class StudentsFlow: Flow {
         let list = flow.show(StudentListScreen.self, .init(students: students))
         list.onOutput { [unowned self] output in
             guard case .select(let index) = output else { return }
-            flow.start(EditStudentFlow(students[index]), .pushed(in: flow.context)) { [unowned self] event in
-                guard case .finished(let student, let dismisser) = event else { return }
+            flow.start(EditStudentFlow(students[index]), .pushed(in: flow.context)) { [unowned self] student, dismisser in
                 students[index] = student
                 list.update(.init(students: students))
                 dismisser.dismiss(animated: true)
-            }
+            } onEnd: { _ in }
         }
     }
 }
@@ -122,12 +121,11 @@ final class EditStudentFlow: Flow {
                 student.name = name
                 editor.update(.init(student: student))
             case .editAge:
-                flow.start(EditAgeFlow(student.age), .pushed(in: flow.context)) { [unowned self] event in
-                    guard case .finished(let age, let dismisser) = event else { return }
+                flow.start(EditAgeFlow(student.age), .pushed(in: flow.context)) { [unowned self] age, dismisser in
                     student.age = age
                     editor.update(.init(student: student))
                     dismisser.dismiss(animated: true)
-                }
+                } onEnd: { _ in }
             case .backToList:
                 flow.finish(student)
             }

@@ -18,8 +18,14 @@ public final class LeaveInPlaceFlow: Flow {
                 flow.finish("finished with \(flow.runningSubFlows.count) sub-flows running")
                 return
             }
-            flow.start(OnboardingFlow(), .pushed(in: flow.context)) { event in
-                if case .finished(_, let dismisser) = event { dismisser.leave() }
+            flow.start(OnboardingFlow(), .pushed(in: flow.context)) { _ in
+                // Skipping is not offered a meaning here: the tutorial keeps running.
+            } onFinish: { _, dismisser in
+                dismisser.leave()
+            } onEnd: { ending in
+                // Back from the tutorial is what the user may do; anything else is shown on home.
+                guard ending != .dismissedByUser else { return }
+                home.update(.init(title: "Home", body: "Tutorial \(ending)", buttons: ["Start tutorial", "Finish"]))
             }
         }
     }

@@ -17,8 +17,14 @@ public final class ModalFlow: Flow {
                 flow.finish("finished")
                 return
             }
-            flow.start(ModalDetailFlow(), presented(on: flow.context).withNavigationEmbedding()) { event in
-                if case .finished(_, let dismisser) = event { dismisser.dismiss(animated: true) }
+            flow.start(ModalDetailFlow(), presented(on: flow.context).withNavigationEmbedding()) { _, dismisser in
+                dismisser.dismiss(animated: true)
+            } onEnd: { ending in
+                // Closing the modal and terminating it are what the tests do; anything else is shown on home.
+                switch ending {
+                case .dismissedByUser, .terminated: break
+                case .screenLost, .failed: home.update(.init(title: "Home", body: "Detail \(ending)", buttons: ["Present", "Finish"]))
+                }
             }
         }
     }

@@ -66,26 +66,30 @@ public final class ContactsAndEventsFlow: Flow {
         }
         let contacts = DirectoryFlow("Contacts", ["Ann": ["Party"], "Bob": ["Meeting", "Party"]])
         let events = DirectoryFlow("Events", ["Party": ["Ann", "Bob"], "Meeting": ["Bob"]])
-        flow.start(contacts, tabs[0].withNavigationEmbedding()) { [unowned self] event in
-            handle(event, in: flow, other: events, otherTab: 1)
-        }
-        flow.start(events, tabs[1].withNavigationEmbedding()) { [unowned self] event in
-            handle(event, in: flow, other: contacts, otherTab: 0)
-        }
+        start(contacts, tabs[0].withNavigationEmbedding(), in: flow, other: events, otherTab: 1)
+        start(events, tabs[1].withNavigationEmbedding(), in: flow, other: contacts, otherTab: 0)
     }
 
-    private func handle(_ event: FlowEvent<DirectoryFlow>, in flow: FlowContext<ContactsAndEventsFlow>, other: DirectoryFlow, otherTab: Int) {
-        switch event {
-        case .output(.openLinked(let name)):
-            other.showDetail(name)
-            if let bar { flow.selectTab(otherTab, of: bar) }
-        case .output(.close):
-            flow.finish("closed")
-        case .ended:
+    private func start(
+        _ tab: DirectoryFlow, _ placer: ScreenPlacer<NavigationStack>, in flow: FlowContext<ContactsAndEventsFlow>,
+        other: DirectoryFlow, otherTab: Int
+    ) {
+        flow.start(tab, placer) { [unowned self] output in
+            switch output {
+            case .openLinked(let name):
+                other.showDetail(name)
+                if let bar { flow.selectTab(otherTab, of: bar) }
+            case .close:
+                flow.finish("closed")
+            }
+        } onFinish: { _, dismisser in
+            // A directory never finishes; should one, its screens go with this flow's.
+            dismisser.leave()
+        } onEnd: { ending in
             // The person closed the modal: both tabs' flows end; the first ending finishes this flow.
-            if flow.isRunning { flow.finish("modal closed by the user") }
-        case .finished:
-            break
+            // A tab that failed or lost its screen says so in the result.
+            guard flow.isRunning else { return }
+            flow.finish(ending == .dismissedByUser ? "modal closed by the user" : "\(tab.title) \(ending)")
         }
     }
 }

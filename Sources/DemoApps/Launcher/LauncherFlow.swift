@@ -45,45 +45,36 @@ public final class LauncherFlow: Flow {
         let stack = flow.context
         switch index {
         case 0:
-            flow.start(OnboardingFlow(), .pushed(in: stack)) { [unowned self] event in
-                switch event {
-                case .output(.didSkip):
-                    // Skipping ends the tutorial early: terminated, its screens unwound.
-                    report("Tutorial skipped")
-                    for child in flow.runningSubFlows { flow.terminate(child, animated: true) }
-                case .finished(_, let dismisser):
-                    report("Tutorial completed")
-                    dismisser.dismiss(animated: true)
-                case .ended(let ending):
-                    report("Tutorial \(ending)")
-                }
+            var tutorial: FlowID?
+            tutorial = flow.start(OnboardingFlow(), .pushed(in: stack)) { [unowned self] (output: OnboardingFlow.Output) in
+                // Skipping ends the tutorial early: terminated from its own handler, its screens unwound.
+                guard case .didSkip = output, let tutorial else { return }
+                report("Tutorial skipped")
+                flow.terminate(tutorial, animated: true)
+            } onFinish: { [unowned self] _, dismisser in
+                report("Tutorial completed")
+                dismisser.dismiss(animated: true)
+            } onEnd: { [unowned self] ending in
+                report("Tutorial \(ending)")
             }
         case 1, 3:
             let unwinding: Unwinding = index == 1 ? .dismissAnimated : .leaveOnStack
-            flow.start(PersonalProfileFlow(), .pushed(in: stack)) { [unowned self] event in
-                finished(event, label: "Personal profile", unwinding: unwinding) { "saved \($0.name)" }
-            }
+            open(PersonalProfileFlow(), .pushed(in: stack), in: flow, label: "Personal profile", unwinding: unwinding) { "saved \($0.name)" }
         case 2:
-            flow.start(BusinessProfileFlow(), .pushed(in: stack)) { [unowned self] event in
-                finished(event, label: "Business profile", unwinding: .dismissWithoutAnimation) { "\($0.company ?? "") owned by \($0.name)" }
+            open(BusinessProfileFlow(), .pushed(in: stack), in: flow, label: "Business profile", unwinding: .dismissWithoutAnimation) {
+                "\($0.company ?? "") owned by \($0.name)"
             }
         case 4:
-            flow.start(StudentsFlow(), .pushed(in: stack)) { [unowned self] event in
-                finished(event, label: "Student editor", unwinding: .dismissAnimated) { students in
-                    students.map { "\($0.name) \($0.age)" }.joined(separator: ", ")
-                }
+            open(StudentsFlow(), .pushed(in: stack), in: flow, label: "Student editor", unwinding: .dismissAnimated) { students in
+                students.map { "\($0.name) \($0.age)" }.joined(separator: ", ")
             }
         case 5:
-            flow.start(ContactsAndEventsFlow(), .presented(on: menu)) { [unowned self] event in
-                finished(event, label: "Contacts and events", unwinding: .dismissAnimated) { $0 }
-            }
+            open(ContactsAndEventsFlow(), .presented(on: menu), in: flow, label: "Contacts and events", unwinding: .dismissAnimated) { $0 }
         case 6:
-            flow.start(LoginFlow(), presented(on: menu).withNavigationEmbedding()) { [unowned self] event in
-                finished(event, label: "Login", unwinding: .dismissAnimated) { result in
-                    switch result {
-                    case .loggedIn(let name): "logged in as \(name)"
-                    case .cancelled: "cancelled"
-                    }
+            open(LoginFlow(), presented(on: menu).withNavigationEmbedding(), in: flow, label: "Login", unwinding: .dismissAnimated) { result in
+                switch result {
+                case .loggedIn(let name): "logged in as \(name)"
+                case .cancelled: "cancelled"
                 }
             }
         default:
@@ -91,21 +82,20 @@ public final class LauncherFlow: Flow {
         }
     }
 
-    /// Unwinds a finished app as its entry says and shows what it returned.
-    private func finished<F: Flow>(
-        _ event: FlowEvent<F>, label: String, unwinding: Unwinding, describe: (F.Result) -> String
-    ) {
-        switch event {
-        case .output:
-            break
-        case .finished(let result, let dismisser):
+    /// Starts an app without outputs; when it finishes, unwinds it as its entry says and shows what it
+    /// returned; when it ends without a result (a failure included), shows how.
+    private func open<F: Flow>(
+        _ app: F, _ placer: ScreenPlacer<F.RequiredContext>, in flow: FlowContext<LauncherFlow>, label: String,
+        unwinding: Unwinding, describe: @escaping (F.Result) -> String
+    ) where F.Output == Never {
+        flow.start(app, placer) { [unowned self] result, dismisser in
             report("\(label): \(describe(result)) (\(unwinding.rawValue))")
             switch unwinding {
             case .dismissAnimated: dismisser.dismiss(animated: true)
             case .dismissWithoutAnimation: dismisser.dismiss(animated: false)
             case .leaveOnStack: dismisser.leave()
             }
-        case .ended(let ending):
+        } onEnd: { [unowned self] ending in
             report("\(label): \(ending)")
         }
     }

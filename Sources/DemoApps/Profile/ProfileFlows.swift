@@ -58,11 +58,14 @@ public final class BusinessProfileFlow: Flow {
                 company = text
                 form.update(state())
             case .didPressButton(index: 0):
-                flow.start(PersonalProfileFlow(), .pushed(in: flow.context)) { [unowned self] event in
-                    guard case .finished(let profile, let dismisser) = event else { return }
+                flow.start(PersonalProfileFlow(), .pushed(in: flow.context)) { [unowned self] profile, dismisser in
                     owner = profile
                     form.update(state())
                     dismisser.dismiss(animated: true)
+                } onEnd: { [unowned self] ending in
+                    // Back from the owner's form keeps the business form as it was; anything else is shown.
+                    guard ending != .dismissedByUser else { return }
+                    form.update(state(note: "Owner's profile \(ending)."))
                 }
             case .didPressButton:
                 flow.finish(Profile(name: owner?.name ?? "nobody", company: company))
@@ -70,9 +73,9 @@ public final class BusinessProfileFlow: Flow {
         }
     }
 
-    private func state() -> CardState {
+    private func state(note: String? = nil) -> CardState {
         CardState(
-            title: "Business profile", body: "Owner: \(owner?.name ?? "not set")",
+            title: "Business profile", body: "Owner: \(owner?.name ?? "not set")" + (note.map { " \($0)" } ?? ""),
             buttons: ["Set owner's profile", "Finish"], field: "Company", text: company)
     }
 }

@@ -24,17 +24,20 @@ public final class StudentsFlow: Flow {
                 flow.finish(students)
                 return
             }
-            flow.start(EditStudentFlow(students[index]), .pushed(in: flow.context)) { [unowned self] event in
-                guard case .finished(let student, let dismisser) = event else { return }
+            flow.start(EditStudentFlow(students[index]), .pushed(in: flow.context)) { [unowned self] student, dismisser in
                 students[index] = student
                 list.update(state())
                 dismisser.dismiss(animated: true)
+            } onEnd: { [unowned self] ending in
+                // Back from the editor keeps the list as it was; anything else is shown.
+                guard ending != .dismissedByUser else { return }
+                list.update(state(note: "Editing \(students[index].name) \(ending)."))
             }
         }
     }
 
-    private func state() -> CardState {
-        CardState(title: "Students", body: "Choose a student to edit.",
+    private func state(note: String? = nil) -> CardState {
+        CardState(title: "Students", body: note ?? "Choose a student to edit.",
                   buttons: students.map { "\($0.name) (\($0.age))" } + ["Back to menu"])
     }
 }
@@ -59,11 +62,13 @@ public final class EditStudentFlow: Flow {
                 student.name = name
                 editor.update(state())
             case .didPressButton(index: 0):
-                flow.start(EditAgeFlow(student.age), .pushed(in: flow.context)) { [unowned self] event in
-                    guard case .finished(let age, let dismisser) = event else { return }
+                flow.start(EditAgeFlow(student.age), .pushed(in: flow.context)) { [unowned self] age, dismisser in
                     student.age = age
                     editor.update(state())
                     dismisser.dismiss(animated: true)
+                } onEnd: { [unowned self] ending in
+                    guard ending != .dismissedByUser else { return }
+                    editor.update(state(note: "Editing the age \(ending)."))
                 }
             case .didPressButton:
                 flow.finish(student)
@@ -71,8 +76,8 @@ public final class EditStudentFlow: Flow {
         }
     }
 
-    private func state() -> CardState {
-        CardState(title: "Edit \(student.name)", body: "Age: \(student.age)", buttons: ["Edit age", "Back to list"],
+    private func state(note: String? = nil) -> CardState {
+        CardState(title: "Edit \(student.name)", body: "Age: \(student.age)" + (note.map { " \($0)" } ?? ""), buttons: ["Edit age", "Back to list"],
                   field: "Name", text: student.name)
     }
 }

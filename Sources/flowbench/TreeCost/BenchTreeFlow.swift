@@ -19,7 +19,7 @@ final class BenchTreeFlow: Flow {
         let placers = flow.placer.withTabBarEmbedding(count: tabs)
         for placer in placers {
             let stack = BenchStackFlow(depth: depth)
-            let id = flow.start(stack, placer) { _ in }
+            let id = flow.start(stack, placer) { _, _ in } onEnd: { _ in }
             stacks.append((stack, id))
         }
     }
