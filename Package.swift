@@ -54,7 +54,6 @@ let package = Package(
             dependencies: [
                 "UVKit", "FlowWire", "FlowKit",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // The embedded daemon: the whole core on fake connections and a manual clock, for tests.

@@ -4,6 +4,7 @@ import FlowWire
 extension Daemon {
     /// Creates the runtime and the screen directory and starts the app's root flow.
     package func startApp() {
+        loop.assertOnLoop()
         guard let app else { return }
         let runtime = FlowRuntime()
         install(runtime: runtime)

@@ -141,7 +141,7 @@ extension Daemon {
             appReported(outcome)
         case .unwound(let reason, let message, let report):
             logger.info("unwound", metadata: ["screens": "\(report.outcomes.count)", "acknowledged": "\(report.allAcknowledged)"])
-            closeAllConnections(reason: reason, message: message)
+            flowsUnwound(reason: reason, message: message)
         case .terminated(let connectionID, let seq, let text):
             if let connection = connections[connectionID] { reply(to: connection, seq: seq, text) }
         }

@@ -1,4 +1,3 @@
-import DequeModule
 import FlowKit
 import FlowWire
 import Logging
@@ -51,26 +50,18 @@ public final class Daemon {
     private var dirty: [Connection] = []
     /// Connections with complete frames waiting for their next turn.
     private var backlogged: [Connection] = []
-    /// Handshake deadlines in connection order (one timeout for all, so FIFO).
-    private var handshakeDeadlines: Deque<(id: UInt64, at: UInt64)> = []
+    /// Handshake deadlines by connection.
+    private var handshakeDeadlines: DeadlineQueue<UInt64>
     /// Force-close deadlines of connections closing gracefully.
-    private var closeDeadlines: Deque<(id: UInt64, at: UInt64)> = []
+    private var closeDeadlines: DeadlineQueue<UInt64>
     private var armedDeadline: UInt64?
 
-    /// Where the daemon is in its life: serving, then the phases of a graceful shutdown.
-    public enum Phase: Sendable {
-        /// Serving.
-        case running
-        /// Shutdown began: every flow is being unwound while the hosts are still connected.
-        case unwinding
-        /// Every client got `Shutdown`; waiting for connections to close and children to exit.
-        case draining
-        /// Every handle is closed; the loop ends.
-        case stopped
-    }
     /// Where the daemon is in its life.
-    public private(set) var phase: Phase = .running
-    private var signalsReceived = 0
+    public typealias Phase = DaemonPhase
+    /// The graceful shutdown's phases.
+    private var shutdown = ShutdownSequence()
+    /// Where the daemon is in its life.
+    public var phase: Phase { shutdown.phase }
 
     /// Creates a daemon on a new libuv loop; nothing happens until `run()`.
     public init(configuration: DaemonConfiguration, app: App? = nil, logger: Logger) throws(DaemonError) {
@@ -85,6 +76,8 @@ public final class Daemon {
         self.app = app
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds)
+        self.handshakeDeadlines = DeadlineQueue(timeout: configuration.handshakeTimeoutMilliseconds)
+        self.closeDeadlines = DeadlineQueue(timeout: configuration.shutdownGraceMilliseconds)
         self.loop = loop
         self.uvLoop = loop
         self.spawner = UVScreenSpawner(loop: uv)
@@ -96,6 +89,8 @@ public final class Daemon {
         self.app = app
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds)
+        self.handshakeDeadlines = DeadlineQueue(timeout: configuration.handshakeTimeoutMilliseconds)
+        self.closeDeadlines = DeadlineQueue(timeout: configuration.shutdownGraceMilliseconds)
         self.loop = loop
         self.uvLoop = nil
         self.spawner = spawner
@@ -165,7 +160,7 @@ public final class Daemon {
         register(connection)
         logger.debug("connected", metadata: ["connection": "\(connection.label)"])
         emitEvent(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
-        handshakeDeadlines.append((connection.id, loop.now + configuration.handshakeTimeoutMilliseconds))
+        handshakeDeadlines.add(connection.id, now: loop.now)
         armDeadlineTimer()
         return connection
     }
@@ -173,6 +168,7 @@ public final class Daemon {
     private func register(_ connection: Connection) {
         connections[connection.id] = connection
         connection.onClosed = { [unowned self] closed in
+            loop.assertOnLoop()
             connections[closed.id] = nil
             events.unsubscribe(closed.id)
             logger.debug("closed", metadata: ["connection": "\(closed.label)"])
@@ -210,6 +206,7 @@ public final class Daemon {
     static let framesPerTurn = 64
 
     private func received(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+        loop.assertOnLoop()
         connection.decoder.append(bytes)
         drain(connection)
     }
@@ -255,6 +252,7 @@ public final class Daemon {
     }
 
     private func ended(_ connection: Connection, error: UVError?) {
+        loop.assertOnLoop()
         if connection.decoder.isMidFrame {
             logger.notice("peer disconnected mid-frame", metadata: [
                 "connection": "\(connection.label)", "buffered": "\(connection.decoder.bufferedByteCount)",
@@ -333,6 +331,7 @@ public final class Daemon {
 
     /// Writes every outbox once per iteration and drops peers that stopped reading.
     package func flushDirtyConnections() {
+        loop.assertOnLoop()
         serviceBacklog()
         defer { if !backlogged.isEmpty { wakeIfWorkPending() } }
         guard !dirty.isEmpty else { return }
@@ -382,14 +381,14 @@ public final class Daemon {
     func closeGracefully(_ connection: Connection) {
         guard !connection.isClosing else { return }
         connection.close(graceful: true)
-        closeDeadlines.append((connection.id, loop.now + configuration.shutdownGraceMilliseconds))
+        closeDeadlines.add(connection.id, now: loop.now)
         armDeadlineTimer()
     }
 
     // MARK: Deadlines
 
     func armDeadlineTimer() {
-        let next = [handshakeDeadlines.first?.at, closeDeadlines.first?.at, delivery.nextDeadline].compactMap { $0 }.min()
+        let next = [handshakeDeadlines.next, closeDeadlines.next, delivery.nextDeadline].compactMap { $0 }.min()
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -403,18 +402,17 @@ public final class Daemon {
 
     private func expireDeadlines() {
         let now = loop.now
-        while let first = handshakeDeadlines.first, first.at <= now {
-            handshakeDeadlines.removeFirst()
-            guard let connection = connections[first.id], !connection.isClosing else { continue }
+        loop.assertOnLoop()
+        for id in handshakeDeadlines.expired(now: now) {
+            guard let connection = connections[id], !connection.isClosing else { continue }
             if let action = connection.protocolState.handshakeTimedOut(afterMilliseconds: configuration.handshakeTimeoutMilliseconds),
                case .reject(let violation) = action {
                 reject(connection, violation, replyTo: 0)
             }
         }
         if runtime != nil { expireAckDeadlines(now: now) }
-        while let first = closeDeadlines.first, first.at <= now {
-            closeDeadlines.removeFirst()
-            if let connection = connections[first.id] {
+        for id in closeDeadlines.expired(now: now) {
+            if let connection = connections[id] {
                 logger.debug("force-closing a connection that did not drain", metadata: ["connection": "\(connection.label)"])
                 connection.forceClose()
             }
@@ -449,26 +447,47 @@ public final class Daemon {
     }
 
     private func signalReceived(_ received: Int32) {
-        signalsReceived += 1
-        if signalsReceived > 1 {
-            logger.warning("second signal; exiting at once")
-            exit(1)
-        }
+        loop.assertOnLoop()
         logger.info("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); shutting down")
-        beginShutdown(reason: .daemonExiting, message: "flowd received a signal and is exiting")
+        perform(shutdown.signal(hasFlows: hasFlows), reason: .daemonExiting, message: "flowd received a signal and is exiting")
     }
 
-    /// Stops accepting, sends `Shutdown` to every client, waits for them to
-    /// drain (bounded), closes every handle and lets the loop end.
+    /// Whether flows or screens are left to unwind.
+    private var hasFlows: Bool { (runtime?.liveFlowCount ?? 0) + (runtime?.liveScreenCount ?? 0) > 0 }
+
+    /// Stops accepting, unwinds every flow, sends `Shutdown` to every client, waits for them to drain
+    /// (bounded) and for children to exit, closes every handle and lets the loop end.
     package func beginShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
-        guard phase == .running else { return }
-        phase = .unwinding
-        listener?.close()
-        listener = nil
-        guard let runtime, runtime.liveFlowCount + runtime.liveScreenCount > 0 else {
-            closeAllConnections(reason: reason, message: message)
+        loop.assertOnLoop()
+        perform(shutdown.begin(hasFlows: hasFlows), reason: reason, message: message)
+    }
+
+    /// Performs one step of the shutdown sequence.
+    private func perform(_ action: ShutdownSequence.Action, reason: Flowd_V1_Shutdown.Reason, message: String) {
+        switch action {
+        case .none:
             return
+        case .exitNow:
+            logger.warning("second signal; exiting at once")
+            exit(1)
+        case .unwindFlows:
+            listener?.close()
+            listener = nil
+            unwindFlows(reason: reason, message: message)
+        case .notifyAndDrain:
+            listener?.close()
+            listener = nil
+            notifyAndDrain(reason: reason, message: message)
+        case .stopChildren:
+            for child in children.values { child.connectionClosed() }
+        case .finish:
+            finishShutdown()
         }
+    }
+
+    /// The unwinding phase: every flow is terminated while hosts are connected.
+    private func unwindFlows(reason: Flowd_V1_Shutdown.Reason, message: String) {
+        guard let runtime else { return }
         // Unwind every flow first, so screens get their Dismiss while their hosts are still connected.
         // The event comes first so that a replay knows what caused the dismissals.
         emitEvent(.shutdown, text: "shutting down (\(message)): unwinding \(runtime.liveFlowCount) flows")
@@ -479,9 +498,13 @@ public final class Daemon {
         drive()
     }
 
-    func closeAllConnections(reason: Flowd_V1_Shutdown.Reason, message: String) {
-        guard phase == .unwinding else { return }
-        phase = .draining
+    /// The shutdown's unwinding completed.
+    func flowsUnwound(reason: Flowd_V1_Shutdown.Reason, message: String) {
+        perform(shutdown.unwound(), reason: reason, message: message)
+    }
+
+    /// The draining phase: `Shutdown` to everyone, graceful closes.
+    private func notifyAndDrain(reason: Flowd_V1_Shutdown.Reason, message: String) {
         emitEvent(.shutdown, text: "shutting down: \(message)")
         for connection in connections.values where !connection.isClosing {
             connection.queue(.shutdown(.init(reason: reason, message: message)))
@@ -492,33 +515,24 @@ public final class Daemon {
 
     /// A spawned process was reaped.
     func childExited() {
+        loop.assertOnLoop()
         checkShutdownComplete()
     }
 
     /// Finishes the shutdown once every connection closed and every child was reaped.
     private func checkShutdownComplete() {
-        guard phase == .draining else { return }
-        if !children.isEmpty {
-            // Their connections got Shutdown; kill what does not follow within the grace period.
-            if connections.isEmpty {
-                for child in children.values { child.connectionClosed() }
-            }
-            return
-        }
-        if connections.isEmpty { finishShutdown() }
+        perform(shutdown.check(connections: connections.count, children: children.count), reason: .daemonExiting, message: "")
     }
 
     private func finishShutdown() {
-        guard phase == .draining else { return }
-        phase = .stopped
         uvLoop?.stop()
         loop.setDeadline(nil) {}
         armedDeadline = nil
         // Signal handles stay until here so that a second signal exits at once.
         for signal in signals { signal.close() }
         signals.removeAll()
-        handshakeDeadlines.removeAll()
-        closeDeadlines.removeAll()
+        handshakeDeadlines = DeadlineQueue(timeout: handshakeDeadlines.timeout)
+        closeDeadlines = DeadlineQueue(timeout: closeDeadlines.timeout)
         runtime = nil
     }
 }

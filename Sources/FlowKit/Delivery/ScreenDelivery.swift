@@ -117,24 +117,24 @@ public struct ScreenDelivery: Sendable {
     private var hostsByKind: [String: [UInt64]] = [:]
     /// Screens of attached kinds waiting for a host, by kind, in order.
     private var waiting: [String: [ScreenID]] = [:]
-    /// Commands waiting for their ack, in send order (one timeout for all, so FIFO).
-    private var deadlines = FIFO<Deadline>()
+    /// Commands waiting for their ack, in send order.
+    private var deadlines: DeadlineQueue<Deadline>
 
     private struct Deadline: Hashable, Sendable {
         let screen: ScreenID
         let serial: UInt64
-        let at: UInt64
     }
 
     /// Delivery with no screens and no hosts.
     public init(ackTimeout: UInt64) {
         self.ackTimeout = ackTimeout
+        deadlines = DeadlineQueue(timeout: ackTimeout)
     }
 
     // MARK: Queries
 
     /// The earliest ack deadline, for the driver's one timer.
-    public var nextDeadline: UInt64? { deadlines.first?.at }
+    public var nextDeadline: UInt64? { deadlines.next }
 
     /// Commands sent and not acknowledged yet, one per screen at most.
     public var pendingAckCount: Int { screens.values.count { $0.host != nil && $0.serials.isPending } }
@@ -210,7 +210,7 @@ public struct ScreenDelivery: Sendable {
         let wasLive = screen.phase == .live(host: host)
         screen.phase = .dismissing(host: host)
         screens[id] = screen
-        deadlines.append(Deadline(screen: id, serial: outgoing.serial, at: now + ackTimeout))
+        deadlines.add(Deadline(screen: id, serial: outgoing.serial), now: now)
         if wasLive { return (outgoing.serial, [.send(outgoing, to: host)]) }
         screens[id]?.held.append(outgoing)
         return (outgoing.serial, [])
@@ -220,7 +220,7 @@ public struct ScreenDelivery: Sendable {
     private mutating func deliver(_ outgoing: Outgoing, now: UInt64) -> [Action] {
         let id = outgoing.command.screen
         guard let screen = screens[id] else { return [] }
-        if screen.host != nil { deadlines.append(Deadline(screen: id, serial: outgoing.serial, at: now + ackTimeout)) }
+        if screen.host != nil { deadlines.add(Deadline(screen: id, serial: outgoing.serial), now: now) }
         if case .live(let host) = screen.phase { return [.send(outgoing, to: host)] }
         screens[id]?.held.append(outgoing)
         return []
@@ -274,7 +274,7 @@ public struct ScreenDelivery: Sendable {
         hosts[host]?.screens.insert(id)
         screen.phase = screen.isDismissing ? .dismissing(host: host) : .waitingForHandshake(host: host)
         screens[id] = screen
-        for outgoing in screen.held { deadlines.append(Deadline(screen: id, serial: outgoing.serial, at: now + ackTimeout)) }
+        for outgoing in screen.held { deadlines.add(Deadline(screen: id, serial: outgoing.serial), now: now) }
         guard hosts[host]?.isReady == true else { return [] }
         return release(id, on: host)
     }
@@ -325,8 +325,7 @@ public struct ScreenDelivery: Sendable {
     /// `removed`) and the runtime hears it was lost.
     public mutating func expire(now: UInt64) -> [Action] {
         var actions: [Action] = []
-        while let first = deadlines.first, first.at <= now {
-            deadlines.removeFirst()
+        for first in deadlines.expired(now: now) {
             guard var screen = screens[first.screen], screen.serials.acked < first.serial else { continue }
             actions.append(.ackTimedOut(first.screen, kind: screen.kind, serial: first.serial, host: screen.host))
             if screen.isDismissing {
