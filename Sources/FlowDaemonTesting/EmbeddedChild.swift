@@ -17,7 +17,7 @@ public final class EmbeddedChild: SpawnedHost {
     /// The one-time token the daemon expects in `Hello`.
     public let token: String
     /// The test's end of its connection.
-    public internal(set) var connection: EmbeddedConnection!
+    public let connection: EmbeddedConnection
     /// Why the daemon retired it, if it did.
     public private(set) var retiredBecause: String?
     /// Whether the daemon killed it.
@@ -26,8 +26,10 @@ public final class EmbeddedChild: SpawnedHost {
     public private(set) var hasExited = false
     package var onExit: ((any SpawnedHost) -> Void)?
 
-    init(pid: Int32, connectionID: UInt64, screen: ScreenID, kind: String, executable: String, token: String) {
+    init(pid: Int32, connection: EmbeddedConnection, screen: ScreenID, kind: String, executable: String, token: String) {
         self.pid = pid
+        self.connection = connection
+        let connectionID = connection.id
         self.connectionID = connectionID
         self.screen = screen
         self.kind = kind

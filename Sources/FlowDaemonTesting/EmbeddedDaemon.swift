@@ -11,8 +11,8 @@ import Logging
 public final class EmbeddedDaemon {
     /// The daemon under test (the same type `flowd` runs).
     public let daemon: Daemon
-    let loop = EmbeddedLoop()
-    private var spawner: EmbeddedSpawner!
+    let loop: EmbeddedLoop
+    private let spawner: EmbeddedSpawner
 
     /// An embedded daemon running `app` (none: a daemon without an app); `configure` sets limits and
     /// timeouts; screens of `failingSpawns` kinds fail to spawn. The app starts at once.
@@ -21,11 +21,11 @@ public final class EmbeddedDaemon {
                 configure: (inout DaemonConfiguration) -> Void = { _ in }) {
         var configuration = DaemonConfiguration(socketPath: "/embedded/flowd.sock")
         configure(&configuration)
-        let spawner = EmbeddedSpawnerBox()
+        loop = EmbeddedLoop()
+        spawner = EmbeddedSpawner(loop: loop)
+        spawner.failing = failingSpawns
         daemon = Daemon(configuration: configuration, app: app, logger: logger, loop: loop, spawner: spawner)
-        self.spawner = EmbeddedSpawner(embedded: self)
-        spawner.target = self.spawner
-        self.spawner.failing = failingSpawns
+        spawner.embedded = self
         daemon.startApp()
         run()
     }
@@ -122,16 +122,5 @@ public final class EmbeddedDaemon {
         left.connections = daemon.connectionIDs.count
         left.children = daemon.children.count
         return left
-    }
-}
-
-/// Lets the daemon be created before the spawner that needs the embedded daemon exists.
-private final class EmbeddedSpawnerBox: ScreenSpawner {
-    var target: EmbeddedSpawner?
-
-    func spawn(for daemon: Daemon, screen: ScreenID, kind: String, executable: String, arguments: [String],
-               environment: [String: String]) throws -> any SpawnedHost {
-        guard let target else { throw EmbeddedSpawner.SpawnFailed(kind: kind) }
-        return try target.spawn(for: daemon, screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
     }
 }

@@ -5,13 +5,15 @@ import FlowKit
 /// connection, with a deterministic token. Kinds in `failing` fail to spawn, as a missing
 /// executable would.
 final class EmbeddedSpawner: ScreenSpawner {
-    private unowned let embedded: EmbeddedDaemon
+    private let loop: EmbeddedLoop
+    /// The embedded daemon the children's connections belong to (set once it exists).
+    weak var embedded: EmbeddedDaemon?
     /// Every child spawned, in order.
     private(set) var children: [EmbeddedChild] = []
     /// Kinds whose spawn fails.
     var failing: Set<String> = []
 
-    init(embedded: EmbeddedDaemon) { self.embedded = embedded }
+    init(loop: EmbeddedLoop) { self.loop = loop }
 
     struct SpawnFailed: Error, CustomStringConvertible {
         let kind: String
@@ -20,13 +22,13 @@ final class EmbeddedSpawner: ScreenSpawner {
 
     func spawn(for daemon: Daemon, screen: ScreenID, kind: String, executable: String, arguments: [String],
                environment: [String: String]) throws -> any SpawnedHost {
-        guard !failing.contains(kind) else { throw SpawnFailed(kind: kind) }
+        guard !failing.contains(kind), let embedded else { throw SpawnFailed(kind: kind) }
         let pid = Int32(10_000 + children.count)
         let token = "embedded-token-\(children.count + 1)"
-        let pipe = EmbeddedPipe(loop: embedded.loop)
+        let pipe = EmbeddedPipe(loop: loop)
         let id = daemon.adoptSpawned(pipe, token: token, peerPID: pid)
-        let child = EmbeddedChild(pid: pid, connectionID: id, screen: screen, kind: kind, executable: executable, token: token)
-        child.connection = EmbeddedConnection(id: id, pipe: pipe, daemon: embedded)
+        let connection = EmbeddedConnection(id: id, pipe: pipe, daemon: embedded)
+        let child = EmbeddedChild(pid: pid, connection: connection, screen: screen, kind: kind, executable: executable, token: token)
         children.append(child)
         return child
     }

@@ -46,8 +46,8 @@ public final class Daemon {
 
     private(set) var connections: [UInt64: Connection] = [:]
     private var lastConnectionID: UInt64 = 0
-    /// Connections with frames in their outbox, flushed once per loop iteration.
-    private var dirty: [Connection] = []
+    /// Connections with frames in their outbox, written once per loop iteration.
+    private var writes = WriteScheduler()
     /// Connections with complete frames waiting for their next turn.
     private var backlogged: [Connection] = []
     /// Handshake deadlines by connection.
@@ -320,13 +320,7 @@ public final class Daemon {
     /// Queues a frame to `connection`; it is written at the end of this loop iteration.
     func send(_ body: Flowd_V1_Envelope.OneOf_Body, to connection: Connection, replyTo: UInt64 = 0) {
         guard connection.queue(body, replyTo: replyTo) else { return }
-        markDirty(connection)
-    }
-
-    private func markDirty(_ connection: Connection) {
-        guard !connection.isDirty else { return }
-        connection.isDirty = true
-        dirty.append(connection)
+        writes.mark(connection)
     }
 
     /// Writes every outbox once per iteration and drops peers that stopped reading.
@@ -334,19 +328,12 @@ public final class Daemon {
         loop.assertOnLoop()
         serviceBacklog()
         defer { if !backlogged.isEmpty { wakeIfWorkPending() } }
-        guard !dirty.isEmpty else { return }
-        let batch = dirty
-        dirty.removeAll(keepingCapacity: true)
-        for connection in batch {
-            connection.isDirty = false
-            connection.flush()
-            if connection.pipe.writeQueueSize > configuration.writeQueueLimit {
-                logger.warning("disconnecting a client that stopped reading", metadata: [
-                    "connection": "\(connection.label)", "queued": "\(connection.pipe.writeQueueSize)",
-                    "limit": "\(configuration.writeQueueLimit)",
-                ])
-                connection.forceClose()
-            }
+        for connection in writes.flush(limit: configuration.writeQueueLimit) {
+            logger.warning("disconnecting a client that stopped reading", metadata: [
+                "connection": "\(connection.label)", "queued": "\(connection.pipe.writeQueueSize)",
+                "limit": "\(configuration.writeQueueLimit)",
+            ])
+            connection.forceClose()
         }
     }
 
@@ -361,7 +348,7 @@ public final class Daemon {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
-        guard !dirty.isEmpty || !backlogged.isEmpty else { return }
+        guard !writes.isEmpty || !backlogged.isEmpty else { return }
         loop.wake { [unowned self] in flushDirtyConnections() }
     }
 
