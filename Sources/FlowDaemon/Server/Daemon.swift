@@ -64,7 +64,7 @@ public final class Daemon {
     public var phase: Phase { shutdown.phase }
 
     /// Creates a daemon on a new libuv loop; nothing happens until `run()`.
-    public init(configuration: DaemonConfiguration, app: App? = nil, logger: Logger) throws(DaemonError) {
+    public convenience init(configuration: DaemonConfiguration, app: App? = nil, logger: Logger) throws(DaemonError) {
         let uv: UVLoop
         do {
             uv = try UVLoop()
@@ -72,19 +72,16 @@ public final class Daemon {
             throw .loop(error, doing: "creating the event loop")
         }
         let loop = UVDaemonLoop(uv)
-        self.configuration = configuration
-        self.app = app
-        self.logger = logger
-        self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds)
-        self.handshakeDeadlines = DeadlineQueue(timeout: configuration.handshakeTimeoutMilliseconds)
-        self.closeDeadlines = DeadlineQueue(timeout: configuration.shutdownGraceMilliseconds)
-        self.loop = loop
-        self.uvLoop = loop
-        self.spawner = UVScreenSpawner(loop: uv)
+        self.init(configuration: configuration, app: app, logger: logger, loop: loop, uvLoop: loop, spawner: UVScreenSpawner(loop: uv))
     }
 
-    /// A daemon on another loop and spawner (the embedded daemon); `start()` starts its app.
-    package init(configuration: DaemonConfiguration, app: App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
+    /// A daemon on another loop and spawner (the embedded daemon); `startApp()` starts its app.
+    package convenience init(configuration: DaemonConfiguration, app: App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
+        self.init(configuration: configuration, app: app, logger: logger, loop: loop, uvLoop: nil, spawner: spawner)
+    }
+
+    private init(configuration: DaemonConfiguration, app: App?, logger: Logger, loop: any DaemonLoop, uvLoop: UVDaemonLoop?,
+                 spawner: any ScreenSpawner) {
         self.configuration = configuration
         self.app = app
         self.logger = logger
@@ -92,7 +89,7 @@ public final class Daemon {
         self.handshakeDeadlines = DeadlineQueue(timeout: configuration.handshakeTimeoutMilliseconds)
         self.closeDeadlines = DeadlineQueue(timeout: configuration.shutdownGraceMilliseconds)
         self.loop = loop
-        self.uvLoop = nil
+        self.uvLoop = uvLoop
         self.spawner = spawner
     }
 
