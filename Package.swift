@@ -41,13 +41,15 @@ let package = Package(
             name: "FlowWire",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
+        // A blocking Unix stream socket with timeouts, for clients (flowctl, screen hosts, tests).
+        .target(name: "FlowSocket"),
         // Blocking client side of the protocol, for flowctl and tests.
-        .target(name: "FlowControl", dependencies: ["FlowWire"]),
+        .target(name: "FlowControl", dependencies: ["FlowWire", "FlowSocket"]),
         // Fast JSON coders, byte-identical to Foundation's (no dependencies).
         .target(name: "FlowJSON"),
         .target(name: "FlowKit", dependencies: ["FlowJSON"]),
         // The client library for screen processes written in Swift (blocking, poll(2)-based).
-        .target(name: "ScreenKit", dependencies: ["FlowWire", "FlowControl"]),
+        .target(name: "ScreenKit", dependencies: ["FlowWire", "FlowSocket"]),
         .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
         .target(
             name: "FlowDaemon",
@@ -101,10 +103,10 @@ let package = Package(
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowWire", "DemoApps"]),
-        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl", "FlowdTestSupport"]),
+        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowSocket", "FlowdTestSupport"]),
         // What tests of real binaries share: starting flowd, running products.
         .target(name: "FlowdTestSupport", path: "Tests/FlowdTestSupport"),
-        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowdTestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport"]),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]
 )
