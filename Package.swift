@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "FlowKit", targets: ["FlowKit"]),
         .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
+        .library(name: "FlowApp", targets: ["FlowApp"]),
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowDaemonTesting", targets: ["FlowDaemonTesting"]),
         .library(name: "FlowWire", targets: ["FlowWire"]),
@@ -51,10 +52,12 @@ let package = Package(
         // The client library for screen processes written in Swift (blocking, poll(2)-based).
         .target(name: "ScreenKit", dependencies: ["FlowWire", "FlowSocket"]),
         .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
+        // What an app is (root flow, placer, screen factories): apps import it without the daemon.
+        .target(name: "FlowApp", dependencies: ["FlowKit"]),
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "UVKit", "FlowWire", "FlowKit",
+                "UVKit", "FlowWire", "FlowKit", "FlowApp",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -62,10 +65,10 @@ let package = Package(
         // The embedded daemon: the whole core on fake connections and a manual clock, for tests.
         .target(
             name: "FlowDaemonTesting",
-            dependencies: ["FlowDaemon", "FlowKit", "FlowWire", "UVKit", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FlowDaemon", "FlowApp", "FlowKit", "FlowWire", "UVKit", .product(name: "Logging", package: "swift-log")]
         ),
         // The example apps: flows and screen modules, written as app authors should.
-        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowDaemon", "ScreenKit"]),
+        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowApp", "ScreenKit"]),
         // The demo's screen host (library part): cards, scripts, the terminal.
         .target(name: "DemoScreens", dependencies: ["DemoApps", "ScreenKit"]),
         .executableTarget(
@@ -75,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowDaemon", "FlowWire", "DemoApps",
+                "FlowDaemon", "FlowApp", "FlowWire", "DemoApps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -102,7 +105,7 @@ let package = Package(
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowWire", "DemoApps"]),
+        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps"]),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowSocket", "FlowdTestSupport"]),
         // What tests of real binaries share: starting flowd, running products.
         .target(name: "FlowdTestSupport", path: "Tests/FlowdTestSupport"),

@@ -1,4 +1,5 @@
 import DequeModule
+import FlowApp
 import FlowKit
 import FlowWire
 import Logging
