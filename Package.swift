@@ -52,12 +52,14 @@ let package = Package(
         // The client library for screen processes written in Swift (blocking, poll(2)-based).
         .target(name: "ScreenKit", dependencies: ["FlowWire", "FlowSocket"]),
         .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
+        // FlowKit's placement vocabulary in wire form and back: the daemon and screen hosts share it.
+        .target(name: "FlowKitWire", dependencies: ["FlowKit", "FlowWire"]),
         // What an app is (root flow, placer, screen factories): apps import it without the daemon.
         .target(name: "FlowApp", dependencies: ["FlowKit"]),
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "UVKit", "FlowWire", "FlowKit", "FlowApp",
+                "UVKit", "FlowWire", "FlowKit", "FlowKitWire", "FlowApp",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
