@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "FlowJSON"),
         .target(name: "FlowKit", dependencies: ["FlowJSON"]),
         // The client library for screen processes written in Swift (blocking, poll(2)-based).
-        .target(name: "ScreenKit", dependencies: ["FlowWire", "FlowSocket"]),
+        .target(name: "ScreenKit", dependencies: ["FlowKit", "FlowKitWire", "FlowWire", "FlowSocket"]),
         .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
         // FlowKit's placement vocabulary in wire form and back: the daemon and screen hosts share it.
         .target(name: "FlowKitWire", dependencies: ["FlowKit", "FlowWire"]),
@@ -70,9 +70,9 @@ let package = Package(
             dependencies: ["FlowDaemon", "FlowApp", "FlowKit", "FlowWire", "UVKit", .product(name: "Logging", package: "swift-log")]
         ),
         // The example apps: flows and screen modules, written as app authors should.
-        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowApp", "ScreenKit"]),
+        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowApp"]),
         // The demo's screen host (library part): cards, scripts, the terminal.
-        .target(name: "DemoScreens", dependencies: ["DemoApps", "ScreenKit"]),
+        .target(name: "DemoScreens", dependencies: ["DemoApps", "FlowKit", "ScreenKit"]),
         .executableTarget(
             name: "demo-screens",
             dependencies: ["DemoScreens", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps"]),
-        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowSocket", "FlowdTestSupport"]),
+        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowKit", "FlowKitWire", "FlowWire", "FlowSocket", "FlowdTestSupport"]),
         // What tests of real binaries share: starting flowd, running products.
         .target(name: "FlowdTestSupport", path: "Tests/FlowdTestSupport"),
         .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport"]),
