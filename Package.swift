@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "FlowKit", targets: ["FlowKit"]),
         .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
+        .library(name: "FlowApp", targets: ["FlowApp"]),
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowDaemonTesting", targets: ["FlowDaemonTesting"]),
         .library(name: "FlowWire", targets: ["FlowWire"]),
@@ -41,30 +42,36 @@ let package = Package(
             name: "FlowWire",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
+        // A blocking Unix stream socket with timeouts, for clients (flowctl, screen hosts, tests).
+        .target(name: "FlowSocket"),
         // Blocking client side of the protocol, for flowctl and tests.
-        .target(name: "FlowControl", dependencies: ["FlowWire"]),
+        .target(name: "FlowControl", dependencies: ["FlowWire", "FlowSocket"]),
         // Fast JSON coders, byte-identical to Foundation's (no dependencies).
         .target(name: "FlowJSON"),
         .target(name: "FlowKit", dependencies: ["FlowJSON"]),
         // The client library for screen processes written in Swift (blocking, poll(2)-based).
-        .target(name: "ScreenKit", dependencies: ["FlowWire", "FlowControl"]),
+        .target(name: "ScreenKit", dependencies: ["FlowKit", "FlowKitWire", "FlowWire", "FlowSocket"]),
         .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
+        // FlowKit's placement vocabulary in wire form and back: the daemon and screen hosts share it.
+        .target(name: "FlowKitWire", dependencies: ["FlowKit", "FlowWire"]),
+        // What an app is (root flow, placer, screen factories): apps import it without the daemon.
+        .target(name: "FlowApp", dependencies: ["FlowKit"]),
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "UVKit", "FlowWire", "FlowKit",
+                "UVKit", "FlowWire", "FlowKit", "FlowKitWire", "FlowApp",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The embedded daemon: the whole core on fake connections and a manual clock, for tests.
         .target(
             name: "FlowDaemonTesting",
-            dependencies: ["FlowDaemon", "FlowKit", "FlowWire", "UVKit", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FlowDaemon", "FlowApp", "FlowKit", "FlowWire", "UVKit", .product(name: "Logging", package: "swift-log")]
         ),
         // The example apps: flows and screen modules, written as app authors should.
-        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowDaemon", "ScreenKit"]),
+        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowApp"]),
         // The demo's screen host (library part): cards, scripts, the terminal.
-        .target(name: "DemoScreens", dependencies: ["DemoApps", "ScreenKit"]),
+        .target(name: "DemoScreens", dependencies: ["DemoApps", "FlowKit", "ScreenKit"]),
         .executableTarget(
             name: "demo-screens",
             dependencies: ["DemoScreens", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -72,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowDaemon", "FlowWire", "DemoApps",
+                "FlowDaemon", "FlowApp", "FlowWire", "DemoApps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -99,11 +106,11 @@ let package = Package(
         .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowWire", "DemoApps"]),
-        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl", "FlowdTestSupport"]),
+        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps"]),
+        .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowKit", "FlowKitWire", "FlowWire", "FlowSocket", "FlowdTestSupport"]),
         // What tests of real binaries share: starting flowd, running products.
         .target(name: "FlowdTestSupport", path: "Tests/FlowdTestSupport"),
-        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowdTestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport"]),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]
 )

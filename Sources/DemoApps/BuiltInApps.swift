@@ -1,6 +1,6 @@
-import Foundation
-import FlowDaemon
+import FlowApp
 import FlowKit
+import Foundation
 
 /// The apps `flowd --app NAME` can run.
 public enum BuiltInApps {

@@ -1,4 +1,4 @@
-import FlowDaemon
+import FlowApp
 import Foundation
 
 /// The demo's screens written in Python (scripts/screens/login_screen.py:

@@ -1,4 +1,5 @@
 import DemoApps
+import FlowKit
 import ScreenKit
 
 /// One hosted demo screen, whatever its kind: its state and placement, and
@@ -47,22 +48,21 @@ public final class Card {
 
     /// The stack depth (1 = root), if the card is in a stack.
     public var stackDepth: Int? {
-        guard let container = placement.container, container.kind == .stack else { return nil }
-        return placement.index + 1
+        placement.stack == nil ? nil : placement.index + 1
     }
 
     /// The tab the card is in and how many tabs there are, if it is in a tab bar.
     public var tab: (index: Int, count: Int)? {
-        let path = placement.path
-        for (position, element) in path.enumerated().reversed() where element.kind == .tabBar {
-            let next = position + 1 < path.count ? path[position + 1] : nil
-            return (Int(next?.index ?? 0), Int(element.tabCount))
+        for step in placement.path.reversed() {
+            if case .tab(_, let index, let count) = step { return (index, count) }
         }
         return nil
     }
 
     /// Whether the card is inside a modal presentation.
-    public var isInModal: Bool { placement.path.contains { $0.presented } }
+    public var isInModal: Bool {
+        placement.path.contains { if case .modal = $0 { true } else { false } }
+    }
 
     /// "modal › tab 2/2 › stack depth 3": where the card is, for a person.
     public var breadcrumb: String {

@@ -32,8 +32,8 @@ public final class CardDeck {
                 card.state = state
                 onChange?(.updated(card))
             }
-            screen.onPlacementChanged { [unowned self, card] change in
-                card.placement = change.placement
+            screen.onPlacementChanged { [unowned self, unowned screen, card] _ in
+                card.placement = screen.placement
                 onChange?(.moved(card))
             }
             screen.onDismiss { [unowned self, card] _ in
@@ -47,6 +47,6 @@ public final class CardDeck {
 
     /// The card the user sees, if this host holds it.
     public var visible: Card? {
-        cards.values.first { $0.placement.visible }
+        cards.values.first { $0.placement.isVisible }
     }
 }

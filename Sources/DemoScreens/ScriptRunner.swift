@@ -127,9 +127,9 @@ extension CardDeck.Change {
     /// One line for the event log: `+ tutorial "Welcome" at stack depth 2`.
     public var logLine: String {
         switch self {
-        case .placed(let card): "+ \(card.label) at \(card.breadcrumb)\(card.placement.visible ? "" : " (hidden)")"
+        case .placed(let card): "+ \(card.label) at \(card.breadcrumb)\(card.placement.isVisible ? "" : " (hidden)")"
         case .updated(let card): "~ \(card.label) updated: \(card.state.body)"
-        case .moved(let card): "~ \(card.label) \(card.placement.visible ? "visible" : "hidden") at \(card.breadcrumb)"
+        case .moved(let card): "~ \(card.label) \(card.placement.isVisible ? "visible" : "hidden") at \(card.breadcrumb)"
         case .dismissed(let card): "- \(card.label) dismissed"
         }
     }

@@ -1,3 +1,4 @@
+import FlowSocket
 import FlowWire
 
 #if canImport(Glibc)

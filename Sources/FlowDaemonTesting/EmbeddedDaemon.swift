@@ -1,3 +1,4 @@
+import FlowApp
 import FlowDaemon
 import FlowKit
 import FlowWire

@@ -1,3 +1,5 @@
+import FlowKit
+import FlowKitWire
 import FlowWire
 
 /// One screen the daemon placed on this host, typed by its module: its
@@ -8,13 +10,15 @@ import FlowWire
 /// for the module. Use it on the thread that runs the host. Callbacks run
 /// before the command is acked (with `autoAck`), so by the time the daemon
 /// sees the ack, the host has applied the command.
-public final class HostedScreen<Module: ScreenDescription> {
+public final class HostedScreen<Module: ScreenModule> {
     /// The daemon's id for the screen (unique for the daemon's lifetime).
     public let id: UInt64
     /// The current state: the one placed, then each `Update`'s (already set when `onUpdate` runs).
     public private(set) var state: Module.State
     /// The current placement (already the new one when `onPlacementChanged` runs).
     public private(set) var placement: Placement
+    /// The placement before the last `PlacementChanged`; nil until the first one.
+    public private(set) var previousPlacement: Placement?
     /// Whether the host should animate the screen's appearance.
     public let animated: Bool
     /// The flow that owns the screen, and its Swift type name, for display.
@@ -53,7 +57,8 @@ public final class HostedScreen<Module: ScreenDescription> {
     /// Calls `handler` with the new state on each `Update` (replaces an earlier handler).
     public func onUpdate(_ handler: @escaping (Module.State) -> Void) { updateHandler = handler }
 
-    /// Calls `handler` on each `PlacementChanged` (covered, uncovered, moved, tab (de)selected).
+    /// Calls `handler` with why on each `PlacementChanged`: `.covered` (also a tab deselected),
+    /// `.uncovered` (also a tab selected) or `.moved`; `placement` and `previousPlacement` are already set.
     public func onPlacementChanged(_ handler: @escaping (PlacementChange) -> Void) { placementHandler = handler }
 
     /// Calls `handler` once when the screen goes: a `Dismiss`, or removal by force after an ack timeout.
@@ -141,8 +146,10 @@ extension HostedScreen: AnyHostedScreen {
 
     func apply(_ wire: Flowd_V1_PlacementChanged) {
         lastSerial = wire.serial
-        let change = PlacementChange(kind: .init(wire.change), placement: Placement(wire.placement), previous: placement)
-        placement = change.placement
+        let new = Placement(wire.placement)
+        let change = PlacementChange(wire.change, from: placement, to: new)
+        previousPlacement = placement
+        placement = new
         placementHandler?(change)
     }
 

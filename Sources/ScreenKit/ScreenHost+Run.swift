@@ -1,4 +1,4 @@
-import FlowControl
+import FlowSocket
 import FlowWire
 
 #if canImport(Glibc)

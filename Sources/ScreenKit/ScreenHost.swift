@@ -1,4 +1,5 @@
-import FlowControl
+import FlowKit
+import FlowSocket
 import FlowWire
 
 #if canImport(Glibc)
@@ -104,14 +105,14 @@ public final class ScreenHost {
     /// Hosts screens of `module`: `handler` gets each placed screen of `Module.kind`, typed, and
     /// usually sets its callbacks. Registering a kind again replaces its handler. Register before
     /// `run()`; a `Place` of a kind without handler is refused (`UNKNOWN_KIND`, reported to `onError`).
-    public func register<Module: ScreenDescription>(
+    public func register<Module: ScreenModule>(
         _ module: Module.Type, handler: @escaping (HostedScreen<Module>) -> Void
     ) {
         registrations[Module.kind] = { [unowned self] place in makeScreen(Module.self, place, handler) }
     }
 
     /// Decodes the state of a `Place`, creates the typed screen and runs the module's handler.
-    private func makeScreen<Module: ScreenDescription>(
+    private func makeScreen<Module: ScreenModule>(
         _ module: Module.Type, _ place: Flowd_V1_Place, _ handler: (HostedScreen<Module>) -> Void
     ) -> Result<any AnyHostedScreen, ScreenKitError> {
         let state: Module.State
@@ -187,7 +188,7 @@ public final class ScreenHost {
     // MARK: Coding
 
     /// Decodes a state payload as `Module.State`, or explains why it does not fit.
-    static func decodeState<Module: ScreenDescription>(
+    static func decodeState<Module: ScreenModule>(
         _ module: Module.Type, _ payload: Flowd_V1_Payload, screenID: UInt64, serial: UInt64
     ) throws(ScreenKitError) -> Module.State {
         guard payload.isJSON else {

@@ -1,4 +1,4 @@
-import FlowControl
+import FlowSocket
 import FlowWire
 
 /// What went wrong in a screen process: an `Error` frame from the daemon, or

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DemoApps
+import FlowApp
 import FlowDaemon
 import Foundation
 

@@ -1,6 +1,7 @@
 // The custom daemon of docs/daemon.md, compiled by the test suite so the
 // page stays true. Not run here: flowd itself is built the same way and the
 // integration tests run it.
+import FlowApp
 import FlowDaemon
 import FlowKit
 

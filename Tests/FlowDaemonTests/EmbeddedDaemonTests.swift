@@ -1,4 +1,5 @@
 import DemoApps
+import FlowApp
 import FlowDaemon
 import FlowDaemonTesting
 import FlowKit

@@ -115,8 +115,13 @@ public struct ProductRun {
     public var stderr: String
 
     public static func run(_ product: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProductRun {
+        try run(executable: productsDirectory.appendingPathComponent(product), arguments, environment: environment)
+    }
+
+    /// Runs any executable (e.g. `/usr/bin/ldd` on a product) to completion and captures its output.
+    public static func run(executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> ProductRun {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent(product)
+        process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
         // Files, not pipes: a pipe's end is never seen while a process started

@@ -1,7 +1,8 @@
 // Copied from docs/screenkit.md; keep the two in step.
+import FlowKit
 import ScreenKit
 
-enum Greeting: ScreenDescription {               // the screen module
+enum Greeting: ScreenModule {                    // the screen module (FlowKit)
     static let kind = "greeting"
     struct State: Codable, Sendable { var title: String; var buttons: [String] }
     enum Output: Codable, Sendable { case didPressButton(index: Int) }
@@ -18,7 +19,7 @@ struct GreetingScreen {
         host.register(Greeting.self) { screen in
             print("[\(screen.state.title)] at \(screen.placement)")
             screen.onUpdate { state in print("now: \(state.title)") }
-            screen.onPlacementChanged { change in print("\(change.kind): visible=\(change.placement.visible)") }
+            screen.onPlacementChanged { [unowned screen] change in print("\(change): visible=\(screen.placement.isVisible)") }
             screen.onDismiss { dismissal in print("gone (\(dismissal.reason))") }
             try? screen.send(.didPressButton(index: 1))   // {"didPressButton":{"index":1}}
         }

@@ -1,3 +1,4 @@
+import FlowKit
 import FlowWire
 import Foundation
 import ScreenKit
@@ -50,7 +51,7 @@ struct ScreenHostTests {
         #expect(screen.kind == "tutorial")
         #expect(screen.state == .welcome)
         #expect(screen.placement == .sample)
-        #expect(screen.placement.container == PathElement(kind: .stack, id: 6, index: 1))
+        #expect(screen.placement.stack == NodeID(rawValue: 6))
         #expect(screen.animated && screen.flowID == 3 && screen.flowType == "TutorialFlow")
         #expect(host.liveScreenCount == 1)
         #expect(acks(in: try daemon.receiveAvailable()) == [AckPair(screen: 9, serial: 1)])
@@ -69,7 +70,7 @@ struct ScreenHostTests {
             screen.onPlacementChanged { changes.append($0) }
         }
         var covered = Placement.sample
-        covered.visible = false
+        covered.isVisible = false
         let next = Tutorial.State(title: "Done", buttons: ["OK"], subtitle: "all set")
         try daemon.place(9, state: Tutorial.State.welcome)
         try daemon.update(9, serial: 2, state: next)
@@ -77,10 +78,11 @@ struct ScreenHostTests {
 
         #expect(try host.pollOnce(timeoutMilliseconds: 0) == nil)
         #expect(states.values == [next])
-        #expect(changes.values == [PlacementChange(kind: .covered, placement: covered, previous: .sample)])
+        #expect(changes.values == [.covered])
         let screen = try #require(seen.values.first)
         #expect(screen.state == next)
         #expect(screen.placement == covered)
+        #expect(screen.previousPlacement == .sample)
         #expect(screen.lastSerial == 3)
         #expect(acks(in: try daemon.receiveAvailable()) == [
             AckPair(screen: 9, serial: 1), AckPair(screen: 9, serial: 2), AckPair(screen: 9, serial: 3),

@@ -1,5 +1,4 @@
 import FlowKit
-import ScreenKit
 
 /// What every demo screen shows: a title, a body, numbered buttons and, for
 /// forms, one text field. `demo-screens` (and the Python screen) draw any
@@ -35,10 +34,10 @@ public enum TutorialScreen: CardScreen { public static let kind = "tutorial" }
 /// A generic item screen used by the conformance apps.
 public enum ItemScreen: CardScreen { public static let kind = "item" }
 
-/// Declares a card-drawn screen kind in one line. The same type describes
-/// the screen to the flow (FlowKit's `ScreenModule`) and to the screen
-/// process (ScreenKit's `ScreenDescription`).
-public protocol CardScreen: ScreenModule, ScreenDescription where State == CardState, Output == CardOutput {}
+/// Declares a card-drawn screen kind in one line. The same `ScreenModule`
+/// describes the screen to the flow (FlowKit) and to the screen process
+/// (ScreenKit's hosts take it too).
+public protocol CardScreen: ScreenModule where State == CardState, Output == CardOutput {}
 
 /// Every card kind the demo apps use.
 public var allCardScreens: [any CardScreen.Type] {

@@ -1,3 +1,4 @@
+import FlowApp
 import FlowKit
 import FlowWire
 import Foundation

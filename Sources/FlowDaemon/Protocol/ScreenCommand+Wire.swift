@@ -1,4 +1,5 @@
 import FlowKit
+import FlowKitWire
 import FlowWire
 
 extension ScreenDelivery.Outgoing {

@@ -1,4 +1,6 @@
+import FlowApp
 import FlowKit
+import FlowKitWire
 import FlowWire
 import Foundation
 

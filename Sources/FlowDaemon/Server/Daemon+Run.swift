@@ -1,3 +1,4 @@
+import FlowApp
 import FlowWire
 import Logging
 

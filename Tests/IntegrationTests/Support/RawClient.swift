@@ -1,4 +1,5 @@
 import FlowControl
+import FlowSocket
 import FlowWire
 import Testing
 

@@ -1,4 +1,6 @@
-import FlowControl
+import FlowKit
+import FlowKitWire
+import FlowSocket
 import FlowWire
 import Foundation
 import ScreenKit
@@ -98,7 +100,7 @@ final class FakeDaemon {
         place.screenID = screenID
         place.kind = kind
         place.state = try .json(encoding: state)
-        place.placement = placement.wire
+        place.placement = Flowd_V1_Placement(placement, screen: ScreenID(rawValue: screenID))
         place.serial = serial
         place.animated = true
         place.flowID = 3
@@ -119,7 +121,7 @@ final class FakeDaemon {
         message.screenID = screenID
         message.serial = serial
         message.change = change
-        message.placement = placement.wire
+        message.placement = Flowd_V1_Placement(placement, screen: ScreenID(rawValue: screenID))
         try send(.placementChanged(message))
     }
 
@@ -147,7 +149,7 @@ final class FakeDaemon {
 }
 
 /// The screen module the tests host.
-enum Tutorial: ScreenDescription {
+enum Tutorial: ScreenModule {
     static let kind = "tutorial"
     struct State: Codable, Sendable, Equatable {
         var title: String
@@ -162,7 +164,7 @@ enum Tutorial: ScreenDescription {
 }
 
 /// A second module, to check that handlers are per kind.
-enum Menu: ScreenDescription {
+enum Menu: ScreenModule {
     static let kind = "menu"
     struct State: Codable, Sendable, Equatable { var items: [String] }
     enum Output: Codable, Sendable, Equatable { case picked(Int) }
@@ -174,14 +176,10 @@ extension Tutorial.State {
 
 extension Placement {
     /// The second screen on the stack in tab 1 of a 3-tab bar (docs/protocol.md §7).
+    /// On the wire: window 1 > tab bar 4 (3 tabs) > stack 6 (index 1) > the screen (index 1).
     static let sample = Placement(
-        path: [
-            PathElement(kind: .window, id: 1),
-            PathElement(kind: .tabBar, id: 4, tabCount: 3),
-            PathElement(kind: .stack, id: 6, index: 1),
-            PathElement(kind: .screen, id: 12, index: 1),
-        ],
-        visible: true, topMost: true)
+        path: [.window, .tab(bar: NodeID(rawValue: 4), index: 1, count: 3), .stack(NodeID(rawValue: 6))],
+        index: 1, isTopMost: true, isVisible: true)
 }
 
 /// Collects what callbacks saw; a class so closures can append to it.

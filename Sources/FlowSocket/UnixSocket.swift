@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// A blocking Unix stream socket with timeouts: for clients that do one thing
-/// at a time (flowctl, tests). The daemon never uses it; it runs on libuv.
+/// at a time (flowctl, screen hosts, tests). The daemon never uses it; it runs on libuv.
 public final class UnixSocket {
     /// The descriptor; -1 once closed.
     public private(set) var descriptor: Int32
@@ -96,26 +96,5 @@ public final class UnixSocket {
         guard descriptor >= 0 else { return }
         _ = Glibc.close(descriptor)
         descriptor = -1
-    }
-}
-
-/// A failed socket call: which call, on which path, and errno.
-public struct SocketError: Error, CustomStringConvertible, Equatable {
-    /// The call that failed: "connect", "read", ...
-    public var operation: String
-    /// The socket path, when known.
-    public var path: String?
-    /// The errno value.
-    public var code: Int32
-
-    /// True for a read that timed out.
-    public var isTimeout: Bool { code == ETIMEDOUT }
-    /// True when nothing listens on the path (or the path does not exist).
-    public var isNoListener: Bool { code == ECONNREFUSED || code == ENOENT }
-
-    public var description: String {
-        let reason = String(cString: strerror(code))
-        if let path { return "\(operation) \(path): \(reason)" }
-        return "\(operation): \(reason)"
     }
 }

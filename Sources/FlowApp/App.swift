@@ -10,8 +10,8 @@ public struct App {
     /// Screen kinds the app uses and how each is created. Kinds not listed
     /// here default to `.attached`.
     public var screens: [String: ScreenFactory]
-    /// Starts the root flow on a runtime; calls `finished` once with how it ended.
-    let start: (FlowRuntime, @escaping (AppOutcome) -> Void) -> Void
+    /// Starts the root flow on a runtime; calls `finished` once with how it ended (the daemon's entry point).
+    package let start: (FlowRuntime, @escaping (AppOutcome) -> Void) -> Void
 
     /// An app whose root flow `makeRoot()` starts with `placer`; when it
     /// finishes, its UI is dismissed without animation and the app is over.
@@ -51,14 +51,4 @@ public struct App {
         for kind in kinds { copy.screens[kind] = factory }
         return copy
     }
-}
-
-/// What the root flow told the daemon.
-public enum AppOutcome: Sendable {
-    /// An output of the root flow (logged; the app keeps running).
-    case output(String)
-    /// The root flow finished and its UI was unwound.
-    case finished(result: String, report: DismissalReport)
-    /// The root flow ended without a result (terminated, its screen lost, ...).
-    case ended(FlowEnding)
 }

@@ -1,0 +1,35 @@
+import FlowKit
+import FlowWire
+
+extension Flowd_V1_PlacementChanged.Change {
+    /// The wire form of a FlowKit placement change.
+    package init(_ change: PlacementChange) {
+        switch change {
+        case .covered: self = .covered
+        case .uncovered: self = .uncovered
+        case .moved: self = .moved
+        }
+    }
+}
+
+
+extension PlacementChange {
+    /// The FlowKit reason for a wire `PlacementChanged.Change`, as a screen host sees it: a tab
+    /// (de)selection is an uncovering (covering); a reason this version does not know is read off
+    /// the placements the way the daemon decides it (visibility, then top-most, else moved).
+    package init(_ wire: Flowd_V1_PlacementChanged.Change, from previous: Placement, to placement: Placement) {
+        switch wire {
+        case .covered, .tabDeselected: self = .covered
+        case .uncovered, .tabSelected: self = .uncovered
+        case .moved: self = .moved
+        case .unspecified, .UNRECOGNIZED:
+            if placement.isVisible != previous.isVisible {
+                self = placement.isVisible ? .uncovered : .covered
+            } else if placement.isTopMost != previous.isTopMost {
+                self = placement.isTopMost ? .uncovered : .covered
+            } else {
+                self = .moved
+            }
+        }
+    }
+}

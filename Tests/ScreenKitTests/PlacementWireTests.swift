@@ -1,0 +1,79 @@
+import FlowKit
+import FlowKitWire
+import FlowWire
+import Testing
+
+/// FlowKitWire's conversions: what the daemon encodes, a screen host reads back (docs/protocol.md §7).
+@Suite("Placements on the wire and back")
+struct PlacementWireTests {
+    private static let screen = ScreenID(rawValue: 12)
+    private static func id(_ raw: UInt64) -> NodeID { NodeID(rawValue: raw) }
+
+    @Test(
+        "a placement without modals survives the wire unchanged",
+        arguments: [
+            Placement(path: [.window], index: 0, isTopMost: true, isVisible: true),
+            Placement(path: [.window, .stack(id(3))], index: 2, isTopMost: false, isVisible: false),
+            Placement.sample,
+            Placement(path: [.window, .tab(bar: id(4), index: 2, count: 3)], index: 0, isTopMost: true, isVisible: false),
+            Placement(
+                path: [.window, .stack(id(3)), .tab(bar: id(4), index: 0, count: 2), .stack(id(7))],
+                index: 0, isTopMost: true, isVisible: true),
+        ])
+    func roundTrip(_ placement: Placement) {
+        #expect(Placement(Flowd_V1_Placement(placement, screen: Self.screen)) == placement)
+    }
+
+    @Test("the wire form of the sample is the table of docs/protocol.md §7")
+    func sampleOnTheWire() {
+        let wire = Flowd_V1_Placement(.sample, screen: Self.screen)
+        #expect(wire.path.map(\.kind) == [.window, .tabBar, .stack, .screen])
+        #expect(wire.path.map(\.id) == [1, 4, 6, 12])
+        #expect(wire.path.map(\.index) == [0, 0, 1, 1])
+        #expect(wire.path.map(\.tabCount) == [0, 3, 0, 0])
+        #expect(wire.visible && wire.topMost)
+    }
+
+    @Test("a presented element reads as a modal presented on the element before it")
+    func presented() {
+        var wire = Flowd_V1_Placement()
+        var window = Flowd_V1_PathElement()
+        window.kind = .window
+        window.id = 1
+        var stack = Flowd_V1_PathElement()
+        stack.kind = .stack
+        stack.id = 6
+        var modal = Flowd_V1_PathElement()
+        modal.kind = .stack
+        modal.id = 9
+        modal.presented = true
+        var screen = Flowd_V1_PathElement()
+        screen.kind = .screen
+        screen.id = 15
+        screen.index = 1
+        wire.path = [window, stack, modal, screen]
+        let placement = Placement(wire)
+        // Steps are relations: stack 6 is the window's content, stack 9 is presented on stack 6.
+        #expect(placement.path == [.window, .modal(presenter: Self.id(6)), .stack(Self.id(9))])
+        #expect(placement.index == 1)
+        #expect(placement.stack == Self.id(9))
+    }
+
+    @Test("wire changes map to FlowKit's: tab selection is (un)covering, an unknown reason is read off the placements")
+    func changes() {
+        var hidden = Placement.sample
+        hidden.isVisible = false
+        let visible = Placement.sample
+        #expect(PlacementChange(.covered, from: visible, to: hidden) == .covered)
+        #expect(PlacementChange(.uncovered, from: hidden, to: visible) == .uncovered)
+        #expect(PlacementChange(.moved, from: visible, to: visible) == .moved)
+        #expect(PlacementChange(.tabDeselected, from: visible, to: hidden) == .covered)
+        #expect(PlacementChange(.tabSelected, from: hidden, to: visible) == .uncovered)
+        #expect(PlacementChange(.unspecified, from: visible, to: hidden) == .covered)
+        #expect(PlacementChange(.unspecified, from: hidden, to: visible) == .uncovered)
+        #expect(PlacementChange(.unspecified, from: visible, to: visible) == .moved)
+        for change in [PlacementChange.covered, .uncovered, .moved] {
+            #expect(PlacementChange(Flowd_V1_PlacementChanged.Change(change), from: visible, to: visible) == change)
+        }
+    }
+}
