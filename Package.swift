@@ -89,7 +89,10 @@ let package = Package(
         ),
         .testTarget(name: "BenchTests", dependencies: ["FlowdTestSupport"]),
         .testTarget(name: "UVKitTests", dependencies: ["UVKit"]),
-        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
+        .testTarget(
+            name: "FlowWireTests",
+            dependencies: ["FlowWire", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowWire"]),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowWire", "FlowControl", "FlowdTestSupport"]),
