@@ -9,7 +9,7 @@ import Foundation
 /// unknown or repeated field, a wire type that does not fit — is declined
 /// (nil / false) and swift-protobuf handles it, errors included.
 /// `Tests/FlowWireTests/FastCodecTests` checks both against each other.
-enum FastCodec {
+package enum FastCodec {
     // MARK: Fields
 
     /// The field numbers this codec reads or writes, per message (proto full
@@ -39,7 +39,7 @@ enum FastCodec {
     // MARK: Decoding
 
     /// Decodes an envelope body holding `Ping`, `Ack` or `Output`; nil to decline.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> Frame? {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> Frame? {
         var reader = Reader(bytes)
         var seq: UInt64 = 0
         var replyTo: UInt64 = 0
