@@ -56,8 +56,10 @@ package enum FrameDecoderFuzzTarget {
         guard expected.count == model.frames + (model.tooLarge ? 1 : 0) else {
             throw FuzzViolation("\(expected.count) outcomes for \(model.frames) frames (too large: \(model.tooLarge))")
         }
-        if model.tooLarge, case .error(.frameTooLarge)? = expected.last {} else if model.tooLarge {
-            throw FuzzViolation("a length over \(limit) was not reported: \(expected)")
+        if model.tooLarge {
+            guard case .error(.frameTooLarge)? = expected.last else {
+                throw FuzzViolation("a length over \(limit) was not reported: \(expected)")
+            }
         }
         for decoder in [whole, chunked] {
             let left = model.tooLarge ? 0 : model.unfinished

@@ -62,23 +62,30 @@ import Testing
         #expect(schema.messages["flowd.v1.Envelope"]?.count ?? 0 > 20, "the parser found the Envelope's fields")
         for (message, type) in Self.generatedTypes {
             for field in schema.messages[message] ?? [] {
-                let varintTypes: Set<String> = ["uint64", "uint32", "int64", "int32", "bool"]
                 let isEnum = schema.resolve(field.type, in: message).map(schema.enums.contains) ?? false
-                let varint = varintTypes.contains(field.type) || isEnum
-                #expect(try Self.isKnown(field.number, varint: varint, to: type), "\(message).\(field.name) = \(field.number)")
+                let wireType = isEnum ? 0 : Self.wireTypes[field.type] ?? 2
+                #expect(try Self.isKnown(field.number, wireType: wireType, to: type), "\(message).\(field.name) = \(field.number)")
             }
         }
     }
 
+    /// Wire types of the scalar types; strings, bytes and messages are 2.
+    static let wireTypes: [String: UInt64] = [
+        "uint64": 0, "uint32": 0, "int64": 0, "int32": 0, "sint64": 0, "sint32": 0, "bool": 0,
+        "fixed64": 1, "sfixed64": 1, "double": 1, "fixed32": 5, "sfixed32": 5, "float": 5,
+    ]
+
     /// True if the generated `type` decodes a zero-valued field `number` as a field, not as an unknown field.
-    static func isKnown<M: SwiftProtobuf.Message>(_ number: Int, varint: Bool, to type: M.Type) throws -> Bool {
+    static func isKnown<M: SwiftProtobuf.Message>(_ number: Int, wireType: UInt64, to type: M.Type) throws -> Bool {
         var bytes: [UInt8] = []
-        var tag = UInt64(number) << 3 | (varint ? 0 : 2)
+        var tag = UInt64(number) << 3 | wireType
         while tag >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: tag) | 0x80)
             tag >>= 7
         }
-        bytes += [UInt8(tag), 0]  // the value 0, or a length of 0
+        bytes.append(UInt8(tag))
+        // The value 0 (a varint, 8 or 4 bytes), or a length of 0.
+        bytes += [UInt8](repeating: 0, count: wireType == 1 ? 8 : wireType == 5 ? 4 : 1)
         return try M(serializedBytes: bytes).unknownFields.data.isEmpty
     }
 }
