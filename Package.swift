@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -103,14 +104,40 @@ let package = Package(
         ),
         .testTarget(name: "BenchTests", dependencies: ["FlowdTestSupport"]),
         .testTarget(name: "UVKitTests", dependencies: ["UVKit"]),
-        .testTarget(name: "FlowWireTests", dependencies: ["FlowWire"]),
+        .testTarget(
+            name: "FlowWireTests",
+            dependencies: ["FlowWire", "FlowWireFuzzing", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["FuzzRegressions"]
+        ),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps"]),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowKit", "FlowKitWire", "FlowWire", "FlowSocket", "FlowdTestSupport"]),
         // What tests of real binaries share: starting flowd, running products.
         .target(name: "FlowdTestSupport", path: "Tests/FlowdTestSupport"),
+        // What the fuzz targets check (docs/fuzzing.md), shared with the tests that replay their findings.
+        .target(
+            name: "FlowWireFuzzing",
+            dependencies: ["FlowWire", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            path: "Tests/FlowWireFuzzing"
+        ),
         .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport"]),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]
 )
+
+// libFuzzer executables, one per folder of Tests/Fuzz (docs/fuzzing.md), declared only for
+// scripts/fuzz, which sets FLOWD_FUZZ and builds them with --sanitize=fuzzer into .build-fuzz/.
+// Each may use every library target named *Fuzzing, where the checks live.
+if Context.environment["FLOWD_FUZZ"] != nil {
+    let checks = package.targets
+        .filter { $0.type == .regular && $0.name.hasSuffix("Fuzzing") }
+        .map { Target.Dependency.target(name: $0.name) }
+    let fuzz = Context.packageDirectory + "/Tests/Fuzz"
+    for folder in ((try? FileManager.default.contentsOfDirectory(atPath: fuzz)) ?? []).sorted() {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: fuzz + "/" + folder, isDirectory: &isDirectory), isDirectory.boolValue
+        else { continue }
+        package.targets.append(.executableTarget(name: "Fuzz" + folder, dependencies: checks, path: "Tests/Fuzz/" + folder))
+    }
+}

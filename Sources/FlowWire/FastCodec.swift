@@ -9,11 +9,37 @@ import Foundation
 /// unknown or repeated field, a wire type that does not fit — is declined
 /// (nil / false) and swift-protobuf handles it, errors included.
 /// `Tests/FlowWireTests/FastCodecTests` checks both against each other.
-enum FastCodec {
+package enum FastCodec {
+    // MARK: Fields
+
+    /// The field numbers this codec reads or writes, per message (proto full
+    /// name). A field of one of these messages that is not listed here would
+    /// be dropped when encoding, so `FastCodecFieldTests` fails until the new
+    /// field is either coded here and listed, or the message is declined.
+    /// Cases of `Envelope.body` not listed are declined (see `declinedOneofs`).
+    package static let handledFields: [String: Set<Int>] = [
+        "flowd.v1.Envelope": [1, 2, 13, 14, 20, 21, 22, 23, 24, 30],
+        "flowd.v1.Ping": [1],
+        "flowd.v1.Pong": [1],
+        "flowd.v1.Ack": [1, 2],
+        "flowd.v1.Output": [1, 2],
+        "flowd.v1.Payload": [1, 2],
+        "flowd.v1.Update": [1, 2, 3],
+        "flowd.v1.Dismiss": [1, 2, 3, 4],
+        "flowd.v1.PlacementChanged": [1, 2, 3, 4],
+        "flowd.v1.Place": [1, 2, 3, 4, 5, 6, 7, 8],
+        "flowd.v1.Placement": [1, 2, 3],
+        "flowd.v1.PathElement": [1, 2, 3, 4, 5],
+    ]
+
+    /// Oneofs (`message.oneof`) whose unlisted cases are declined, not dropped:
+    /// `decode` returns nil and `append` false for any other body.
+    package static let declinedOneofs: Set<String> = ["flowd.v1.Envelope.body"]
+
     // MARK: Decoding
 
     /// Decodes an envelope body holding `Ping`, `Ack` or `Output`; nil to decline.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> Frame? {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> Frame? {
         var reader = Reader(bytes)
         var seq: UInt64 = 0
         var replyTo: UInt64 = 0
