@@ -111,7 +111,11 @@ let package = Package(
         ),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps"]),
+        .testTarget(
+            name: "FlowDaemonTests",
+            dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps", "DaemonFuzzing", "FlowdTestSupport"],
+            exclude: ["FuzzRegressions"]
+        ),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowKit", "FlowKitWire", "FlowWire", "FlowSocket", "FlowdTestSupport"]),
         // What tests of real binaries share: starting flowd, running products.
         .target(name: "FlowdTestSupport", path: "Tests/FlowdTestSupport"),
@@ -120,6 +124,12 @@ let package = Package(
             name: "FlowWireFuzzing",
             dependencies: ["FlowWire", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             path: "Tests/FlowWireFuzzing"
+        ),
+        // The embedded daemon's fuzz target (docs/fuzzing.md), shared with the tests that replay its findings.
+        .target(
+            name: "DaemonFuzzing",
+            dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "DemoApps", "FlowWire", "FlowWireFuzzing"],
+            path: "Tests/DaemonFuzzing"
         ),
         .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport"]),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),

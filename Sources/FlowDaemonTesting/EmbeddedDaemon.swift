@@ -60,7 +60,11 @@ public final class EmbeddedDaemon {
     /// Runs what the loop would run until nothing is left: close callbacks, wake-ups, backlogged
     /// frames, and the once-per-iteration flush of every outbox.
     public func run() {
+        var iterations = 0
         repeat {
+            iterations += 1
+            // A daemon that never settles is a bug (a livelock); say so instead of hanging the test.
+            precondition(iterations < 100_000, "the embedded daemon did not settle after 100,000 loop iterations")
             loop.iterate()
             daemon.flushDirtyConnections()
         } while loop.hasWork
@@ -69,7 +73,10 @@ public final class EmbeddedDaemon {
     /// Moves the clock forward, firing every deadline that passes on the way, in order.
     public func advanceTime(by milliseconds: UInt64) {
         let target = loop.now + milliseconds
+        var fired = 0
         while let deadline = loop.armedDeadline, deadline <= target {
+            fired += 1
+            precondition(fired < 100_000, "the daemon re-armed a passed deadline 100,000 times at \(deadline) ms")
             if let fire = loop.move(to: deadline) { fire() }
             run()
         }

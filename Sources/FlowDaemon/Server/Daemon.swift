@@ -23,6 +23,20 @@ public final class Daemon {
     let logger: Logger
     /// The flows and the navigation model (nil when no app runs).
     private(set) var runtime: FlowRuntime?
+
+    /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound):
+    /// every placed screen is delivered, every delivered screen not being dismissed is placed. Scans
+    /// everything: for tests and fuzzing.
+    package func invariantViolations() -> [String] {
+        guard let runtime else { return delivery.screens.isEmpty ? [] : ["\(delivery.screens.count) screens delivered without a runtime"] }
+        var problems = runtime.invariantViolations()
+        let placed = Set(runtime.debugTree().nodes.filter { $0.kind == .screen }.map(\.id))
+        for id in placed where delivery.screens[id] == nil { problems.append("screen \(id) is placed but not delivered") }
+        for (id, screen) in delivery.screens where !screen.isDismissing && !placed.contains(id) {
+            problems.append("screen \(id) is delivered (\(screen.phase)) but not placed")
+        }
+        return problems
+    }
     /// Which host shows which screen, serials, held commands and ack deadlines.
     package var delivery: ScreenDelivery
     /// Spawned screen processes by the id of their connection.
@@ -373,7 +387,8 @@ public final class Daemon {
     // MARK: Deadlines
 
     func armDeadlineTimer() {
-        let next = [handshakeDeadlines.next, closeDeadlines.next, delivery.nextDeadline].compactMap { $0 }.min()
+        // Once stopped, nothing is left to time out (and the loop's timers are closed).
+        let next = phase == .stopped ? nil : [handshakeDeadlines.next, closeDeadlines.next, delivery.nextDeadline].compactMap { $0 }.min()
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -395,7 +410,7 @@ public final class Daemon {
                 reject(connection, violation, replyTo: 0)
             }
         }
-        if runtime != nil { expireAckDeadlines(now: now) }
+        expireAckDeadlines(now: now)
         for id in closeDeadlines.expired(now: now) {
             if let connection = connections[id] {
                 logger.debug("force-closing a connection that did not drain", metadata: ["connection": "\(connection.label)"])

@@ -1,0 +1,210 @@
+import DemoApps
+import FlowApp
+import FlowDaemon
+import FlowDaemonTesting
+import FlowWire
+import FlowWireFuzzing
+import Foundation
+
+/// Fuzz target: the whole daemon core (embedded: connection state machines, screen delivery, the
+/// runtime, the event bus, deadlines, shutdown) fed an arbitrary program of frames and events from
+/// several fake connections — two screen hosts and a debug client, which may hang up and come back.
+///
+/// The input is read as a program: the first byte picks the app, then each byte is an operation
+/// whose arguments are the bytes that follow (raw bytes, well-formed outputs, acks, navigation,
+/// debug requests, time, hang-ups). After every operation the runtime and the delivery must agree
+/// (`Daemon.invariantViolations()`); at the end a shutdown with cooperative hosts must reach
+/// `stopped` and leave nothing (`EmbeddedDaemon.finish()`). Any trap is a finding too.
+package enum EmbeddedDaemonFuzzTarget {
+    /// The apps a program can run (none that spawn processes or push 999 screens at once).
+    static let apps = ["tutorial", "modal", "leave-in-place", "mirror"]
+
+    /// Runs one input; throws what did not hold.
+    package static func run(_ input: UnsafeRawBufferPointer) throws(FuzzViolation) {
+        var program = Program(bytes: Array(input))
+        guard let name = apps[safe: Int(program.next() ?? 0) % apps.count], let app = BuiltInApps.named(name) else { return }
+        let kinds = Array(app.screens.keys).sorted()
+        let daemon = EmbeddedDaemon(app: app) {
+            $0.ackTimeoutMilliseconds = 200
+            $0.handshakeTimeoutMilliseconds = 100
+            $0.shutdownGraceMilliseconds = 100
+            $0.writeQueueLimit = 64 << 10
+            $0.exitWhenAppFinishes = false
+        }
+        var peers = [Peer(daemon.connect()), Peer(daemon.connect()), Peer(daemon.connect())]
+        while let op = program.next() {
+            let index = Int(op >> 5) % peers.count
+            switch op & 0x1F {
+            case 0...3:
+                _ = peers[index].connection.hello(role: index == 2 ? .debug : .screenHost, name: "fuzz-\(index)",
+                                                  provides: index == 2 ? [] : kinds)
+            case 4...9:
+                peers[index].sendOutput(program.next() ?? 0)
+            case 10...13:
+                peers[index].ackSome(program.next() ?? 0)
+            case 14, 15:
+                peers[index].navigate(program.next() ?? 0)
+            case 16:
+                peers[index].connection.sendBytes(program.take(Int(program.next() ?? 0) % 24))
+            case 17:
+                // A well-framed envelope of arbitrary bytes.
+                let body = program.take(Int(program.next() ?? 0) % 40)
+                var frame: [UInt8] = []
+                let length = UInt32(body.count)
+                frame += [UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24)]
+                peers[index].connection.sendBytes(frame + body)
+            case 18, 19:
+                peers[2].debug(program.next() ?? 0, screens: peers.flatMap(\.screens))
+            case 20, 21:
+                daemon.advanceTime(by: UInt64(program.next() ?? 0) * 2)
+            case 22:
+                peers[index].connection.hangUp()
+                peers[index] = Peer(daemon.connect())
+            case 23:
+                peers[index].connection.reads.toggle()
+            default:
+                peers[index].read()
+            }
+            for i in peers.indices { peers[i].read() }
+            let problems = daemon.daemon.invariantViolations()
+            if !problems.isEmpty { throw FuzzViolation("after op \(op) (\(program.position) bytes read): \(problems)") }
+        }
+        // Wind down with cooperative hosts: everything must go.
+        daemon.shutdown()
+        for _ in 0..<4 {
+            for i in peers.indices {
+                peers[i].connection.reads = true
+                peers[i].read()
+                peers[i].ackSome(0xFF)
+            }
+            daemon.advanceTime(by: 250)
+        }
+        for peer in peers { peer.connection.hangUp() }
+        daemon.advanceTime(by: 250)
+        let left = daemon.finish()
+        guard daemon.phase == .stopped, left.isClean else {
+            throw FuzzViolation("after shutdown the daemon is \(daemon.phase) and \(left)")
+        }
+    }
+}
+
+/// The input, read byte by byte.
+struct Program {
+    let bytes: [UInt8]
+    private(set) var position = 0
+
+    /// The next byte, nil at the end.
+    mutating func next() -> UInt8? {
+        guard position < bytes.count else { return nil }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    /// Up to `count` next bytes.
+    mutating func take(_ count: Int) -> [UInt8] {
+        let end = min(bytes.count, position + count)
+        defer { position = end }
+        return Array(bytes[position..<end])
+    }
+}
+
+/// One fake peer and what it has seen: the screens placed on it and the serials to ack.
+struct Peer {
+    let connection: EmbeddedConnection
+    /// Screens placed on this peer, oldest first, with the last serial received.
+    private(set) var serials: [(screen: UInt64, serial: UInt64)] = []
+
+    init(_ connection: EmbeddedConnection) { self.connection = connection }
+
+    var screens: [UInt64] { serials.map(\.screen) }
+
+    /// Reads what the daemon wrote and remembers screens and serials.
+    mutating func read() {
+        for body in connection.readBodies() {
+            switch body {
+            case .place(let m): record(m.screenID, m.serial)
+            case .update(let m): record(m.screenID, m.serial)
+            case .placementChanged(let m): record(m.screenID, m.serial)
+            case .dismiss(let m): record(m.screenID, m.serial)
+            default: break
+            }
+        }
+    }
+
+    private mutating func record(_ screen: UInt64, _ serial: UInt64) {
+        if let i = serials.firstIndex(where: { $0.screen == screen }) { serials[i].serial = serial } else { serials.append((screen, serial)) }
+    }
+
+    /// Acks the screens the mask selects (bit i: the i-th screen), some with a wrong serial.
+    mutating func ackSome(_ mask: UInt8) {
+        for (i, entry) in serials.enumerated() where i < 8 && mask & (1 << i) != 0 {
+            connection.ack(entry.screen, serial: mask == 0x7F ? entry.serial + 1 : entry.serial)
+        }
+    }
+
+    /// An output of one of the demo's card screens (a button press or text).
+    func sendOutput(_ byte: UInt8) {
+        guard !serials.isEmpty else { return }
+        let choice = Int(byte)
+        var output = Flowd_V1_Output()
+        output.screenID = serials[choice % serials.count].screen
+        let json = choice & 0x80 != 0 ? #"{"didEnterText":{"_0":"x"}}"# : #"{"didPressButton":{"index":\#(choice % 4)}}"#
+        output.payload = .json(Data(json.utf8))
+        connection.send(.output(output))
+    }
+
+    /// Back (each phase), close modal or select tab on one of its screens.
+    func navigate(_ byte: UInt8) {
+        guard !serials.isEmpty else { return }
+        var navigation = Flowd_V1_UserNavigation()
+        navigation.screenID = serials[Int(byte >> 3) % serials.count].screen
+        var back = Flowd_V1_Back()
+        var close = Flowd_V1_CloseModal()
+        var tab = Flowd_V1_SelectTab()
+        switch byte & 7 {
+        case 0, 1, 2, 3:
+            back.phase = Flowd_V1_NavigationPhase(rawValue: Int(byte & 3)) ?? .immediate
+            navigation.action = .back(back)
+        case 4, 5:
+            close.phase = byte & 1 == 0 ? .immediate : .commit
+            navigation.action = .closeModal(close)
+        default:
+            tab.index = UInt32(byte >> 6)
+            navigation.action = .selectTab(tab)
+        }
+        connection.send(.userNavigation(navigation))
+    }
+
+    /// A debug request: tree, stats, subscribe, inject an output, inject navigation, terminate a flow.
+    func debug(_ byte: UInt8, screens: [UInt64]) {
+        switch byte % 6 {
+        case 0: connection.send(.getTree(Flowd_V1_GetTree()))
+        case 1: connection.send(.getStats(Flowd_V1_GetStats()))
+        case 2:
+            var subscribe = Flowd_V1_Subscribe()
+            subscribe.payloads = byte & 0x80 != 0
+            connection.send(.subscribe(subscribe))
+        case 3:
+            var inject = Flowd_V1_InjectOutput()
+            inject.screenID = screens.isEmpty ? UInt64(byte) : screens[Int(byte >> 3) % screens.count]
+            inject.payload = .json(Data(#"{"didPressButton":{"index":\#(byte % 3)}}"#.utf8))
+            connection.send(.injectOutput(inject))
+        case 4:
+            var terminate = Flowd_V1_TerminateFlow()
+            terminate.flowID = UInt64(byte >> 3) % 6
+            terminate.animated = byte & 0x80 != 0
+            connection.send(.terminateFlow(terminate))
+        default:
+            var inject = Flowd_V1_InjectNavigation()
+            var navigation = Flowd_V1_UserNavigation()
+            navigation.screenID = screens.isEmpty ? 1 : screens[Int(byte >> 3) % screens.count]
+            navigation.action = .back(Flowd_V1_Back())
+            inject.navigation = navigation
+            connection.send(.injectNavigation(inject))
+        }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
