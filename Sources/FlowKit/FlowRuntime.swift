@@ -64,6 +64,13 @@ public final class FlowRuntime {
         return effects
     }
 
+    /// Moves everything the inputs caused into `buffer` (emptied first) and keeps `buffer`'s old
+    /// storage for the next effects: a driver that reuses one buffer allocates nothing per input.
+    public func takeEffects(into buffer: inout [RuntimeEffect]) {
+        buffer.removeAll(keepingCapacity: true)
+        swap(&buffer, &effects)
+    }
+
     /// Whether effects wait to be taken.
     public var hasEffects: Bool { !effects.isEmpty }
 

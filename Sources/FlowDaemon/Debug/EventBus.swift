@@ -45,6 +45,9 @@ final class EventBus {
         subscriptions[connection] = nil
     }
 
+    /// An event nobody listens to: it takes its sequence number and is not built (the hot path).
+    func countUnheard() { lastSeq += 1 }
+
     /// Emits one event: returns the frames for every matching subscriber (the caller sends them).
     /// `unread` gives the bytes a subscriber has not read yet (nil: it is gone).
     func emit(

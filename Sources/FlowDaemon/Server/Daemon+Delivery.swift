@@ -22,9 +22,14 @@ extension Daemon {
     func drive() {
         loop.assertOnLoop()
         guard let runtime else { return }
+        // The two buffers are reused from one input to the next: no allocation per input.
+        var effects = effectBuffer
+        effectBuffer = []
+        defer { effectBuffer = effects }
         repeat {
             while runtime.hasEffects {
-                for effect in runtime.takeEffects() {
+                runtime.takeEffects(into: &effects)
+                for effect in effects {
                     switch effect {
                     case .flow(let event): emitFlowEvent(event)
                     case .command(let command): deliver(command)
@@ -40,10 +45,17 @@ extension Daemon {
 
     /// Gives one screen command to the delivery state machine, reports it, and performs what it says.
     private func deliver(_ command: ScreenCommand) {
-        let kind = delivery.screens[command.screen]?.kind ?? ""
-        let (serial, actions) = delivery.apply(command, route: route(for: command), now: loop.now)
-        if let serial { emitCommandEvent(command, kind: kind, serial: serial) }
+        let listened = events.hasSubscribers
+        let kind = listened ? delivery.screens[command.screen]?.kind ?? "" : ""
+        var actions = actionBuffer
+        actionBuffer = []
+        actions.removeAll(keepingCapacity: true)
+        let serial = delivery.apply(command, route: route(for: command), now: loop.now, into: &actions)
+        if let serial {
+            if listened { emitCommandEvent(command, kind: kind, serial: serial) } else { events.countUnheard() }
+        }
         perform(actions)
+        actionBuffer = actions
     }
 
     /// How a placed screen's host is found: the app's factory for its kind.

@@ -8,6 +8,7 @@ extension Daemon {
         name: String = "", serial: UInt64 = 0, placement: Flowd_V1_Placement? = nil, payload: Flowd_V1_Payload? = nil,
         text: @autoclosure () -> String
     ) {
+        guard events.hasSubscribers else { return events.countUnheard() }
         let frames = events.emit(
             kind, screen: screen, flow: flow(), connection: connection, name: name, serial: serial, placement: placement,
             payload: payload, text: text(), unread: { [connections] in connections[$0]?.pendingBytes })

@@ -45,6 +45,10 @@ public final class Daemon {
     package var children: [Int32: any SpawnedHost] = [:]
     /// What the runtime's callbacks left for the daemon; handled by `drive()` once the runtime returned.
     var notices: [DaemonNotice] = []
+    /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
+    var effectBuffer: [RuntimeEffect] = []
+    /// Reused between commands by `drive()`.
+    var actionBuffer: [ScreenDelivery.Action] = []
     /// The debug event stream.
     private(set) var events = EventBus()
     /// How the app ended, once it did.
@@ -388,7 +392,12 @@ public final class Daemon {
 
     func armDeadlineTimer() {
         // Once stopped, nothing is left to time out (and the loop's timers are closed).
-        let next = phase == .stopped ? nil : [handshakeDeadlines.next, closeDeadlines.next, delivery.nextDeadline].compactMap { $0 }.min()
+        func earlier(_ a: UInt64?, _ b: UInt64?) -> UInt64? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        let next = phase == .stopped ? nil : earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline)
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in

@@ -166,16 +166,34 @@ public struct ScreenDelivery: Sendable {
     /// the screen is gone or being dismissed) and the actions it needs. `route` says how a placed
     /// screen's host is found.
     public mutating func apply(_ command: ScreenCommand, route: @autoclosure () -> Route, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
+        var actions: [Action] = []
+        let serial = apply(command, route: route(), now: now, into: &actions)
+        return (serial, actions)
+    }
+
+    /// `apply`, appending the actions to `actions` (the daemon's hot path: no array per command).
+    public mutating func apply(_ command: ScreenCommand, route: @autoclosure () -> Route, now: UInt64, into actions: inout [Action]) -> UInt64? {
         switch command {
         case .place(let place):
-            return placeScreen(place, route: route(), now: now)
+            let (serial, placed) = placeScreen(place, route: route(), now: now)
+            actions += placed
+            return serial
         case .update, .placementChanged:
-            guard var screen = screens[command.screen], !screen.isDismissing else { return (nil, []) }
-            let outgoing = Outgoing(command: command, serial: screen.serials.next())
-            screens[command.screen] = screen
-            return (outgoing.serial, deliver(outgoing, now: now))
+            // One hash look-up, the screen mutated in place: this runs for every output a flow answers.
+            guard let index = screens.index(forKey: command.screen), !screens.values[index].isDismissing else { return nil }
+            let serial = screens.values[index].serials.next()
+            let host = screens.values[index].host
+            if host != nil { deadlines.add(Deadline(screen: command.screen, serial: serial), now: now) }
+            if case .live(let live) = screens.values[index].phase {
+                actions.append(.send(Outgoing(command: command, serial: serial), to: live))
+            } else {
+                screens.values[index].held.append(Outgoing(command: command, serial: serial))
+            }
+            return serial
         case .dismiss(let id, _, _):
-            return dismiss(id, command, now: now)
+            let (serial, dismissed) = dismiss(id, command, now: now)
+            actions += dismissed
+            return serial
         }
     }
 
@@ -214,16 +232,6 @@ public struct ScreenDelivery: Sendable {
         if wasLive { return (outgoing.serial, [.send(outgoing, to: host)]) }
         screens[id]?.held.append(outgoing)
         return (outgoing.serial, [])
-    }
-
-    /// Sends a command now, or holds it until the screen's host can take it.
-    private mutating func deliver(_ outgoing: Outgoing, now: UInt64) -> [Action] {
-        let id = outgoing.command.screen
-        guard let screen = screens[id] else { return [] }
-        if screen.host != nil { deadlines.add(Deadline(screen: id, serial: outgoing.serial), now: now) }
-        if case .live(let host) = screen.phase { return [.send(outgoing, to: host)] }
-        screens[id]?.held.append(outgoing)
-        return []
     }
 
     // MARK: Hosts
