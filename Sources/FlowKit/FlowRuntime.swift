@@ -129,7 +129,7 @@ public final class FlowRuntime {
                     screen: id, kind: record.outlet.kind, state: record.pendingState ?? Data(), placement: placement,
                     owner: owner, flowType: controller(owner)?.typeName ?? "", animated: record.animated)))
             case .changed(let id, let placement, let change):
-                send(.placementChanged(id, placement: placement, change: change))
+                send(.placementChanged(id, placement: placement, change: change, owner: model[id]?.owner ?? .host))
             }
         }
     }
@@ -144,7 +144,7 @@ public final class FlowRuntime {
             fail(owner, FlowKitError(.stateEncodingFailed, "new state for \(M.kind) screen \(screen) of \(owner.typeName) did not encode (\(error)); make State encodable"))
             return
         }
-        send(.update(screen, state: data))
+        send(.update(screen, state: data, owner: owner.id))
     }
 
     /// Stores a typed `(M.Output) -> Void` handler.

@@ -5,10 +5,10 @@ import Foundation
 public enum ScreenCommand: Hashable, Sendable, CustomStringConvertible {
     /// Create a screen: its kind, first state and placement.
     case place(PlaceCommand)
-    /// Give a placed screen new state.
-    case update(ScreenID, state: Data)
-    /// Tell a placed screen its placement changed (covered, uncovered, moved).
-    case placementChanged(ScreenID, placement: Placement, change: PlacementChange)
+    /// Give a placed screen new state; `owner` is the flow that owned it when the command was made.
+    case update(ScreenID, state: Data, owner: FlowID)
+    /// Tell a placed screen its placement changed (covered, uncovered, moved); `owner` as for `update`.
+    case placementChanged(ScreenID, placement: Placement, change: PlacementChange, owner: FlowID)
     /// Remove a screen; answer with `FlowRuntime.dismissalCompleted(_:_:)`.
     case dismiss(ScreenID, animated: Bool, reason: DismissalReason)
 
@@ -16,7 +16,7 @@ public enum ScreenCommand: Hashable, Sendable, CustomStringConvertible {
     public var screen: ScreenID {
         switch self {
         case .place(let place): place.screen
-        case .update(let id, _), .placementChanged(let id, _, _), .dismiss(let id, _, _): id
+        case .update(let id, _, _), .placementChanged(let id, _, _, _), .dismiss(let id, _, _): id
         }
     }
 
@@ -24,8 +24,8 @@ public enum ScreenCommand: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .place(let place): "place \(place.kind)\(place.screen) at \(place.placement)"
-        case .update(let id, let state): "update \(id) \(String(decoding: state, as: UTF8.self))"
-        case .placementChanged(let id, let placement, let change): "\(change) \(id) at \(placement)"
+        case .update(let id, let state, _): "update \(id) \(String(decoding: state, as: UTF8.self))"
+        case .placementChanged(let id, let placement, let change, _): "\(change) \(id) at \(placement)"
         case .dismiss(let id, let animated, let reason): "dismiss \(id)\(animated ? " animated" : "") (\(reason))"
         }
     }

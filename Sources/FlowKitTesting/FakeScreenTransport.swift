@@ -65,10 +65,10 @@ public final class FakeScreenTransport {
             case .place(let place):
                 recorded.append(.placed(place.screen, kind: place.kind, state: place.state, placement: place.placement))
                 placedScreens[place.screen] = FakeScreen(id: place.screen, kind: place.kind, state: place.state, placement: place.placement)
-            case .update(let id, let state):
+            case .update(let id, let state, _):
                 recorded.append(.updated(id, state: state))
                 placedScreens[id]?.state = state
-            case .placementChanged(let id, let placement, let change):
+            case .placementChanged(let id, let placement, let change, _):
                 recorded.append(.placementChanged(id, placement: placement, change: change))
                 placedScreens[id]?.placement = placement
             case .dismiss(let id, let animated, _):

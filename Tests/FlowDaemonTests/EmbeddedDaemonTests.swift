@@ -214,6 +214,28 @@ struct EmbeddedDaemonTests {
         #expect(daemon.finish().isClean, "\(daemon.finish())")
     }
 
+    @Test func framesReadWithTheLastAckAreAnsweredBeforeShutdown() throws {
+        let daemon = try Self.deepStack()
+        let (host, answer) = Self.host(daemon)
+        Self.ackAll(answer, on: host)
+        daemon.shutdown()
+        guard case .dismiss(let dismiss)? = host.readBodies().first else { Issue.record("no Dismiss"); return }
+        // One write: the ack that completes the unwinding, then a ping.
+        var bytes: [UInt8] = []
+        var ack = Flowd_V1_Ack()
+        ack.screenID = dismiss.screenID
+        ack.serial = dismiss.serial
+        try FrameEncoder.append(.ack(ack), seq: 10, to: &bytes)
+        var ping = Flowd_V1_Ping()
+        ping.nonce = 7
+        try FrameEncoder.append(.ping(ping), seq: 11, to: &bytes)
+        host.sendBytes(bytes)
+        let after = host.readBodies()
+        let pong = after.firstIndex { if case .pong(let p) = $0 { p.nonce == 7 } else { false } }
+        let shutdown = after.firstIndex { if case .shutdown = $0 { true } else { false } }
+        #expect(pong != nil && shutdown != nil && pong! < shutdown!, "Pong, then Shutdown: \(after)")
+    }
+
     @Test func shutdownUnwindingEndsAtTheAckDeadlineWhenAHostIsSilent() throws {
         let daemon = try Self.deepStack { $0.ackTimeoutMilliseconds = 300; $0.shutdownGraceMilliseconds = 200 }
         let (host, answer) = Self.host(daemon)

@@ -19,7 +19,7 @@ import Testing
     @Test func anAttachedScreenWaitsForAHostOfItsKindWithItsCommandsInOrder() {
         var delivery = ScreenDelivery(ackTimeout: 100)
         #expect(delivery.apply(Self.place(), route: .attached, now: 0).actions.isEmpty)
-        #expect(delivery.apply(.update(Self.screen, state: Data()), route: .attached, now: 5).serial == 2)
+        #expect(delivery.apply(.update(Self.screen, state: Data(), owner: FlowID(rawValue: 1)), route: .attached, now: 5).serial == 2)
         #expect(delivery.heldCommandCount == 2)
         #expect(delivery.nextDeadline == nil, "no ack clock without a host")
         #expect(delivery.hostJoined(1, provides: ["menu"], now: 10).isEmpty)
@@ -34,7 +34,7 @@ import Testing
         let placed = delivery.apply(Self.place(), route: .spawn, now: 0)
         #expect(placed.actions == [.spawn(Self.screen, kind: "item")])
         #expect(delivery.spawned(Self.screen, host: 9, now: 1).isEmpty, "no frame before the handshake")
-        #expect(delivery.apply(.update(Self.screen, state: Data()), route: .attached, now: 2).actions.isEmpty)
+        #expect(delivery.apply(.update(Self.screen, state: Data(), owner: FlowID(rawValue: 1)), route: .attached, now: 2).actions.isEmpty)
         let joined = delivery.hostJoined(9, provides: [], now: 3)
         #expect(Self.sends(joined).map(\.1) == [1, 2])
         #expect(delivery.screens[Self.screen]?.phase == .live(host: 9))
@@ -51,7 +51,7 @@ import Testing
         var delivery = ScreenDelivery(ackTimeout: 100)
         _ = delivery.hostJoined(1, provides: ["item"], now: 0)
         _ = delivery.apply(Self.place(), route: .attached, now: 0)
-        _ = delivery.apply(.update(Self.screen, state: Data()), route: .attached, now: 0)
+        _ = delivery.apply(.update(Self.screen, state: Data(), owner: FlowID(rawValue: 1)), route: .attached, now: 0)
         #expect(delivery.ack(Self.screen, serial: 3, from: 1).result == .unknownSerial(lastSent: 2))
         #expect(delivery.ack(Self.screen, serial: 2, from: 2).result == .notYourScreen)
         #expect(delivery.ack(Self.screen, serial: 2, from: 1).result == .accepted(kind: "item"))
@@ -80,7 +80,7 @@ import Testing
             _ = delivery.ack(Self.screen, serial: 1, from: 1)
             let dismiss = delivery.apply(.dismiss(Self.screen, animated: true, reason: .flowFinished), route: .attached, now: 10)
             #expect(dismiss.serial == 2 && Self.sends(dismiss.actions).count == 1)
-            #expect(delivery.apply(.update(Self.screen, state: Data()), route: .attached, now: 11).serial == nil, "nothing after Dismiss")
+            #expect(delivery.apply(.update(Self.screen, state: Data(), owner: FlowID(rawValue: 1)), route: .attached, now: 11).serial == nil, "nothing after Dismiss")
             let actions: [ScreenDelivery.Action]
             switch ending {
             case "ack": actions = delivery.ack(Self.screen, serial: 2, from: 1).actions

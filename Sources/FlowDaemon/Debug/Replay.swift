@@ -148,9 +148,9 @@ final class ReplayScreens {
                 kinds[screen] = place.kind
                 commands.append(ReplayedCommand(kind: .place, screen: screen.rawValue, screenKind: place.kind, serial: outgoing.serial,
                                                 placement: Flowd_V1_Placement(place.placement, screen: screen), state: place.state))
-            case .update(_, let state):
+            case .update(_, let state, _):
                 commands.append(ReplayedCommand(kind: .update, screen: screen.rawValue, screenKind: kinds[screen] ?? "", serial: outgoing.serial, state: state))
-            case .placementChanged(_, let placement, _):
+            case .placementChanged(_, let placement, _, _):
                 commands.append(ReplayedCommand(kind: .placementChanged, screen: screen.rawValue, screenKind: kinds[screen] ?? "",
                                                 serial: outgoing.serial, placement: Flowd_V1_Placement(placement, screen: screen)))
             case .dismiss:

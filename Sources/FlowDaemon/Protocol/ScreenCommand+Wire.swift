@@ -17,13 +17,13 @@ extension ScreenDelivery.Outgoing {
             message.flowType = place.flowType
             message.animated = place.animated
             return .place(message)
-        case .update(let screen, let state):
+        case .update(let screen, let state, _):
             var message = Flowd_V1_Update()
             message.screenID = screen.rawValue
             message.serial = serial
             message.state = .json(state)
             return .update(message)
-        case .placementChanged(let screen, let placement, let change):
+        case .placementChanged(let screen, let placement, let change, _):
             var message = Flowd_V1_PlacementChanged()
             message.screenID = screen.rawValue
             message.serial = serial

@@ -5,7 +5,9 @@ import FlowWire
 import Foundation
 
 /// What the runtime's callbacks leave for the daemon to act on after the runtime returned: the app's
-/// outcome, a finished shutdown unwinding, a reply to a `TerminateFlow`.
+/// outcome and a finished shutdown unwinding (acted on at the end of the loop iteration, after the
+/// frames already read were handled, so a client's `Ping` read with its last `Ack` still gets its
+/// `Pong` before `Shutdown`), and a reply to a `TerminateFlow` (sent at once).
 enum DaemonNotice {
     /// The root flow reported.
     case app(AppOutcome)
@@ -38,7 +40,9 @@ extension Daemon {
             }
             let pending = notices
             notices.removeAll()
-            for notice in pending { handle(notice) }
+            for notice in pending {
+                if case .terminated = notice { handle(notice) } else { endOfIteration.append(notice) }
+            }
         } while runtime.hasEffects || !notices.isEmpty
         armDeadlineTimer()
     }
@@ -82,7 +86,8 @@ extension Daemon {
                 logger.warning("screen did not acknowledge in time; removed by force", metadata: [
                     "screen": "\(screen)", "kind": "\(kind)", "serial": "\(serial)",
                 ])
-                if let host, let connection = connections[host] {
+                // A spawned host still in its handshake gets nothing before `Welcome`.
+                if let host, let connection = connections[host], connection.agreement != nil {
                     send(.error(Flowd_V1_Error(
                         code: .ackTimeout,
                         message: "screen \(screen.rawValue) did not acknowledge serial \(serial) within \(configuration.ackTimeoutMilliseconds) ms; it was removed",
@@ -149,6 +154,15 @@ extension Daemon {
         drive()
     }
 
+    /// Acts on the notices kept for the end of the loop iteration (called by the flush).
+    func handleEndOfIteration() {
+        while !endOfIteration.isEmpty {
+            let steps = endOfIteration
+            endOfIteration.removeAll()
+            for step in steps { handle(step) }
+        }
+    }
+
     private func handle(_ notice: DaemonNotice) {
         switch notice {
         case .app(let outcome):
@@ -169,10 +183,10 @@ extension Daemon {
             emitEvent(.place, screen: place.screen, flow: place.owner, name: place.kind, serial: serial,
                         placement: events.hasSubscribers ? Flowd_V1_Placement(place.placement, screen: place.screen) : nil,
                         payload: .json(place.state), text: "place \(place.kind) \(place.screen) at \(place.placement)")
-        case .update(let screen, let state):
-            emitEvent(.update, screen: screen, flow: owner(), name: kind, serial: serial, payload: .json(state), text: "update \(kind) \(screen)")
-        case .placementChanged(let screen, let placement, let change):
-            emitEvent(.placementChanged, screen: screen, flow: owner(), name: kind, serial: serial,
+        case .update(let screen, let state, let owner):
+            emitEvent(.update, screen: screen, flow: owner, name: kind, serial: serial, payload: .json(state), text: "update \(kind) \(screen)")
+        case .placementChanged(let screen, let placement, let change, let owner):
+            emitEvent(.placementChanged, screen: screen, flow: owner, name: kind, serial: serial,
                         placement: events.hasSubscribers ? Flowd_V1_Placement(placement, screen: screen) : nil,
                         text: "\(change) \(kind) \(screen) now \(placement)")
         case .dismiss(let screen, let animated, let reason):

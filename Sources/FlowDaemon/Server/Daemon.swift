@@ -45,6 +45,8 @@ public final class Daemon {
     package var children: [Int32: any SpawnedHost] = [:]
     /// What the runtime's callbacks left for the daemon; handled by `drive()` once the runtime returned.
     var notices: [DaemonNotice] = []
+    /// Notices acted on at the end of the loop iteration (`DaemonNotice`).
+    var endOfIteration: [DaemonNotice] = []
     /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
     var effectBuffer: [RuntimeEffect] = []
     /// Reused between commands by `drive()`.
@@ -343,6 +345,7 @@ public final class Daemon {
     package func flushDirtyConnections() {
         loop.assertOnLoop()
         serviceBacklog()
+        handleEndOfIteration()
         defer { if !backlogged.isEmpty { wakeIfWorkPending() } }
         for connection in writes.flush(limit: configuration.writeQueueLimit) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
@@ -364,7 +367,7 @@ public final class Daemon {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
-        guard !writes.isEmpty || !backlogged.isEmpty else { return }
+        guard !writes.isEmpty || !backlogged.isEmpty || !endOfIteration.isEmpty else { return }
         loop.wake { [unowned self] in flushDirtyConnections() }
     }
 

@@ -27,7 +27,7 @@ public final class LocalScreenHost {
         self.runtime = runtime
         self.acknowledgesDismissals = acknowledgesDismissals
         // The fake host never times out: tests and replays decide acks.
-        delivery = ScreenDelivery(ackTimeout: UInt64.max / 2)
+        delivery = ScreenDelivery(ackTimeout: nil)
         _ = delivery.hostJoined(host, provides: [], now: 0)
     }
 

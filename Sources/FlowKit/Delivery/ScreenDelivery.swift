@@ -107,8 +107,9 @@ public struct ScreenDelivery: Sendable {
         public let isSpawned: Bool
     }
 
-    /// How long a host may take to acknowledge a command, in the clock's unit (milliseconds).
-    public let ackTimeout: UInt64
+    /// How long a host may take to acknowledge a command, in the clock's unit (milliseconds); nil:
+    /// commands never time out and no deadline is kept (in-process hosts).
+    public let ackTimeout: UInt64?
     /// Live screens (placed and not yet dismissed or lost).
     public private(set) var screens: [ScreenID: Screen] = [:]
     /// Hosts by id.
@@ -126,9 +127,15 @@ public struct ScreenDelivery: Sendable {
     }
 
     /// Delivery with no screens and no hosts.
-    public init(ackTimeout: UInt64) {
+    public init(ackTimeout: UInt64?) {
         self.ackTimeout = ackTimeout
-        deadlines = DeadlineQueue(timeout: ackTimeout)
+        deadlines = DeadlineQueue(timeout: ackTimeout ?? 0)
+    }
+
+    /// Starts the ack clock of a command (unless commands never time out).
+    private mutating func expectAck(_ screen: ScreenID, serial: UInt64, now: UInt64) {
+        guard ackTimeout != nil else { return }
+        deadlines.add(Deadline(screen: screen, serial: serial), now: now)
     }
 
     // MARK: Queries
@@ -183,7 +190,7 @@ public struct ScreenDelivery: Sendable {
             guard let index = screens.index(forKey: command.screen), !screens.values[index].isDismissing else { return nil }
             let serial = screens.values[index].serials.next()
             let host = screens.values[index].host
-            if host != nil { deadlines.add(Deadline(screen: command.screen, serial: serial), now: now) }
+            if host != nil { expectAck(command.screen, serial: serial, now: now) }
             if case .live(let live) = screens.values[index].phase {
                 actions.append(.send(Outgoing(command: command, serial: serial), to: live))
             } else {
@@ -228,7 +235,7 @@ public struct ScreenDelivery: Sendable {
         let wasLive = screen.phase == .live(host: host)
         screen.phase = .dismissing(host: host)
         screens[id] = screen
-        deadlines.add(Deadline(screen: id, serial: outgoing.serial), now: now)
+        expectAck(id, serial: outgoing.serial, now: now)
         if wasLive { return (outgoing.serial, [.send(outgoing, to: host)]) }
         screens[id]?.held.append(outgoing)
         return (outgoing.serial, [])
@@ -238,8 +245,9 @@ public struct ScreenDelivery: Sendable {
 
     /// The process spawned for `screen` connected as `host` (its handshake is still to come).
     public mutating func spawned(_ id: ScreenID, host: UInt64, now: UInt64) -> [Action] {
+        // Only for a screen waiting for its process, on a host id not in use.
+        guard screens[id]?.phase == .spawning, hosts[host] == nil else { return [] }
         hosts[host] = Host(isSpawned: true)
-        guard screens[id]?.phase == .spawning else { return [] }
         return assign(id, to: host, now: now)
     }
 
@@ -282,7 +290,7 @@ public struct ScreenDelivery: Sendable {
         hosts[host]?.screens.insert(id)
         screen.phase = screen.isDismissing ? .dismissing(host: host) : .waitingForHandshake(host: host)
         screens[id] = screen
-        for outgoing in screen.held { deadlines.add(Deadline(screen: id, serial: outgoing.serial), now: now) }
+        for outgoing in screen.held { expectAck(id, serial: outgoing.serial, now: now) }
         guard hosts[host]?.isReady == true else { return [] }
         return release(id, on: host)
     }
