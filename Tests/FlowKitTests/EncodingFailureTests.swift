@@ -63,3 +63,22 @@ final class FragileFlow: Flow {
         tester.expectEmpty()
     }
 }
+
+/// Inputs as data: `handle(_:)` applies one and returns exactly what it caused, and a refused input
+/// changes nothing.
+@Suite struct FlowInputTests {
+    @Test func anInputAsDataReturnsTheEffectsItCaused() throws {
+        let runtime = FlowRuntime()
+        let host = LocalScreenHost(runtime: runtime)
+        runtime.start(FragileFlow(breaksAtOnce: false), windowRoot) { _ in }
+        host.settle()
+        let screen = try #require(runtime.visibleScreen)
+        let effects = try runtime.handle(.output(screen, payload: Data(#"{"tap":{}}"#.utf8)))
+        // The update fails to encode: the flow fails, so its screen is dismissed and it ends.
+        #expect(effects.contains { if case .command(.dismiss(screen, _, .flowFinished)) = $0 { true } else { false } }, "\(effects)")
+        #expect(effects.contains { if case .flow(let event) = $0 { event.kind == .ended } else { false } })
+        #expect(!runtime.hasEffects, "handle took everything")
+        #expect(throws: FlowKitError.self) { try runtime.handle(.terminate(FlowID(rawValue: 99), animated: false)) }
+        #expect(!runtime.hasEffects)
+    }
+}

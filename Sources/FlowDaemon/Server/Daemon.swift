@@ -211,9 +211,6 @@ public final class Daemon {
         adopt(pipe, origin: .spawned(token: token), peerPID: peerPID).id
     }
 
-    /// Whether connection `id` is open (not closed, not closing).
-    package func isOpen(_ id: UInt64) -> Bool { connections[id].map { !$0.isClosing } ?? false }
-
     /// Ids of the connections the daemon holds, closing ones included.
     package var connectionIDs: [UInt64] { connections.keys.sorted() }
 
@@ -408,9 +405,6 @@ public final class Daemon {
             expireDeadlines()
         }
     }
-
-    /// Deadlines still pending (handshakes, forced closes, acks), for the embedded daemon's report.
-    package var pendingDeadlineCount: Int { handshakeDeadlines.count + closeDeadlines.count + (delivery.nextDeadline == nil ? 0 : 1) }
 
     private func expireDeadlines() {
         let now = loop.now

@@ -14,8 +14,6 @@ public final class LocalScreenHost {
     public var acknowledgesDismissals: Bool
     /// Every command sent to the fake host with its serial, in order, until taken by `takeSent()`.
     private var sent: [ScreenDelivery.Outgoing] = []
-    /// Flow lifecycle events, in order, until taken by `takeFlowEvents()`.
-    private var flowEvents: [FlowLifecycleEvent] = []
     /// Dismissals sent and not yet answered (manual acknowledgement), oldest first.
     public private(set) var pendingDismissals: [ScreenID: UInt64] = [:]
     /// The fake host's id.
@@ -36,7 +34,7 @@ public final class LocalScreenHost {
         while runtime.hasEffects {
             for effect in runtime.takeEffects() {
                 switch effect {
-                case .flow(let event): flowEvents.append(event)
+                case .flow: break  // in-process hosts have no event stream
                 case .command(let command): apply(command)
                 }
             }
@@ -48,13 +46,6 @@ public final class LocalScreenHost {
         settle()
         defer { sent.removeAll() }
         return sent
-    }
-
-    /// Flow lifecycle events since the last call, in order.
-    public func takeFlowEvents() -> [FlowLifecycleEvent] {
-        settle()
-        defer { flowEvents.removeAll() }
-        return flowEvents
     }
 
     /// Answers a pending dismissal (manual acknowledgement).
