@@ -15,6 +15,8 @@ final class FlowctlProcess: @unchecked Sendable {
     private var out = ""
     private var err = ""
     private var closed = 0
+    /// Reads taken from a pipe and not yet appended (see the readability handler).
+    private var reading = 0
     private let exited = DispatchSemaphore(value: 0)
     private var readers: [Int32] = []
 
@@ -30,9 +32,13 @@ final class FlowctlProcess: @unchecked Sendable {
         process.standardError = errPipe
         for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
             pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                // Counted while the bytes are out of the pipe but not yet in `out`/`err`, so that
+                // `waitForExit` cannot see an empty pipe and an empty buffer in between.
+                self?.condition.withLock { self?.reading += 1 }
                 let data = handle.availableData
                 guard let self else { return }
                 condition.withLock {
+                    reading -= 1
                     if data.isEmpty {
                         handle.readabilityHandler = nil
                         closed += 1
@@ -86,7 +92,7 @@ final class FlowctlProcess: @unchecked Sendable {
         exited.signal()
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         condition.withLock {
-            while closed < 2 && readers.contains(where: { Self.unread($0) > 0 }) {
+            while closed < 2 && (reading > 0 || readers.contains(where: { Self.unread($0) > 0 })) {
                 if !condition.wait(until: min(deadline, Date().addingTimeInterval(0.05))) && Date() >= deadline { break }
             }
         }
