@@ -214,6 +214,35 @@ struct EmbeddedDaemonTests {
         #expect(daemon.finish().isClean, "\(daemon.finish())")
     }
 
+    @Test func shutdownWaitsForDismissalsSentBeforeIt() throws {
+        let daemon = try Self.deepStack()
+        let (host, answer) = Self.host(daemon)
+        guard case .place(let root)? = answer.dropFirst().first else { Issue.record("no Place: \(answer)"); return }
+        Self.ackAll(answer, on: host)
+        Self.press(0, on: root.screenID, from: host)
+        let pushed = host.readBodies()
+        Self.ackAll(pushed, on: host)
+        guard let top = pushed.compactMap({ if case .place(let p) = $0 { p.screenID } else { nil } }).first else {
+            Issue.record("no push: \(pushed)")
+            return
+        }
+        // The user pops the top screen; its Dismiss is not acknowledged yet when the shutdown begins.
+        var navigation = Flowd_V1_UserNavigation()
+        navigation.screenID = top
+        navigation.action = .back(Flowd_V1_Back())
+        host.send(.userNavigation(navigation))
+        let popped = host.readBodies().compactMap { if case .dismiss(let d) = $0 { d } else { nil } }
+        #expect(popped.map(\.screenID) == [top])
+        daemon.shutdown()
+        let unwinding = host.readBodies()
+        Self.ackAll(unwinding, on: host)
+        #expect(daemon.phase == .unwinding, "the popped screen's Dismiss is still unanswered")
+        #expect(!host.readBodies().contains { if case .shutdown = $0 { true } else { false } }, "no Shutdown before its ack")
+        host.ack(top, serial: popped[0].serial)
+        #expect(daemon.phase != .unwinding)
+        #expect(host.readBodies().contains { if case .shutdown = $0 { true } else { false } })
+    }
+
     @Test func framesReadWithTheLastAckAreAnsweredBeforeShutdown() throws {
         let daemon = try Self.deepStack()
         let (host, answer) = Self.host(daemon)

@@ -11,8 +11,8 @@ import Foundation
 enum DaemonNotice {
     /// The root flow reported.
     case app(AppOutcome)
-    /// The shutdown's unwinding completed.
-    case unwound(reason: Flowd_V1_Shutdown.Reason, message: String, report: DismissalReport)
+    /// The shutdown's unwinding completed (report nil: the dismissals sent before it did).
+    case unwound(reason: Flowd_V1_Shutdown.Reason, message: String, report: DismissalReport?)
     /// A debug client's termination completed.
     case terminated(connection: UInt64, seq: UInt64, text: String)
 }
@@ -79,6 +79,9 @@ extension Daemon {
                 spawn(screen, kind: kind)
             case .dismissalCompleted(let screen, let outcome):
                 runtime?.dismissalCompleted(screen, outcome)
+                if let drain = drainAfterDismissals, runtime?.pendingDismissals == 0 {
+                    endOfIteration.append(.unwound(reason: drain.reason, message: drain.message, report: nil))
+                }
             case .screenLost(let screen, let kind, let host):
                 logger.notice("screen lost", metadata: ["screen": "\(screen)", "kind": "\(kind)", "connection": "\(host.map(String.init) ?? "none")"])
                 runtime?.screenLost(screen)
@@ -168,7 +171,9 @@ extension Daemon {
         case .app(let outcome):
             appReported(outcome)
         case .unwound(let reason, let message, let report):
-            logger.info("unwound", metadata: ["screens": "\(report.outcomes.count)", "acknowledged": "\(report.allAcknowledged)"])
+            if let report {
+                logger.info("unwound", metadata: ["screens": "\(report.outcomes.count)", "acknowledged": "\(report.allAcknowledged)"])
+            }
             flowsUnwound(reason: reason, message: message)
         case .terminated(let connectionID, let seq, let text):
             if let connection = connections[connectionID] { reply(to: connection, seq: seq, text) }

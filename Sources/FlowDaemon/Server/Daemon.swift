@@ -45,6 +45,8 @@ public final class Daemon {
     package var children: [Int32: any SpawnedHost] = [:]
     /// What the runtime's callbacks left for the daemon; handled by `drive()` once the runtime returned.
     var notices: [DaemonNotice] = []
+    /// Set while the shutdown's unwinding waits for dismissals sent before it began.
+    var drainAfterDismissals: (reason: Flowd_V1_Shutdown.Reason, message: String)?
     /// Notices acted on at the end of the loop iteration (`DaemonNotice`).
     var endOfIteration: [DaemonNotice] = []
     /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
@@ -459,7 +461,9 @@ public final class Daemon {
     }
 
     /// Whether flows or screens are left to unwind.
-    private var hasFlows: Bool { (runtime?.liveFlowCount ?? 0) + (runtime?.liveScreenCount ?? 0) > 0 }
+    private var hasFlows: Bool {
+        (runtime?.liveFlowCount ?? 0) + (runtime?.liveScreenCount ?? 0) + (runtime?.pendingDismissals ?? 0) > 0
+    }
 
     /// Stops accepting, unwinds every flow, sends `Shutdown` to every client, waits for them to drain
     /// (bounded) and for children to exit, closes every handle and lets the loop end.
@@ -505,7 +509,14 @@ public final class Daemon {
     }
 
     /// The shutdown's unwinding completed.
+    /// Dismissals sent before the shutdown began are waited for too (each ends by its ack, its
+    /// deadline or its host's loss), so no host is closed before it could acknowledge.
     func flowsUnwound(reason: Flowd_V1_Shutdown.Reason, message: String) {
+        if let runtime, runtime.pendingDismissals > 0 {
+            drainAfterDismissals = (reason, message)
+            return
+        }
+        drainAfterDismissals = nil
         perform(shutdown.unwound(), reason: reason, message: message)
     }
 
