@@ -13,15 +13,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66lowd/v1/control.proto\x12\x08\x66lowd.v1\"m\n\x05\x45rror\x12!\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x13.flowd.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\r\n\x05\x66\x61tal\x18\x03 \x01(\x08\x12\x11\n\tscreen_id\x18\x04 \x01(\x04\x12\x0e\n\x06serial\x18\x05 \x01(\x04\"\x15\n\x04Ping\x12\r\n\x05nonce\x18\x01 \x01(\x04\"\x15\n\x04Pong\x12\r\n\x05nonce\x18\x01 \x01(\x04\"\xd5\x01\n\x08Shutdown\x12)\n\x06reason\x18\x01 \x01(\x0e\x32\x19.flowd.v1.Shutdown.Reason\x12\x0f\n\x07message\x18\x02 \x01(\t\"\x8c\x01\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x19\n\x15REASON_DAEMON_EXITING\x10\x01\x12\x17\n\x13REASON_APP_FINISHED\x10\x02\x12\x1b\n\x17REASON_SCREEN_DISMISSED\x10\x03\x12\x19\n\x15REASON_PROTOCOL_ERROR\x10\x04*\xdb\x04\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45RROR_CODE_MALFORMED_FRAME\x10\x01\x12\x1e\n\x1a\x45RROR_CODE_FRAME_TOO_LARGE\x10\x02\x12\"\n\x1e\x45RROR_CODE_UNSUPPORTED_VERSION\x10\x03\x12\x1b\n\x17\x45RROR_CODE_UNAUTHORIZED\x10\x04\x12!\n\x1d\x45RROR_CODE_UNEXPECTED_MESSAGE\x10\x05\x12 \n\x1c\x45RROR_CODE_HANDSHAKE_TIMEOUT\x10\x06\x12\x1d\n\x19\x45RROR_CODE_UNKNOWN_SCREEN\x10\x07\x12\x1e\n\x1a\x45RROR_CODE_NOT_YOUR_SCREEN\x10\x08\x12\x1d\n\x19\x45RROR_CODE_UNKNOWN_SERIAL\x10\t\x12\x1a\n\x16\x45RROR_CODE_BAD_PAYLOAD\x10\n\x12\x1a\n\x16\x45RROR_CODE_ACK_TIMEOUT\x10\x0b\x12#\n\x1f\x45RROR_CODE_WRITE_QUEUE_OVERFLOW\x10\x0c\x12\x1b\n\x17\x45RROR_CODE_UNKNOWN_KIND\x10\r\x12!\n\x1d\x45RROR_CODE_INVALID_NAVIGATION\x10\x0e\x12\x1b\n\x17\x45RROR_CODE_UNKNOWN_FLOW\x10\x0f\x12\x1d\n\x19\x45RROR_CODE_LIMIT_EXCEEDED\x10\x10\x12\x1c\n\x18\x45RROR_CODE_SHUTTING_DOWN\x10\x11\x12\x17\n\x13\x45RROR_CODE_INTERNAL\x10\x12\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66lowd/v1/control.proto\x12\x08\x66lowd.v1\"m\n\x05\x45rror\x12!\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x13.flowd.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\r\n\x05\x66\x61tal\x18\x03 \x01(\x08\x12\x11\n\tscreen_id\x18\x04 \x01(\x04\x12\x0e\n\x06serial\x18\x05 \x01(\x04\"\x15\n\x04Ping\x12\r\n\x05nonce\x18\x01 \x01(\x04\"\x15\n\x04Pong\x12\r\n\x05nonce\x18\x01 \x01(\x04\"\xe6\x01\n\x08Shutdown\x12)\n\x06reason\x18\x01 \x01(\x0e\x32\x19.flowd.v1.Shutdown.Reason\x12\x0f\n\x07message\x18\x02 \x01(\t\"\x9d\x01\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x19\n\x15REASON_DAEMON_EXITING\x10\x01\x12\x17\n\x13REASON_APP_FINISHED\x10\x02\x12\x1b\n\x17REASON_SCREEN_DISMISSED\x10\x03\x12\x19\n\x15REASON_PROTOCOL_ERROR\x10\x04\x12\x0f\n\x0bREASON_HUNG\x10\x05*\xfa\x04\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45RROR_CODE_MALFORMED_FRAME\x10\x01\x12\x1e\n\x1a\x45RROR_CODE_FRAME_TOO_LARGE\x10\x02\x12\"\n\x1e\x45RROR_CODE_UNSUPPORTED_VERSION\x10\x03\x12\x1b\n\x17\x45RROR_CODE_UNAUTHORIZED\x10\x04\x12!\n\x1d\x45RROR_CODE_UNEXPECTED_MESSAGE\x10\x05\x12 \n\x1c\x45RROR_CODE_HANDSHAKE_TIMEOUT\x10\x06\x12\x1d\n\x19\x45RROR_CODE_UNKNOWN_SCREEN\x10\x07\x12\x1e\n\x1a\x45RROR_CODE_NOT_YOUR_SCREEN\x10\x08\x12\x1d\n\x19\x45RROR_CODE_UNKNOWN_SERIAL\x10\t\x12\x1a\n\x16\x45RROR_CODE_BAD_PAYLOAD\x10\n\x12\x1a\n\x16\x45RROR_CODE_ACK_TIMEOUT\x10\x0b\x12#\n\x1f\x45RROR_CODE_WRITE_QUEUE_OVERFLOW\x10\x0c\x12\x1b\n\x17\x45RROR_CODE_UNKNOWN_KIND\x10\r\x12!\n\x1d\x45RROR_CODE_INVALID_NAVIGATION\x10\x0e\x12\x1b\n\x17\x45RROR_CODE_UNKNOWN_FLOW\x10\x0f\x12\x1d\n\x19\x45RROR_CODE_LIMIT_EXCEEDED\x10\x10\x12\x1c\n\x18\x45RROR_CODE_SHUTTING_DOWN\x10\x11\x12\x17\n\x13\x45RROR_CODE_INTERNAL\x10\x12\x12\x1d\n\x19\x45RROR_CODE_RESUME_REFUSED\x10\x13\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'flowd.v1.control_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _ERRORCODE._serialized_start=410
-  _ERRORCODE._serialized_end=1013
+  _ERRORCODE._serialized_start=427
+  _ERRORCODE._serialized_end=1061
   _ERROR._serialized_start=36
   _ERROR._serialized_end=145
   _PING._serialized_start=147
@@ -29,7 +29,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _PONG._serialized_start=170
   _PONG._serialized_end=191
   _SHUTDOWN._serialized_start=194
-  _SHUTDOWN._serialized_end=407
+  _SHUTDOWN._serialized_end=424
   _SHUTDOWN_REASON._serialized_start=267
-  _SHUTDOWN_REASON._serialized_end=407
+  _SHUTDOWN_REASON._serialized_end=424
 # @@protoc_insertion_point(module_scope)

@@ -13,17 +13,17 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66lowd/v1/handshake.proto\x12\x08\x66lowd.v1\"\xa3\x01\n\x05Hello\x12\x13\n\x0bmin_version\x18\x01 \x01(\r\x12\x13\n\x0bmax_version\x18\x02 \x01(\r\x12\x1c\n\x04role\x18\x03 \x01(\x0e\x32\x0e.flowd.v1.Role\x12\r\n\x05token\x18\x04 \x01(\t\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x10\n\x08provides\x18\x06 \x03(\t\x12\x16\n\x0emax_frame_size\x18\x07 \x01(\r\x12\x0b\n\x03pid\x18\x08 \x01(\x05\"f\n\x07Welcome\x12\x0f\n\x07version\x18\x01 \x01(\r\x12\x15\n\rconnection_id\x18\x02 \x01(\x04\x12\x0e\n\x06server\x18\x03 \x01(\t\x12\x16\n\x0emax_frame_size\x18\x04 \x01(\r\x12\x0b\n\x03\x61pp\x18\x05 \x01(\t*B\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x14\n\x10ROLE_SCREEN_HOST\x10\x01\x12\x0e\n\nROLE_DEBUG\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66lowd/v1/handshake.proto\x12\x08\x66lowd.v1\"\xb9\x01\n\x05Hello\x12\x13\n\x0bmin_version\x18\x01 \x01(\r\x12\x13\n\x0bmax_version\x18\x02 \x01(\r\x12\x1c\n\x04role\x18\x03 \x01(\x0e\x32\x0e.flowd.v1.Role\x12\r\n\x05token\x18\x04 \x01(\t\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x10\n\x08provides\x18\x06 \x03(\t\x12\x16\n\x0emax_frame_size\x18\x07 \x01(\r\x12\x0b\n\x03pid\x18\x08 \x01(\x05\x12\x14\n\x0cresume_token\x18\t \x01(\t\"\xa6\x01\n\x07Welcome\x12\x0f\n\x07version\x18\x01 \x01(\r\x12\x15\n\rconnection_id\x18\x02 \x01(\x04\x12\x0e\n\x06server\x18\x03 \x01(\t\x12\x16\n\x0emax_frame_size\x18\x04 \x01(\r\x12\x0b\n\x03\x61pp\x18\x05 \x01(\t\x12\x14\n\x0cresume_token\x18\x06 \x01(\t\x12\x17\n\x0fresume_grace_ms\x18\x07 \x01(\r\x12\x0f\n\x07resumed\x18\x08 \x01(\x08*B\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x14\n\x10ROLE_SCREEN_HOST\x10\x01\x12\x0e\n\nROLE_DEBUG\x10\x02\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'flowd.v1.handshake_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _ROLE._serialized_start=308
-  _ROLE._serialized_end=374
+  _ROLE._serialized_start=395
+  _ROLE._serialized_end=461
   _HELLO._serialized_start=39
-  _HELLO._serialized_end=202
-  _WELCOME._serialized_start=204
-  _WELCOME._serialized_end=306
+  _HELLO._serialized_end=224
+  _WELCOME._serialized_start=227
+  _WELCOME._serialized_end=393
 # @@protoc_insertion_point(module_scope)

@@ -87,6 +87,11 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
 
   /// A bug in the daemon. The message says what failed. Usually fatal.
   case `internal` // = 18
+
+  /// Hello.resume_token is not a token this daemon run issued, was already
+  /// used, or its grace period ended (its screens were lost). Fatal; nothing
+  /// changes. Connect again without a token.
+  case resumeRefused // = 19
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -114,6 +119,7 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
     case 16: self = .limitExceeded
     case 17: self = .shuttingDown
     case 18: self = .internal
+    case 19: self = .resumeRefused
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -139,6 +145,7 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
     case .limitExceeded: return 16
     case .shuttingDown: return 17
     case .internal: return 18
+    case .resumeRefused: return 19
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -164,6 +171,7 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
     .limitExceeded,
     .shuttingDown,
     .internal,
+    .resumeRefused,
   ]
 
 }
@@ -252,6 +260,10 @@ public nonisolated struct Flowd_V1_Shutdown: Sendable {
 
     /// The connection broke a rule (see the Error sent before).
     case protocolError // = 4
+
+    /// The host had commands unacknowledged and answered no Ping within the
+    /// daemon's hang timeout. An attached host may reconnect and resume.
+    case hung // = 5
     case UNRECOGNIZED(Int)
 
     public init() {
@@ -265,6 +277,7 @@ public nonisolated struct Flowd_V1_Shutdown: Sendable {
       case 2: self = .appFinished
       case 3: self = .screenDismissed
       case 4: self = .protocolError
+      case 5: self = .hung
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
@@ -276,6 +289,7 @@ public nonisolated struct Flowd_V1_Shutdown: Sendable {
       case .appFinished: return 2
       case .screenDismissed: return 3
       case .protocolError: return 4
+      case .hung: return 5
       case .UNRECOGNIZED(let i): return i
       }
     }
@@ -287,6 +301,7 @@ public nonisolated struct Flowd_V1_Shutdown: Sendable {
       .appFinished,
       .screenDismissed,
       .protocolError,
+      .hung,
     ]
 
   }
@@ -299,7 +314,7 @@ public nonisolated struct Flowd_V1_Shutdown: Sendable {
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_MALFORMED_FRAME\0\u{1}ERROR_CODE_FRAME_TOO_LARGE\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNEXPECTED_MESSAGE\0\u{1}ERROR_CODE_HANDSHAKE_TIMEOUT\0\u{1}ERROR_CODE_UNKNOWN_SCREEN\0\u{1}ERROR_CODE_NOT_YOUR_SCREEN\0\u{1}ERROR_CODE_UNKNOWN_SERIAL\0\u{1}ERROR_CODE_BAD_PAYLOAD\0\u{1}ERROR_CODE_ACK_TIMEOUT\0\u{1}ERROR_CODE_WRITE_QUEUE_OVERFLOW\0\u{1}ERROR_CODE_UNKNOWN_KIND\0\u{1}ERROR_CODE_INVALID_NAVIGATION\0\u{1}ERROR_CODE_UNKNOWN_FLOW\0\u{1}ERROR_CODE_LIMIT_EXCEEDED\0\u{1}ERROR_CODE_SHUTTING_DOWN\0\u{1}ERROR_CODE_INTERNAL\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_MALFORMED_FRAME\0\u{1}ERROR_CODE_FRAME_TOO_LARGE\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNEXPECTED_MESSAGE\0\u{1}ERROR_CODE_HANDSHAKE_TIMEOUT\0\u{1}ERROR_CODE_UNKNOWN_SCREEN\0\u{1}ERROR_CODE_NOT_YOUR_SCREEN\0\u{1}ERROR_CODE_UNKNOWN_SERIAL\0\u{1}ERROR_CODE_BAD_PAYLOAD\0\u{1}ERROR_CODE_ACK_TIMEOUT\0\u{1}ERROR_CODE_WRITE_QUEUE_OVERFLOW\0\u{1}ERROR_CODE_UNKNOWN_KIND\0\u{1}ERROR_CODE_INVALID_NAVIGATION\0\u{1}ERROR_CODE_UNKNOWN_FLOW\0\u{1}ERROR_CODE_LIMIT_EXCEEDED\0\u{1}ERROR_CODE_SHUTTING_DOWN\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RESUME_REFUSED\0")
 }
 
 nonisolated extension Flowd_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -448,5 +463,5 @@ nonisolated extension Flowd_V1_Shutdown: SwiftProtobuf.Message, SwiftProtobuf._M
 }
 
 nonisolated extension Flowd_V1_Shutdown.Reason: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REASON_UNSPECIFIED\0\u{1}REASON_DAEMON_EXITING\0\u{1}REASON_APP_FINISHED\0\u{1}REASON_SCREEN_DISMISSED\0\u{1}REASON_PROTOCOL_ERROR\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REASON_UNSPECIFIED\0\u{1}REASON_DAEMON_EXITING\0\u{1}REASON_APP_FINISHED\0\u{1}REASON_SCREEN_DISMISSED\0\u{1}REASON_PROTOCOL_ERROR\0\u{1}REASON_HUNG\0")
 }

@@ -48,6 +48,26 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
   case processExited // = 17
   case injected // = 18
   case shutdown // = 19
+
+  /// A spawned screen's process crashed and a new one was started for it
+  /// (text: the attempt and the policy).
+  case screenRestarted // = 20
+
+  /// A screen's restart policy gave up; its flow is told screenLost.
+  case restartGaveUp // = 21
+
+  /// An attached host's connection dropped; its screens are held for the
+  /// resume grace period.
+  case hostDetached // = 22
+
+  /// A host reconnected with its resume token and got its screens back.
+  case hostResumed // = 23
+
+  /// A detached host did not come back in time; its screens are lost.
+  case resumeExpired // = 24
+
+  /// The watchdog found a host hung (commands unacknowledged, no Pong).
+  case hostHung // = 25
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -76,6 +96,12 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case 17: self = .processExited
     case 18: self = .injected
     case 19: self = .shutdown
+    case 20: self = .screenRestarted
+    case 21: self = .restartGaveUp
+    case 22: self = .hostDetached
+    case 23: self = .hostResumed
+    case 24: self = .resumeExpired
+    case 25: self = .hostHung
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -102,6 +128,12 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case .processExited: return 17
     case .injected: return 18
     case .shutdown: return 19
+    case .screenRestarted: return 20
+    case .restartGaveUp: return 21
+    case .hostDetached: return 22
+    case .hostResumed: return 23
+    case .resumeExpired: return 24
+    case .hostHung: return 25
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -128,6 +160,12 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     .processExited,
     .injected,
     .shutdown,
+    .screenRestarted,
+    .restartGaveUp,
+    .hostDetached,
+    .hostResumed,
+    .resumeExpired,
+    .hostHung,
   ]
 
 }
@@ -165,6 +203,24 @@ public nonisolated struct Flowd_V1_Stats: Sendable {
   public var pendingAcks: UInt64 = 0
 
   public var eventsSent: UInt64 = 0
+
+  /// Spawned screen processes restarted after a crash (since start).
+  public var screenRestarts: UInt64 = 0
+
+  /// Screens whose restart policy gave up (the flow was told screenLost).
+  public var restartsGivenUp: UInt64 = 0
+
+  /// Attached hosts that reconnected and got their screens back.
+  public var hostsResumed: UInt64 = 0
+
+  /// Dropped hosts whose grace period ended before they resumed.
+  public var resumesExpired: UInt64 = 0
+
+  /// Hosts the watchdog found hung (killed or disconnected).
+  public var hostsHung: UInt64 = 0
+
+  /// Screens held for a host to come back (restarting or awaiting resume).
+  public var screensHeld: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -229,6 +285,15 @@ public nonisolated struct Flowd_V1_ScreenInfo: Sendable {
   public var ackedSerial: UInt64 = 0
 
   public var dismissing: Bool = false
+
+  /// How many times its spawned process was restarted after a crash.
+  public var restarts: UInt32 = 0
+
+  /// Where its delivery is when it is not simply live: "restarting" (its
+  /// process crashed; a new one is on its way), "awaiting resume" (its
+  /// attached host dropped; held for the grace period), "waiting for host",
+  /// "spawning", "handshake". Empty when live.
+  public var delivery: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -318,54 +383,61 @@ public nonisolated struct Flowd_V1_ConnectionInfo: Sendable {
 }
 
 /// Answer to GetTree.
-public nonisolated struct Flowd_V1_Tree: Sendable {
+public nonisolated struct Flowd_V1_Tree: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var app: String = String()
+  public var app: String {
+    get {_storage._app}
+    set {_uniqueStorage()._app = newValue}
+  }
 
   /// The root flow and its sub-flows; absent when no flow runs.
   public var rootFlow: Flowd_V1_FlowNode {
-    get {_rootFlow ?? Flowd_V1_FlowNode()}
-    set {_rootFlow = newValue}
+    get {_storage._rootFlow ?? Flowd_V1_FlowNode()}
+    set {_uniqueStorage()._rootFlow = newValue}
   }
   /// Returns true if `rootFlow` has been explicitly set.
-  public var hasRootFlow: Bool {self._rootFlow != nil}
+  public var hasRootFlow: Bool {_storage._rootFlow != nil}
   /// Clears the value of `rootFlow`. Subsequent reads from it will return its default value.
-  public mutating func clearRootFlow() {self._rootFlow = nil}
+  public mutating func clearRootFlow() {_uniqueStorage()._rootFlow = nil}
 
   public var window: Flowd_V1_NavNode {
-    get {_window ?? Flowd_V1_NavNode()}
-    set {_window = newValue}
+    get {_storage._window ?? Flowd_V1_NavNode()}
+    set {_uniqueStorage()._window = newValue}
   }
   /// Returns true if `window` has been explicitly set.
-  public var hasWindow: Bool {self._window != nil}
+  public var hasWindow: Bool {_storage._window != nil}
   /// Clears the value of `window`. Subsequent reads from it will return its default value.
-  public mutating func clearWindow() {self._window = nil}
+  public mutating func clearWindow() {_uniqueStorage()._window = nil}
 
-  public var connections: [Flowd_V1_ConnectionInfo] = []
+  public var connections: [Flowd_V1_ConnectionInfo] {
+    get {_storage._connections}
+    set {_uniqueStorage()._connections = newValue}
+  }
 
   public var stats: Flowd_V1_Stats {
-    get {_stats ?? Flowd_V1_Stats()}
-    set {_stats = newValue}
+    get {_storage._stats ?? Flowd_V1_Stats()}
+    set {_uniqueStorage()._stats = newValue}
   }
   /// Returns true if `stats` has been explicitly set.
-  public var hasStats: Bool {self._stats != nil}
+  public var hasStats: Bool {_storage._stats != nil}
   /// Clears the value of `stats`. Subsequent reads from it will return its default value.
-  public mutating func clearStats() {self._stats = nil}
+  public mutating func clearStats() {_uniqueStorage()._stats = nil}
 
   /// The seq of the last Event emitted before this snapshot, so that a
   /// watcher can line the tree up with the event stream.
-  public var lastEventSeq: UInt64 = 0
+  public var lastEventSeq: UInt64 {
+    get {_storage._lastEventSeq}
+    set {_uniqueStorage()._lastEventSeq = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _rootFlow: Flowd_V1_FlowNode? = nil
-  fileprivate var _window: Flowd_V1_NavNode? = nil
-  fileprivate var _stats: Flowd_V1_Stats? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// Start receiving Events. Filters combine with AND; empty means all.
@@ -552,7 +624,7 @@ public nonisolated struct Flowd_V1_CommandResult: Sendable {
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_EventKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0")
 }
 
 nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -576,7 +648,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -592,6 +664,12 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.libuvHandles) }()
       case 7: try { try decoder.decodeSingularUInt64Field(value: &self.pendingAcks) }()
       case 8: try { try decoder.decodeSingularUInt64Field(value: &self.eventsSent) }()
+      case 9: try { try decoder.decodeSingularUInt64Field(value: &self.screenRestarts) }()
+      case 10: try { try decoder.decodeSingularUInt64Field(value: &self.restartsGivenUp) }()
+      case 11: try { try decoder.decodeSingularUInt64Field(value: &self.hostsResumed) }()
+      case 12: try { try decoder.decodeSingularUInt64Field(value: &self.resumesExpired) }()
+      case 13: try { try decoder.decodeSingularUInt64Field(value: &self.hostsHung) }()
+      case 14: try { try decoder.decodeSingularUInt64Field(value: &self.screensHeld) }()
       default: break
       }
     }
@@ -622,6 +700,24 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if self.eventsSent != 0 {
       try visitor.visitSingularUInt64Field(value: self.eventsSent, fieldNumber: 8)
     }
+    if self.screenRestarts != 0 {
+      try visitor.visitSingularUInt64Field(value: self.screenRestarts, fieldNumber: 9)
+    }
+    if self.restartsGivenUp != 0 {
+      try visitor.visitSingularUInt64Field(value: self.restartsGivenUp, fieldNumber: 10)
+    }
+    if self.hostsResumed != 0 {
+      try visitor.visitSingularUInt64Field(value: self.hostsResumed, fieldNumber: 11)
+    }
+    if self.resumesExpired != 0 {
+      try visitor.visitSingularUInt64Field(value: self.resumesExpired, fieldNumber: 12)
+    }
+    if self.hostsHung != 0 {
+      try visitor.visitSingularUInt64Field(value: self.hostsHung, fieldNumber: 13)
+    }
+    if self.screensHeld != 0 {
+      try visitor.visitSingularUInt64Field(value: self.screensHeld, fieldNumber: 14)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -634,6 +730,12 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if lhs.libuvHandles != rhs.libuvHandles {return false}
     if lhs.pendingAcks != rhs.pendingAcks {return false}
     if lhs.eventsSent != rhs.eventsSent {return false}
+    if lhs.screenRestarts != rhs.screenRestarts {return false}
+    if lhs.restartsGivenUp != rhs.restartsGivenUp {return false}
+    if lhs.hostsResumed != rhs.hostsResumed {return false}
+    if lhs.resumesExpired != rhs.resumesExpired {return false}
+    if lhs.hostsHung != rhs.hostsHung {return false}
+    if lhs.screensHeld != rhs.screensHeld {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -705,7 +807,7 @@ nonisolated extension Flowd_V1_FlowNode: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Flowd_V1_ScreenInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ScreenInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}flow_id\0\u{3}connection_id\0\u{3}host_name\0\u{1}pid\0\u{1}visible\0\u{3}last_serial\0\u{3}acked_serial\0\u{1}dismissing\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{3}flow_id\0\u{3}connection_id\0\u{3}host_name\0\u{1}pid\0\u{1}visible\0\u{3}last_serial\0\u{3}acked_serial\0\u{1}dismissing\0\u{1}restarts\0\u{1}delivery\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -722,6 +824,8 @@ nonisolated extension Flowd_V1_ScreenInfo: SwiftProtobuf.Message, SwiftProtobuf.
       case 7: try { try decoder.decodeSingularUInt64Field(value: &self.lastSerial) }()
       case 8: try { try decoder.decodeSingularUInt64Field(value: &self.ackedSerial) }()
       case 9: try { try decoder.decodeSingularBoolField(value: &self.dismissing) }()
+      case 10: try { try decoder.decodeSingularUInt32Field(value: &self.restarts) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.delivery) }()
       default: break
       }
     }
@@ -755,6 +859,12 @@ nonisolated extension Flowd_V1_ScreenInfo: SwiftProtobuf.Message, SwiftProtobuf.
     if self.dismissing != false {
       try visitor.visitSingularBoolField(value: self.dismissing, fieldNumber: 9)
     }
+    if self.restarts != 0 {
+      try visitor.visitSingularUInt32Field(value: self.restarts, fieldNumber: 10)
+    }
+    if !self.delivery.isEmpty {
+      try visitor.visitSingularStringField(value: self.delivery, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -768,6 +878,8 @@ nonisolated extension Flowd_V1_ScreenInfo: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.lastSerial != rhs.lastSerial {return false}
     if lhs.ackedSerial != rhs.ackedSerial {return false}
     if lhs.dismissing != rhs.dismissing {return false}
+    if lhs.restarts != rhs.restarts {return false}
+    if lhs.delivery != rhs.delivery {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -947,56 +1059,102 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
   public static let protoMessageName: String = _protobuf_package + ".Tree"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0")
 
+  fileprivate class _StorageClass {
+    var _app: String = String()
+    var _rootFlow: Flowd_V1_FlowNode? = nil
+    var _window: Flowd_V1_NavNode? = nil
+    var _connections: [Flowd_V1_ConnectionInfo] = []
+    var _stats: Flowd_V1_Stats? = nil
+    var _lastEventSeq: UInt64 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _app = source._app
+      _rootFlow = source._rootFlow
+      _window = source._window
+      _connections = source._connections
+      _stats = source._stats
+      _lastEventSeq = source._lastEventSeq
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.app) }()
-      case 2: try { try decoder.decodeSingularMessageField(value: &self._rootFlow) }()
-      case 3: try { try decoder.decodeSingularMessageField(value: &self._window) }()
-      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.connections) }()
-      case 5: try { try decoder.decodeSingularMessageField(value: &self._stats) }()
-      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.lastEventSeq) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._app) }()
+        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._rootFlow) }()
+        case 3: try { try decoder.decodeSingularMessageField(value: &_storage._window) }()
+        case 4: try { try decoder.decodeRepeatedMessageField(value: &_storage._connections) }()
+        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._stats) }()
+        case 6: try { try decoder.decodeSingularUInt64Field(value: &_storage._lastEventSeq) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.app.isEmpty {
-      try visitor.visitSingularStringField(value: self.app, fieldNumber: 1)
-    }
-    try { if let v = self._rootFlow {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
-    } }()
-    try { if let v = self._window {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
-    } }()
-    if !self.connections.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.connections, fieldNumber: 4)
-    }
-    try { if let v = self._stats {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-    } }()
-    if self.lastEventSeq != 0 {
-      try visitor.visitSingularUInt64Field(value: self.lastEventSeq, fieldNumber: 6)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._app.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._app, fieldNumber: 1)
+      }
+      try { if let v = _storage._rootFlow {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+      } }()
+      try { if let v = _storage._window {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+      } }()
+      if !_storage._connections.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._connections, fieldNumber: 4)
+      }
+      try { if let v = _storage._stats {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      } }()
+      if _storage._lastEventSeq != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._lastEventSeq, fieldNumber: 6)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_Tree, rhs: Flowd_V1_Tree) -> Bool {
-    if lhs.app != rhs.app {return false}
-    if lhs._rootFlow != rhs._rootFlow {return false}
-    if lhs._window != rhs._window {return false}
-    if lhs.connections != rhs.connections {return false}
-    if lhs._stats != rhs._stats {return false}
-    if lhs.lastEventSeq != rhs.lastEventSeq {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._app != rhs_storage._app {return false}
+        if _storage._rootFlow != rhs_storage._rootFlow {return false}
+        if _storage._window != rhs_storage._window {return false}
+        if _storage._connections != rhs_storage._connections {return false}
+        if _storage._stats != rhs_storage._stats {return false}
+        if _storage._lastEventSeq != rhs_storage._lastEventSeq {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

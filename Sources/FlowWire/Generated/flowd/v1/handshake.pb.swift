@@ -103,6 +103,14 @@ public nonisolated struct Flowd_V1_Hello: Sendable {
   /// SO_PEERCRED on named-socket connections).
   public var pid: Int32 = 0
 
+  /// Screen hosts that connected on their own, reconnecting after their
+  /// connection dropped: the `resume_token` of their last Welcome. The daemon
+  /// gives that connection's screens to this one (each re-sent as Place with
+  /// its current state and placement, then the commands held meanwhile). A
+  /// token that is unknown, used, expired or from another daemon run is a
+  /// fatal RESUME_REFUSED that changes nothing. Empty: a fresh start.
+  public var resumeToken: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -129,6 +137,20 @@ public nonisolated struct Flowd_V1_Welcome: Sendable {
   /// The name of the app the daemon runs.
   public var app: String = String()
 
+  /// Screen hosts that connected on their own: the token to send as
+  /// Hello.resume_token if this connection drops (single use; every Welcome
+  /// gives a new one). Empty when the daemon does not keep screens for
+  /// resumption (grace 0) and for debug clients and spawned screens.
+  public var resumeToken: String = String()
+
+  /// How long, in milliseconds, the daemon keeps this host's screens after
+  /// its connection drops, waiting for the resume.
+  public var resumeGraceMs: UInt32 = 0
+
+  /// The Hello's resume_token was accepted: Place frames for the screens of
+  /// the dropped connection follow.
+  public var resumed: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -144,7 +166,7 @@ nonisolated extension Flowd_V1_Role: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Flowd_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Hello"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}min_version\0\u{3}max_version\0\u{1}role\0\u{1}token\0\u{1}name\0\u{1}provides\0\u{3}max_frame_size\0\u{1}pid\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}min_version\0\u{3}max_version\0\u{1}role\0\u{1}token\0\u{1}name\0\u{1}provides\0\u{3}max_frame_size\0\u{1}pid\0\u{3}resume_token\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -160,6 +182,7 @@ nonisolated extension Flowd_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mess
       case 6: try { try decoder.decodeRepeatedStringField(value: &self.provides) }()
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self.maxFrameSize) }()
       case 8: try { try decoder.decodeSingularInt32Field(value: &self.pid) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.resumeToken) }()
       default: break
       }
     }
@@ -190,6 +213,9 @@ nonisolated extension Flowd_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if self.pid != 0 {
       try visitor.visitSingularInt32Field(value: self.pid, fieldNumber: 8)
     }
+    if !self.resumeToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.resumeToken, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -202,6 +228,7 @@ nonisolated extension Flowd_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if lhs.provides != rhs.provides {return false}
     if lhs.maxFrameSize != rhs.maxFrameSize {return false}
     if lhs.pid != rhs.pid {return false}
+    if lhs.resumeToken != rhs.resumeToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -209,7 +236,7 @@ nonisolated extension Flowd_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mess
 
 nonisolated extension Flowd_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Welcome"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}connection_id\0\u{1}server\0\u{3}max_frame_size\0\u{1}app\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}connection_id\0\u{1}server\0\u{3}max_frame_size\0\u{1}app\0\u{3}resume_token\0\u{3}resume_grace_ms\0\u{1}resumed\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -222,6 +249,9 @@ nonisolated extension Flowd_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 3: try { try decoder.decodeSingularStringField(value: &self.server) }()
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.maxFrameSize) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.app) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.resumeToken) }()
+      case 7: try { try decoder.decodeSingularUInt32Field(value: &self.resumeGraceMs) }()
+      case 8: try { try decoder.decodeSingularBoolField(value: &self.resumed) }()
       default: break
       }
     }
@@ -243,6 +273,15 @@ nonisolated extension Flowd_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._Me
     if !self.app.isEmpty {
       try visitor.visitSingularStringField(value: self.app, fieldNumber: 5)
     }
+    if !self.resumeToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.resumeToken, fieldNumber: 6)
+    }
+    if self.resumeGraceMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.resumeGraceMs, fieldNumber: 7)
+    }
+    if self.resumed != false {
+      try visitor.visitSingularBoolField(value: self.resumed, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -252,6 +291,9 @@ nonisolated extension Flowd_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.server != rhs.server {return false}
     if lhs.maxFrameSize != rhs.maxFrameSize {return false}
     if lhs.app != rhs.app {return false}
+    if lhs.resumeToken != rhs.resumeToken {return false}
+    if lhs.resumeGraceMs != rhs.resumeGraceMs {return false}
+    if lhs.resumed != rhs.resumed {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
