@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "flowd",
             dependencies: [
-                "FlowDaemon", "FlowApp", "FlowWire", "DemoApps",
+                "FlowDaemon", "FlowApp", "FlowKit", "FlowWire", "DemoApps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -37,7 +37,7 @@ public enum BuiltInApps {
     static func launcher() -> App {
         var screens = attachedKinds
         let python = ScreenFactory.deferred(DeferredScreenFactory {
-            if case .spawn(let factory) = PythonScreens.decision { return factory }
+            if case .spawn(let factory) = PythonScreens.decision { return factory.restarting(.standard) }
             return .attached
         })
         for kind in PythonScreens.kinds { screens[kind] = python }

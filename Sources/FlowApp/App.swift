@@ -51,4 +51,11 @@ public struct App {
         for kind in kinds { copy.screens[kind] = factory }
         return copy
     }
+
+    /// The app with every spawned kind restarted by `policy` when its process crashes.
+    public func withRestartPolicy(_ policy: RestartPolicy) -> App {
+        var copy = self
+        for (kind, factory) in screens { copy.screens[kind] = factory.restarting(policy) }
+        return copy
+    }
 }

@@ -1,3 +1,5 @@
+import FlowKit
+
 /// How a screen of one kind comes to exist.
 public enum ScreenFactory: Sendable, Equatable {
     /// An attached screen host (a process that connected to the named socket
@@ -7,10 +9,23 @@ public enum ScreenFactory: Sendable, Equatable {
     /// The daemon spawns `executable` with `arguments` for each screen, hands
     /// it a connected socket as `FLOWD_SOCKET_FD` and a one-time `FLOWD_TOKEN`.
     /// A relative executable is looked up next to the flowd binary first, then in `PATH`.
-    case spawn(executable: String, arguments: [String] = [], environment: [String: String] = [:])
+    /// `restart` says what happens when the process crashes while its screen is shown
+    /// (docs/restore.md): by default nothing (the flow is told the screen was lost).
+    case spawn(executable: String, arguments: [String] = [], environment: [String: String] = [:], restart: RestartPolicy = .never)
     /// Decided off the start-up path (e.g. probing an interpreter), on a
     /// background thread; resolved when the first screen of the kind is placed.
     case deferred(DeferredScreenFactory)
+
+    /// The same factory with `policy` for a spawned process (a deferred one once it decided);
+    /// attached screens are unchanged.
+    public func restarting(_ policy: RestartPolicy) -> ScreenFactory {
+        switch self {
+        case .attached: self
+        case .spawn(let executable, let arguments, let environment, _):
+            .spawn(executable: executable, arguments: arguments, environment: environment, restart: policy)
+        case .deferred(let deferred): .deferred(DeferredScreenFactory { deferred.factory.resolved.restarting(policy) })
+        }
+    }
 
     /// The factory to use now: a deferred one waits for its decision.
     public var resolved: ScreenFactory {

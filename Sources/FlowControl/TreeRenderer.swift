@@ -104,7 +104,9 @@ public enum TreeRenderer {
         } else {
             parts.append("flow \(screen.flowID) \(flowTypes[screen.flowID] ?? "?")")
         }
-        if screen.connectionID == 0 {
+        if !screen.delivery.isEmpty, screen.delivery != "dismissing" {
+            parts.append(screen.delivery)
+        } else if screen.connectionID == 0 {
             parts.append("waiting for a host")
         } else {
             let name = screen.hostName.isEmpty ? (hosts[screen.connectionID]?.name ?? "") : screen.hostName
@@ -112,7 +114,8 @@ public enum TreeRenderer {
         }
         parts.append(screen.visible ? "visible" : "hidden")
         if screen.dismissing { parts.append("dismissing") }
-        if screen.lastSerial > screen.ackedSerial {
+        if screen.restarts > 0 { parts.append("restarted \(screen.restarts)×") }
+        if screen.lastSerial > screen.ackedSerial, screen.connectionID != 0 {
             parts.append("pending ack (sent \(screen.lastSerial), acked \(screen.ackedSerial))")
         }
         return parts.joined(separator: "  ")

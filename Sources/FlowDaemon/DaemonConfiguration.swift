@@ -22,6 +22,13 @@ public struct DaemonConfiguration: Sendable {
     /// How long a spawned screen process may outlive its screen before SIGTERM
     /// (and as long again before SIGKILL), in milliseconds.
     public var spawnExitGraceMilliseconds: UInt64 = 2_000
+    /// How long a dropped attached host's screens are held for it to resume, in milliseconds (0: not
+    /// at all; its screens are lost with the connection).
+    public var resumeGraceMilliseconds: UInt64 = 5_000
+    /// How long a host with commands unacknowledged may leave the watchdog's `Ping` unanswered before
+    /// it is treated as hung, in milliseconds (0: no watchdog). Keep it below the ack timeout: a hang
+    /// is found within 1.5 × this.
+    public var hangTimeoutMilliseconds: UInt64 = 1_000
     /// Whether the daemon exits once the app's root flow finished and unwound.
     public var exitWhenAppFinishes = true
     /// The uid that named-socket peers must have (the daemon's own by default).

@@ -24,6 +24,8 @@ public final class EmbeddedChild: SpawnedHost {
     public private(set) var wasKilled = false
     /// Whether it exited (`exit()`).
     public private(set) var hasExited = false
+    /// Whether it exited by a signal or a non-zero status (`crash()`).
+    public private(set) var exitedAbnormally = false
     package var onExit: ((any SpawnedHost) -> Void)?
 
     init(pid: Int32, connection: EmbeddedConnection, screen: ScreenID, kind: String, executable: String, token: String) {
@@ -43,10 +45,19 @@ public final class EmbeddedChild: SpawnedHost {
 
     package func kill() { wasKilled = true }
 
-    /// The process exits (the daemon reaps it).
+    /// The process exits with status 0 (the daemon reaps it).
     public func exit() {
         guard !hasExited else { return }
         hasExited = true
         onExit?(self)
+    }
+
+    /// The process dies abnormally (a signal or a non-zero status): its connection closes and the
+    /// daemon reaps it.
+    public func crash() {
+        guard !hasExited else { return }
+        exitedAbnormally = true
+        connection.hangUp()
+        exit()
     }
 }

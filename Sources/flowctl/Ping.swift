@@ -77,6 +77,12 @@ struct Stats: ParsableCommand {
                 open descriptors  \(stats.openDescriptors)
                 libuv handles     \(stats.libuvHandles)
                 pending acks      \(stats.pendingAcks)
+                screens held      \(stats.screensHeld)
+                screen restarts   \(stats.screenRestarts)
+                restarts given up \(stats.restartsGivenUp)
+                hosts resumed     \(stats.hostsResumed)
+                resumes expired   \(stats.resumesExpired)
+                hosts hung        \(stats.hostsHung)
                 """)
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import DemoApps
 import FlowApp
 import FlowDaemon
+import FlowKit
 import FlowWire
 import Foundation
 import Logging
@@ -73,6 +74,25 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds a screen has to acknowledge its Dismiss.", valueName: "seconds"))
     var ackTimeout: Double = 2
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Restart policy for every spawned screen whose process crashes: never, N (within 10 s) or N/SECONDS.",
+            discussion: "At most N restarts within SECONDS, then the flow is told the screen was lost (docs/restore.md). Default: the app's own (the launcher restarts its Python screens 5 times in 10 s).",
+            valueName: "policy"))
+    var restartScreens: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a dropped screen host's screens are held for it to resume (0: lost at once).", valueName: "seconds"))
+    var resumeGrace: Double = 5
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a host with commands unacknowledged may leave a Ping unanswered before it is treated as hung (0: no watchdog).",
+        discussion: "Default: 1, or half of --ack-timeout if that is shorter. Must be below --ack-timeout.", valueName: "seconds"))
+    var hangTimeout: Double?
+
+    /// The hang timeout in effect: as given, else 1 s or half the ack timeout.
+    private var effectiveHangTimeout: Double { hangTimeout ?? min(1, ackTimeout / 2) }
+
     @Option(name: .long, help: ArgumentHelp("Seconds a spawned screen process may outlive its screen before SIGTERM (and again before SIGKILL).", valueName: "seconds"))
     var spawnGrace: Double = 2
 
@@ -104,6 +124,15 @@ struct Serve: ParsableCommand {
         guard spawnGrace > 0, spawnGrace <= 3600 else {
             throw ValidationError("--spawn-grace must be between 0 and 3600 seconds, got \(spawnGrace)")
         }
+        if let restartScreens, RestartPolicy(parsing: restartScreens) == nil {
+            throw ValidationError("--restart-screens must be never, N or N/SECONDS (e.g. 5/10), got '\(restartScreens)'")
+        }
+        guard resumeGrace >= 0, resumeGrace <= 3600 else {
+            throw ValidationError("--resume-grace must be between 0 and 3600 seconds, got \(resumeGrace)")
+        }
+        if let hangTimeout, hangTimeout < 0 || (hangTimeout != 0 && hangTimeout >= ackTimeout) {
+            throw ValidationError("--hang-timeout must be 0 (off) or below --ack-timeout (\(ackTimeout) s), got \(hangTimeout)")
+        }
         guard writeQueueLimit >= maxFrameSize else {
             throw ValidationError("--write-queue-limit (\(writeQueueLimit)) must be at least --max-frame-size (\(maxFrameSize))")
         }
@@ -131,10 +160,15 @@ struct Serve: ParsableCommand {
         configuration.ackTimeoutMilliseconds = UInt64(ackTimeout * 1000)
         configuration.spawnExitGraceMilliseconds = UInt64(spawnGrace * 1000)
         configuration.exitWhenAppFinishes = !stayUp
+        configuration.resumeGraceMilliseconds = UInt64(resumeGrace * 1000)
+        configuration.hangTimeoutMilliseconds = UInt64(effectiveHangTimeout * 1000)
 
         var chosen = BuiltInApps.named(app)!
         if let spawnScreens {
             chosen = chosen.withAllScreens(.spawn(executable: spawnScreens), kinds: BuiltInApps.kinds)
+        }
+        if let restartScreens, let policy = RestartPolicy(parsing: restartScreens) {
+            chosen = chosen.withRestartPolicy(policy)
         }
         do {
             let daemon = try Daemon(configuration: configuration, app: chosen, logger: logger)

@@ -113,7 +113,8 @@ struct EmbeddedDaemonTests {
     }
 
     @Test func anUnacknowledgedCommandTimesOutAndTheScreenIsRemoved() throws {
-        let daemon = try Self.deepStack { $0.ackTimeoutMilliseconds = 500; $0.exitWhenAppFinishes = false }
+        // No watchdog: this is about the ack timeout alone.
+        let daemon = try Self.deepStack { $0.ackTimeoutMilliseconds = 500; $0.hangTimeoutMilliseconds = 0; $0.exitWhenAppFinishes = false }
         let (host, answer) = Self.host(daemon)
         guard case .place(let root)? = answer.dropFirst().first else { Issue.record("no Place: \(answer)"); return }
         Self.ackAll(answer, on: host)
@@ -132,12 +133,18 @@ struct EmbeddedDaemonTests {
         #expect(daemon.daemon.delivery.screens.isEmpty)
     }
 
-    @Test func aHostLostWhileShowingLosesItsScreens() throws {
-        let daemon = try Self.deepStack { $0.exitWhenAppFinishes = false }
+    @Test func aHostLostWhileShowingLosesItsScreensOnceTheResumeGraceEnds() throws {
+        let daemon = try Self.deepStack { $0.exitWhenAppFinishes = false; $0.resumeGraceMilliseconds = 3_000 }
         let (host, answer) = Self.host(daemon)
         Self.ackAll(answer, on: host)
         #expect(daemon.daemon.stats().screens == 1)
         host.hangUp()
+        #expect(daemon.daemon.stats().screensHeld == 1, "held for the host to resume")
+        daemon.advanceTime(by: 2_999)
+        #expect(daemon.daemon.stats().screens == 1)
+        daemon.advanceTime(by: 1)
+        #expect(daemon.daemon.stats().screensHeld == 0)
+        #expect(daemon.daemon.stats().resumesExpired == 1)
         #expect(daemon.daemon.stats().screens == 0)
         #expect(daemon.daemon.stats().flows == 0, "the flow lost its initial screen")
         #expect(daemon.finish().isClean, "\(daemon.finish())")

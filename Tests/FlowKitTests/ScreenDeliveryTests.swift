@@ -31,7 +31,7 @@ import Testing
 
     @Test func aSpawnedHostGetsItsCommandsAfterItsHandshake() {
         var delivery = ScreenDelivery(ackTimeout: 100)
-        let placed = delivery.apply(Self.place(), route: .spawn, now: 0)
+        let placed = delivery.apply(Self.place(), route: .spawn(.never), now: 0)
         #expect(placed.actions == [.spawn(Self.screen, kind: "item")])
         #expect(delivery.spawned(Self.screen, host: 9, now: 1).isEmpty, "no frame before the handshake")
         #expect(delivery.apply(.update(Self.screen, state: Data(), owner: FlowID(rawValue: 1)), route: .attached, now: 2).actions.isEmpty)
@@ -42,7 +42,7 @@ import Testing
 
     @Test func aFailedSpawnLosesTheScreen() {
         var delivery = ScreenDelivery(ackTimeout: 100)
-        _ = delivery.apply(Self.place(), route: .spawn, now: 0)
+        _ = delivery.apply(Self.place(), route: .spawn(.never), now: 0)
         #expect(delivery.spawnFailed(Self.screen) == [.screenLost(Self.screen, kind: "item", host: nil)])
         #expect(delivery.screens.isEmpty)
     }
@@ -114,7 +114,7 @@ import Testing
 
     @Test func aSpawnedHostIsRetiredWhenItsScreenIsDismissed() {
         var delivery = ScreenDelivery(ackTimeout: 100)
-        _ = delivery.apply(Self.place(), route: .spawn, now: 0)
+        _ = delivery.apply(Self.place(), route: .spawn(.never), now: 0)
         _ = delivery.spawned(Self.screen, host: 9, now: 0)
         _ = delivery.hostJoined(9, provides: [], now: 0)
         _ = delivery.apply(.dismiss(Self.screen, animated: false, reason: .flowFinished), route: .attached, now: 1)

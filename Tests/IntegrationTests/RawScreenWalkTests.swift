@@ -199,7 +199,7 @@ extension RawScreenWalkTests {
 
     @Test func hostThatStopsReadingIsCutOffWithoutDelayingTheOther() throws {
         let daemon = try DaemonProcess(arguments: [
-            "--app", "mirror", "--max-frame-size", "8192", "--write-queue-limit", "65536",
+            "--app", "mirror", "--max-frame-size", "8192", "--write-queue-limit", "65536", "--hang-timeout", "0",
         ])
         let reader = try RawClient(path: daemon.socketPath)
         try reader.handshake(provides: ["item"])
@@ -223,7 +223,7 @@ extension RawScreenWalkTests {
 
 extension RawScreenWalkTests {
     @Test func placeNotAcknowledgedInTimeLosesTheScreen() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--ack-timeout", "0.2"])
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--ack-timeout", "0.2", "--hang-timeout", "0"])
         let host = try RawClient(path: daemon.socketPath)
         try host.handshake(provides: ["tutorial"])
         // Read everything but never ack.
@@ -241,7 +241,7 @@ extension RawScreenWalkTests {
     }
 
     @Test func dismissNotAcknowledgedInTimeIsForced() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--ack-timeout", "0.3"])
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--ack-timeout", "0.3", "--hang-timeout", "0"])
         let host = try RawClient(path: daemon.socketPath)
         try host.handshake(provides: ["tutorial"])
         let welcome = try #require(try host.settle().compactMap(\.place).first)

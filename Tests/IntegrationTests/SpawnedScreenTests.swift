@@ -101,7 +101,7 @@ struct SpawnedScreenTests {
     }
 
     @Test func stoppedHostIsCutOffWhileTheOtherKeepsItsPlacements() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--max-frame-size", "8192", "--write-queue-limit", "65536"])
+        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--max-frame-size", "8192", "--write-queue-limit", "65536", "--hang-timeout", "0"])
         let reader = try RawClient(path: daemon.socketPath)
         try reader.handshake(provides: ["item"])
         // A real screen process hosts the mirror tab; then it is stopped.
@@ -145,7 +145,7 @@ struct SpawnedScreenTests {
     @Test func floodOfOutputsDoesNotStarveAnotherHost() throws {
         // A large write limit: this is about fairness, not about cutting off a slow reader
         // (each output sends the other host a 2 KiB update it reads in a debug build).
-        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--write-queue-limit", "1073741824", "--ack-timeout", "600"])
+        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--write-queue-limit", "1073741824", "--ack-timeout", "600", "--hang-timeout", "0"])
         let flooder = try RawClient(path: daemon.socketPath)
         try flooder.handshake(provides: ["item"])
         let other = try RawClient(path: daemon.socketPath)

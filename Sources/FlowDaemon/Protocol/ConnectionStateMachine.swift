@@ -10,6 +10,12 @@ package struct ConnectionStateMachine {
         case namedSocket(uid: UInt32?)
         /// Spawned by the daemon on a socket pair; must present `token` once.
         case spawned(token: String)
+
+        /// Whether the daemon spawned the peer.
+        package var isSpawned: Bool {
+            if case .spawned = self { return true }
+            return false
+        }
     }
 
     /// What a connection is allowed to do after the handshake.
@@ -26,6 +32,8 @@ package struct ConnectionStateMachine {
         package var name: String
         package var provides: [String]
         package var pid: Int32
+        /// A screen host's `Hello.resume_token` (empty: a fresh start).
+        package var resumeToken: String = ""
     }
 
     /// A broken rule: sent to the peer as a fatal `Error`, then the connection closes.
@@ -130,6 +138,9 @@ package struct ConnectionStateMachine {
                 return fail(.unauthorized, "a token is only valid on the socket flowd spawned the screen with, not on the named socket")
             }
         }
+        guard hello.resumeToken.isEmpty || (role == .screenHost && !origin.isSpawned) else {
+            return fail(.unexpectedMessage, "Hello.resume_token is for screen hosts that connected to the named socket on their own")
+        }
 
         var frameSize = maxFrameSize
         if hello.maxFrameSize != 0 {
@@ -140,7 +151,7 @@ package struct ConnectionStateMachine {
         }
         let agreement = Agreement(
             version: version, maxFrameSize: frameSize, role: role,
-            name: hello.name, provides: hello.provides, pid: hello.pid)
+            name: hello.name, provides: hello.provides, pid: hello.pid, resumeToken: hello.resumeToken)
         state = .established(agreement)
         return .welcome(agreement)
     }

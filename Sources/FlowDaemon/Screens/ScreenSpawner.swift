@@ -7,6 +7,8 @@ package protocol SpawnedHost: AnyObject {
     var pid: Int32 { get }
     /// The id of the daemon's connection to it.
     var connectionID: UInt64 { get }
+    /// Whether it exited by a signal or a non-zero status (once it exited).
+    var exitedAbnormally: Bool { get }
     /// Runs once when the process has exited (and its handle is closed).
     var onExit: ((any SpawnedHost) -> Void)? { get set }
     /// Its screen is gone: say goodbye and make sure the process exits within the grace period.

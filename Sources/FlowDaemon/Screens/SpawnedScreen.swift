@@ -18,6 +18,7 @@ final class SpawnedScreen: SpawnedHost {
     private var killTimer: UVTimer?
     private var signalsSent = 0
     private(set) var hasExited = false
+    private(set) var exitedAbnormally = false
     /// Runs once when the process has exited and its handle is closed.
     var onExit: ((any SpawnedHost) -> Void)?
 
@@ -118,6 +119,7 @@ final class SpawnedScreen: SpawnedHost {
 
     private func exited(status: Int64, signal: Int32) {
         hasExited = true
+        exitedAbnormally = signal != 0 || status != 0
         killTimer?.close()
         killTimer = nil
         let how = signal != 0 ? "signal \(signal)" : "status \(status)"

@@ -26,6 +26,9 @@ final class Connection {
     var peerPID: Int32
     /// Set once `close` began; no more frames are read or queued.
     private(set) var isClosing = false
+    /// Whether an attached host's screens are held for it to resume when this connection closes:
+    /// false once it said goodbye or the daemon closed it for breaking the protocol.
+    var mayResume = true
     /// Called once when the pipe is closed, to drop the connection from the daemon.
     var onClosed: ((Connection) -> Void)?
 

@@ -66,6 +66,12 @@ extension Daemon {
         stats.libuvHandles = UInt64(loop.openHandleCount)
         stats.pendingAcks = UInt64(delivery.pendingAckCount)
         stats.eventsSent = events.sent
+        stats.screenRestarts = survival.screenRestarts
+        stats.restartsGivenUp = survival.restartsGivenUp
+        stats.hostsResumed = survival.hostsResumed
+        stats.resumesExpired = survival.resumesExpired
+        stats.hostsHung = survival.hostsHung
+        stats.screensHeld = UInt64(delivery.heldScreenCount)
         return stats
     }
 
@@ -93,6 +99,8 @@ extension Daemon {
             screen.lastSerial = delivered.serials.lastSent
             screen.ackedSerial = delivered.serials.acked
             screen.dismissing = delivered.isDismissing
+            screen.restarts = UInt32(clamping: delivered.restarts)
+            screen.delivery = delivered.phase.summary
             if let hostID = delivered.host {
                 screen.connectionID = hostID
                 if let host = connections[hostID] {

@@ -65,7 +65,7 @@ extension Daemon {
     /// How a placed screen's host is found: the app's factory for its kind.
     private func route(for command: ScreenCommand) -> ScreenDelivery.Route {
         guard case .place(let place) = command, let app else { return .attached }
-        if case .spawn = app.factory(for: place.kind).resolved { return .spawn }
+        if case .spawn(_, _, _, let restart) = app.factory(for: place.kind).resolved { return .spawn(restart) }
         return .attached
     }
 
@@ -102,12 +102,43 @@ extension Daemon {
                     closeGracefully(connection)
                 }
                 spawnedHosts[host]?.retire(reason: reason)
+            case .restarted(let screen, let kind, let attempt, let policy):
+                survival.screenRestarts += 1
+                logger.notice("screen process crashed; restarting it", metadata: [
+                    "screen": "\(screen)", "kind": "\(kind)", "attempt": "\(attempt)", "policy": "\(policy)",
+                ])
+                emitEvent(.screenRestarted, screen: screen, flow: runtime?.owner(of: screen), name: kind,
+                          text: "restarting \(kind) \(screen) (restart \(attempt), policy \(policy))")
+            case .restartGaveUp(let screen, let kind, let restarts, let policy):
+                survival.restartsGivenUp += 1
+                logger.warning("screen process keeps crashing; restart policy gave up", metadata: [
+                    "screen": "\(screen)", "kind": "\(kind)", "restarts": "\(restarts)", "policy": "\(policy)",
+                ])
+                emitEvent(.restartGaveUp, screen: screen, flow: runtime?.owner(of: screen), name: kind,
+                          text: "gave up on \(kind) \(screen) after \(restarts) restarts (policy \(policy)); its flow is told")
+            case .detached(let host, let count):
+                logger.notice("screen host dropped; holding its screens for it to resume", metadata: [
+                    "connection": "\(host)", "screens": "\(count)", "grace_ms": "\(configuration.resumeGraceMilliseconds)",
+                ])
+                emitEvent(.hostDetached, connection: host,
+                          text: "#\(host) dropped; \(count) screens held \(configuration.resumeGraceMilliseconds) ms for it to resume")
+            case .resumed(let host, let old, let count):
+                survival.hostsResumed += 1
+                logger.info("screen host resumed", metadata: ["connection": "\(host)", "was": "\(old)", "screens": "\(count)"])
+                emitEvent(.hostResumed, connection: host, text: "#\(host) resumed the \(count) screens of #\(old)")
+            case .resumeExpired(let host, let count):
+                survival.resumesExpired += 1
+                tokens.retire(host, because: .expired)
+                logger.notice("dropped screen host did not resume in time; its screens are lost", metadata: [
+                    "connection": "\(host)", "screens": "\(count)",
+                ])
+                emitEvent(.resumeExpired, connection: host, text: "#\(host) did not resume within \(configuration.resumeGraceMilliseconds) ms; \(count) screens lost")
             }
         }
     }
 
     private func spawn(_ screen: ScreenID, kind: String) {
-        guard let app, case .spawn(let executable, let arguments, let environment) = app.factory(for: kind).resolved else {
+        guard let app, case .spawn(let executable, let arguments, let environment, _) = app.factory(for: kind).resolved else {
             perform(delivery.spawnFailed(screen))
             return
         }
@@ -117,9 +148,12 @@ extension Daemon {
             spawnedHosts[spawned.connectionID] = spawned
             children[spawned.pid] = spawned
             spawned.onExit = { [weak self] child in
-                self?.children[child.pid] = nil
-                self?.spawnedHosts[child.connectionID] = nil
-                self?.childExited()
+                guard let self else { return }
+                children[child.pid] = nil
+                spawnedHosts[child.connectionID] = nil
+                perform(delivery.processExited(child.connectionID, abnormally: child.exitedAbnormally, now: loop.now))
+                drive()
+                childExited()
             }
             perform(delivery.spawned(screen, host: spawned.connectionID, now: loop.now))
         } catch {
@@ -128,8 +162,8 @@ extension Daemon {
         }
     }
 
-    /// A screen host finished its handshake.
-    func hostJoined(_ connection: Connection, provides: [String]) {
+    /// A screen host finished its handshake (`resuming` the screens of the dropped host with that id, if set).
+    func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
         if spawnedHosts[connection.id] == nil, let app {
             let known = Set(app.screens.keys)
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
@@ -140,14 +174,24 @@ extension Daemon {
                     to: connection)
             }
         }
-        perform(delivery.hostJoined(connection.id, provides: spawnedHosts[connection.id] == nil ? provides : [], now: loop.now))
+        if let old {
+            perform(delivery.resume(old, as: connection.id, provides: provides, now: loop.now))
+        } else {
+            perform(delivery.hostJoined(connection.id, provides: spawnedHosts[connection.id] == nil ? provides : [], now: loop.now))
+        }
         drive()
     }
 
-    /// A connection closed: its screens are lost, or complete their dismissal as `hostLost`.
-    func hostLeft(_ connectionID: UInt64) {
-        perform(delivery.hostLost(connectionID))
-        spawnedHosts[connectionID]?.connectionClosed()
+    /// A connection closed: its screens are lost, held for a restart or a resume, or complete their
+    /// dismissal as `hostLost`.
+    func hostLeft(_ connection: Connection) {
+        watchdog?.forget(connection.id)
+        let resumable = connection.mayResume && phase == .running
+        perform(delivery.hostLost(connection.id, now: loop.now, resumable: resumable))
+        if !delivery.isDetached(connection.id) {
+            tokens.retire(connection.id, because: .hostLeft)
+        }
+        spawnedHosts[connection.id]?.connectionClosed()
         drive()
     }
 

@@ -39,6 +39,12 @@ public final class Daemon {
     }
     /// Which host shows which screen, serials, held commands and ack deadlines.
     package var delivery: ScreenDelivery
+    /// Resume tokens issued to attached hosts in this run.
+    var tokens = ResumeTokens()
+    /// Pings hosts with commands unacknowledged and finds hung ones (nil: `hangTimeout` 0).
+    var watchdog: HangWatchdog?
+    /// Restarts, resumes and hangs so far, for `Stats`.
+    var survival = SurvivalCounts()
     /// Spawned screen processes by the id of their connection.
     var spawnedHosts: [UInt64: any SpawnedHost] = [:]
     /// Spawned processes that have not exited yet, by pid.
@@ -108,7 +114,8 @@ public final class Daemon {
         self.configuration = configuration
         self.app = app
         self.logger = logger
-        self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds)
+        self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
+        self.watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
         self.handshakeDeadlines = DeadlineQueue(timeout: configuration.handshakeTimeoutMilliseconds)
         self.closeDeadlines = DeadlineQueue(timeout: configuration.shutdownGraceMilliseconds)
         self.loop = loop
@@ -193,7 +200,7 @@ public final class Daemon {
             events.unsubscribe(closed.id)
             logger.debug("closed", metadata: ["connection": "\(closed.label)"])
             emitEvent(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
-            if app != nil { hostLeft(closed.id) }
+            if app != nil { hostLeft(closed) }
             checkShutdownComplete()
             wakeIfWorkPending()
         }
@@ -283,6 +290,15 @@ public final class Daemon {
     private func handle(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
         switch connection.protocolState.receive(body) {
         case .welcome(let agreement):
+            var resuming: UInt64?
+            if !agreement.resumeToken.isEmpty {
+                switch tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached) {
+                case .success(let old): resuming = old
+                case .failure(let refusal):
+                    reject(connection, .init(code: .resumeRefused, message: "resume refused: \(refusal)"), replyTo: seq)
+                    return
+                }
+            }
             connection.decoder.maxFrameSize = agreement.maxFrameSize
             var welcome = Flowd_V1_Welcome()
             welcome.version = agreement.version
@@ -290,6 +306,11 @@ public final class Daemon {
             welcome.server = "flowd \(FlowdVersion.string)"
             welcome.maxFrameSize = UInt32(agreement.maxFrameSize)
             welcome.app = appName
+            if agreement.role == .screenHost, !connection.protocolState.origin.isSpawned, delivery.resumeGrace != nil, app != nil {
+                welcome.resumeToken = tokens.issue(for: connection.id)
+                welcome.resumeGraceMs = UInt32(clamping: configuration.resumeGraceMilliseconds)
+                welcome.resumed = resuming != nil
+            }
             send(.welcome(welcome), to: connection, replyTo: seq)
             logger.info("handshake", metadata: [
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
@@ -297,12 +318,13 @@ public final class Daemon {
             emitEvent(.handshake, connection: connection.id, name: agreement.name,
                         text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version))")
             if agreement.role == .screenHost, app != nil {
-                hostJoined(connection, provides: agreement.provides)
+                hostJoined(connection, provides: agreement.provides, resuming: resuming)
             }
         case .handle:
             dispatch(body, seq: seq, on: connection)
         case .close:
             logger.debug("peer said goodbye", metadata: ["connection": "\(connection.label)"])
+            connection.mayResume = false
             closeGracefully(connection)
         case .reject(let violation):
             reject(connection, violation, replyTo: seq)
@@ -315,8 +337,8 @@ public final class Daemon {
             var pong = Flowd_V1_Pong()
             pong.nonce = ping.nonce
             send(.pong(pong), to: connection, replyTo: seq)
-        case .pong:
-            break
+        case .pong(let pong):
+            watchdog?.pong(from: connection.id, nonce: pong.nonce)
         case .error(let error):
             logger.notice("peer reported an error", metadata: [
                 "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
@@ -373,6 +395,7 @@ public final class Daemon {
     // MARK: Closing
 
     func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64) {
+        connection.mayResume = false
         logger.notice("protocol error; closing connection", metadata: [
             "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message)",
         ])
@@ -399,7 +422,10 @@ public final class Daemon {
             guard let b else { return a }
             return min(a, b)
         }
-        let next = phase == .stopped ? nil : earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline)
+        // The watchdog ticks while commands may be waiting for acks (their clocks are running).
+        if delivery.nextDeadline != nil { watchdog?.wake(now: loop.now) }
+        let next = phase == .stopped ? nil
+            : earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick)
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -419,6 +445,7 @@ public final class Daemon {
             }
         }
         expireAckDeadlines(now: now)
+        if let tick = watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
         for id in closeDeadlines.expired(now: now) {
             if let connection = connections[id] {
                 logger.debug("force-closing a connection that did not drain", metadata: ["connection": "\(connection.label)"])
@@ -481,10 +508,12 @@ public final class Daemon {
             logger.warning("second signal; exiting at once")
             exit(1)
         case .unwindFlows:
+            delivery.holdsScreensOfLostHosts = false
             listener?.close()
             listener = nil
             unwindFlows(reason: reason, message: message)
         case .notifyAndDrain:
+            delivery.holdsScreensOfLostHosts = false
             listener?.close()
             listener = nil
             notifyAndDrain(reason: reason, message: message)

@@ -94,7 +94,7 @@ public final class LocalScreenHost {
                 runtime.screenLost(screen)
             case .spawn(let screen, _):
                 handle(delivery.spawnFailed(screen))
-            case .ackTimedOut, .retire:
+            case .ackTimedOut, .retire, .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired:
                 break
             }
         }

@@ -2,8 +2,11 @@ import Foundation
 
 /// The screen-delivery rules as a value: which host shows each screen, the serials of its commands,
 /// the commands held until a host can take them, ack deadlines against an injected clock, and what a
-/// lost host or a late ack does. Events go in (`place`, `command`, `hostJoined`, `ack`, `hostLost`,
-/// `expire(now:)`); `Action`s come out, and the caller applies them after the call returns: frames
+/// lost host or a late ack does: a crashed spawned screen is restarted by its `RestartPolicy`, a
+/// dropped attached host's screens are held for it to resume, and each is re-placed from the screen's
+/// current state and placement (`Screen.current`) without the runtime hearing of it. Events go in
+/// (`apply`, `hostJoined`, `ack`, `hostLost`, `processExited`, `resume`, `expire(now:)`); `Action`s
+/// come out, and the caller applies them after the call returns: frames
 /// to send, processes to spawn or retire, and inputs for the runtime (dismissals completed, screens
 /// lost). The daemon, `flowd replay` and FlowKitTesting's fake screens all use this one
 /// implementation; only what they do with the actions differs. Hosts are named by a number (the
@@ -21,14 +24,34 @@ public struct ScreenDelivery: Sendable {
         case live(host: UInt64)
         /// Its `Dismiss` was sent; it completes on the ack, the ack deadline or the host's loss.
         case dismissing(host: UInt64)
+        /// Its spawned process went away (connection closed, or exited): commands are held until the
+        /// rest of the news (`hostLost` / `processExited`) says whether a new process takes it.
+        case awaitingExit(host: UInt64)
+        /// Its attached host's connection dropped: commands are held until the host resumes or the
+        /// grace period ends.
+        case awaitingResume(host: UInt64)
+
+        /// A few words for `flowctl tree`: empty when live, else what it waits for.
+        public var summary: String {
+            switch self {
+            case .live: ""
+            case .waitingForHost: "waiting for host"
+            case .spawning: "spawning"
+            case .waitingForHandshake: "handshake"
+            case .dismissing: "dismissing"
+            case .awaitingExit: "restarting"
+            case .awaitingResume: "awaiting resume"
+            }
+        }
     }
 
     /// How the driver creates a screen of a kind.
     public enum Route: Hashable, Sendable {
         /// An attached host that provides the kind (the oldest ready one), or wait for one.
         case attached
-        /// Spawn a process for this screen (the driver answers `spawned` or `spawnFailed`).
-        case spawn
+        /// Spawn a process for this screen (the driver answers `spawned` or `spawnFailed`); the
+        /// policy says what happens when that process crashes.
+        case spawn(RestartPolicy)
     }
 
     /// One command with its serial, as it leaves for a host.
@@ -53,6 +76,17 @@ public struct ScreenDelivery: Sendable {
         case ackTimedOut(ScreenID, kind: String, serial: UInt64, host: UInt64?)
         /// A spawned host's screen is gone: say goodbye and let the process exit.
         case retire(host: UInt64, reason: String)
+        /// A crashed screen process is replaced (a `spawn` for the screen follows); `attempt` counts
+        /// its restarts so far, this one included.
+        case restarted(ScreenID, kind: String, attempt: Int, policy: RestartPolicy)
+        /// A screen's restart policy gave up after `restarts` restarts (a `screenLost` follows).
+        case restartGaveUp(ScreenID, kind: String, restarts: Int, policy: RestartPolicy)
+        /// An attached host's connection dropped; its `screens` are held for it to resume.
+        case detached(host: UInt64, screens: Int)
+        /// Host `host` resumed the screens of the dropped host `from` (their `Place`s follow).
+        case resumed(host: UInt64, from: UInt64, screens: Int)
+        /// A dropped host did not resume in time (a `screenLost` per screen follows).
+        case resumeExpired(host: UInt64, screens: Int)
     }
 
     /// What an ack meant.
@@ -79,12 +113,30 @@ public struct ScreenDelivery: Sendable {
         public internal(set) var serials = ScreenSerials()
         /// Commands waiting for a host, in order.
         public internal(set) var held: [Outgoing] = []
+        /// The screen as a new host must be given it: its `Place` with every later update and
+        /// placement change folded in. A restarted or resumed host gets this.
+        public internal(set) var current: PlaceCommand
+        /// What happens when its spawned process crashes.
+        public let restart: RestartPolicy
+        /// How many times its process was restarted.
+        public internal(set) var restarts = 0
+        /// When it was restarted within the policy's window (the intensity limit).
+        var recentRestarts: [UInt64] = []
 
         /// The host it is assigned to, if any.
         public var host: UInt64? {
             switch phase {
-            case .waitingForHost, .spawning: nil
+            case .waitingForHost, .spawning, .awaitingExit, .awaitingResume: nil
             case .waitingForHandshake(let host), .live(let host), .dismissing(let host): host
+            }
+        }
+
+        /// Whether it waits for its host to come back (a restart or a resume).
+        public var isHeldForHost: Bool {
+            switch phase {
+            case .awaitingExit, .awaitingResume: true
+            case .spawning: restarts > 0
+            default: false
             }
         }
 
@@ -105,6 +157,8 @@ public struct ScreenDelivery: Sendable {
         public internal(set) var isReady = false
         /// Whether it was spawned for one screen (retired when that screen is gone).
         public let isSpawned: Bool
+        /// A spawned host whose process exited before its connection closed: whether abnormally.
+        var exitedAbnormally: Bool?
     }
 
     /// How long a host may take to acknowledge a command, in the clock's unit (milliseconds); nil:
@@ -120,28 +174,63 @@ public struct ScreenDelivery: Sendable {
     private var waiting: [String: [ScreenID]] = [:]
     /// Commands waiting for their ack, in send order.
     private var deadlines: DeadlineQueue<Deadline>
+    /// How long a dropped attached host's screens are held for it to resume (nil: not at all).
+    public let resumeGrace: UInt64?
+    /// Whether lost hosts' screens are held for a restart or a resume (false once the driver shuts down).
+    public var holdsScreensOfLostHosts = true
+    /// Spawned hosts whose connection closed before their process's exit was known, with the
+    /// screens waiting for that news.
+    private var awaitingExit: [UInt64: Set<ScreenID>] = [:]
+    /// Dropped attached hosts whose screens are held for them to resume.
+    private var detached: [UInt64: Set<ScreenID>] = [:]
+    /// When each dropped host's grace period ends.
+    private var resumeDeadlines: DeadlineQueue<UInt64>
 
+    /// One command's ack clock, on the host it was sent to: a screen re-placed on another host
+    /// (restarted or resumed) ignores the clocks of the host it left.
     private struct Deadline: Hashable, Sendable {
         let screen: ScreenID
         let serial: UInt64
+        let host: UInt64
     }
 
-    /// Delivery with no screens and no hosts.
-    public init(ackTimeout: UInt64?) {
+    /// Delivery with no screens and no hosts. `resumeGrace` (milliseconds, nil or 0: none) is how long
+    /// a dropped attached host's screens wait for it.
+    public init(ackTimeout: UInt64?, resumeGrace: UInt64? = nil) {
         self.ackTimeout = ackTimeout
+        self.resumeGrace = resumeGrace == 0 ? nil : resumeGrace
         deadlines = DeadlineQueue(timeout: ackTimeout ?? 0)
+        resumeDeadlines = DeadlineQueue(timeout: resumeGrace ?? 0)
     }
 
-    /// Starts the ack clock of a command (unless commands never time out).
-    private mutating func expectAck(_ screen: ScreenID, serial: UInt64, now: UInt64) {
+    /// Starts the ack clock of a command sent to `host` (unless commands never time out).
+    private mutating func expectAck(_ screen: ScreenID, serial: UInt64, host: UInt64, now: UInt64) {
         guard ackTimeout != nil else { return }
-        deadlines.add(Deadline(screen: screen, serial: serial), now: now)
+        deadlines.add(Deadline(screen: screen, serial: serial, host: host), now: now)
     }
 
     // MARK: Queries
 
-    /// The earliest ack deadline, for the driver's one timer.
-    public var nextDeadline: UInt64? { deadlines.next }
+    /// The earliest ack or resume deadline, for the driver's one timer.
+    public var nextDeadline: UInt64? {
+        guard let resume = resumeDeadlines.next else { return deadlines.next }
+        return min(resume, deadlines.next ?? resume)
+    }
+
+    /// Screens held for their host to come back: restarting, or waiting for a resume.
+    public var heldScreenCount: Int { screens.values.count { $0.isHeldForHost } }
+
+    /// Whether `host` is a dropped attached host whose screens wait for it to resume.
+    public func isDetached(_ host: UInt64) -> Bool { detached[host] != nil }
+
+    /// Hosts that have commands sent and not acknowledged (for a watchdog).
+    public var hostsAwaitingAcks: Set<UInt64> {
+        var hosts: Set<UInt64> = []
+        for screen in screens.values where screen.serials.isPending {
+            if let host = screen.host, self.hosts[host]?.isReady == true { hosts.insert(host) }
+        }
+        return hosts
+    }
 
     /// Commands sent and not acknowledged yet, one per screen at most.
     public var pendingAckCount: Int { screens.values.count { $0.host != nil && $0.serials.isPending } }
@@ -190,7 +279,15 @@ public struct ScreenDelivery: Sendable {
             guard let index = screens.index(forKey: command.screen), !screens.values[index].isDismissing else { return nil }
             let serial = screens.values[index].serials.next()
             let host = screens.values[index].host
-            if host != nil { expectAck(command.screen, serial: serial, now: now) }
+            if let host { expectAck(command.screen, serial: serial, host: host, now: now) }
+            // Kept current for a host that must be given the screen again.
+            if case .update(_, let state, let owner) = command {
+                screens.values[index].current.state = state
+                screens.values[index].current.owner = owner
+            } else if case .placementChanged(_, let placement, _, let owner) = command {
+                screens.values[index].current.placement = placement
+                screens.values[index].current.owner = owner
+            }
             if case .live(let live) = screens.values[index].phase {
                 actions.append(.send(Outgoing(command: command, serial: serial), to: live))
             } else {
@@ -205,7 +302,9 @@ public struct ScreenDelivery: Sendable {
     }
 
     private mutating func placeScreen(_ place: PlaceCommand, route: Route, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
-        var screen = Screen(kind: place.kind, phase: .waitingForHost)
+        var restart = RestartPolicy.never
+        if case .spawn(let policy) = route { restart = policy }
+        var screen = Screen(kind: place.kind, phase: .waitingForHost, current: place, restart: restart)
         let outgoing = Outgoing(command: .place(place), serial: screen.serials.next())
         screen.held = [outgoing]
         switch route {
@@ -226,16 +325,16 @@ public struct ScreenDelivery: Sendable {
     private mutating func dismiss(_ id: ScreenID, _ command: ScreenCommand, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
         guard var screen = screens[id], !screen.isDismissing else { return (nil, [.dismissalCompleted(id, .hostLost)]) }
         guard let host = screen.host, hosts[host] != nil else {
-            // Never shown (no host yet): nothing to wait for.
-            screens[id] = nil
-            waiting[screen.kind]?.removeAll { $0 == id }
-            return (screen.serials.lastSent + 1, [.dismissalCompleted(id, .acknowledged)])
+            // Not on a host (never shown, or its host is gone and held for a restart or a resume):
+            // nothing to wait for, and the host that comes back will not be given it.
+            forget(id)
+            return (screen.serials.lastSent + 1, [.dismissalCompleted(id, screen.isHeldForHost ? .hostLost : .acknowledged)])
         }
         let outgoing = Outgoing(command: command, serial: screen.serials.nextDismiss())
         let wasLive = screen.phase == .live(host: host)
         screen.phase = .dismissing(host: host)
         screens[id] = screen
-        expectAck(id, serial: outgoing.serial, now: now)
+        expectAck(id, serial: outgoing.serial, host: host, now: now)
         if wasLive { return (outgoing.serial, [.send(outgoing, to: host)]) }
         screens[id]?.held.append(outgoing)
         return (outgoing.serial, [])
@@ -290,7 +389,7 @@ public struct ScreenDelivery: Sendable {
         hosts[host]?.screens.insert(id)
         screen.phase = screen.isDismissing ? .dismissing(host: host) : .waitingForHandshake(host: host)
         screens[id] = screen
-        for outgoing in screen.held { expectAck(id, serial: outgoing.serial, now: now) }
+        for outgoing in screen.held { expectAck(id, serial: outgoing.serial, host: host, now: now) }
         guard hosts[host]?.isReady == true else { return [] }
         return release(id, on: host)
     }
@@ -305,17 +404,115 @@ public struct ScreenDelivery: Sendable {
         return held.map { .send($0, to: host) }
     }
 
-    /// A host's connection closed: screens being dismissed complete as `hostLost`, the others are lost.
-    public mutating func hostLost(_ host: UInt64) -> [Action] {
+    /// A host's connection closed. Screens being dismissed complete as `hostLost`. The others are
+    /// lost, unless they are held for the host to come back: a spawned screen whose `RestartPolicy`
+    /// restarts waits for its process's exit (`processExited`; decided at once if it already
+    /// exited), and an attached host's screens wait for it to `resume` when the driver says the
+    /// host may (`resumable`: it did not leave on purpose) and a resume grace is set.
+    public mutating func hostLost(_ host: UInt64, now: UInt64 = 0, resumable: Bool = false) -> [Action] {
         guard let gone = hosts.removeValue(forKey: host) else { return [] }
         for kind in gone.provides { hostsByKind[kind]?.removeAll { $0 == host } }
+        let holds = holdsScreensOfLostHosts && (gone.isSpawned || (resumable && resumeGrace != nil))
         var actions: [Action] = []
+        var held: Set<ScreenID> = []
         for id in gone.screens.sorted(by: >) {
-            guard let screen = screens[id], screen.host == host else { continue }
-            screens[id] = nil
-            actions.append(screen.isDismissing ? .dismissalCompleted(id, .hostLost) : .screenLost(id, kind: screen.kind, host: host))
+            guard var screen = screens[id], screen.host == host else { continue }
+            if screen.isDismissing {
+                screens[id] = nil
+                actions.append(.dismissalCompleted(id, .hostLost))
+            } else if holds, !gone.isSpawned || screen.restart != .never {
+                holdForNewHost(&screen)
+                screen.phase = gone.isSpawned ? .awaitingExit(host: host) : .awaitingResume(host: host)
+                screens[id] = screen
+                held.insert(id)
+            } else {
+                screens[id] = nil
+                actions.append(.screenLost(id, kind: screen.kind, host: host))
+            }
+        }
+        guard !held.isEmpty else { return actions }
+        if !gone.isSpawned {
+            detached[host] = held
+            resumeDeadlines.add(host, now: now)
+            return actions + [.detached(host: host, screens: held.count)]
+        }
+        if let abnormally = gone.exitedAbnormally { return actions + restartOrGiveUp(held, host: host, abnormally: abnormally, now: now) }
+        awaitingExit[host] = held
+        return actions
+    }
+
+    /// Prepares a screen whose host went away for the next one: a screen that was shown gets a `Place`
+    /// with its current state and placement (without animation) before the commands held from now
+    /// on. It takes the next serial, so its ack covers everything the old host was sent. A screen that
+    /// was never shown keeps its held commands, its first `Place` among them.
+    private func holdForNewHost(_ screen: inout Screen) {
+        guard case .live = screen.phase else { return }
+        var place = screen.current
+        place.animated = false
+        screen.held = [Outgoing(command: .place(place), serial: screen.serials.next())]
+    }
+
+    /// The process spawned as `host` exited, `abnormally` (a signal or a non-zero status) or not. If
+    /// its connection already closed, its screens restart (by their policy) or are lost now;
+    /// otherwise the news waits for `hostLost`.
+    public mutating func processExited(_ host: UInt64, abnormally: Bool, now: UInt64) -> [Action] {
+        if let held = awaitingExit.removeValue(forKey: host) {
+            return restartOrGiveUp(held, host: host, abnormally: abnormally, now: now)
+        }
+        if hosts[host] != nil { hosts[host]?.exitedAbnormally = abnormally }
+        return []
+    }
+
+    /// Restarts each screen of a crashed process within its policy's intensity limit, or gives up.
+    private mutating func restartOrGiveUp(_ ids: Set<ScreenID>, host: UInt64, abnormally: Bool, now: UInt64) -> [Action] {
+        var actions: [Action] = []
+        for id in ids.sorted(by: >) {
+            guard var screen = screens[id], screen.phase == .awaitingExit(host: host) else { continue }
+            guard abnormally, holdsScreensOfLostHosts, case .restart(let limit, let window) = screen.restart else {
+                // A process that ended on its own (status 0) meant to: its screen is gone with it.
+                screens[id] = nil
+                actions.append(.screenLost(id, kind: screen.kind, host: host))
+                continue
+            }
+            screen.recentRestarts.removeAll { now >= window && $0 <= now - window }
+            if screen.recentRestarts.count >= limit {
+                screens[id] = nil
+                actions += [.restartGaveUp(id, kind: screen.kind, restarts: screen.restarts, policy: screen.restart),
+                            .screenLost(id, kind: screen.kind, host: host)]
+                continue
+            }
+            screen.recentRestarts.append(now)
+            screen.restarts += 1
+            screen.phase = .spawning
+            screens[id] = screen
+            actions += [.restarted(id, kind: screen.kind, attempt: screen.restarts, policy: screen.restart), .spawn(id, kind: screen.kind)]
         }
         return actions
+    }
+
+    /// The new connection `host` presented the resume token of the dropped host `old`: it takes the
+    /// old host's screens (each re-placed, then its held commands) and then joins like any attached
+    /// host that `provides` kinds. Nothing happens unless `old` is waiting to resume and `host` is new.
+    public mutating func resume(_ old: UInt64, as host: UInt64, provides: [String], now: UInt64) -> [Action] {
+        guard hosts[host] == nil, let ids = detached.removeValue(forKey: old) else { return [] }
+        hosts[host] = Host(isReady: true, isSpawned: false)
+        var actions: [Action] = [.resumed(host: host, from: old, screens: ids.count)]
+        // Oldest first: a stack's lower screens before the ones on top of them.
+        for id in ids.sorted() where screens[id]?.phase == .awaitingResume(host: old) {
+            actions += assign(id, to: host, now: now)
+        }
+        return actions + hostJoined(host, provides: provides, now: now)
+    }
+
+    /// Removes a screen and every trace of it in the waiting lists.
+    private mutating func forget(_ id: ScreenID) {
+        guard let screen = screens.removeValue(forKey: id) else { return }
+        switch screen.phase {
+        case .waitingForHost: waiting[screen.kind]?.removeAll { $0 == id }
+        case .awaitingExit(let host): awaitingExit[host]?.remove(id)
+        case .awaitingResume(let host): detached[host]?.remove(id)
+        default: break
+        }
     }
 
     // MARK: Acks and deadlines
@@ -340,9 +537,9 @@ public struct ScreenDelivery: Sendable {
     /// other late command removes the screen by force (its host is told with a `Dismiss` of reason
     /// `removed`) and the runtime hears it was lost.
     public mutating func expire(now: UInt64) -> [Action] {
-        var actions: [Action] = []
+        var actions = expireResumes(now: now)
         for first in deadlines.expired(now: now) {
-            guard var screen = screens[first.screen], screen.serials.acked < first.serial else { continue }
+            guard var screen = screens[first.screen], screen.serials.acked < first.serial, screen.host == first.host else { continue }
             actions.append(.ackTimedOut(first.screen, kind: screen.kind, serial: first.serial, host: screen.host))
             if screen.isDismissing {
                 actions += complete(first.screen, .timedOut)
@@ -352,10 +549,24 @@ public struct ScreenDelivery: Sendable {
                 let serial = screen.serials.nextDismiss()
                 actions.append(.send(Outgoing(command: .dismiss(first.screen, animated: false, reason: .removed), serial: serial), to: host))
             }
-            screens[first.screen] = nil
-            waiting[screen.kind]?.removeAll { $0 == first.screen }
+            forget(first.screen)
             actions += detach(first.screen, from: screen.host, reason: "its screen \(first.screen) was removed")
             actions.append(.screenLost(first.screen, kind: screen.kind, host: screen.host))
+        }
+        return actions
+    }
+
+    /// Dropped hosts whose grace period ended: their screens are lost.
+    private mutating func expireResumes(now: UInt64) -> [Action] {
+        var actions: [Action] = []
+        for host in resumeDeadlines.expired(now: now) {
+            guard let ids = detached.removeValue(forKey: host) else { continue }
+            actions.append(.resumeExpired(host: host, screens: ids.count))
+            for id in ids.sorted(by: >) {
+                guard let screen = screens[id], screen.phase == .awaitingResume(host: host) else { continue }
+                screens[id] = nil
+                actions.append(.screenLost(id, kind: screen.kind, host: host))
+            }
         }
         return actions
     }
@@ -365,8 +576,7 @@ public struct ScreenDelivery: Sendable {
     public mutating func lose(_ id: ScreenID) -> [Action] {
         guard let screen = screens[id] else { return [] }
         if screen.isDismissing { return complete(id, .hostLost) }
-        screens[id] = nil
-        waiting[screen.kind]?.removeAll { $0 == id }
+        forget(id)
         return detach(id, from: screen.host, reason: "its screen \(id) was lost") + [.screenLost(id, kind: screen.kind, host: screen.host)]
     }
 

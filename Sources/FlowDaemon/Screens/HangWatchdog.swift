@@ -1,0 +1,64 @@
+/// Finds hung screen hosts, as Android's ANR and Qt Application Manager's watchdog do: a host that
+/// has had commands unacknowledged for two ticks in a row is pinged; one that answers no `Ping`
+/// within `timeout` is hung. A host that acks promptly is never pinged. A value: the daemon ticks it
+/// with the clock and the hosts awaiting acks, and acts on what it says (send the pings, kill or
+/// disconnect the hung). Ticks come every quarter of the timeout while anything may be pending, so
+/// a host that stops is found within 1.75 × `timeout` of its first unacknowledged command.
+struct HangWatchdog {
+    /// Milliseconds a pinged host has to answer.
+    let timeout: UInt64
+    /// When the next tick is due (nil: nothing to watch).
+    private(set) var nextTick: UInt64?
+    private var outstanding: [UInt64: (nonce: UInt64, sentAt: UInt64)] = [:]
+    /// Hosts that had commands unacknowledged at the last tick.
+    private var awaitingLastTick: Set<UInt64> = []
+    private var lastNonce: UInt64 = 0
+
+    /// What the daemon must do.
+    enum Action: Equatable {
+        /// Send `Ping {nonce}` to the host.
+        case ping(host: UInt64, nonce: UInt64)
+        /// The host answered no ping for `silentFor` milliseconds with commands unacknowledged.
+        case hung(host: UInt64, silentFor: UInt64)
+    }
+
+    init(timeout: UInt64) { self.timeout = timeout }
+
+    private var interval: UInt64 { max(timeout / 4, 1) }
+
+    /// Something may be pending from `now` on: make sure a tick comes.
+    mutating func wake(now: UInt64) {
+        if nextTick == nil { nextTick = now + interval }
+    }
+
+    /// One tick at `now`; `awaitingAcks` are the hosts with commands unacknowledged.
+    mutating func tick(now: UInt64, awaitingAcks: Set<UInt64>) -> [Action] {
+        var actions: [Action] = []
+        var hung: Set<UInt64> = []
+        for (host, ping) in outstanding.sorted(by: { $0.key < $1.key }) where now >= ping.sentAt + timeout {
+            outstanding[host] = nil
+            hung.insert(host)
+            actions.append(.hung(host: host, silentFor: now - ping.sentAt))
+        }
+        let slow = awaitingAcks.intersection(awaitingLastTick)
+        awaitingLastTick = awaitingAcks.subtracting(hung)
+        for host in slow.sorted() where outstanding[host] == nil && !hung.contains(host) {
+            lastNonce += 1
+            outstanding[host] = (lastNonce, now)
+            actions.append(.ping(host: host, nonce: lastNonce))
+        }
+        nextTick = outstanding.isEmpty && awaitingAcks.isEmpty ? nil : now + interval
+        return actions
+    }
+
+    /// A `Pong` from `host`: its ping is answered if the nonce is the watchdog's.
+    mutating func pong(from host: UInt64, nonce: UInt64) {
+        if outstanding[host]?.nonce == nonce { outstanding[host] = nil }
+    }
+
+    /// The host is gone.
+    mutating func forget(_ host: UInt64) {
+        outstanding[host] = nil
+        awaitingLastTick.remove(host)
+    }
+}
