@@ -45,11 +45,12 @@ public final class EmbeddedChild: SpawnedHost {
 
     package func kill() { wasKilled = true }
 
-    /// The process exits with status 0 (the daemon reaps it).
+    /// The process exits with status 0 (the daemon reaps it and runs what that caused).
     public func exit() {
         guard !hasExited else { return }
         hasExited = true
         onExit?(self)
+        connection.daemon.run()
     }
 
     /// The process dies abnormally (a signal or a non-zero status): its connection closes and the

@@ -7,7 +7,7 @@ public final class EmbeddedConnection {
     /// The daemon's id for this connection (as in `Welcome.connection_id`).
     public let id: UInt64
     let pipe: EmbeddedPipe
-    private unowned let daemon: EmbeddedDaemon
+    unowned let daemon: EmbeddedDaemon
     private var decoder = FrameDecoder()
     private var lastSeq: UInt64 = 0
 
@@ -51,7 +51,8 @@ public final class EmbeddedConnection {
 
     /// Sends `Hello` and returns the daemon's answer (`Welcome` or `Error`, and anything before).
     @discardableResult
-    public func hello(role: Flowd_V1_Role, name: String = "test", provides: [String] = [], token: String = "") -> [Flowd_V1_Envelope.OneOf_Body] {
+    public func hello(role: Flowd_V1_Role, name: String = "test", provides: [String] = [], token: String = "",
+                      resumeToken: String = "") -> [Flowd_V1_Envelope.OneOf_Body] {
         var hello = Flowd_V1_Hello()
         hello.minVersion = WireProtocol.supportedVersions.lowerBound
         hello.maxVersion = WireProtocol.supportedVersions.upperBound
@@ -59,6 +60,7 @@ public final class EmbeddedConnection {
         hello.name = name
         hello.provides = provides
         hello.token = token
+        hello.resumeToken = resumeToken
         send(.hello(hello))
         return readBodies()
     }
