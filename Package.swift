@@ -128,7 +128,7 @@ let package = Package(
         // The embedded daemon's fuzz target (docs/fuzzing.md), shared with the tests that replay its findings.
         .target(
             name: "DaemonFuzzing",
-            dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "DemoApps", "FlowWire", "FlowWireFuzzing"],
+            dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowKit", "DemoApps", "FlowWire", "FlowWireFuzzing"],
             path: "Tests/DaemonFuzzing"
         ),
         .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport"]),

@@ -2,6 +2,7 @@ import DemoApps
 import FlowApp
 import FlowDaemon
 import FlowDaemonTesting
+import FlowKit
 import FlowWire
 import FlowWireFuzzing
 import Foundation
@@ -12,17 +13,26 @@ import Foundation
 ///
 /// The input is read as a program: the first byte picks the app, then each byte is an operation
 /// whose arguments are the bytes that follow (raw bytes, well-formed outputs, acks, navigation,
-/// debug requests, time, hang-ups). After every operation the runtime and the delivery must agree
+/// debug requests, time, hang-ups, resumes with the last token, and — for the spawned app — screen
+/// processes that join, crash or exit and are restarted by their policy). After every operation the runtime and the delivery must agree
 /// (`Daemon.invariantViolations()`); at the end a shutdown with cooperative hosts must reach
 /// `stopped` and leave nothing (`EmbeddedDaemon.finish()`). Any trap is a finding too.
 package enum EmbeddedDaemonFuzzTarget {
     /// The apps a program can run (none that spawn processes or push 999 screens at once).
-    static let apps = ["tutorial", "modal", "leave-in-place", "mirror"]
+    static let apps = ["tutorial", "modal", "leave-in-place", "mirror", "mirror-spawned"]
+
+    /// The app called `name`; `-spawned`: every screen spawned with a tight restart policy.
+    static func app(_ name: String) -> App? {
+        guard name.hasSuffix("-spawned") else { return BuiltInApps.named(name) }
+        guard let app = BuiltInApps.named(String(name.dropLast("-spawned".count))) else { return nil }
+        return app.withAllScreens(.spawn(executable: "fuzz-screen", restart: .restart(maxRestarts: 2, withinMilliseconds: 300)),
+                                  kinds: Array(app.screens.keys))
+    }
 
     /// Runs one input; throws what did not hold.
     package static func run(_ input: UnsafeRawBufferPointer) throws(FuzzViolation) {
         var program = Program(bytes: Array(input))
-        guard let name = apps[safe: Int(program.next() ?? 0) % apps.count], let app = BuiltInApps.named(name) else { return }
+        guard let name = apps[safe: Int(program.next() ?? 0) % apps.count], let app = app(name) else { return }
         let kinds = Array(app.screens.keys).sorted()
         let daemon = EmbeddedDaemon(app: app) {
             $0.ackTimeoutMilliseconds = 200
@@ -30,14 +40,22 @@ package enum EmbeddedDaemonFuzzTarget {
             $0.shutdownGraceMilliseconds = 100
             $0.writeQueueLimit = 64 << 10
             $0.exitWhenAppFinishes = false
+            $0.resumeGraceMilliseconds = 300
+            $0.hangTimeoutMilliseconds = 100
         }
         var peers = [Peer(daemon.connect()), Peer(daemon.connect()), Peer(daemon.connect())]
+        /// The spawned processes' ends, by pid.
+        var spawned: [Int32: Peer] = [:]
+        func liveChild(_ byte: UInt8) -> EmbeddedChild? {
+            let live = daemon.children.filter { !$0.hasExited }
+            return live.isEmpty ? nil : live[Int(byte) % live.count]
+        }
         while let op = program.next() {
             let index = Int(op >> 5) % peers.count
             switch op & 0x1F {
             case 0...3:
-                _ = peers[index].connection.hello(role: index == 2 ? .debug : .screenHost, name: "fuzz-\(index)",
-                                                  provides: index == 2 ? [] : kinds)
+                peers[index].welcomed(peers[index].connection.hello(role: index == 2 ? .debug : .screenHost, name: "fuzz-\(index)",
+                                                                    provides: index == 2 ? [] : kinds))
             case 4...9:
                 peers[index].sendOutput(program.next() ?? 0)
             case 10...13:
@@ -62,10 +80,33 @@ package enum EmbeddedDaemonFuzzTarget {
                 peers[index] = Peer(daemon.connect())
             case 23:
                 peers[index].connection.reads.toggle()
+            case 24:
+                // The host drops and comes back with its last token (or a stale one).
+                let token = peers[index].resumeToken
+                peers[index].connection.hangUp()
+                peers[index] = Peer(daemon.connect())
+                peers[index].welcomed(peers[index].connection.hello(role: .screenHost, name: "fuzz-\(index)", provides: kinds, resumeToken: token))
+            case 25:
+                // A spawned process joins (or, once joined, acts): hello, then acks and an output.
+                guard let child = liveChild(program.next() ?? 0) else { break }
+                if spawned[child.pid] == nil {
+                    spawned[child.pid] = Peer(child.connection)
+                    _ = child.connection.hello(role: .screenHost, name: "fuzz-child", token: child.token)
+                }
+                spawned[child.pid]?.read()
+                spawned[child.pid]?.ackSome(0xFF)
+                spawned[child.pid]?.sendOutput(program.next() ?? 0)
+            case 26:
+                liveChild(program.next() ?? 0)?.crash()
+            case 27:
+                guard let child = liveChild(program.next() ?? 0) else { break }
+                child.connection.hangUp()
+                child.exit()
             default:
                 peers[index].read()
             }
             for i in peers.indices { peers[i].read() }
+            for pid in spawned.keys { spawned[pid]?.read() }
             let problems = daemon.daemon.invariantViolations()
             if !problems.isEmpty { throw FuzzViolation("after op \(op) (\(program.position) bytes read): \(problems)") }
         }
@@ -77,9 +118,19 @@ package enum EmbeddedDaemonFuzzTarget {
                 peers[i].read()
                 peers[i].ackSome(0xFF)
             }
+            for pid in spawned.keys {
+                spawned[pid]?.read()
+                spawned[pid]?.ackSome(0xFF)
+            }
+            // Processes the daemon retired or killed go.
+            for child in daemon.children where !child.hasExited && (child.retiredBecause != nil || child.wasKilled) { child.exit() }
             daemon.advanceTime(by: 250)
         }
         for peer in peers { peer.connection.hangUp() }
+        for child in daemon.children where !child.hasExited {
+            child.connection.hangUp()
+            child.exit()
+        }
         daemon.advanceTime(by: 250)
         let left = daemon.finish()
         guard daemon.phase == .stopped, left.isClean else {
@@ -114,7 +165,18 @@ struct Peer {
     /// Screens placed on this peer, oldest first, with the last serial received.
     private(set) var serials: [(screen: UInt64, serial: UInt64)] = []
 
+    /// The resume token of its last `Welcome`.
+    private(set) var resumeToken = ""
+
     init(_ connection: EmbeddedConnection) { self.connection = connection }
+
+    /// Remembers the token a handshake's `Welcome` gave.
+    mutating func welcomed(_ answer: [Flowd_V1_Envelope.OneOf_Body]) {
+        for body in answer {
+            if case .welcome(let welcome) = body, !welcome.resumeToken.isEmpty { resumeToken = welcome.resumeToken }
+            if case .place(let m) = body { record(m.screenID, m.serial) }
+        }
+    }
 
     var screens: [UInt64] { serials.map(\.screen) }
 
