@@ -51,8 +51,10 @@ final class RawClient {
     }
 
     /// A Hello for `role` speaking `versions`.
-    static func hello(role: Flowd_V1_Role = .screenHost, versions: ClosedRange<UInt32> = 1...1, name: String = "raw-test", provides: [String] = []) -> Flowd_V1_Envelope.OneOf_Body {
+    static func hello(role: Flowd_V1_Role = .screenHost, versions: ClosedRange<UInt32> = 1...1, name: String = "raw-test", provides: [String] = [],
+                      resumeToken: String = "") -> Flowd_V1_Envelope.OneOf_Body {
         var hello = Flowd_V1_Hello()
+        hello.resumeToken = resumeToken
         hello.minVersion = versions.lowerBound
         hello.maxVersion = versions.upperBound
         hello.role = role
@@ -63,8 +65,9 @@ final class RawClient {
 
     /// Connects and completes the handshake, returning the Welcome.
     @discardableResult
-    func handshake(role: Flowd_V1_Role = .screenHost, name: String = "raw-test", provides: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> Flowd_V1_Welcome {
-        let seq = try send(Self.hello(role: role, name: name, provides: provides))
+    func handshake(role: Flowd_V1_Role = .screenHost, name: String = "raw-test", provides: [String] = [], resumeToken: String = "",
+                   sourceLocation: SourceLocation = #_sourceLocation) throws -> Flowd_V1_Welcome {
+        let seq = try send(Self.hello(role: role, name: name, provides: provides, resumeToken: resumeToken))
         let reply = try #require(try receive(), "daemon closed during handshake", sourceLocation: sourceLocation)
         #expect(reply.replyTo == seq, sourceLocation: sourceLocation)
         guard case .welcome(let welcome) = reply.body else {

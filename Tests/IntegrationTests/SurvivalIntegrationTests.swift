@@ -1,0 +1,108 @@
+import FlowSocket
+import FlowWire
+import FlowdTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Screens survive, from the outside: the real flowd, raw hosts that drop and resume, a real
+/// demo-screens host that hangs (SIGSTOP), spawned screen processes killed with SIGKILL
+/// (docs/restore.md).
+@Suite("screens survive (socket level)", .serialized)
+struct SurvivalIntegrationTests {
+    /// `flowctl stats --json` as a dictionary of counters.
+    static func stats(_ daemon: DaemonProcess) throws -> [String: Int] {
+        let run = try ProductRun.run("flowctl", ["stats", "--json", "--socket", daemon.socketPath])
+        let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] ?? [:]
+        return object.compactMapValues { ($0 as? String).flatMap(Int.init) ?? ($0 as? Int) }
+    }
+
+    @Test func aDroppedHostResumesWithItsTokenAndTheWalkGoesOn() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up"])
+        var host: RawClient? = try RawClient(path: daemon.socketPath)
+        let welcome = try #require(try host?.handshake(provides: ["tutorial"]))
+        #expect(!welcome.resumeToken.isEmpty && welcome.resumeGraceMs == 5_000 && !welcome.resumed)
+        let first = try #require(try host?.settle().compactMap(\.place).first)
+        _ = try host?.press(1, on: first.screenID)  // Next: pushes the second page
+        let second = try #require(try host?.settle().compactMap(\.place).first)
+        host = nil  // the connection drops (closed without Shutdown)
+        #expect(daemon.waitForLog("holding its screens for it to resume"))
+        #expect(try Self.stats(daemon)["screensHeld"] == 2)
+
+        let back = try RawClient(path: daemon.socketPath)
+        let resumed = try back.handshake(provides: ["tutorial"], resumeToken: welcome.resumeToken)
+        #expect(resumed.resumed && resumed.resumeToken != welcome.resumeToken)
+        let places = try back.settle().compactMap(\.place)
+        #expect(places.map(\.screenID) == [first.screenID, second.screenID], "both pages, bottom first")
+        #expect(places.map(\.placement.visible) == [false, true])
+        #expect(places.allSatisfy { !$0.animated })
+        let stats = try Self.stats(daemon)
+        #expect(stats["hostsResumed"] == 1 && stats["flows"] == 1 && stats["screens"] == 2 && stats["screensHeld"] == nil)
+        // The walk goes on: back from the second page, as a person would.
+        var navigation = Flowd_V1_UserNavigation()
+        navigation.screenID = second.screenID
+        navigation.action = .back(Flowd_V1_Back())
+        try back.send(.userNavigation(navigation))
+        #expect(try back.settle().compactMap(\.dismiss).map(\.screenID) == [second.screenID])
+        // The old token is spent.
+        let again = try RawClient(path: daemon.socketPath)
+        try again.send(RawClient.hello(provides: ["tutorial"], resumeToken: welcome.resumeToken))
+        let refused = try again.receiveUntilClosed()
+        #expect(refused.compactMap(\.error).map(\.code) == [.resumeRefused])
+        #expect(refused.compactMap(\.error).first?.message.contains("already used") == true)
+    }
+
+    @Test func aWrongTokenIsRefusedAndChangesNothingAndPastTheGraceTheScreensAreLost() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--resume-grace", "0.5"])
+        var host: RawClient? = try RawClient(path: daemon.socketPath)
+        let welcome = try #require(try host?.handshake(provides: ["tutorial"]))
+        _ = try host?.settle()
+        host = nil
+        #expect(daemon.waitForLog("holding its screens"))
+        let forged = try RawClient(path: daemon.socketPath)
+        try forged.send(RawClient.hello(provides: ["tutorial"], resumeToken: welcome.resumeToken + "0"))
+        let frames = try forged.receiveUntilClosed()
+        #expect(frames.compactMap(\.error).map(\.code) == [.resumeRefused])
+        #expect(frames.compactMap(\.error).first?.fatal == true)
+        #expect(try Self.stats(daemon)["screensHeld"] == 1, "nothing changed")
+        #expect(daemon.waitForLog("did not resume in time"))
+        #expect(daemon.waitForLog("app tutorial ended: screen"), "today's outcome once the grace is over")
+    }
+
+    @Test func aHungHostIsFoundWithinTheHangTimeoutAndItsScreensAreHeld() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--hang-timeout", "0.4"])
+        let screens = Process()
+        screens.executableURL = productsDirectory.appendingPathComponent("demo-screens")
+        screens.arguments = ["--socket", daemon.socketPath]
+        screens.standardInput = FileHandle.nullDevice
+        screens.standardOutput = FileHandle.nullDevice
+        screens.standardError = FileHandle.nullDevice
+        try screens.run()
+        defer {
+            kill(screens.processIdentifier, SIGCONT)
+            screens.terminate()
+            screens.waitUntilExit()
+        }
+        #expect(daemon.waitForLog("handshake"))
+        let debug = try RawClient(path: daemon.socketPath)
+        try debug.handshake(role: .debug)
+        // Wait until the first page is acknowledged, then stop the host and give it work.
+        for _ in 0..<100 where try Self.stats(daemon)["pendingAcks"] != nil { usleep(20_000) }
+        kill(screens.processIdentifier, SIGSTOP)
+        let stopped = Date()
+        var inject = Flowd_V1_InjectOutput()
+        inject.screenID = 2
+        inject.payload = .json(Data(#"{"didPressButton":{"index":1}}"#.utf8))
+        try debug.send(.injectOutput(inject))
+        #expect(daemon.waitForLog("screen host is hung"))
+        let found = Date().timeIntervalSince(stopped)
+        #expect(found < 5, "found in \(found) s (hang timeout 0.4 s; bounded loosely for a loaded machine)")
+        let stats = try Self.stats(daemon)
+        #expect(stats["hostsHung"] == 1)
+        #expect(stats["screensHeld"] == 2, "both pages held for the host to resume")
+        #expect(stats["flows"] == 1, "the flow was not told")
+    }
+}
