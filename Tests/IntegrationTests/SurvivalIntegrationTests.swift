@@ -105,4 +105,14 @@ struct SurvivalIntegrationTests {
         #expect(stats["screensHeld"] == 2, "both pages held for the host to resume")
         #expect(stats["flows"] == 1, "the flow was not told")
     }
+
+    @Test func aScreenThatCrashesAtStartUpIsRestartedNTimesThenTheFlowIsTold() throws {
+        // `false` exits 1 at once: a screen process that crashes before its handshake, every time.
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--spawn-screens", "false", "--restart-screens", "3/10"])
+        #expect(daemon.waitForExit() == 0, "the app ends (its only screen is lost) and flowd exits")
+        let log = daemon.logText
+        #expect(log.components(separatedBy: "spawned screen process").count - 1 == 4, "the first start and 3 restarts:\n\(log)")
+        #expect(log.contains("restart policy gave up"))
+        #expect(log.contains("app tutorial ended: screen"))
+    }
 }
