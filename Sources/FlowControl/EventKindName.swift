@@ -11,6 +11,8 @@ public enum EventKindName {
         ("placement-changed", .placementChanged), ("dismiss", .dismiss), ("ack", .ack), ("output", .output),
         ("user-navigation", .userNavigation), ("error", .error), ("process-spawned", .processSpawned),
         ("process-exited", .processExited), ("injected", .injected), ("shutdown", .shutdown),
+        ("screen-restarted", .screenRestarted), ("restart-gave-up", .restartGaveUp), ("host-detached", .hostDetached),
+        ("host-resumed", .hostResumed), ("resume-expired", .resumeExpired), ("host-hung", .hostHung),
     ]
 
     /// The name of a kind (`place`, `flow-started`, ...).
