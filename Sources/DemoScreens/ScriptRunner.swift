@@ -8,7 +8,9 @@ import ScreenKit
 /// for its screen to be visible, acts, and waits for the daemon's barrier so
 /// that the next step sees every consequence. A spawned host holds one
 /// screen, so its steps are rules: whenever its screen is visible, it runs
-/// the first step not yet run that matches it.
+/// the first step not yet run that matches it. Spawned hosts sharing a
+/// progress file follow the script in order across processes instead
+/// (`runInSharedOrder`, ScriptRunner+SharedProgress.swift).
 ///
 /// Screens hosted by another process (a spawned screen, e.g. the Python
 /// login) are not in this host's deck. An attached runner that finds, after
@@ -90,7 +92,7 @@ public final class ScriptRunner {
         }
     }
 
-    private func perform(_ step: Script.Step, on card: Card) throws {
+    func perform(_ step: Script.Step, on card: Card) throws {
         let prefix = "[line \(step.line)] \(card.label) (\(card.breadcrumb)):"
         switch step.action {
         case .expect:

@@ -12,7 +12,10 @@ struct DemoScreensCommand: ParsableCommand {
         abstract: "Host the flowd demo's screens: in this terminal, or following a script.",
         discussion: """
             Attached (default): connects to flowd's socket and hosts every demo screen kind.
-            Spawned: when flowd starts it with FLOWD_SOCKET_FD and FLOWD_TOKEN set, it hosts that one screen.
+            Spawned: when flowd starts it with FLOWD_SOCKET_FD and FLOWD_TOKEN set, it hosts that one screen. \
+            With $DEMO_SCREENS_SCRIPT it runs the script's steps for its screen as rules; with \
+            $DEMO_SCREENS_PROGRESS=FILE too, the spawned processes of one walk share their progress in FILE \
+            and follow the script in order.
 
             Interactive (no script, a terminal on stdin, not spawned): draws the visible screen here. \
             Keys: 1-9 press a button, \
@@ -25,6 +28,7 @@ struct DemoScreensCommand: ParsableCommand {
               demo-screens --log /tmp/demo-screens.log
               demo-screens --script scripts/demo-walkthrough.txt
               DEMO_SCREENS_SCRIPT=walk.txt flowd --spawn-screens demo-screens
+              DEMO_SCREENS_SCRIPT=walk.txt DEMO_SCREENS_PROGRESS=/tmp/walk.progress flowd --spawn-screens demo-screens
             """)
 
     @Option(name: .long, help: ArgumentHelp("flowd's socket (attached mode).", valueName: "path"))
@@ -122,9 +126,17 @@ struct DemoScreensCommand: ParsableCommand {
         }
         let runner = ScriptRunner(host: host, deck: deck, script: parsed, stepTimeoutMilliseconds: Int(stepTimeout * 1000), log: log)
         do {
-            let reason = spawned ? try runner.runAsRules() : try runner.runInOrder()
+            let reason: ExitReason
+            if spawned, let progressPath = environment["DEMO_SCREENS_PROGRESS"] {
+                reason = try runner.runInSharedOrder(progress: try ScriptProgressFile(path: progressPath))
+            } else {
+                reason = spawned ? try runner.runAsRules() : try runner.runInOrder()
+            }
             log("session ended: \(reason)")
         } catch let failure as ScriptRunner.Failure {
+            FileHandle.standardError.write(Data("demo-screens: \(failure)\n".utf8))
+            throw ExitCode(1)
+        } catch let failure as ScriptProgressFile.Failure {
             FileHandle.standardError.write(Data("demo-screens: \(failure)\n".utf8))
             throw ExitCode(1)
         }
