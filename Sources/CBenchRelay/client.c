@@ -208,6 +208,12 @@ typedef struct {
     uint64_t ack_serial, acked_serial;
     uint8_t ack[48];
     size_t ack_len, ack_off;
+    /// Pongs owed to the daemon's hang watchdog (written before the Ack and the outputs).
+    uint8_t pong[4 * 48];
+    size_t pong_len, pong_off;
+    /// Latency runs: when each output in flight was queued (a ring of `window`, oldest at `sent_head`).
+    uint64_t *sent_at;
+    uint32_t sent_head, sent_count;
 } load_connection;
 
 struct cbr_load {
@@ -265,6 +271,9 @@ static uint64_t count_flow_frames(load_connection *c, const uint8_t *bytes, size
         if (c->body_left == 0 && c->header_have == 0) {
             uint64_t screen = 0, serial = 0;
             int type = c->envelope_len <= FLOW_ENVELOPE_CAP ? cbr_parse_command(c->envelope, c->envelope_len, &screen, &serial) : 0;
+            if (type == 13 && c->pong_len + 48 <= sizeof c->pong) {
+                c->pong_len += cbr_answer_ping(c->pong + c->pong_len, c->envelope, c->envelope_len);
+            }
             if (type == 20 && !c->placed) { c->placed = 1; c->screen_id = screen; }
             if (type >= 20 && type <= 23 && screen == c->screen_id && serial > c->ack_serial) c->ack_serial = serial;
             if (type == 21 && screen == c->screen_id) frames++;
@@ -296,11 +305,15 @@ void cbr_load_close(cbr_load *load) {
         if (load->connections[i].fd >= 0) close(load->connections[i].fd);
         free(load->connections[i].pattern);
         free(load->connections[i].envelope);
+        free(load->connections[i].sent_at);
     }
     if (load->epoll_fd >= 0) close(load->epoll_fd);
     free(load->connections);
     free(load);
 }
+
+static int flush_owed(cbr_load *load, load_connection *c, uint32_t index, const uint8_t *pattern, size_t request_len);
+static int owes_bytes(const load_connection *c);
 
 static int handshake_events(cbr_load *load, int timeout_ms, int *done, char *error) {
     struct epoll_event events[256];
@@ -317,6 +330,11 @@ static int handshake_events(cbr_load *load, int timeout_ms, int *done, char *err
         }
         if (c->flow) {
             if (c->handshake_left > 0 && c->placed) { c->handshake_left = 0; (*done)++; }
+            // The Place's Ack (and any Pong) now: the watchdog pings hosts that leave acks pending.
+            if (owes_bytes(c) && flush_owed(load, c, events[i].data.u32, NULL, 0) != 0) {
+                snprintf(error, CBR_ERROR_SIZE, "write on connection %u during the handshake: %s", events[i].data.u32, strerror(errno));
+                return -1;
+            }
         } else if (c->handshake_left > 0) {
             c->handshake_left -= (int)frames;
             if (c->handshake_left <= 0) (*done)++;
@@ -390,11 +408,24 @@ static cbr_load *load_open(const char *path, int connections,
     return load;
 }
 
+/// Whether `c` has bytes to write: requests, a Pong, an Ack.
+static int owes_bytes(const load_connection *c) {
+    return c->owed > 0 || c->pong_off < c->pong_len || c->ack_off < c->ack_len || c->ack_serial > c->acked_serial;
+}
+
 /// Writes what `c` owes; asks for EPOLLOUT if the socket is full.
 static int flush_owed(cbr_load *load, load_connection *c, uint32_t index, const uint8_t *pattern, size_t request_len) {
     if (c->flow) {
         pattern = c->pattern;
         request_len = c->request_len;
+        while (c->pong_off < c->pong_len) {
+            ssize_t n = send(c->fd, c->pong + c->pong_off, c->pong_len - c->pong_off, MSG_NOSIGNAL);
+            if (n > 0) { c->pong_off += (size_t)n; continue; }
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && errno == EAGAIN) break;
+            return -1;
+        }
+        if (c->pong_off == c->pong_len) c->pong_off = c->pong_len = 0;
         for (;;) {
             if (c->ack_off == c->ack_len) {
                 if (c->ack_serial <= c->acked_serial) break;
@@ -420,13 +451,21 @@ static int flush_owed(cbr_load *load, load_connection *c, uint32_t index, const 
         if (n < 0 && errno == EAGAIN) break;
         return -1;
     }
-    int wants = c->owed > 0 || c->ack_off < c->ack_len || c->ack_serial > c->acked_serial;
+    int wants = owes_bytes(c);
     if (wants != c->wants_out) {
         struct epoll_event event = {.events = EPOLLIN | (wants ? EPOLLOUT : 0), .data.u32 = index};
         epoll_ctl(load->epoll_fd, EPOLL_CTL_MOD, c->fd, &event);
         c->wants_out = wants;
     }
     return 0;
+}
+
+/// Waits up to 50 ms for events of the load (at most 1024); returns how many (0 when interrupted), or -1.
+static int load_wait(cbr_load *load, struct epoll_event *events, char *error) {
+    int n = epoll_wait(load->epoll_fd, events, 1024, 50);
+    if (n >= 0 || errno == EINTR) return n < 0 ? 0 : n;
+    snprintf(error, CBR_ERROR_SIZE, "epoll_wait: %s", strerror(errno));
+    return -1;
 }
 
 int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int window,
@@ -483,13 +522,8 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
             result->client_cpu_seconds = self_cpu_seconds() - client_cpu_start;
             break;
         }
-        int n = epoll_wait(load->epoll_fd, events, 1024, 50);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            snprintf(error, CBR_ERROR_SIZE, "epoll_wait: %s", strerror(errno));
-            status = -1;
-            break;
-        }
+        int n = load_wait(load, events, error);
+        if (n < 0) { status = -1; break; }
         for (int i = 0; i < n; i++) {
             uint32_t index = events[i].data.u32;
             load_connection *c = &load->connections[index];
@@ -503,7 +537,7 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
                 total += (uint64_t)frames;
                 c->owed += (size_t)frames * (c->flow ? c->request_len : request_len);
             }
-            if ((c->owed > 0 || c->ack_serial > c->acked_serial || c->ack_off < c->ack_len) && flush_owed(load, c, index, pattern, request_len) != 0) {
+            if (owes_bytes(c) && flush_owed(load, c, index, pattern, request_len) != 0) {
                 snprintf(error, CBR_ERROR_SIZE, "write on connection %u: %s", index, strerror(errno));
                 status = -1;
                 break;
@@ -514,4 +548,117 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
     free(pattern);
     free(buffer);
     return status;
+}
+
+// MARK: - Latency through flows
+
+/// Appends a sample to a growing array.
+static int push_sample(cbr_latency_sample **samples, size_t *count, size_t *capacity, uint64_t sent, uint64_t latency, uint32_t answered) {
+    if (*count == *capacity) {
+        size_t grown = *capacity ? *capacity * 2 : 1u << 16;
+        cbr_latency_sample *bigger = realloc(*samples, grown * sizeof **samples);
+        if (!bigger) return -1;
+        *samples = bigger;
+        *capacity = grown;
+    }
+    (*samples)[(*count)++] = (cbr_latency_sample){.sent_ns = sent, .latency_ns = latency, .answered = answered};
+    return 0;
+}
+
+int cbr_load_run_latency(cbr_load *load, const char *json, int window, int control_fd,
+                         cbr_latency_sample **samples_out, size_t *count_out, char *error) {
+    if (window <= 0) {
+        snprintf(error, CBR_ERROR_SIZE, "the window (%d) must not be empty", window);
+        return -1;
+    }
+    cbr_latency_sample *samples = NULL;
+    size_t count = 0, capacity = 0;
+    uint64_t start = cbr_now_ns();
+    for (int i = 0; i < load->count; i++) {
+        load_connection *c = &load->connections[i];
+        if (!c->flow) {
+            snprintf(error, CBR_ERROR_SIZE, "a latency run needs screen hosts (cbr_load_open_hosts)");
+            return -1;
+        }
+        uint8_t frame[1200];
+        c->request_len = cbr_encode_output(frame, sizeof frame, c->screen_id, json);
+        if (c->request_len == 0) { snprintf(error, CBR_ERROR_SIZE, "the output JSON is over 900 bytes"); return -1; }
+        free(c->pattern);
+        c->pattern = malloc(c->request_len * (size_t)(window + 1));
+        for (int k = 0; k <= window; k++) memcpy(c->pattern + (size_t)k * c->request_len, frame, c->request_len);
+        free(c->sent_at);
+        c->sent_at = malloc(sizeof(uint64_t) * (size_t)window);
+        c->sent_head = 0;
+        c->sent_count = (uint32_t)window;
+        for (int k = 0; k < window; k++) c->sent_at[k] = start;
+        c->owed = c->request_len * (size_t)window;
+        if (flush_owed(load, c, (uint32_t)i, NULL, 0) != 0) {
+            snprintf(error, CBR_ERROR_SIZE, "write on connection %d: %s", i, strerror(errno));
+            return -1;
+        }
+    }
+    struct epoll_event control = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
+    if (epoll_ctl(load->epoll_fd, EPOLL_CTL_ADD, control_fd, &control) != 0) {
+        snprintf(error, CBR_ERROR_SIZE, "epoll_ctl on the control descriptor %d: %s", control_fd, strerror(errno));
+        return -1;
+    }
+    uint8_t *buffer = malloc(64 * 1024);
+    struct epoll_event events[1024];
+    int status = 0, stop = 0;
+    while (!stop && status == 0) {
+        int n = load_wait(load, events, error);
+        if (n < 0) { status = -1; break; }
+        for (int i = 0; i < n; i++) {
+            uint32_t index = events[i].data.u32;
+            if (index == UINT32_MAX) { stop = 1; continue; }
+            load_connection *c = &load->connections[index];
+            if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+                long long frames = drain(c, buffer, 64 * 1024);
+                if (frames < 0) {
+                    snprintf(error, CBR_ERROR_SIZE, "flowd closed connection %u (screen %llu) during the run; was it found hung?",
+                             index, (unsigned long long)c->screen_id);
+                    status = -1;
+                    break;
+                }
+                uint64_t now = cbr_now_ns();
+                for (long long f = 0; f < frames && c->sent_count > 0; f++) {
+                    uint64_t sent = c->sent_at[c->sent_head];
+                    if (push_sample(&samples, &count, &capacity, sent, now - sent, 1) != 0) {
+                        snprintf(error, CBR_ERROR_SIZE, "out of memory after %zu samples", count);
+                        status = -1;
+                        break;
+                    }
+                    // The answered output's slot takes the new one, queued now.
+                    c->sent_at[c->sent_head] = now;
+                    c->sent_head = (c->sent_head + 1) % (uint32_t)window;
+                }
+                c->owed += (size_t)frames * c->request_len;
+            }
+            if (status == 0 && owes_bytes(c) && flush_owed(load, c, index, NULL, 0) != 0) {
+                snprintf(error, CBR_ERROR_SIZE, "write on connection %u: %s", index, strerror(errno));
+                status = -1;
+            }
+            if (status != 0) break;
+        }
+    }
+    epoll_ctl(load->epoll_fd, EPOLL_CTL_DEL, control_fd, NULL);
+    free(buffer);
+    if (status == 0) {
+        // Outputs still unanswered: their time so far, marked.
+        uint64_t end = cbr_now_ns();
+        for (int i = 0; i < load->count && status == 0; i++) {
+            load_connection *c = &load->connections[i];
+            for (uint32_t k = 0; k < c->sent_count; k++) {
+                uint64_t sent = c->sent_at[(c->sent_head + k) % (uint32_t)window];
+                if (push_sample(&samples, &count, &capacity, sent, end - sent, 0) != 0) { status = -1; break; }
+            }
+        }
+    }
+    if (status != 0) {
+        free(samples);
+        return -1;
+    }
+    *samples_out = samples;
+    *count_out = count;
+    return 0;
 }

@@ -1,6 +1,7 @@
 // Screen-host drivers for flowd: a few protobuf fields encoded and decoded by
-// hand (Hello, Output, Ack; Place/Update/PlacementChanged/Dismiss), so the
-// clients of the flowd rows cost about as little as the baseline's.
+// hand (Hello, Output, Ack, Pong; Place/Update/PlacementChanged/Dismiss, Ping),
+// so the clients of the flowd rows cost about as little as the baseline's. Every
+// host answers the daemon's Ping (its hang watchdog) with a Pong.
 #define _GNU_SOURCE
 #include "CBenchRelay.h"
 
@@ -82,6 +83,18 @@ size_t cbr_encode_ack(uint8_t *out, uint64_t screen_id, uint64_t serial) {
     return put_frame(out, 24, body, n);
 }
 
+size_t cbr_encode_pong(uint8_t *out, uint64_t nonce, uint64_t reply_to) {
+    uint8_t body[16];
+    size_t b = 0;
+    if (nonce != 0) { b += put_key(body, 1, 0); b += put_varint(body + b, nonce); }
+    uint8_t *envelope = out + 4;
+    size_t n = 0;
+    if (reply_to != 0) { n += put_key(envelope, 2, 0); n += put_varint(envelope + n, reply_to); }
+    n += put_bytes(envelope + n, 14, body, b);
+    out[0] = (uint8_t)n; out[1] = (uint8_t)(n >> 8); out[2] = (uint8_t)(n >> 16); out[3] = (uint8_t)(n >> 24);
+    return n + 4;
+}
+
 // MARK: - Decoding
 
 static int get_varint(const uint8_t *p, size_t len, size_t *at, uint64_t *value) {
@@ -140,6 +153,37 @@ int cbr_parse_command(const uint8_t *envelope, size_t len, uint64_t *screen_id, 
         return (int)field;
     }
     return 0;
+}
+
+size_t cbr_answer_ping(uint8_t *out, const uint8_t *envelope, size_t len) {
+    uint64_t seq = 0, nonce = 0;
+    size_t at = 0;
+    while (at < len) {
+        uint64_t key;
+        if (get_varint(envelope, len, &at, &key) != 0) return 0;
+        uint32_t field = (uint32_t)(key >> 3), wire = (uint32_t)(key & 7);
+        if (field == 1 && wire == 0) {
+            if (get_varint(envelope, len, &at, &seq) != 0) return 0;
+        } else if (field == 13 && wire == 2) {
+            uint64_t body_len;
+            if (get_varint(envelope, len, &at, &body_len) != 0 || body_len > len - at) return 0;
+            const uint8_t *body = envelope + at;
+            size_t b = 0;
+            while (b < body_len) {
+                uint64_t inner;
+                if (get_varint(body, body_len, &b, &inner) != 0) return 0;
+                if (inner == (1u << 3 | 0)) {
+                    if (get_varint(body, body_len, &b, &nonce) != 0) return 0;
+                } else if (skip_field(body, body_len, &b, (uint32_t)(inner & 7)) != 0) {
+                    return 0;
+                }
+            }
+            at += body_len;
+        } else if (skip_field(envelope, len, &at, wire) != 0) {
+            return 0;
+        }
+    }
+    return cbr_encode_pong(out, nonce, seq);
 }
 
 // MARK: - Blocking hosts
@@ -205,7 +249,11 @@ int cbr_host_await_place(int fd, int timeout_ms, uint64_t *screen_id, char *erro
         }
         uint64_t screen = 0, serial = 0;
         int type = cbr_parse_command(buffer, (size_t)len, &screen, &serial);
-        if (type >= 20 && type <= 23) {
+        if (type == 13) {
+            uint8_t pong[48];
+            size_t pong_len = cbr_answer_ping(pong, buffer, (size_t)len);
+            if (pong_len > 0 && send_all(fd, pong, pong_len, error) != 0) { free(buffer); return -1; }
+        } else if (type >= 20 && type <= 23) {
             uint8_t ack[48];
             if (send_all(fd, ack, cbr_encode_ack(ack, screen, serial), error) != 0) { free(buffer); return -1; }
             if (type == 20) { *screen_id = screen; free(buffer); return 0; }
@@ -227,7 +275,11 @@ int cbr_flow_pingpong(int fd, const uint8_t *output, size_t output_len, uint64_t
             int type = cbr_parse_command(buffer, (size_t)len, &screen, &s);
             if (type == 21 && screen == screen_id) { serial = s; break; }
             if (type == 12) { snprintf(error, CBR_ERROR_SIZE, "flowd sent an Error during the run"); return -1; }
-            if (type >= 20 && type <= 23) {
+            if (type == 13) {
+                uint8_t pong[48];
+                size_t pong_len = cbr_answer_ping(pong, buffer, (size_t)len);
+                if (pong_len > 0 && send_all(fd, pong, pong_len, error) != 0) return -1;
+            } else if (type >= 20 && type <= 23) {
                 uint8_t ack[48];
                 if (send_all(fd, ack, cbr_encode_ack(ack, screen, s), error) != 0) return -1;
             }
@@ -261,9 +313,16 @@ int cbr_flow_peer(int fd, const uint8_t *output, size_t output_len, uint64_t scr
             if (have - at - 4 < len) break;
             uint64_t screen = 0, serial = 0;
             int type = cbr_parse_command(buffer + at + 4, len, &screen, &serial);
+            size_t r;
+            if (type == 13) {
+                r = cbr_answer_ping(reply, buffer + at + 4, len);
+                at += 4 + len;
+                if (r > 0 && send_all(fd, reply, r, error) != 0) { status = errno == EPIPE || errno == ECONNRESET ? 0 : -1; goto done; }
+                continue;
+            }
             at += 4 + len;
             if (type < 20 || type > 23) continue;
-            size_t r = cbr_encode_ack(reply, screen, serial);
+            r = cbr_encode_ack(reply, screen, serial);
             if (type == 21 && screen == screen_id) {
                 memcpy(reply + r, output, output_len);
                 r += output_len;
@@ -339,16 +398,19 @@ long long cbr_host_pump(cbr_host *host, uint64_t places, int until_pong, int tim
             if (len > PUMP_BUFFER - 4) { snprintf(error, CBR_ERROR_SIZE, "a %u-byte frame is over the host's buffer", len); failed = 1; break; }
             if (host->have - at - 4 < len) break;
             uint64_t screen = 0, serial = 0;
-            int type = cbr_parse_command(buffer + at + 4, len, &screen, &serial);
+            const uint8_t *envelope = buffer + at + 4;
+            int type = cbr_parse_command(envelope, len, &screen, &serial);
             at += 4 + len;
             frames++;
             if (type == 14) ponged = 1;
-            if (type < 20 || type > 23) continue;
-            if (type == 20) { seen++; host->last_place = screen; }
+            if (type != 13 && (type < 20 || type > 23)) continue;
             if (ack_len + 48 > (1u << 16)) {
                 if (send_all(host->fd, acks, ack_len, error) != 0) { failed = 1; break; }
                 ack_len = 0;
             }
+            // A Pong goes out with the Acks of the same read, in order.
+            if (type == 13) { ack_len += cbr_answer_ping(acks + ack_len, envelope, len); continue; }
+            if (type == 20) { seen++; host->last_place = screen; }
             ack_len += cbr_encode_ack(acks + ack_len, screen, serial);
         }
         if (!failed && ack_len > 0 && send_all(host->fd, acks, ack_len, error) != 0) failed = 1;

@@ -19,8 +19,9 @@ struct FlowBench: ParsableCommand {
             All.self, BaselinePingPong.self, BaselineRelay.self, BaselineEcho.self, FlowdPing.self,
             IdleConnections.self, Startup.self,
             FlowdRelay.self, FlowdEcho.self, LiveScreens.self, TreeCost.self, SpawnStartup.self,
+            ScreenRestart.self, HungHost.self,
             ServerChild.self, PingPongChild.self, EchoPeerChild.self, LoadChild.self, IdleChild.self,
-            FlowPingPongChild.self, FlowPeerChild.self, SpawnedChild.self,
+            FlowPingPongChild.self, FlowPeerChild.self, SpawnedChild.self, AckHostChild.self, LatencyLoadChild.self,
         ],
         defaultSubcommand: nil)
 }

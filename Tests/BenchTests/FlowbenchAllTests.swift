@@ -55,4 +55,6 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("live-screens") == 1)
     #expect(rows("tree-cost") == 6)
     #expect(rows("spawn-startup") == 1)
+    #expect(rows("screen-restart") == 1)
+    #expect(rows("hung-host") == 2)
 }

@@ -78,9 +78,26 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
 /// its screen is placed (the Place is acknowledged). Run it with cbr_load_run and
 /// `request` = the NUL-terminated JSON of an output: each connection then sends that
 /// output for its own screen, counts the Updates of its screen as replies and
-/// acknowledges them (one cumulative Ack per read).
+/// acknowledges them (one cumulative Ack per read). Hosts answer the daemon's Pings
+/// (its hang watchdog) with Pongs, during the handshake too.
 cbr_load *cbr_load_open_hosts(const char *path, int connections, const char *kind_prefix,
                               double *handshake_seconds, char *error);
+
+/// One output of a latency run: when it was queued and how long until the Update it caused
+/// was read; `answered` 0 if the run ended first (`latency_ns` then runs to the end: a lower bound).
+typedef struct {
+    uint64_t sent_ns;
+    uint64_t latency_ns;
+    uint32_t answered;
+} cbr_latency_sample;
+
+/// A latency run on a load of hosts (cbr_load_open_hosts): every connection keeps `window`
+/// outputs (`json`, NUL-terminated) in flight as cbr_load_run does, and each Update of its screen
+/// answers its oldest output (one Update per output, in order): a sample from the time that output
+/// was queued to the read of the Update. Runs until `control_fd` is readable or ends (nothing is
+/// read from it). Stores a malloc'ed array (the caller frees it) in `samples` and its length in `count`.
+int cbr_load_run_latency(cbr_load *load, const char *json, int window, int control_fd,
+                         cbr_latency_sample **samples, size_t *count, char *error);
 
 /// Closes every connection and frees the load.
 void cbr_load_close(cbr_load *load);
@@ -99,6 +116,14 @@ size_t cbr_encode_ack(uint8_t *out, uint64_t screen_id, uint64_t serial);
 
 /// Writes a Ping frame (at most 32 bytes) into `out`; returns its length.
 size_t cbr_encode_ping(uint8_t *out, uint64_t nonce);
+
+/// Writes a Pong frame (at most 48 bytes) with `nonce` and `reply_to` into `out`; returns its length.
+size_t cbr_encode_pong(uint8_t *out, uint64_t nonce, uint64_t reply_to);
+
+/// Writes into `out` (at least 48 bytes) the Pong that answers the Ping `envelope` (without its
+/// 4-byte header): the same nonce, reply_to = the Ping's seq. Returns its length, 0 if malformed.
+/// Every host here answers the daemon's hang watchdog this way.
+size_t cbr_answer_ping(uint8_t *out, const uint8_t *envelope, size_t len);
 
 /// Parses an envelope (without its 4-byte header): returns the body's field number
 /// (20 Place, 21 Update, 22 PlacementChanged, 23 Dismiss, 12 Error, 14 Pong, ...;

@@ -49,6 +49,10 @@ struct All: ParsableCommand {
         rows.append(try Benchmarks.startup(flowd: flowd, runs: settings.startupRuns))
         Report.progress("spawn-startup, \(settings.spawnRuns) runs")
         rows.append(try Benchmarks.spawnStartup(flowd: flowd, runs: settings.spawnRuns))
+        Report.progress("screen-restart, \(settings.restartRuns) kills")
+        rows.append(try Benchmarks.screenRestart(flowd: flowd, runs: settings.restartRuns))
+        Report.progress("hung-host, \(settings.hungHosts) hosts")
+        rows += try HungHost.rows(flowd: flowd, settings: settings)
         Report.emit(rows, quick: options.quick)
     }
 }

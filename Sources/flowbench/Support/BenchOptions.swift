@@ -38,6 +38,15 @@ struct BenchSettings {
     var livePresses: Int
     /// Spawned screens timed by `spawn-startup`.
     var spawnRuns: Int
+    /// Kills of a spawned screen timed by `screen-restart`.
+    var restartRuns: Int
+    /// `hung-host`: measuring hosts, their window, the daemon's `--hang-timeout` (seconds),
+    /// and the seconds of warm-up and of the healthy phase before one more host is stopped.
+    var hungHosts: Int
+    var hungWindow: Int
+    var hangTimeout: Double
+    var hungWarmup: Double
+    var hungHealthySeconds: Double
     /// Tree sizes (screens) of `tree-cost`.
     var treeSizes: [Int]
     /// Stack depths unwound by `tree-cost`.
@@ -46,16 +55,20 @@ struct BenchSettings {
     var treeOperations: Int
 
     /// The numbers for the report: >= 200,000 round trips, 2 s per throughput point, 10,000 idle hosts,
-    /// 100,900 live screens, trees up to 10^6 nodes.
+    /// 100,900 live screens, trees up to 10^6 nodes, 20 screen restarts, 16 hosts beside a hung one.
     static let full = BenchSettings(
         latencyCount: 200_000, latencyWarmup: 20_000, echoClients: [1, 16, 256, 1000],
         echoWarmup: 0.5, echoSeconds: 2, idleCount: 10_000, startupRuns: 5,
-        livePresses: 101, spawnRuns: 7, treeSizes: [1_000, 10_000, 100_000, 1_000_000],
+        livePresses: 101, spawnRuns: 7, restartRuns: 20,
+        hungHosts: 16, hungWindow: 1, hangTimeout: 1, hungWarmup: 0.5, hungHealthySeconds: 2,
+        treeSizes: [1_000, 10_000, 100_000, 1_000_000],
         unwindDepths: [10, 100, 1_000, 10_000], treeOperations: 2_000)
 
     /// A few seconds in all; for the test suite.
     static let quick = BenchSettings(
         latencyCount: 2_000, latencyWarmup: 200, echoClients: [1, 256],
         echoWarmup: 0.05, echoSeconds: 0.2, idleCount: 200, startupRuns: 2,
-        livePresses: 2, spawnRuns: 2, treeSizes: [1_000, 10_000], unwindDepths: [10, 100, 1_000], treeOperations: 200)
+        livePresses: 2, spawnRuns: 2, restartRuns: 3,
+        hungHosts: 4, hungWindow: 1, hangTimeout: 0.5, hungWarmup: 0.1, hungHealthySeconds: 0.3,
+        treeSizes: [1_000, 10_000], unwindDepths: [10, 100, 1_000], treeOperations: 200)
 }

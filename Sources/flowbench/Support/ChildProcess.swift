@@ -112,6 +112,20 @@ final class ChildProcess {
         throw BenchError("\(label) (pid \(pid)) ended with status \(status) before printing '\(tag)'; its error is above")
     }
 
+    /// Writes `line` and a newline to the child's standard input.
+    func writeLine(_ line: String) throws {
+        // A child that died must give EPIPE here, not end flowbench (children get SIGPIPE back at spawn).
+        Glibc.signal(SIGPIPE, SIG_IGN)
+        let bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(inputFD, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw BenchError("cannot write to \(label) (pid \(pid)): \(String(cString: strerror(errno)))") }
+            offset += n
+        }
+    }
+
     /// Closes the child's standard input: children holding connections then let go and exit.
     func closeInput() {
         if inputFD >= 0 { close(inputFD) }

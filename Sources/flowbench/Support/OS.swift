@@ -47,6 +47,14 @@ enum OS {
         throw BenchError("\(path) has no \(name) line")
     }
 
+    /// Wall-clock time in nanoseconds since the Unix epoch: the clock of the daemon's events
+    /// (`Event.time_unix_nanos`), so a time taken here lines up with theirs.
+    static func wallClockNanos() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
     /// A short scratch directory under /tmp (socket paths must stay under 108 bytes).
     static func makeScratchDirectory() throws -> String {
         var template = Array("/tmp/flowbench-XXXXXX".utf8CString)
