@@ -266,6 +266,25 @@ struct SurvivalTests {
         #expect(daemon.daemon.stats().pendingAcks == 0)
     }
 
+    @Test func aHostThatKeepsSendingIsNotHungEvenBeforeItsPongArrives() throws {
+        // A busy host's Pong waits behind its own outputs; whatever it sends shows it is alive.
+        let daemon = try EmbeddedDaemonTests.deepStack {
+            $0.exitWhenAppFinishes = false
+            $0.hangTimeoutMilliseconds = 400
+            $0.ackTimeoutMilliseconds = 10_000
+        }
+        let (host, answer) = Self.host(daemon, ["item"])
+        let root = try #require(Self.places(answer).first)
+        for _ in 0..<20 {
+            daemon.advanceTime(by: 100)
+            _ = host.readBodies()
+            Self.press(3, root.screenID, host)  // a button the item screen does not have: nothing changes
+        }
+        #expect(daemon.daemon.stats().hostsHung == 0, "heard from all along")
+        for _ in 0..<8 { daemon.advanceTime(by: 100) }
+        #expect(daemon.daemon.stats().hostsHung == 1, "silent: hung")
+    }
+
     @Test func aHungSpawnedProcessIsKilledAndRestarted() throws {
         let daemon = try Self.spawnedDeepStack(.standard) { $0.hangTimeoutMilliseconds = 400 }
         let child = try #require(daemon.children.first)

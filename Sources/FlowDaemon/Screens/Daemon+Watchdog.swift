@@ -15,7 +15,7 @@ extension Daemon {
     /// disconnected (attached: it may resume). Other hosts are untouched.
     func watchdogTick(now: UInt64) {
         guard var dog = watchdog else { return }
-        let actions = dog.tick(now: now, awaitingAcks: delivery.hostsAwaitingAcks)
+        let actions = dog.tick(now: now, awaitingAcks: delivery.hostsAwaitingAcks) { [connections] in connections[$0]?.lastHeard }
         watchdog = dog
         for action in actions {
             switch action {

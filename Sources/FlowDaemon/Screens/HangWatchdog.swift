@@ -1,6 +1,7 @@
 /// Finds hung screen hosts, as Android's ANR and Qt Application Manager's watchdog do: a host that
 /// has had commands unacknowledged for two ticks in a row is pinged; one that answers no `Ping`
-/// within `timeout` is hung. A host that acks promptly is never pinged. A value: the daemon ticks it
+/// and sends nothing else either within `timeout` is hung. A host that acks promptly is never
+/// pinged; a busy one whose `Pong` waits behind its own outputs is heard and left alone. A value: the daemon ticks it
 /// with the clock and the hosts awaiting acks, and acts on what it says (send the pings, kill or
 /// disconnect the hung). Ticks come every quarter of the timeout while anything may be pending, so
 /// a host that stops is found within 1.75 × `timeout` of its first unacknowledged command.
@@ -31,12 +32,15 @@ struct HangWatchdog {
         if nextTick == nil { nextTick = now + interval }
     }
 
-    /// One tick at `now`; `awaitingAcks` are the hosts with commands unacknowledged.
-    mutating func tick(now: UInt64, awaitingAcks: Set<UInt64>) -> [Action] {
+    /// One tick at `now`; `awaitingAcks` are the hosts with commands unacknowledged, `lastHeard`
+    /// when bytes last arrived from a host.
+    mutating func tick(now: UInt64, awaitingAcks: Set<UInt64>, lastHeard: (UInt64) -> UInt64? = { _ in nil }) -> [Action] {
         var actions: [Action] = []
         var hung: Set<UInt64> = []
         for (host, ping) in outstanding.sorted(by: { $0.key < $1.key }) where now >= ping.sentAt + timeout {
             outstanding[host] = nil
+            // Heard from since the ping: alive (its Pong may wait behind its outputs); pinged again.
+            if let heard = lastHeard(host), heard > ping.sentAt { continue }
             hung.insert(host)
             actions.append(.hung(host: host, silentFor: now - ping.sentAt))
         }

@@ -26,6 +26,8 @@ final class Connection {
     var peerPID: Int32
     /// Set once `close` began; no more frames are read or queued.
     private(set) var isClosing = false
+    /// When bytes last arrived from the peer (the loop's clock): a peer that sends is not hung.
+    var lastHeard: UInt64 = 0
     /// Whether an attached host's screens are held for it to resume when this connection closes:
     /// false once it said goodbye or the daemon closed it for breaking the protocol.
     var mayResume = true

@@ -231,6 +231,7 @@ public final class Daemon {
 
     private func received(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         loop.assertOnLoop()
+        connection.lastHeard = loop.now
         connection.decoder.append(bytes)
         drain(connection)
     }
