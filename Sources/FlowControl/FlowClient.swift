@@ -72,6 +72,10 @@ public final class FlowClient {
     /// `Error` in reply is thrown as `ClientError.daemon`.
     public func request(_ body: Flowd_V1_Envelope.OneOf_Body, timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_Envelope {
         let seq = try send(body)
+        // Frames that are not the reply (events, ...) are kept for `receive`, in order, once the
+        // reply is found; putting them back at once would make `receive` return them again.
+        var aside: [Flowd_V1_Envelope] = []
+        defer { pending.insert(contentsOf: aside, at: 0) }
         while true {
             let envelope = try receive(timeoutMilliseconds: timeoutMilliseconds)
             if envelope.replyTo == seq {
@@ -80,7 +84,7 @@ public final class FlowClient {
             }
             if case .error(let error) = envelope.body, error.fatal { throw .daemon(error) }
             if case .shutdown(let shutdown) = envelope.body { throw .shutdown(shutdown) }
-            pending.append(envelope)
+            aside.append(envelope)
         }
     }
 
