@@ -99,7 +99,7 @@ extension Daemon {
             screen.lastSerial = delivered.serials.lastSent
             screen.ackedSerial = delivered.serials.acked
             screen.dismissing = delivered.isDismissing
-            screen.restarts = UInt32(clamping: delivered.restarts)
+            screen.restarts = delivered.restarts
             screen.delivery = delivered.phase.summary
             if let hostID = delivered.host {
                 screen.connectionID = hostID

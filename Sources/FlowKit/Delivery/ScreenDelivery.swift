@@ -106,7 +106,7 @@ public struct ScreenDelivery: Sendable {
     /// One screen as delivery sees it.
     public struct Screen: Hashable, Sendable {
         /// Its kind name.
-        public let kind: String
+        public var kind: String { current.kind }
         /// Where it is in its delivery.
         public internal(set) var phase: Phase
         /// Its serials.
@@ -116,12 +116,11 @@ public struct ScreenDelivery: Sendable {
         /// The screen as a new host must be given it: its `Place` with every later update and
         /// placement change folded in. A restarted or resumed host gets this.
         public internal(set) var current: PlaceCommand
-        /// What happens when its spawned process crashes.
-        public let restart: RestartPolicy
         /// How many times its process was restarted.
-        public internal(set) var restarts = 0
-        /// When it was restarted within the policy's window (the intensity limit).
-        var recentRestarts: [UInt64] = []
+        public internal(set) var restarts: UInt32 = 0
+        /// Whether its spawned process is restarted when it crashes (its policy and history are in
+        /// `restartBooks`, kept apart: most screens have none).
+        let restartable: Bool
 
         /// The host it is assigned to, if any.
         public var host: UInt64? {
@@ -135,7 +134,6 @@ public struct ScreenDelivery: Sendable {
         public var isHeldForHost: Bool {
             switch phase {
             case .awaitingExit, .awaitingResume: true
-            case .spawning: restarts > 0
             default: false
             }
         }
@@ -181,6 +179,15 @@ public struct ScreenDelivery: Sendable {
     /// Spawned hosts whose connection closed before their process's exit was known, with the
     /// screens waiting for that news.
     private var awaitingExit: [UInt64: Set<ScreenID>] = [:]
+    /// The restart policy and recent restarts of each screen whose policy restarts.
+    private var restartBooks: [ScreenID: RestartBook] = [:]
+
+    private struct RestartBook: Hashable, Sendable {
+        let policy: RestartPolicy
+        /// When it was restarted within the policy's window (the intensity limit).
+        var recent: [UInt64] = []
+    }
+
     /// Dropped attached hosts whose screens are held for them to resume.
     private var detached: [UInt64: Set<ScreenID>] = [:]
     /// When each dropped host's grace period ends.
@@ -302,9 +309,12 @@ public struct ScreenDelivery: Sendable {
     }
 
     private mutating func placeScreen(_ place: PlaceCommand, route: Route, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
-        var restart = RestartPolicy.never
-        if case .spawn(let policy) = route { restart = policy }
-        var screen = Screen(kind: place.kind, phase: .waitingForHost, current: place, restart: restart)
+        var restartable = false
+        if case .spawn(let policy) = route, policy != .never {
+            restartable = true
+            restartBooks[place.screen] = RestartBook(policy: policy)
+        }
+        var screen = Screen(phase: .waitingForHost, current: place, restartable: restartable)
         let outgoing = Outgoing(command: .place(place), serial: screen.serials.next())
         screen.held = [outgoing]
         switch route {
@@ -352,7 +362,7 @@ public struct ScreenDelivery: Sendable {
 
     /// The process for `screen` could not be spawned: the screen is lost.
     public mutating func spawnFailed(_ id: ScreenID) -> [Action] {
-        guard let screen = screens.removeValue(forKey: id) else { return [] }
+        guard let screen = removeScreen(id) else { return [] }
         return [.screenLost(id, kind: screen.kind, host: nil)]
     }
 
@@ -418,15 +428,15 @@ public struct ScreenDelivery: Sendable {
         for id in gone.screens.sorted(by: >) {
             guard var screen = screens[id], screen.host == host else { continue }
             if screen.isDismissing {
-                screens[id] = nil
+                removeScreen(id)
                 actions.append(.dismissalCompleted(id, .hostLost))
-            } else if holds, !gone.isSpawned || screen.restart != .never {
+            } else if holds, !gone.isSpawned || screen.restartable {
                 holdForNewHost(&screen)
                 screen.phase = gone.isSpawned ? .awaitingExit(host: host) : .awaitingResume(host: host)
                 screens[id] = screen
                 held.insert(id)
             } else {
-                screens[id] = nil
+                removeScreen(id)
                 actions.append(.screenLost(id, kind: screen.kind, host: host))
             }
         }
@@ -468,24 +478,25 @@ public struct ScreenDelivery: Sendable {
         var actions: [Action] = []
         for id in ids.sorted(by: >) {
             guard var screen = screens[id], screen.phase == .awaitingExit(host: host) else { continue }
-            guard abnormally, holdsScreensOfLostHosts, case .restart(let limit, let window) = screen.restart else {
+            guard abnormally, holdsScreensOfLostHosts, var book = restartBooks[id], case .restart(let limit, let window) = book.policy else {
                 // A process that ended on its own (status 0) meant to: its screen is gone with it.
-                screens[id] = nil
+                removeScreen(id)
                 actions.append(.screenLost(id, kind: screen.kind, host: host))
                 continue
             }
-            screen.recentRestarts.removeAll { now >= window && $0 <= now - window }
-            if screen.recentRestarts.count >= limit {
-                screens[id] = nil
-                actions += [.restartGaveUp(id, kind: screen.kind, restarts: screen.restarts, policy: screen.restart),
+            book.recent.removeAll { now >= window && $0 <= now - window }
+            if book.recent.count >= limit {
+                removeScreen(id)
+                actions += [.restartGaveUp(id, kind: screen.kind, restarts: Int(screen.restarts), policy: book.policy),
                             .screenLost(id, kind: screen.kind, host: host)]
                 continue
             }
-            screen.recentRestarts.append(now)
+            book.recent.append(now)
+            restartBooks[id] = book
             screen.restarts += 1
             screen.phase = .spawning
             screens[id] = screen
-            actions += [.restarted(id, kind: screen.kind, attempt: screen.restarts, policy: screen.restart), .spawn(id, kind: screen.kind)]
+            actions += [.restarted(id, kind: screen.kind, attempt: Int(screen.restarts), policy: book.policy), .spawn(id, kind: screen.kind)]
         }
         return actions
     }
@@ -504,9 +515,17 @@ public struct ScreenDelivery: Sendable {
         return actions + hostJoined(host, provides: provides, now: now)
     }
 
+    /// Removes a screen and its restart book.
+    @discardableResult
+    private mutating func removeScreen(_ id: ScreenID) -> Screen? {
+        guard let screen = screens.removeValue(forKey: id) else { return nil }
+        if screen.restartable { restartBooks[id] = nil }
+        return screen
+    }
+
     /// Removes a screen and every trace of it in the waiting lists.
     private mutating func forget(_ id: ScreenID) {
-        guard let screen = screens.removeValue(forKey: id) else { return }
+        guard let screen = removeScreen(id) else { return }
         switch screen.phase {
         case .waitingForHost: waiting[screen.kind]?.removeAll { $0 == id }
         case .awaitingExit(let host): awaitingExit[host]?.remove(id)
@@ -564,7 +583,7 @@ public struct ScreenDelivery: Sendable {
             actions.append(.resumeExpired(host: host, screens: ids.count))
             for id in ids.sorted(by: >) {
                 guard let screen = screens[id], screen.phase == .awaitingResume(host: host) else { continue }
-                screens[id] = nil
+                removeScreen(id)
                 actions.append(.screenLost(id, kind: screen.kind, host: host))
             }
         }
@@ -589,7 +608,7 @@ public struct ScreenDelivery: Sendable {
 
     /// Completes a dismissal: forgets the screen and retires a spawned host left without screens.
     private mutating func complete(_ id: ScreenID, _ outcome: DismissOutcome) -> [Action] {
-        guard let screen = screens.removeValue(forKey: id) else { return [] }
+        guard let screen = removeScreen(id) else { return [] }
         return detach(id, from: screen.host, reason: "its screen \(id) was dismissed") + [.dismissalCompleted(id, outcome)]
     }
 
