@@ -82,8 +82,8 @@ struct SurvivalIntegrationTests {
         screens.standardError = FileHandle.nullDevice
         try screens.run()
         defer {
-            kill(screens.processIdentifier, SIGCONT)
-            screens.terminate()
+            // SIGKILL: a host that reconnects by itself may be busy resuming and not stop on SIGTERM.
+            kill(screens.processIdentifier, SIGKILL)
             screens.waitUntilExit()
         }
         #expect(daemon.waitForLog("handshake"))
