@@ -48,8 +48,7 @@ public final class ScriptRunner {
                 log("[line \(step.line)] \(step.target): the visible screen is hosted by another process; left to it")
                 continue
             }
-            let card = try waitForVisible(step)
-            try perform(step, on: card)
+            try performWhenVisible(step)
             try host.ping()
         }
         log("script done (\(script.steps.count) steps); waiting for the daemon to finish")
@@ -75,6 +74,25 @@ public final class ScriptRunner {
     /// True when another process hosts the visible screen and this host has no screen of the step's kind.
     private func isHostedElsewhere(_ step: Script.Step) -> Bool {
         deck.visible == nil && !deck.cards.isEmpty && !deck.cards.values.contains { $0.kind == step.kind }
+    }
+
+    /// Waits for the step's screen and acts on it. An action that a dropped connection did not
+    /// send (`.reconnecting`: nothing went out) is done again once the host has resumed.
+    private func performWhenVisible(_ step: Script.Step) throws {
+        while true {
+            let card = try waitForVisible(step)
+            do {
+                try perform(step, on: card)
+                return
+            } catch let error as ScreenKitError where error.code == .reconnecting {
+                log("[line \(step.line)] not sent, the connection dropped; again once the screens are back")
+            }
+            while host.isReconnecting {
+                if let reason = try host.pollOnce(timeoutMilliseconds: 1_000) {
+                    throw Failure(description: "script line \(step.line): the session ended (\(reason)) while reconnecting")
+                }
+            }
+        }
     }
 
     private func waitForVisible(_ step: Script.Step) throws -> Card {

@@ -17,6 +17,13 @@ public struct Dismissal: Sendable, Hashable {
         /// Local: the daemon removed the screen by force after an ack timeout
         /// (non-fatal `ACK_TIMEOUT`); no ack is sent for it.
         case ackTimeout
+        /// Local: the connection dropped and the host resumed on a new one. The daemon places the
+        /// screen again right after (a new `HostedScreen` with the same id) unless it was dismissed
+        /// meanwhile; clear it without animation, or keep its view for the `Place` of its id.
+        case resumed
+        /// Local: the connection dropped and could not be resumed (the daemon refused the token, or
+        /// keeps nothing): the daemon has forgotten the screen. No ack is sent for it.
+        case connectionLost
         /// A reason this version of ScreenKit does not know.
         case unspecified
     }

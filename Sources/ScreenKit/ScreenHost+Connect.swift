@@ -10,22 +10,24 @@ extension ScreenHost {
     /// Connects to the daemon's named socket and performs the handshake as a screen host that
     /// provides `provides` (the kinds you will `register`). `path` nil means the default path
     /// (`$FLOWD_SOCKET`, `$XDG_RUNTIME_DIR/flowd/flowd.sock`, `/tmp/flowd-<uid>/flowd.sock`).
+    ///
+    /// `reconnect`: when the connection drops (end of stream, a reset, or the daemon's
+    /// `Shutdown(HUNG)`), connect to the same path again and resume the screens with the latest
+    /// `Welcome`'s token (docs/protocol.md §19), backing off as the policy says; nil turns it off
+    /// (`run()` then returns `.connectionClosed` or `.shutdown(.hung)` at once).
     public static func connect(
-        path: String? = nil, name: String, provides: [String], timeoutMilliseconds: Int32 = 5_000
+        path: String? = nil, name: String, provides: [String], timeoutMilliseconds: Int32 = 5_000,
+        reconnect: ReconnectPolicy? = ReconnectPolicy()
     ) throws(ScreenKitError) -> ScreenHost {
         let path = path ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
-        let socket: UnixSocket
-        do {
-            socket = try UnixSocket.connect(path: path)
-        } catch {
-            let hint =
-                error.isNoListener
-                ? "; is flowd running? start one with `flowd --socket \(path)`" : "; check the path and its permissions"
-            throw ScreenKitError(.connect, "cannot connect to flowd at \(path): \(error)\(hint)", isFatal: true)
+        let socket = try Handshake.connect(path: path)
+        let hello = Handshake.hello(name: name, token: "", provides: provides)
+        let (host, welcome) = try handshake(hello, on: socket, isSpawned: false, timeoutMilliseconds: timeoutMilliseconds)
+        if let reconnect {
+            host.redial = Redialer(
+                path: path, hello: hello, policy: reconnect, timeoutMilliseconds: timeoutMilliseconds, welcome: welcome)
         }
-        return try handshake(
-            on: socket, name: name, token: "", provides: provides, isSpawned: false,
-            timeoutMilliseconds: timeoutMilliseconds)
+        return host
     }
 
     /// Performs the handshake on an already connected descriptor, which the host then owns and closes.
@@ -34,8 +36,9 @@ extension ScreenHost {
         descriptor: Int32, name: String, token: String = "", provides: [String] = [], timeoutMilliseconds: Int32 = 5_000
     ) throws(ScreenKitError) -> ScreenHost {
         try handshake(
-            on: UnixSocket(descriptor: descriptor), name: name, token: token, provides: provides,
-            isSpawned: !token.isEmpty, timeoutMilliseconds: timeoutMilliseconds)
+            Handshake.hello(name: name, token: token, provides: provides), on: UnixSocket(descriptor: descriptor),
+            isSpawned: !token.isEmpty, timeoutMilliseconds: timeoutMilliseconds
+        ).host
     }
 
     /// Connects a screen process the daemon spawned: the inherited socket named by
@@ -69,9 +72,10 @@ extension ScreenHost {
         try checkStreamSocket(descriptor, variable: fdVariable)
         // Children of the screen process must not inherit the daemon's socket.
         _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        let hello = Handshake.hello(name: name ?? ProcessInfo.processInfo.processName, token: token, provides: [])
         return try handshake(
-            on: UnixSocket(descriptor: descriptor), name: name ?? ProcessInfo.processInfo.processName,
-            token: token, provides: [], isSpawned: true, timeoutMilliseconds: timeoutMilliseconds)
+            hello, on: UnixSocket(descriptor: descriptor), isSpawned: true, timeoutMilliseconds: timeoutMilliseconds
+        ).host
     }
 
     /// True if `environment` names an inherited flowd socket, i.e. `fromEnvironment` applies.
@@ -101,67 +105,10 @@ extension ScreenHost {
 
     /// Sends `Hello` and waits for `Welcome`; frames after it stay buffered for `run()`.
     private static func handshake(
-        on socket: UnixSocket, name: String, token: String, provides: [String], isSpawned: Bool,
-        timeoutMilliseconds: Int32
-    ) throws(ScreenKitError) -> ScreenHost {
-        var hello = Flowd_V1_Hello()
-        hello.minVersion = WireProtocol.supportedVersions.lowerBound
-        hello.maxVersion = WireProtocol.supportedVersions.upperBound
-        hello.role = .screenHost
-        hello.token = token
-        hello.name = name
-        hello.provides = provides
-        hello.pid = getpid()
-        do {
-            try socket.write(FrameEncoder.encode(Flowd_V1_Envelope(.hello(hello), seq: 1)))
-        } catch let error as SocketError {
-            throw ScreenKitError.socket(error, doing: "sending Hello")
-        } catch {
-            throw ScreenKitError(.handshake, "cannot encode Hello: \(error)", isFatal: true)
-        }
-        var decoder = FrameDecoder()
-        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
-        while true {
-            let envelope: Flowd_V1_Envelope?
-            do {
-                envelope = try decoder.nextEnvelope()
-            } catch {
-                throw ScreenKitError(.protocolViolation, "flowd answered Hello with a bad frame: \(error)", isFatal: true)
-            }
-            if let envelope {
-                switch envelope.body {
-                case .welcome(let welcome):
-                    return ScreenHost(
-                        socket: socket, decoder: decoder, welcome: welcome, name: name, isSpawned: isSpawned, lastSeq: 1)
-                case .error(let error):
-                    throw ScreenKitError(daemon: error)
-                case .shutdown(let shutdown):
-                    throw ScreenKitError(
-                        .handshake, "flowd shut the connection down during the handshake (\(shutdown.reason)): \(shutdown.message)",
-                        isFatal: true)
-                default:
-                    throw ScreenKitError(
-                        .handshake, "flowd answered Hello with \(envelope.bodyName) instead of Welcome", isFatal: true)
-                }
-            }
-            let remaining = deadline - ContinuousClock.now
-            let milliseconds = max(0, remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000)
-            let bytes: [UInt8]
-            do {
-                bytes = try socket.read(timeoutMilliseconds: Int32(milliseconds))
-            } catch {
-                if error.isTimeout {
-                    throw ScreenKitError(
-                        .handshake, "flowd did not answer Hello within \(timeoutMilliseconds) ms; is the peer a flowd?",
-                        isFatal: true)
-                }
-                throw ScreenKitError.socket(error, doing: "waiting for Welcome")
-            }
-            if bytes.isEmpty {
-                throw ScreenKitError(
-                    .handshake, "flowd closed the connection before answering Hello; see the daemon's log", isFatal: true)
-            }
-            decoder.append(bytes)
-        }
+        _ hello: Flowd_V1_Hello, on socket: UnixSocket, isSpawned: Bool, timeoutMilliseconds: Int32
+    ) throws(ScreenKitError) -> (host: ScreenHost, welcome: Flowd_V1_Welcome) {
+        let (welcome, decoder) = try Handshake.perform(hello, on: socket, timeoutMilliseconds: timeoutMilliseconds)
+        let host = ScreenHost(socket: socket, decoder: decoder, welcome: welcome, name: hello.name, isSpawned: isSpawned)
+        return (host, welcome)
     }
 }

@@ -31,31 +31,111 @@ extension ScreenHost {
 
     /// One step of `run()`: handles the frames already received, or else waits up to
     /// `timeoutMilliseconds` (-1: no limit) for the socket or an input and handles what arrived.
-    /// Returns the exit reason once the session has ended, nil while it goes on.
+    /// Returns the exit reason once the session has ended, nil while it goes on (also while
+    /// reconnecting: then a step makes one try, or waits for the next one or an input).
     public func pollOnce(timeoutMilliseconds: Int32) throws(ScreenKitError) -> ExitReason? {
         if let over = try outcome() { return over }
+        if isReconnecting {
+            try reconnectStep(timeoutMilliseconds: timeoutMilliseconds, pollingInputs: true)
+            return try outcome()
+        }
         if try handleBufferedFrames() { return try outcome() }
         if try expireGraceIfDue() { return try outcome() }
 
-        var descriptors = [pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)]
-        descriptors += inputs.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
-        let ready = poll(&descriptors, nfds_t(descriptors.count), pollTimeout(timeoutMilliseconds))
+        let (socketReady, readyInputs) = try pollDescriptors(
+            socket: true, inputs: true, timeoutMilliseconds: pollTimeout(timeoutMilliseconds))
+        if socketReady {
+            try readSocket()
+            _ = try handleBufferedFrames()
+        }
+        runInputs(readyInputs)
+        _ = try expireGraceIfDue()
+        return try outcome()
+    }
+
+    /// Ends `run()` after the current handler returns, with `.stopped`. The connection stays
+    /// open until `close()` or deinit; a host that is reconnecting stops trying.
+    public func stop() {
+        redial = nil
+        session.stop()
+    }
+
+    /// A barrier: sends `Ping` and handles incoming frames (running handlers) until the daemon's
+    /// `Pong` arrives. Afterwards every consequence of the frames sent before has been handled.
+    /// Inputs are not polled meanwhile. If the connection drops first and the host reconnects,
+    /// it pings again on the new connection (within the same timeout): the daemon answers that
+    /// `Ping` after the `Place`s of the resumed screens and the commands it held. Throws `.closed`
+    /// if the session ends first (then `run()` returns the reason at once), and `.socket`/`.daemon`
+    /// errors as `run()` does.
+    public func ping(timeoutMilliseconds: Int32 = 5_000) throws(ScreenKitError) {
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+        var nonce: UInt64?  // of the Ping sent on the current connection
+        while true {
+            if nonce == nil, !isReconnecting, !session.isOver { nonce = try? sendPing() }
+            if let nonce, receivedPongs.remove(nonce) != nil { return }
+            if try handleBufferedFrames() { continue }
+            let ping = nonce.map { "Ping \($0)" } ?? "Ping"
+            if try outcome() != nil { throw .closed("wait for the Pong to \(ping)") }
+            let remaining = milliseconds(until: deadline)
+            guard remaining > 0 else {
+                throw ScreenKitError(.socket, "flowd did not answer \(ping) within \(timeoutMilliseconds) ms")
+            }
+            if isReconnecting {
+                nonce = nil  // its Pong will not come on another connection
+                try reconnectStep(timeoutMilliseconds: remaining, pollingInputs: false)
+                continue
+            }
+            var descriptor = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, remaining)
+            if ready < 0 && errno != EINTR {
+                throw ScreenKitError(.socket, "poll failed: \(String(cString: strerror(errno)))", isFatal: true)
+            }
+            if ready > 0 { try readSocket() }
+        }
+    }
+
+    /// Sends a `Ping` with the next nonce.
+    private func sendPing() throws(ScreenKitError) -> UInt64 {
+        let nonce = nextPingNonce
+        nextPingNonce += 1
+        var ping = Flowd_V1_Ping()
+        ping.nonce = nonce
+        try write(.ping(ping))
+        return nonce
+    }
+
+    // MARK: Waiting
+
+    /// An input that `poll` found ready, with what it reported.
+    typealias ReadyInput = (input: Input, revents: Int16)
+
+    /// Waits at most `timeoutMilliseconds` (-1: no limit) for the socket (with `socket`) and the
+    /// inputs (with `inputs`; neither: a sleep). Returns whether the socket is readable, and the
+    /// inputs that are, for `runInputs` once the socket's frames are handled.
+    func pollDescriptors(
+        socket pollSocket: Bool, inputs pollInputs: Bool, timeoutMilliseconds: Int32
+    ) throws(ScreenKitError) -> (socketReady: Bool, inputs: [ReadyInput]) {
+        let polled = pollInputs ? inputs : []
+        var descriptors = polled.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+        if pollSocket { descriptors.insert(pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0), at: 0) }
+        let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds)
         if ready < 0 {
-            if errno == EINTR { return nil }
+            if errno == EINTR { return (false, []) }
             let failure = ScreenKitError(.socket, "poll failed: \(String(cString: strerror(errno)))", isFatal: true)
             session.fail(failure)
             socket.close()
             throw failure
         }
-        if descriptors[0].revents != 0 {
-            try readSocket()
-            _ = try handleBufferedFrames()
-        }
-        // Inputs that became ready, by id: a handler may add or remove inputs.
-        let readyInputs = zip(inputs, descriptors.dropFirst()).filter { $0.1.revents != 0 }
-        for (input, polled) in readyInputs where !session.isOver {
+        let inputResults = pollSocket ? descriptors.dropFirst() : descriptors[...]
+        let readyInputs = zip(polled, inputResults).filter { $0.1.revents != 0 }.map { ReadyInput($0.0, $0.1.revents) }
+        return (pollSocket && descriptors[0].revents != 0, readyInputs)
+    }
+
+    /// Runs the handlers of inputs found ready, by id: a handler may add or remove inputs.
+    func runInputs(_ ready: [ReadyInput]) {
+        for (input, revents) in ready where !session.isOver {
             guard inputs.contains(where: { $0.id == input.id }) else { continue }
-            if polled.revents & Int16(POLLNVAL) != 0 {
+            if revents & Int16(POLLNVAL) != 0 {
                 removeInput(input.id)
                 onError?(ScreenKitError(
                     .usage, "input descriptor \(input.descriptor) was closed without removeInput; it is no longer polled"))
@@ -63,45 +143,6 @@ extension ScreenHost {
             }
             input.handler()
         }
-        _ = try expireGraceIfDue()
-        return try outcome()
-    }
-
-    /// Ends `run()` after the current handler returns, with `.stopped`. The connection stays
-    /// open until `close()` or deinit.
-    public func stop() {
-        session.stop()
-    }
-
-    /// A barrier: sends `Ping` and handles incoming frames (running handlers) until the daemon's
-    /// `Pong` arrives. Afterwards every consequence of the frames sent before has been handled.
-    /// Inputs are not polled meanwhile. Throws `.closed` if the session ends first (then `run()`
-    /// returns the reason at once), `.handshake`-free `.socket`/`.daemon` errors as `run()` does.
-    public func ping(timeoutMilliseconds: Int32 = 5_000) throws(ScreenKitError) {
-        let nonce = nextPingNonce
-        nextPingNonce += 1
-        var ping = Flowd_V1_Ping()
-        ping.nonce = nonce
-        try write(.ping(ping))
-        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
-        while !receivedPongs.contains(nonce) {
-            if try handleBufferedFrames() { continue }
-            if session.isOver {
-                _ = try outcome()
-                throw .closed("wait for Pong \(nonce)")
-            }
-            var descriptor = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
-            let remaining = milliseconds(until: deadline)
-            guard remaining > 0 else {
-                throw ScreenKitError(.socket, "flowd did not answer Ping \(nonce) within \(timeoutMilliseconds) ms")
-            }
-            let ready = poll(&descriptor, 1, remaining)
-            if ready < 0 && errno != EINTR {
-                throw ScreenKitError(.socket, "poll failed: \(String(cString: strerror(errno)))", isFatal: true)
-            }
-            if ready > 0 { try readSocket() }
-        }
-        receivedPongs.remove(nonce)
     }
 
     // MARK: Inputs
@@ -124,13 +165,14 @@ extension ScreenHost {
     // MARK: Frames
 
     /// Nil while the session runs; the exit reason once it ended; throws if it failed.
+    /// A drop the host resumes from is no end: it closes the socket and starts reconnecting.
     private func outcome() throws(ScreenKitError) -> ExitReason? {
         switch session.phase {
         case .running, .awaitingShutdown:
             return nil
         case .ended(let reason):
             socket.close()
-            return reason
+            return reconnectIfDropped(reason) ? nil : reason
         case .failed(let error):
             socket.close()
             throw error
@@ -277,7 +319,7 @@ extension ScreenHost {
         return requested < 0 ? grace : min(requested, grace)
     }
 
-    private func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+    func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { return 0 }
         let (seconds, attoseconds) = remaining.components

@@ -38,8 +38,8 @@ public final class ScreenHost {
         public var maxFrameSize: Int
     }
 
-    /// What the daemon said in `Welcome`.
-    public let daemon: DaemonInfo
+    /// What the daemon said in `Welcome` (the latest one, after a reconnection).
+    public internal(set) var daemon: DaemonInfo
     /// The name sent in `Hello`.
     public let name: String
     /// True if the host was started by the daemon (inherited descriptor and token).
@@ -53,11 +53,16 @@ public final class ScreenHost {
     /// Non-fatal errors: daemon `Error` frames (`UNKNOWN_KIND`, `ACK_TIMEOUT`, `BAD_PAYLOAD`, ...),
     /// refused `Place`s and protocol slips of the daemon. Fatal ones end `run()` by throwing instead.
     public var onError: ((ScreenKitError) -> Void)?
+    /// What a host that reconnects by itself goes through: the drop, a refused resume, the new
+    /// connection, giving up (see `ReconnectPolicy`). For logs and a "reconnecting…" notice.
+    public var onReconnect: ((ReconnectEvent) -> Void)?
     /// The message of the daemon's `Shutdown`, once received.
     public internal(set) var shutdownMessage: String?
 
-    let socket: UnixSocket
+    /// The connection; replaced when the host reconnects.
+    var socket: UnixSocket
     var decoder: FrameDecoder
+    /// The rules of the current connection's session (a new one per connection).
     var session: HostSession
     var lastSeq: UInt64
     var screens: [UInt64: any AnyHostedScreen] = [:]
@@ -69,18 +74,19 @@ public final class ScreenHost {
     var inputs: [Input] = []
     var nextInputID = 1
     var graceDeadline: ContinuousClock.Instant?
+    /// How to connect again after a drop; nil for hosts that do not reconnect (spawned ones,
+    /// those on a given descriptor, `reconnect: nil`), and once reconnecting has given up.
+    var redial: Redialer?
 
-    init(socket: UnixSocket, decoder: FrameDecoder, welcome: Flowd_V1_Welcome, name: String, isSpawned: Bool, lastSeq: UInt64) {
+    /// A host on a connection whose handshake is done (the `Hello` was frame 1).
+    init(socket: UnixSocket, decoder: FrameDecoder, welcome: Flowd_V1_Welcome, name: String, isSpawned: Bool) {
         self.socket = socket
         self.decoder = decoder
         self.name = name
         self.isSpawned = isSpawned
-        self.lastSeq = lastSeq
-        let maxFrameSize = welcome.maxFrameSize == 0 ? WireProtocol.defaultMaxFrameSize : Int(welcome.maxFrameSize)
-        self.daemon = DaemonInfo(
-            version: welcome.version, connectionID: welcome.connectionID, server: welcome.server, app: welcome.app,
-            maxFrameSize: maxFrameSize)
-        self.decoder.maxFrameSize = maxFrameSize
+        self.lastSeq = 1
+        self.daemon = DaemonInfo(welcome)
+        self.decoder.maxFrameSize = daemon.maxFrameSize
         self.session = HostSession(endsWhenLastScreenDismissed: isSpawned)
     }
 
@@ -94,9 +100,9 @@ public final class ScreenHost {
     /// Screens placed here, accepted by a handler, and not dismissed.
     public var liveScreenCount: Int { session.liveScreenCount }
 
-    /// Why the session ended, once it has (nil while running or after a thrown failure).
+    /// Why the session ended, once it has (nil while running, reconnecting, or after a thrown failure).
     public var exitReason: ExitReason? {
-        if case .ended(let reason) = session.phase { return reason }
+        if case .ended(let reason) = session.phase, !resumes(after: reason) { return reason }
         return nil
     }
 
@@ -144,10 +150,12 @@ public final class ScreenHost {
     }
 
     /// Says goodbye (`Shutdown`) and closes the connection; `run()` then returns `.stopped`.
+    /// A host that is reconnecting stops trying.
     public func close() {
         if !session.isOver, socket.descriptor >= 0 {
             _ = try? write(.shutdown(Flowd_V1_Shutdown()))
         }
+        redial = nil
         session.stop()
         socket.close()
     }
@@ -155,7 +163,7 @@ public final class ScreenHost {
     /// Writes one frame; a peer that has gone away ends the session (`.connectionClosed`).
     @discardableResult
     func write(_ body: Flowd_V1_Envelope.OneOf_Body, replyTo: UInt64 = 0) throws(ScreenKitError) -> UInt64 {
-        guard !session.isOver, socket.descriptor >= 0 else { throw .closed("send \(body.name)") }
+        guard !session.isOver, socket.descriptor >= 0 else { throw unavailable("send \(body.name)") }
         let envelope = Flowd_V1_Envelope(body, seq: lastSeq + 1, replyTo: replyTo)
         let frame: [UInt8]
         do {
@@ -169,7 +177,7 @@ public final class ScreenHost {
             if error.code == EPIPE || error.code == ECONNRESET {
                 _ = session.connectionClosed()
                 socket.close()
-                throw .closed("send \(body.name)")
+                throw unavailable("send \(body.name)")
             }
             let failure = ScreenKitError.socket(error, doing: "sending \(body.name)")
             session.fail(failure)
@@ -178,6 +186,13 @@ public final class ScreenHost {
         }
         lastSeq += 1
         return lastSeq
+    }
+
+    /// Why nothing can be sent now: the host is reconnecting (not fatal), or the session is over.
+    func unavailable(_ what: String) -> ScreenKitError {
+        if isReconnecting { return .reconnecting(what) }
+        if case .ended(let reason) = session.phase, resumes(after: reason) { return .reconnecting(what) }
+        return .closed(what)
     }
 
     /// Sends a non-fatal `Error` about a command the host could not apply.
@@ -207,5 +222,14 @@ public final class ScreenHost {
                     + "check that the app's module and this screen process agree on the State type",
                 screenID: screenID, serial: serial)
         }
+    }
+}
+
+extension ScreenHost.DaemonInfo {
+    /// What a `Welcome` says.
+    init(_ welcome: Flowd_V1_Welcome) {
+        self.init(
+            version: welcome.version, connectionID: welcome.connectionID, server: welcome.server, app: welcome.app,
+            maxFrameSize: welcome.maxFrameSize == 0 ? WireProtocol.defaultMaxFrameSize : Int(welcome.maxFrameSize))
     }
 }

@@ -11,7 +11,7 @@ public struct ScreenKitError: Error, Sendable, Hashable, CustomStringConvertible
     /// The category of an error.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case daemon, environment, connect, handshake, socket, closed, protocolViolation
+            case daemon, environment, connect, handshake, socket, closed, reconnecting, protocolViolation
             case unknownKind, badState, encoding, usage
         }
         private let base: Base
@@ -29,6 +29,9 @@ public struct ScreenKitError: Error, Sendable, Hashable, CustomStringConvertible
         public static let socket = Code(.socket)
         /// The connection is closed or the session has ended; nothing can be sent.
         public static let closed = Code(.closed)
+        /// The connection dropped and the host is reconnecting: nothing was sent. Not fatal; the
+        /// screens come back once it has resumed (see `ReconnectPolicy`).
+        public static let reconnecting = Code(.reconnecting)
         /// The daemon broke the protocol (a bad frame, a command for a screen never placed).
         public static let protocolViolation = Code(.protocolViolation)
         /// A `Place` named a kind no handler is registered for (refused with `UNKNOWN_KIND`).
@@ -96,6 +99,14 @@ extension ScreenKitError {
     /// A socket failure while `doing` something.
     static func socket(_ error: SocketError, doing: String) -> ScreenKitError {
         ScreenKitError(.socket, "\(doing) failed: \(error); the connection to flowd is unusable", isFatal: true)
+    }
+
+    /// The connection dropped and the host is reconnecting; `what` could not be done.
+    static func reconnecting(_ what: String) -> ScreenKitError {
+        ScreenKitError(
+            .reconnecting,
+            "cannot \(what): the connection to flowd dropped and ScreenKit is reconnecting; nothing was sent "
+                + "(the screens are placed again once it has resumed)")
     }
 
     /// The session is over; `what` could not be done.

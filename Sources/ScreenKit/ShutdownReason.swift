@@ -11,6 +11,9 @@ public enum ShutdownReason: Sendable, Hashable {
     case screenDismissed
     /// The daemon found a protocol error; a fatal `Error` came just before.
     case protocolError
+    /// The daemon's watchdog found the host hung (it answered no `Ping` in time) and cut it off.
+    /// Not an ending for a host that reconnects by itself: it resumes (docs/protocol.md §19).
+    case hung
     /// A reason this version of ScreenKit does not know.
     case unspecified
 
@@ -22,6 +25,7 @@ public enum ShutdownReason: Sendable, Hashable {
             case .appFinished: .appFinished
             case .screenDismissed: .screenDismissed
             case .protocolError: .protocolError
+            case .hung: .hung
             default: .unspecified
             }
     }

@@ -107,6 +107,7 @@ struct DemoScreensCommand: ParsableCommand {
         defer { if let logFile { fclose(logFile) } }
         deck.onChange = { log($0.logLine) }
         host.onError = { error in log("! \(error)") }
+        host.onReconnect = { event in log("reconnect: \(event)") }
 
         guard let parsed else {
             guard interactive else {

@@ -14,7 +14,7 @@ import Glibc
 /// with `FrameEncoder` and reading the host's frames with `FrameDecoder`.
 /// ScreenKit is single-threaded and blocking, so a test queues the daemon's
 /// frames first, then lets the host handle them, then reads what it answered.
-final class FakeDaemon {
+final class FakeDaemon: DaemonEnd {
     let socket: UnixSocket
     /// The host's end; the host takes ownership of it.
     let hostDescriptor: Int32
@@ -89,9 +89,15 @@ final class FakeDaemon {
         #expect(hello.seq == 1)
         return (host, body)
     }
+}
 
-    // MARK: Commands
+/// What a fake daemon says to a host, on whatever socket it has: `send` is all it needs.
+protocol DaemonEnd {
+    /// Writes one frame to the host.
+    func send(_ body: Flowd_V1_Envelope.OneOf_Body, replyTo: UInt64) throws
+}
 
+extension DaemonEnd {
     func place(
         _ screenID: UInt64, kind: String = Tutorial.kind, state: some Encodable, placement: Placement = .sample,
         serial: UInt64 = 1
@@ -105,7 +111,7 @@ final class FakeDaemon {
         place.animated = true
         place.flowID = 3
         place.flowType = "TutorialFlow"
-        try send(.place(place))
+        try send(.place(place), replyTo: 0)
     }
 
     func update(_ screenID: UInt64, serial: UInt64, state: some Encodable) throws {
@@ -113,7 +119,7 @@ final class FakeDaemon {
         update.screenID = screenID
         update.serial = serial
         update.state = try .json(encoding: state)
-        try send(.update(update))
+        try send(.update(update), replyTo: 0)
     }
 
     func placementChanged(_ screenID: UInt64, serial: UInt64, change: Flowd_V1_PlacementChanged.Change, placement: Placement) throws {
@@ -122,7 +128,7 @@ final class FakeDaemon {
         message.serial = serial
         message.change = change
         message.placement = Flowd_V1_Placement(placement, screen: ScreenID(rawValue: screenID))
-        try send(.placementChanged(message))
+        try send(.placementChanged(message), replyTo: 0)
     }
 
     func dismiss(_ screenID: UInt64, serial: UInt64, reason: Flowd_V1_Dismiss.Reason = .flowFinished, animated: Bool = true) throws {
@@ -131,14 +137,14 @@ final class FakeDaemon {
         dismiss.serial = serial
         dismiss.reason = reason
         dismiss.animated = animated
-        try send(.dismiss(dismiss))
+        try send(.dismiss(dismiss), replyTo: 0)
     }
 
     func shutdown(_ reason: Flowd_V1_Shutdown.Reason, message: String = "bye") throws {
         var shutdown = Flowd_V1_Shutdown()
         shutdown.reason = reason
         shutdown.message = message
-        try send(.shutdown(shutdown))
+        try send(.shutdown(shutdown), replyTo: 0)
     }
 
     func pong(_ nonce: UInt64, replyTo: UInt64 = 0) throws {

@@ -1,0 +1,30 @@
+/// What a reconnecting host went through, for `ScreenHost.onReconnect` (to log it, or to show
+/// "reconnecting…"). See `ReconnectPolicy` and docs/screenkit.md.
+public enum ReconnectEvent: Sendable, Hashable, CustomStringConvertible {
+    /// The connection dropped (`.connectionClosed`, or `.shutdown(.hung)` from the daemon's
+    /// watchdog) while the host showed `screens` screens; it reconnects to `path`.
+    case dropped(ExitReason, screens: Int, path: String)
+    /// The daemon refused the resume token (`RESUME_REFUSED`): the old screens are gone
+    /// (dismissed with `.connectionLost`) and the host connects again without a token.
+    case resumeRefused(message: String)
+    /// Connected again after `attempts` tries. `resumed`: the daemon took the token back and
+    /// places the screens that still exist again; false: a fresh start.
+    case reconnected(connectionID: UInt64, resumed: Bool, attempts: Int)
+    /// No try succeeded in time; `run()` returns `.connectionClosed`. `lastError` is the last try's failure.
+    case gaveUp(attempts: Int, lastError: ScreenKitError)
+
+    /// One line for a log.
+    public var description: String {
+        switch self {
+        case .dropped(let reason, let screens, let path):
+            "connection to flowd lost (\(reason)) with \(screens) screen(s); reconnecting to \(path) to resume"
+        case .resumeRefused(let message):
+            "flowd refused to resume (\(message)); the old screens are gone, connecting again as a new host"
+        case .reconnected(let connectionID, let resumed, let attempts):
+            "reconnected to flowd as connection \(connectionID) after \(attempts) tr\(attempts == 1 ? "y" : "ies")"
+                + (resumed ? "; resumed, its screens follow" : "; a fresh start")
+        case .gaveUp(let attempts, let lastError):
+            "gave up reconnecting to flowd after \(attempts) tr\(attempts == 1 ? "y" : "ies"); last: \(lastError)"
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import FlowSocket
+import FlowWire
+
+/// A host that connected to the named socket survives a dropped connection (docs/protocol.md
+/// §19): it connects again with the resume token of its latest `Welcome`, forgets the screens
+/// it showed, and serves the `Place`s the daemon sends for those that still exist.
+extension ScreenHost {
+    /// True while the connection is down and the host is trying to get a new one.
+    /// Outputs and navigation then throw `.reconnecting` (nothing is sent).
+    public var isReconnecting: Bool { redial?.schedule != nil }
+
+    /// True if a session that ended with `reason` is a drop this host comes back from
+    /// (not an ending such as `Shutdown(DAEMON_EXITING)`).
+    func resumes(after reason: ExitReason) -> Bool {
+        guard let redial, redial.canResume else { return false }
+        return reason == .connectionClosed || reason == .shutdown(.hung)
+    }
+
+    /// Starts reconnecting if the session ended with a drop this host resumes from; true if it did.
+    /// The screens stay until the daemon says whether it resumed them (an app keeps showing them).
+    func reconnectIfDropped(_ reason: ExitReason) -> Bool {
+        guard resumes(after: reason), let redial else { return false }
+        onReconnect?(.dropped(reason, screens: screens.count, path: redial.path))
+        redial.start(.now)
+        // The old connection's rules, buffered bytes, pongs and grace mean nothing on the next one.
+        session = HostSession(endsWhenLastScreenDismissed: session.endsWhenLastScreenDismissed)
+        decoder = FrameDecoder()
+        receivedPongs = []
+        graceDeadline = nil
+        return true
+    }
+
+    /// While reconnecting: one try if it is due, else a wait of at most `timeoutMilliseconds`
+    /// (-1: until the try is due) for the inputs (with `pollingInputs`) or the next try.
+    func reconnectStep(timeoutMilliseconds: Int32, pollingInputs: Bool) throws(ScreenKitError) {
+        guard let redial, let schedule = redial.schedule else { return }
+        guard schedule.isDue(.now) else {
+            let untilDue = milliseconds(until: schedule.nextAttempt)
+            let wait = timeoutMilliseconds < 0 ? untilDue : min(timeoutMilliseconds, untilDue)
+            runInputs(try pollDescriptors(socket: false, inputs: pollingInputs, timeoutMilliseconds: wait).inputs)
+            return
+        }
+        switch redial.attempt() {
+        case .connected(let socket, let welcome, let decoder):
+            redial.finish()
+            adopt(socket, welcome, decoder)
+            onReconnect?(.reconnected(connectionID: welcome.connectionID, resumed: welcome.resumed, attempts: redial.attempts))
+        case .refused(let error):
+            forgetScreens(.connectionLost)
+            onReconnect?(.resumeRefused(message: error.message))
+        case .failed(let error):
+            if redial.failed(at: .now) { return }  // tries again later
+            onReconnect?(.gaveUp(attempts: redial.attempts, lastError: error))
+            self.redial = nil
+            _ = session.connectionClosed()
+        case .fatal(let error):
+            self.redial = nil
+            session.fail(error)
+        }
+    }
+
+    /// Serves on a new connection: the old screens are forgotten (resumed ones come back with
+    /// their `Place`, already buffered or on their way), the token is the new `Welcome`'s.
+    private func adopt(_ socket: UnixSocket, _ welcome: Flowd_V1_Welcome, _ decoder: FrameDecoder) {
+        forgetScreens(welcome.resumed ? .resumed : .connectionLost)
+        redial?.welcomed(welcome)
+        self.socket = socket
+        self.decoder = decoder
+        lastSeq = 1
+        daemon = DaemonInfo(welcome)
+        self.decoder.maxFrameSize = daemon.maxFrameSize
+    }
+
+    /// Tells every screen of the old connection it is gone (newest first), without acks.
+    private func forgetScreens(_ reason: Dismissal.Reason) {
+        let gone = screens.sorted { $0.key > $1.key }
+        screens = [:]
+        for (_, screen) in gone { screen.dismissed(Dismissal(reason: reason, animated: false), serial: nil) }
+    }
+}
