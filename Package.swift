@@ -131,7 +131,10 @@ let package = Package(
             dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowKit", "DemoApps", "FlowWire", "FlowWireFuzzing"],
             path: "Tests/DaemonFuzzing"
         ),
-        .testTarget(name: "IntegrationTests", dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport", "ScreenKit", "DemoScreens", "DemoApps"]
+        ),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]
 )

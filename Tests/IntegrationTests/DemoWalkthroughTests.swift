@@ -7,7 +7,23 @@ import Glibc
 #endif
 
 /// The repository's root (for scripts/).
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL.path
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL.path
+
+/// The walk-through: the scripted person's steps (docs/demo.md).
+let demoWalkthroughPath = repositoryRoot + "/scripts/demo-walkthrough.txt"
+
+/// What demo-screens prints when the walk-through reaches every app's result and flowd ends it.
+let demoWalkResults = [
+    "updated: Tutorial completed", "updated: Tutorial skipped",
+    "updated: Personal profile: saved Grace (dismiss animated)",
+    "updated: Business profile: Initech owned by Bill (dismiss without animation)",
+    "updated: Personal profile: saved Ada (leave on the stack)",
+    "updated: Student editor: Ann 33, Bob 21 (dismiss animated)",
+    "updated: Contacts and events: closed (dismiss animated)",
+    "updated: Contacts and events: modal closed by the user (dismiss animated)",
+    "updated: Login: logged in as ann (dismiss animated)",
+    "session ended: shutdown(ScreenKit.ShutdownReason.appFinished)",
+]
 
 /// The demo's headless walk-through: flowd's launcher with demo-screens
 /// following scripts/demo-walkthrough.txt (every app to its end; the login
@@ -16,7 +32,7 @@ private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathCom
 struct DemoWalkthroughTests {
     @Test(arguments: [true, false])
     func everyDemoAppReachesItsResult(python: Bool) throws {
-        let walk = repositoryRoot + "/scripts/demo-walkthrough.txt"
+        let walk = demoWalkthroughPath
         var environment = ["DEMO_SCREENS_SCRIPT": walk, "FLOWD_DEMO_DIR": repositoryRoot + "/scripts/screens"]
         if !python { environment["FLOWD_PYTHON_SCREENS"] = "0" }
         // A long spawn grace: a slow machine must not turn a Python screen's late exit into SIGTERM.
@@ -24,17 +40,7 @@ struct DemoWalkthroughTests {
         let screens = try ProductRun.run("demo-screens", ["--socket", daemon.socketPath, "--script", walk, "--step-timeout", "20"])
         #expect(screens.status == 0, "\(screens.stderr)\n\(screens.stdout)")
         #expect(daemon.waitForExit() == 0, "the walk ends with Quit: flowd exits 0 on its own")
-        for result in [
-            "updated: Tutorial completed", "updated: Tutorial skipped",
-            "updated: Personal profile: saved Grace (dismiss animated)",
-            "updated: Business profile: Initech owned by Bill (dismiss without animation)",
-            "updated: Personal profile: saved Ada (leave on the stack)",
-            "updated: Student editor: Ann 33, Bob 21 (dismiss animated)",
-            "updated: Contacts and events: closed (dismiss animated)",
-            "updated: Contacts and events: modal closed by the user (dismiss animated)",
-            "updated: Login: logged in as ann (dismiss animated)",
-            "session ended: shutdown(ScreenKit.ShutdownReason.appFinished)",
-        ] {
+        for result in demoWalkResults {
             #expect(screens.stdout.contains(result), "missing \(result)")
         }
         let log = daemon.logText

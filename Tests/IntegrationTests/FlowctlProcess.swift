@@ -6,8 +6,8 @@ import Testing
 import Glibc
 #endif
 
-/// A long-running flowctl (watch, record) with its stdout and stderr read on
-/// background threads; tests wait for lines, never for time.
+/// A long-running flowctl (watch, record), or another program (a Python screen host), with its
+/// stdout and stderr read on background threads; tests wait for lines, never for time.
 final class FlowctlProcess: @unchecked Sendable {
     // @unchecked: `out`, `err` and `closed` are only touched under `condition`.
     let process = Process()
@@ -20,10 +20,16 @@ final class FlowctlProcess: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
     private var readers: [Int32] = []
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = productsDirectory.appendingPathComponent("flowctl")
+    /// Runs flowctl with `arguments`.
+    convenience init(_ arguments: [String]) throws {
+        try self.init(executable: productsDirectory.appendingPathComponent("flowctl"), arguments)
+    }
+
+    /// Runs `executable` with `arguments`, with `environment` added to the test's.
+    init(executable: URL, _ arguments: [String], environment extra: [String: String] = [:]) throws {
+        process.executableURL = executable
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment["NO_COLOR"] = "1"
         process.environment = environment
         let outPipe = Pipe()

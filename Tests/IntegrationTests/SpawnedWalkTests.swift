@@ -6,16 +6,13 @@ import Testing
 import Glibc
 #endif
 
-/// The repository's root (for scripts/).
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL.path
-
 /// The demo walk-through with every screen in its own spawned demo-screens
 /// process (`scripts/demo --headless --spawned`): the processes follow the
 /// script in order through a shared progress file; killed ones are restarted
 /// by flowd (`scripts/kill-screens` is the same with more kills).
 @Suite("spawned demo walk")
 struct SpawnedWalkTests {
-    static let walkPath = repositoryRoot + "/scripts/demo-walkthrough.txt"
+    static let walkPath = demoWalkthroughPath
 
     @Test func everyScreenSpawnedTheWalkReachesEveryResult() throws {
         #expect(try walk(kills: 0) == 0)

@@ -23,6 +23,30 @@ struct ReconnectTests {
         return host
     }
 
+    /// What a host did against a fake daemon's scripts, run to its end.
+    private struct Outcome {
+        var exit: ExitReason
+        var log: [String]
+        var reconnects: [ReconnectEvent]
+        var daemon: ListeningFakeDaemon
+        var host: ScreenHost
+    }
+
+    /// Connects a host to a fake daemon playing `scripts` and runs it until the session ends;
+    /// every script must have run as written.
+    private func run(
+        _ scripts: [ListeningFakeDaemon.Script], policy: ReconnectPolicy? = ReconnectPolicy(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Outcome {
+        let daemon = try ListeningFakeDaemon(scripts)
+        let log = Recorder<String>(), reconnects = Recorder<ReconnectEvent>()
+        let host = try connect(daemon, log: log, reconnects: reconnects, policy: policy)
+        let exit = try host.run()
+        #expect(daemon.waitUntilDone(), sourceLocation: sourceLocation)
+        #expect(daemon.failures == [], sourceLocation: sourceLocation)
+        return Outcome(exit: exit, log: log.values, reconnects: reconnects.values, daemon: daemon, host: host)
+    }
+
     /// The first connection: Welcome with token `tok-1`, screen 5 placed and acked, then `end`.
     private static func firstConnection(then end: @escaping @Sendable (FakePeer) throws -> Void = { _ in })
         -> ListeningFakeDaemon.Script
@@ -37,7 +61,7 @@ struct ReconnectTests {
 
     @Test("after end of stream the host says Hello with the last token, forgets its screens, and serves the Place that follows")
     func resumesAfterEndOfStream() throws {
-        let daemon = try ListeningFakeDaemon([
+        let run = try run([
             Self.firstConnection(),
             { peer in
                 try peer.welcome(token: "tok-2", resumed: true, connectionID: 8)
@@ -46,46 +70,36 @@ struct ReconnectTests {
                 try peer.shutdown(.appFinished)
             },
         ])
-        let log = Recorder<String>(), reconnects = Recorder<ReconnectEvent>()
-        let host = try connect(daemon, log: log, reconnects: reconnects)
-
-        #expect(try host.run() == .shutdown(.appFinished))
-        #expect(daemon.waitUntilDone())
-        #expect(daemon.failures == [])
-        #expect(daemon.hellos.map(\.resumeToken) == ["", "tok-1"])
-        #expect(daemon.hellos.map(\.provides) == [["tutorial"], ["tutorial"]])
-        #expect(daemon.hellos.map(\.name) == ["resumer", "resumer"])
-        #expect(log.values == ["+5 Welcome", "-5 resumed", "+5 Again"])
-        #expect(host.daemon.connectionID == 8)
-        #expect(reconnects.values == [
-            .dropped(.connectionClosed, screens: 1, path: daemon.path),
+        #expect(run.exit == .shutdown(.appFinished))
+        #expect(run.daemon.hellos.map(\.resumeToken) == ["", "tok-1"])
+        #expect(run.daemon.hellos.map(\.provides) == [["tutorial"], ["tutorial"]])
+        #expect(run.daemon.hellos.map(\.name) == ["resumer", "resumer"])
+        #expect(run.log == ["+5 Welcome", "-5 resumed", "+5 Again"])
+        #expect(run.host.daemon.connectionID == 8)
+        #expect(run.reconnects == [
+            .dropped(.connectionClosed, screens: 1, path: run.daemon.path),
             .reconnected(connectionID: 8, resumed: true, attempts: 1),
         ])
     }
 
     @Test("Shutdown(HUNG) is a drop, not an ending: the host resumes")
     func resumesAfterHung() throws {
-        let daemon = try ListeningFakeDaemon([
+        let run = try run([
             Self.firstConnection { try $0.shutdown(.hung, message: "no Pong within 1000 ms") },
             { peer in
                 try peer.welcome(token: "tok-2", resumed: true)
                 try peer.shutdown(.appFinished)
             },
         ])
-        let log = Recorder<String>(), reconnects = Recorder<ReconnectEvent>()
-        let host = try connect(daemon, log: log, reconnects: reconnects)
-
-        #expect(try host.run() == .shutdown(.appFinished))
-        #expect(daemon.waitUntilDone())
-        #expect(daemon.failures == [])
-        #expect(daemon.hellos.map(\.resumeToken) == ["", "tok-1"])
-        #expect(log.values == ["+5 Welcome", "-5 resumed"], "screen 5 was dismissed meanwhile: no Place")
-        #expect(reconnects.values.first == .dropped(.shutdown(.hung), screens: 1, path: daemon.path))
+        #expect(run.exit == .shutdown(.appFinished))
+        #expect(run.daemon.hellos.map(\.resumeToken) == ["", "tok-1"])
+        #expect(run.log == ["+5 Welcome", "-5 resumed"], "screen 5 was dismissed meanwhile: no Place")
+        #expect(run.reconnects.first == .dropped(.shutdown(.hung), screens: 1, path: run.daemon.path))
     }
 
     @Test("after RESUME_REFUSED the old screens are lost and the host connects again without a token")
     func freshStartAfterRefusal() throws {
-        let daemon = try ListeningFakeDaemon([
+        let run = try run([
             Self.firstConnection(),
             { peer in try peer.refuseResume() },
             { peer in
@@ -95,16 +109,11 @@ struct ReconnectTests {
                 try peer.shutdown(.appFinished)
             },
         ])
-        let log = Recorder<String>(), reconnects = Recorder<ReconnectEvent>()
-        let host = try connect(daemon, log: log, reconnects: reconnects)
-
-        #expect(try host.run() == .shutdown(.appFinished))
-        #expect(daemon.waitUntilDone())
-        #expect(daemon.failures == [])
-        #expect(daemon.hellos.map(\.resumeToken) == ["", "tok-1", ""])
-        #expect(log.values == ["+5 Welcome", "-5 connectionLost", "+6 Welcome"])
-        #expect(reconnects.values == [
-            .dropped(.connectionClosed, screens: 1, path: daemon.path),
+        #expect(run.exit == .shutdown(.appFinished))
+        #expect(run.daemon.hellos.map(\.resumeToken) == ["", "tok-1", ""])
+        #expect(run.log == ["+5 Welcome", "-5 connectionLost", "+6 Welcome"])
+        #expect(run.reconnects == [
+            .dropped(.connectionClosed, screens: 1, path: run.daemon.path),
             .resumeRefused(message: "unknown resume token"),
             .reconnected(connectionID: 9, resumed: false, attempts: 2),
         ])
@@ -112,58 +121,43 @@ struct ReconnectTests {
 
     @Test("Shutdown(DAEMON_EXITING) is an ending: no reconnection")
     func endingShutdownDoesNotReconnect() throws {
-        let daemon = try ListeningFakeDaemon([Self.firstConnection { try $0.shutdown(.daemonExiting) }])
-        let log = Recorder<String>(), reconnects = Recorder<ReconnectEvent>()
-        let host = try connect(daemon, log: log, reconnects: reconnects)
-
-        #expect(try host.run() == .shutdown(.daemonExiting))
-        #expect(daemon.waitUntilDone())
-        #expect(daemon.hellos.count == 1)
-        #expect(reconnects.values.isEmpty)
-        #expect(log.values == ["+5 Welcome"])
+        let run = try run([Self.firstConnection { try $0.shutdown(.daemonExiting) }])
+        #expect(run.exit == .shutdown(.daemonExiting))
+        #expect(run.daemon.hellos.count == 1)
+        #expect(run.reconnects.isEmpty)
+        #expect(run.log == ["+5 Welcome"])
     }
 
     @Test("a daemon that sends no resume token keeps nothing: end of stream ends the session at once")
     func noTokenNoReconnection() throws {
-        let daemon = try ListeningFakeDaemon([
-            { peer in try peer.welcome(token: "") },
-        ])
-        let log = Recorder<String>(), reconnects = Recorder<ReconnectEvent>()
-        let host = try connect(daemon, log: log, reconnects: reconnects)
-
-        #expect(try host.run() == .connectionClosed)
-        #expect(reconnects.values.isEmpty)
+        let run = try run([{ peer in try peer.welcome(token: "") }])
+        #expect(run.exit == .connectionClosed)
+        #expect(run.reconnects.isEmpty)
     }
 
     @Test("reconnect: nil turns it off")
     func switchedOff() throws {
-        let daemon = try ListeningFakeDaemon([Self.firstConnection()])
-        let log = Recorder<String>(), reconnects = Recorder<ReconnectEvent>()
-        let host = try connect(daemon, log: log, reconnects: reconnects, policy: nil)
-
-        #expect(try host.run() == .connectionClosed)
-        #expect(reconnects.values.isEmpty)
+        let run = try run([Self.firstConnection()], policy: nil)
+        #expect(run.exit == .connectionClosed)
+        #expect(run.reconnects.isEmpty)
     }
 
     @Test("nobody listening past the limit: the host gives up and run() returns .connectionClosed")
     func givesUp() throws {
-        let daemon = try ListeningFakeDaemon([Self.firstConnection()])
-        let log = Recorder<String>(), reconnects = Recorder<ReconnectEvent>()
         let policy = ReconnectPolicy(initialDelayMilliseconds: 5, maximumDelayMilliseconds: 20, giveUpAfterMilliseconds: 150)
-        let host = try connect(daemon, log: log, reconnects: reconnects, policy: policy)
-
         let started = ContinuousClock.now
-        #expect(try host.run() == .connectionClosed)
+        let run = try run([Self.firstConnection()], policy: policy)
+        #expect(run.exit == .connectionClosed)
         #expect(ContinuousClock.now - started < .seconds(3))
-        #expect(host.exitReason == .connectionClosed)
-        #expect(!host.isReconnecting)
-        guard case .gaveUp(let attempts, let lastError) = reconnects.values.last else {
-            Issue.record("expected gaveUp last, got \(reconnects.values)")
+        #expect(run.host.exitReason == .connectionClosed)
+        #expect(!run.host.isReconnecting)
+        guard case .gaveUp(let attempts, let lastError) = run.reconnects.last else {
+            Issue.record("expected gaveUp last, got \(run.reconnects)")
             return
         }
         #expect(attempts >= 3, "5, 10, 20, 20, ... ms apart within 150 ms")
         #expect(lastError.code == .connect)
-        #expect(log.values == ["+5 Welcome"], "screens are not dismissed when the session ends")
+        #expect(run.log == ["+5 Welcome"], "screens are not dismissed when the session ends")
     }
 
     @Test("outputs while reconnecting throw .reconnecting, not fatal; pollOnce returns nil meanwhile")

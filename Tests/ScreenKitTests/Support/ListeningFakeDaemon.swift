@@ -31,24 +31,7 @@ final class ListeningFakeDaemon: @unchecked Sendable {
     /// starts serving `scripts`.
     init(_ scripts: [Script]) throws {
         path = directory + "/flowd.sock"
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw SocketError(operation: "socket", path: path, code: errno) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        precondition(bytes.count < MemoryLayout.size(ofValue: address.sun_path), "socket path too long: \(path)")
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(listener, 8) == 0 else {
-            let code = errno
-            _ = Glibc.close(listener)
-            throw SocketError(operation: "bind/listen", path: path, code: code)
-        }
+        listener = try listenOnUnixSocket(path: path)
         let thread = Thread { [self] in serve(scripts) }
         thread.start()
     }
