@@ -6,7 +6,8 @@ public enum ExitReason: Sendable, Hashable {
     /// or, for a host with `endsWhenLastScreenDismissed`, its last screen's dismissal was
     /// acked and the daemon then closed or stayed silent for `shutdownGraceMilliseconds`.
     case onlyScreenDismissed
-    /// The connection ended without a `Shutdown` (the daemon died or closed it).
+    /// The connection ended without a `Shutdown` (the daemon died or closed it); for a host
+    /// that reconnects by itself, once it has given up (see `ReconnectPolicy`).
     case connectionClosed
     /// `ScreenHost.stop()` was called.
     case stopped

@@ -9,7 +9,8 @@ import Glibc
 /// A screen process's connection to flowd: handshake, typed screen handlers
 /// per module, automatic acks, outputs and user navigation, and an event
 /// loop that ends cleanly on `Shutdown`, end of stream, or (spawned hosts)
-/// the dismissal of the only screen.
+/// the dismissal of the only screen. Hosts that connected to the named socket
+/// reconnect and resume their screens after a drop (ScreenHost+Reconnect).
 ///
 /// Blocking and single-threaded: `run()` (or `pollOnce`) waits with poll(2)
 /// on the socket and any descriptors added with `addInput`, and calls every
@@ -97,7 +98,8 @@ public final class ScreenHost {
         set { session.endsWhenLastScreenDismissed = newValue }
     }
 
-    /// Screens placed here, accepted by a handler, and not dismissed.
+    /// Screens placed on the current connection, accepted by a handler, and not dismissed
+    /// (0 while reconnecting).
     public var liveScreenCount: Int { session.liveScreenCount }
 
     /// Why the session ended, once it has (nil while running, reconnecting, or after a thrown failure).
