@@ -213,6 +213,35 @@ struct SurvivalTests {
         #expect(Self.error(late)?.message.contains("grace period ended") == true)
     }
 
+    @Test func aTokenPresentedBeforeTheDaemonSawTheDropClosesTheOldConnectionAndResumes() throws {
+        let daemon = try EmbeddedDaemonTests.deepStack { $0.exitWhenAppFinishes = false }
+        let (host, answer) = Self.host(daemon, ["item"])
+        let token = try #require(Self.welcome(answer)?.resumeToken)
+        Self.ackAll(answer, host)
+        // The host thinks its connection dropped; the daemon has not seen it yet.
+        let back = daemon.connect()
+        let resumed = back.hello(role: .screenHost, provides: ["item"], resumeToken: token)
+        #expect(Self.welcome(resumed)?.resumed == true)
+        #expect(Self.places(resumed).count == 1)
+        #expect(host.isClosed, "the old connection was closed")
+        #expect(daemon.daemon.stats().screens == 1 && daemon.daemon.stats().flows == 1)
+    }
+
+    @Test func aResumedHostKeepsItsPlaceAmongTheProvidersOfItsKinds() throws {
+        let daemon = try EmbeddedDaemonTests.deepStack { $0.exitWhenAppFinishes = false }
+        let (first, answer) = Self.host(daemon, ["item"])
+        let token = try #require(Self.welcome(answer)?.resumeToken)
+        let root = try #require(Self.places(answer).first)
+        Self.ackAll(answer, first)
+        let (second, _) = Self.host(daemon, ["item"])
+        first.hangUp()
+        let back = daemon.connect()
+        Self.ackAll(back.hello(role: .screenHost, provides: ["item"], resumeToken: token), back)
+        Self.press(0, root.screenID, back)
+        #expect(Self.places(back.readBodies()).count == 1, "the pushed item goes to the resumed host, first in line as before")
+        #expect(second.readBodies().isEmpty)
+    }
+
     @Test func aHostThatSaysGoodbyeIsNotWaitedFor() throws {
         let daemon = try EmbeddedDaemonTests.deepStack { $0.exitWhenAppFinishes = false }
         let (host, answer) = Self.host(daemon, ["item"])

@@ -82,7 +82,8 @@ struct SurvivalIntegrationTests {
         screens.standardError = FileHandle.nullDevice
         try screens.run()
         defer {
-            // SIGKILL: a host that reconnects by itself may be busy resuming and not stop on SIGTERM.
+            // SIGKILL: the child inherits the test runner's blocked signal mask, so SIGTERM would stay
+            // pending; it used to exit on its own when flowd cut it off, but now it reconnects.
             kill(screens.processIdentifier, SIGKILL)
             screens.waitUntilExit()
         }
@@ -90,7 +91,10 @@ struct SurvivalIntegrationTests {
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug)
         // Wait until the first page is acknowledged, then stop the host and give it work.
-        for _ in 0..<100 where try Self.stats(daemon)["pendingAcks"] != nil { usleep(20_000) }
+        for _ in 0..<100 {
+            if try Self.stats(daemon)["pendingAcks"] == nil { break }
+            usleep(20_000)
+        }
         kill(screens.processIdentifier, SIGSTOP)
         let stopped = Date()
         var inject = Flowd_V1_InjectOutput()

@@ -55,6 +55,9 @@ struct ResumeTokens {
         return .success(host)
     }
 
+    /// The host a live token was issued to.
+    func host(of token: String) -> UInt64? { hostOfToken[token] }
+
     /// `host`'s token is no longer good (`because` is what a later attempt is told).
     mutating func retire(_ host: UInt64, because reason: Refusal) {
         guard let token = tokenOfHost.removeValue(forKey: host) else { return }

@@ -293,7 +293,19 @@ public final class Daemon {
         case .welcome(let agreement):
             var resuming: UInt64?
             if !agreement.resumeToken.isEmpty {
-                switch tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached) {
+                var redeemed = tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached)
+                if case .failure(.stillConnected) = redeemed, phase == .running,
+                   let old = tokens.host(of: agreement.resumeToken), let previous = connections[old] {
+                    // The host saw its connection drop before the daemon did: the token proves the
+                    // old connection is dead. Close it (its screens are held) and resume.
+                    logger.notice("resume token presented while its connection is open; closing the old one", metadata: [
+                        "connection": "\(connection.label)", "old": "\(previous.label)",
+                    ])
+                    previous.forceClose()
+                    hostLeft(previous)
+                    redeemed = tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached)
+                }
+                switch redeemed {
                 case .success(let old): resuming = old
                 case .failure(let refusal):
                     reject(connection, .init(code: .resumeRefused, message: "resume refused: \(refusal)"), replyTo: seq)

@@ -190,6 +190,9 @@ public struct ScreenDelivery: Sendable {
 
     /// Dropped attached hosts whose screens are held for them to resume.
     private var detached: [UInt64: Set<ScreenID>] = [:]
+    /// The kinds each dropped host provided: it keeps its place among their providers meanwhile
+    /// (skipped while away), so a resumed host is not sent to the back of the queue.
+    private var detachedKinds: [UInt64: [String]] = [:]
     /// When each dropped host's grace period ends.
     private var resumeDeadlines: DeadlineQueue<UInt64>
 
@@ -421,8 +424,8 @@ public struct ScreenDelivery: Sendable {
     /// host may (`resumable`: it did not leave on purpose) and a resume grace is set.
     public mutating func hostLost(_ host: UInt64, now: UInt64 = 0, resumable: Bool = false) -> [Action] {
         guard let gone = hosts.removeValue(forKey: host) else { return [] }
-        for kind in gone.provides { hostsByKind[kind]?.removeAll { $0 == host } }
         let holds = holdsScreensOfLostHosts && (gone.isSpawned || (resumable && resumeGrace != nil))
+        if gone.isSpawned || !holds { dropProvider(host, of: gone.provides) }
         var actions: [Action] = []
         var held: Set<ScreenID> = []
         for id in gone.screens.sorted(by: >) {
@@ -440,12 +443,14 @@ public struct ScreenDelivery: Sendable {
                 actions.append(.screenLost(id, kind: screen.kind, host: host))
             }
         }
-        guard !held.isEmpty else { return actions }
+        guard holds else { return actions }
         if !gone.isSpawned {
             detached[host] = held
+            detachedKinds[host] = gone.provides
             resumeDeadlines.add(host, now: now)
             return actions + [.detached(host: host, screens: held.count)]
         }
+        guard !held.isEmpty else { return actions }
         if let abnormally = gone.exitedAbnormally { return actions + restartOrGiveUp(held, host: host, abnormally: abnormally, now: now) }
         awaitingExit[host] = held
         return actions
@@ -506,13 +511,23 @@ public struct ScreenDelivery: Sendable {
     /// host that `provides` kinds. Nothing happens unless `old` is waiting to resume and `host` is new.
     public mutating func resume(_ old: UInt64, as host: UInt64, provides: [String], now: UInt64) -> [Action] {
         guard hosts[host] == nil, let ids = detached.removeValue(forKey: old) else { return [] }
-        hosts[host] = Host(isReady: true, isSpawned: false)
+        let kinds = detachedKinds.removeValue(forKey: old) ?? []
+        // It takes the old host's place among the providers of its kinds.
+        for kind in kinds {
+            if let index = hostsByKind[kind]?.firstIndex(of: old) { hostsByKind[kind]?[index] = host }
+        }
+        hosts[host] = Host(provides: kinds, isReady: true, isSpawned: false)
         var actions: [Action] = [.resumed(host: host, from: old, screens: ids.count)]
         // Oldest first: a stack's lower screens before the ones on top of them.
         for id in ids.sorted() where screens[id]?.phase == .awaitingResume(host: old) {
             actions += assign(id, to: host, now: now)
         }
         return actions + hostJoined(host, provides: provides, now: now)
+    }
+
+    /// `host` no longer provides `kinds`.
+    private mutating func dropProvider(_ host: UInt64, of kinds: [String]) {
+        for kind in kinds { hostsByKind[kind]?.removeAll { $0 == host } }
     }
 
     /// Removes a screen and its restart book.
@@ -580,6 +595,7 @@ public struct ScreenDelivery: Sendable {
         var actions: [Action] = []
         for host in resumeDeadlines.expired(now: now) {
             guard let ids = detached.removeValue(forKey: host) else { continue }
+            dropProvider(host, of: detachedKinds.removeValue(forKey: host) ?? [])
             actions.append(.resumeExpired(host: host, screens: ids.count))
             for id in ids.sorted(by: >) {
                 guard let screen = screens[id], screen.phase == .awaitingResume(host: host) else { continue }
