@@ -325,3 +325,30 @@ struct SurvivalTests {
         #expect(daemon.daemon.stats().flows == 1)
     }
 }
+
+/// Review probes (wip-review).
+@Suite("Screens survive: review probes")
+struct SurvivalReviewTests {
+    @Test func aHungAttachedHostIsSentShutdownHung() throws {
+        let daemon = try EmbeddedDaemonTests.deepStack { $0.exitWhenAppFinishes = false; $0.hangTimeoutMilliseconds = 400 }
+        let (host, _) = SurvivalTests.host(daemon, ["item"])
+        var bodies: [Flowd_V1_Envelope.OneOf_Body] = []
+        for _ in 0..<8 {
+            daemon.advanceTime(by: 100)
+            bodies += host.readBodies()
+        }
+        #expect(daemon.daemon.stats().hostsHung == 1)
+        #expect(bodies.contains { if case .shutdown(let s) = $0 { s.reason == .hung } else { false } }, "\(bodies)")
+    }
+
+    @Test func aHungSpawnedProcessThatDoesNotDieAtOnceIsFoundHungOnce() throws {
+        let daemon = try SurvivalTests.spawnedDeepStack(.standard) { $0.hangTimeoutMilliseconds = 400 }
+        let child = try #require(daemon.children.first)
+        _ = child.connection.hello(role: .screenHost, token: child.token)  // no ack, no pong
+        for _ in 0..<8 where !child.wasKilled { daemon.advanceTime(by: 100) }
+        #expect(child.wasKilled)
+        // SIGKILL is pending (the process is in uninterruptible sleep, or the loop is slow to reap it).
+        for _ in 0..<20 { daemon.advanceTime(by: 100) }
+        #expect(daemon.daemon.stats().hostsHung == 1)
+    }
+}

@@ -99,3 +99,30 @@ import Testing
         for bad in ["", "x", "-1/10", "5/0", "5/", "5/10/2"] { #expect(RestartPolicy(parsing: bad) == nil, "\(bad)") }
     }
 }
+
+/// Review probes (wip-review).
+@Suite struct ScreenDeliveryResumeReviewTests {
+    typealias T = ScreenDeliveryTests
+
+    @Test func aScreenPlacedWhileItsOnlyHostIsAwayGoesToItWhenItResumes() {
+        var delivery = ScreenDelivery(ackTimeout: nil, resumeGrace: 500)
+        _ = delivery.hostJoined(1, provides: ["item"], now: 0)
+        #expect(delivery.hostLost(1, now: 1, resumable: true) == [.detached(host: 1, screens: 0)])
+        // The flow places a screen of the kind while its only host is away: it waits.
+        #expect(delivery.apply(T.place(), route: .attached, now: 2).actions.isEmpty)
+        #expect(delivery.waitingScreens["item"] == [T.screen])
+        let resumed = delivery.resume(1, as: 2, provides: ["item"], now: 3)
+        #expect(ScreenDeliverySurvivalTests.places(resumed).count == 1, "the waiting screen goes to the resumed host: \(resumed)")
+        #expect(delivery.waitingScreens.isEmpty)
+    }
+
+    @Test func aResumedHostThatNoLongerProvidesAKindIsNotGivenItsScreens() {
+        var delivery = ScreenDelivery(ackTimeout: nil, resumeGrace: 500)
+        _ = delivery.hostJoined(1, provides: ["item", "other"], now: 0)
+        _ = delivery.hostLost(1, now: 1, resumable: true)
+        _ = delivery.resume(1, as: 2, provides: ["item"], now: 3)
+        // §19: "The host's provides are taken as in a fresh Hello".
+        let placed = delivery.apply(T.place(kind: "other"), route: .attached, now: 4)
+        #expect(placed.actions.isEmpty, "host 2 does not provide `other`: \(placed.actions)")
+    }
+}

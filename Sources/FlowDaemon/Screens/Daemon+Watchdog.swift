@@ -41,12 +41,16 @@ extension Daemon {
         emitEvent(.hostHung, connection: host,
                   text: "\(connection.label) answered no Ping for \(silentFor) ms with commands unacknowledged; \(spawned == nil ? "disconnected (it may resume)" : "killed (SIGKILL)")")
         if let spawned {
-            // Its exit (by signal) brings the restart policy in; the connection closes with it.
+            // Its exit (by signal) brings the restart policy in. The connection is closed now, so
+            // that a process slow to die (SIGKILL pending in uninterruptible sleep) is found once.
             spawned.kill()
+            connection.forceClose()
             return
         }
         connection.queue(.shutdown(.init(reason: .hung, message: "no Pong within \(configuration.hangTimeoutMilliseconds) ms with commands unacknowledged; reconnect with your resume token")))
-        // A hung peer will not drain its queue: close now; it may still resume.
+        // A hung peer will not drain its queue: hand the Shutdown to the kernel if it takes it
+        // (try-write), then close now; it may still resume.
+        connection.flush()
         connection.forceClose()
     }
 }

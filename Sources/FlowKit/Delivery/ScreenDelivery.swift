@@ -511,16 +511,27 @@ public struct ScreenDelivery: Sendable {
     /// host that `provides` kinds. Nothing happens unless `old` is waiting to resume and `host` is new.
     public mutating func resume(_ old: UInt64, as host: UInt64, provides: [String], now: UInt64) -> [Action] {
         guard hosts[host] == nil, let ids = detached.removeValue(forKey: old) else { return [] }
-        let kinds = detachedKinds.removeValue(forKey: old) ?? []
-        // It takes the old host's place among the providers of its kinds.
-        for kind in kinds {
-            if let index = hostsByKind[kind]?.firstIndex(of: old) { hostsByKind[kind]?[index] = host }
+        // It takes the old host's place among the providers of the kinds it still provides (its
+        // `provides` count as in a fresh Hello: a kind it dropped is no longer routed to it).
+        var kept: [String] = []
+        for kind in detachedKinds.removeValue(forKey: old) ?? [] {
+            guard let index = hostsByKind[kind]?.firstIndex(of: old) else { continue }
+            if provides.contains(kind) {
+                hostsByKind[kind]?[index] = host
+                kept.append(kind)
+            } else {
+                hostsByKind[kind]?.remove(at: index)
+            }
         }
-        hosts[host] = Host(provides: kinds, isReady: true, isSpawned: false)
+        hosts[host] = Host(provides: kept, isReady: true, isSpawned: false)
         var actions: [Action] = [.resumed(host: host, from: old, screens: ids.count)]
         // Oldest first: a stack's lower screens before the ones on top of them.
         for id in ids.sorted() where screens[id]?.phase == .awaitingResume(host: old) {
             actions += assign(id, to: host, now: now)
+        }
+        // Then the screens of its kinds placed while it was away (it was their only provider).
+        for kind in kept {
+            for id in waiting.removeValue(forKey: kind) ?? [] { actions += assign(id, to: host, now: now) }
         }
         return actions + hostJoined(host, provides: provides, now: now)
     }
