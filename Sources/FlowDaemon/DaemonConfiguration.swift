@@ -27,7 +27,7 @@ public struct DaemonConfiguration: Sendable {
     public var resumeGraceMilliseconds: UInt64 = 5_000
     /// How long a host with commands unacknowledged may leave the watchdog's `Ping` unanswered before
     /// it is treated as hung, in milliseconds (0: no watchdog). Keep it below the ack timeout: a hang
-    /// is found within 1.5 × this.
+    /// is found within 1.75 × this.
     public var hangTimeoutMilliseconds: UInt64 = 1_000
     /// Whether the daemon exits once the app's root flow finished and unwound.
     public var exitWhenAppFinishes = true

@@ -87,7 +87,7 @@ struct Serve: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Seconds a host with commands unacknowledged may leave a Ping unanswered before it is treated as hung (0: no watchdog).",
-        discussion: "Default: 1, or half of --ack-timeout if that is shorter. Must be below --ack-timeout.", valueName: "seconds"))
+        discussion: "Default: 1, or half of --ack-timeout if that is shorter. A hang is found within 1.75 × this, which must be below --ack-timeout.", valueName: "seconds"))
     var hangTimeout: Double?
 
     /// The hang timeout in effect: as given, else 1 s or half the ack timeout.
@@ -130,8 +130,9 @@ struct Serve: ParsableCommand {
         guard resumeGrace >= 0, resumeGrace <= 3600 else {
             throw ValidationError("--resume-grace must be between 0 and 3600 seconds, got \(resumeGrace)")
         }
-        if let hangTimeout, hangTimeout < 0 || (hangTimeout != 0 && hangTimeout >= ackTimeout) {
-            throw ValidationError("--hang-timeout must be 0 (off) or below --ack-timeout (\(ackTimeout) s), got \(hangTimeout)")
+        if let hangTimeout, hangTimeout < 0 || (hangTimeout != 0 && hangTimeout * 1.75 >= ackTimeout) {
+            throw ValidationError(
+                "--hang-timeout must be 0 (off) or such that a hang is found before the ack timeout: 1.75 × it below --ack-timeout (\(ackTimeout) s), got \(hangTimeout)")
         }
         guard writeQueueLimit >= maxFrameSize else {
             throw ValidationError("--write-queue-limit (\(writeQueueLimit)) must be at least --max-frame-size (\(maxFrameSize))")

@@ -56,6 +56,9 @@ import Testing
         #expect(clean.processExited(9, abnormally: false, now: 2) == [.screenLost(T.screen, kind: "item", host: 9)])
         var never = Self.live(.never)
         #expect(never.hostLost(9, now: 1) == [.screenLost(T.screen, kind: "item", host: 9)])
+        // A process that said goodbye (or broke the protocol) is not restarted, whatever its exit.
+        var goodbye = Self.live(.standard)
+        #expect(goodbye.hostLost(9, now: 1, resumable: false) == [.screenLost(T.screen, kind: "item", host: 9)])
     }
 
     @Test func oldAckClocksDoNotRemoveAScreenThatMovedToANewHost() {

@@ -69,12 +69,16 @@ struct ResumeTests {
         #expect(try runner.runInOrder() == .shutdown(.appFinished))
         #expect(daemon.waitForExit() == 0)
 
-        #expect(events.count == 2, "\(events)")
-        guard case .dropped = events.first, case .reconnected(let connection, resumed: true, _) = events.last else {
+        // A loaded machine may stall the host once more later (a second drop, resumed too): the
+        // first two events are the stall's, and every reconnection resumed.
+        guard events.count >= 2, case .dropped = events[0], case .reconnected(_, resumed: true, _) = events[1] else {
             Issue.record("expected a drop, then a resumed reconnection: \(events)")
             return
         }
-        #expect(host.daemon.connectionID == connection)
+        for event in events {
+            if case .reconnected(_, let resumed, _) = event { #expect(resumed, "\(events)") }
+        }
+        if case .reconnected(let connection, _, _)? = events.last { #expect(host.daemon.connectionID == connection) }
         // The stalled host never handled the first Place: its screen came with the resume.
         #expect(log.all.first == #"+ tutorial "Welcome" at stack depth 1"#, "\(log.all)")
         #expect(log.all.contains { $0.contains(#"press 1 "Done""#) }, "\(log.all)")

@@ -56,7 +56,7 @@ struct SurvivalIntegrationTests {
     }
 
     @Test func aWrongTokenIsRefusedAndChangesNothingAndPastTheGraceTheScreensAreLost() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--resume-grace", "0.5"])
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--resume-grace", "3"])
         var host: RawClient? = try RawClient(path: daemon.socketPath)
         let welcome = try #require(try host?.handshake(provides: ["tutorial"]))
         _ = try host?.settle()
@@ -73,7 +73,7 @@ struct SurvivalIntegrationTests {
     }
 
     @Test func aHungHostIsFoundWithinTheHangTimeoutAndItsScreensAreHeld() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--hang-timeout", "0.4"])
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--hang-timeout", "1"])
         let screens = Process()
         screens.executableURL = productsDirectory.appendingPathComponent("demo-screens")
         screens.arguments = ["--socket", daemon.socketPath]
@@ -103,7 +103,7 @@ struct SurvivalIntegrationTests {
         try debug.send(.injectOutput(inject))
         #expect(daemon.waitForLog("screen host is hung"))
         let found = Date().timeIntervalSince(stopped)
-        #expect(found < 5, "found in \(found) s (hang timeout 0.4 s; bounded loosely for a loaded machine)")
+        #expect(found < 10, "found in \(found) s (hang timeout 1 s; bounded loosely for a loaded machine)")
         let stats = try Self.stats(daemon)
         #expect(stats["hostsHung"] == 1)
         #expect(stats["screensHeld"] == 2, "both pages held for the host to resume")

@@ -436,7 +436,7 @@ public final class Daemon {
             return min(a, b)
         }
         // The watchdog ticks while commands may be waiting for acks (their clocks are running).
-        if delivery.nextDeadline != nil { watchdog?.wake(now: loop.now) }
+        if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
         let next = phase == .stopped ? nil
             : earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick)
         if armedDeadline == next { return }

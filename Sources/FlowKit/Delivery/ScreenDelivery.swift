@@ -227,6 +227,9 @@ public struct ScreenDelivery: Sendable {
         return min(resume, deadlines.next ?? resume)
     }
 
+    /// The earliest ack deadline alone (ack clocks are running: commands may be unacknowledged).
+    public var nextAckDeadline: UInt64? { deadlines.next }
+
     /// Screens held for their host to come back: restarting, or waiting for a resume.
     public var heldScreenCount: Int { screens.values.count { $0.isHeldForHost } }
 
@@ -421,10 +424,12 @@ public struct ScreenDelivery: Sendable {
     /// lost, unless they are held for the host to come back: a spawned screen whose `RestartPolicy`
     /// restarts waits for its process's exit (`processExited`; decided at once if it already
     /// exited), and an attached host's screens wait for it to `resume` when the driver says the
-    /// host may (`resumable`: it did not leave on purpose) and a resume grace is set.
-    public mutating func hostLost(_ host: UInt64, now: UInt64 = 0, resumable: Bool = false) -> [Action] {
+    /// host may and a resume grace is set. `resumable` false: the host said goodbye or was cut off for
+    /// breaking the protocol, so nothing is held for it (spawned or attached).
+    public mutating func hostLost(_ host: UInt64, now: UInt64 = 0, resumable: Bool = true) -> [Action] {
         guard let gone = hosts.removeValue(forKey: host) else { return [] }
-        let holds = holdsScreensOfLostHosts && (gone.isSpawned || (resumable && resumeGrace != nil))
+        // `resumable` false: it left on purpose or broke the protocol; nothing comes back for it.
+        let holds = holdsScreensOfLostHosts && resumable && (gone.isSpawned || resumeGrace != nil)
         if gone.isSpawned || !holds { dropProvider(host, of: gone.provides) }
         var actions: [Action] = []
         var held: Set<ScreenID> = []
