@@ -29,7 +29,7 @@ public final class Daemon {
     /// everything: for tests and fuzzing.
     package func invariantViolations() -> [String] {
         guard let runtime else { return delivery.screens.isEmpty ? [] : ["\(delivery.screens.count) screens delivered without a runtime"] }
-        var problems = runtime.invariantViolations()
+        var problems = runtime.invariantViolations() + delivery.invariantViolations()
         let placed = Set(runtime.debugTree().nodes.filter { $0.kind == .screen }.map(\.id))
         for id in placed where delivery.screens[id] == nil { problems.append("screen \(id) is placed but not delivered") }
         for (id, screen) in delivery.screens where !screen.isDismissing && !placed.contains(id) {

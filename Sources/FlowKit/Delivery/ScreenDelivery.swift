@@ -261,6 +261,37 @@ public struct ScreenDelivery: Sendable {
         return .success(screen)
     }
 
+    /// Broken agreements between the screens and the tables that index them (empty when sound):
+    /// every screen is where its phase says, every index entry names a screen in that phase, no
+    /// screen waits for a kind that a ready host provides, no provider is a host that is gone.
+    /// Scans everything: for tests and fuzzing.
+    public func invariantViolations() -> [String] {
+        var problems: [String] = []
+        for (id, screen) in screens {
+            if screen.restartable != (restartBooks[id] != nil) { problems.append("screen \(id): restartable \(screen.restartable) but its book is \(restartBooks[id] == nil ? "missing" : "there")") }
+            let indexed: Bool
+            switch screen.phase {
+            case .waitingForHost: indexed = waiting[screen.kind]?.contains(id) == true
+            case .spawning: indexed = true
+            case .awaitingExit(let host): indexed = awaitingExit[host]?.contains(id) == true
+            case .awaitingResume(let host): indexed = detached[host]?.contains(id) == true
+            case .waitingForHandshake(let host), .live(let host), .dismissing(let host): indexed = hosts[host]?.screens.contains(id) == true
+            }
+            if !indexed { problems.append("screen \(id) is \(screen.phase) but not indexed there") }
+        }
+        for id in restartBooks.keys where screens[id] == nil { problems.append("restart book of gone screen \(id)") }
+        for (host, ids) in awaitingExit { for id in ids where screens[id]?.phase != .awaitingExit(host: host) { problems.append("screen \(id) listed as awaiting the exit of \(host)") } }
+        for (host, ids) in detached { for id in ids where screens[id]?.phase != .awaitingResume(host: host) { problems.append("screen \(id) listed as awaiting the resume of \(host)") } }
+        for (kind, ids) in waiting where !ids.isEmpty {
+            for id in ids where screens[id]?.phase != .waitingForHost { problems.append("screen \(id) listed as waiting for a \(kind) host") }
+            if let host = readyHost(for: kind) { problems.append("\(ids.count) screens wait for a \(kind) host while host \(host) provides it") }
+        }
+        for (kind, providers) in hostsByKind {
+            for host in providers where hosts[host] == nil && detached[host] == nil { problems.append("host \(host) is gone but listed as providing \(kind)") }
+        }
+        return problems
+    }
+
     /// Why a look-up failed.
     public enum LookupError: Error, Hashable, Sendable {
         /// Never placed, or already dismissed or lost.
