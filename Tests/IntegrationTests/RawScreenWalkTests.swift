@@ -173,7 +173,8 @@ extension RawScreenWalkTests {
     }
 
     @Test func hostThatDiesEndsTheFlowWithScreenLostAndLeaksNothing() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up"])
+        // No resume grace: the screens are lost with the host at once (SurvivalIntegrationTests covers the grace).
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--resume-grace", "0"])
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug, name: "counts")
         let before = try debug.stats()
