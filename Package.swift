@@ -26,6 +26,14 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
+        // SQLite from the system (Debian: libsqlite3-dev). Only FlowJournal imports it (docs/journal.md).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The daemon's journal of inputs, in SQLite (docs/journal.md).
+        .target(name: "FlowJournal", dependencies: ["CSQLite"]),
         // libuv from the system (Debian: libuv1-dev). Only UVKit imports it.
         .systemLibrary(
             name: "CLibUV",
@@ -111,6 +119,7 @@ let package = Package(
         ),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting", "FlowdTestSupport"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "FlowdTestSupport"]),
+        .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "FlowdTestSupport"]),
         .testTarget(
             name: "FlowDaemonTests",
             dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps", "DaemonFuzzing", "FlowdTestSupport"],

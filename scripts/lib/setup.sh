@@ -22,7 +22,7 @@ apt_install() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
-# ensure_toolchain: swift, pkg-config and libuv (libuv1-dev) must be present.
+# ensure_toolchain: swift, pkg-config, libuv (libuv1-dev) and SQLite (libsqlite3-dev) must be present.
 ensure_toolchain() {
     if ! command -v swift >/dev/null 2>&1; then
         echo "error: swift not found on PATH; install Swift 6.1 or later from swift.org" >&2
@@ -35,6 +35,10 @@ ensure_toolchain() {
     if ! pkg-config --exists libuv; then
         echo "setup: installing libuv1-dev" >&2
         apt_install libuv1-dev
+    fi
+    if ! pkg-config --exists sqlite3; then
+        echo "setup: installing libsqlite3-dev" >&2
+        apt_install libsqlite3-dev
     fi
 }
 

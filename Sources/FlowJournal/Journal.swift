@@ -1,0 +1,180 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's journal: every input that changed the app, in order, in one SQLite file (WAL mode),
+/// written in one transaction per batch (the daemon's loop iteration). The file says whose it is —
+/// app, app version, schema — and a journal of another app, version or schema, a damaged file or
+/// one that is not a journal at all is refused with a `JournalError` and left as it is (the caller
+/// may `moveAside` it and start fresh; nothing is ever deleted silently). One process at a time: a
+/// lock file next to the journal (docs/journal.md).
+public final class Journal {
+    /// Who wrote a journal: inputs only replay into the same app at the same version.
+    public struct Identity: Equatable, Sendable {
+        public var app: String
+        public var appVersion: String
+        public init(app: String, appVersion: String) {
+            self.app = app
+            self.appVersion = appVersion
+        }
+    }
+
+    /// One journaled input: what kind it is (the caller's numbering) and its encoded body.
+    public struct Record: Equatable, Sendable {
+        public var kind: Int64
+        public var body: [UInt8]
+        public init(kind: Int64, body: [UInt8]) {
+            self.kind = kind
+            self.body = body
+        }
+    }
+
+    /// The schema this flowd writes and reads (SQLite's `user_version`).
+    public static let schemaVersion: Int32 = 1
+    /// Marks the file as a flowd journal (SQLite's `application_id`, "flwd").
+    static let applicationID: Int32 = 0x666C_7764
+
+    public let path: String
+    public let identity: Identity
+    private let database: SQLiteDatabase
+    private let insert: SQLiteDatabase.Statement
+    private let lock: Int32
+
+    /// Opens the journal at `path` for `identity`, creating it (and its schema) if the file is new or
+    /// empty. Refuses another app's, version's or schema's journal, a damaged file, a file that is not
+    /// a journal, and a journal another process holds.
+    public init(path: String, identity: Identity) throws(JournalError) {
+        self.path = path
+        self.identity = identity
+        lock = try Self.takeLock(path + ".lock", journal: path)
+        do {
+            database = try SQLiteDatabase(path: path)
+            // WAL: a commit is one append to the log; readers never block. NORMAL: a crash of the
+            // process loses nothing committed; a power cut may lose the last commits, never the file.
+            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", doing: "setting up")
+            try Self.checkOrCreate(database, identity: identity)
+            insert = try database.prepare("INSERT INTO inputs(kind, body) VALUES (?1, ?2)", doing: "preparing the insert")
+        } catch {
+            close(lock)
+            throw error
+        }
+    }
+
+    deinit {
+        database.close()
+        close(lock)
+    }
+
+    private static func checkOrCreate(_ database: SQLiteDatabase, identity: Identity) throws(JournalError) {
+        let application = Int32(truncatingIfNeeded: try database.integer("PRAGMA application_id", doing: "reading the header"))
+        let tables = try database.integer("SELECT count(*) FROM sqlite_master", doing: "reading the schema")
+        if application == 0 && tables == 0 {
+            try database.execute("""
+                BEGIN;
+                PRAGMA application_id=\(applicationID);
+                PRAGMA user_version=\(schemaVersion);
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL);
+                COMMIT;
+                """, doing: "creating the journal")
+            let meta = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)", doing: "writing its identity")
+            for (key, value) in [("app", identity.app), ("app_version", identity.appVersion)] {
+                meta.bind(1, key)
+                meta.bind(2, value)
+                _ = try meta.step(doing: "writing its identity")
+                meta.reset()
+            }
+            return
+        }
+        guard application == applicationID else {
+            throw .notAJournal(path: database.path, reason: "an SQLite database of another program (application_id \(application))")
+        }
+        let schema = Int32(truncatingIfNeeded: try database.integer("PRAGMA user_version", doing: "reading the schema version"))
+        guard schema == schemaVersion else { throw .otherSchema(path: database.path, found: schema, expected: schemaVersion) }
+        var found: [String: String] = [:]
+        let meta = try database.prepare("SELECT key, value FROM meta", doing: "reading its identity")
+        while try meta.step(doing: "reading its identity") { found[meta.text(0)] = meta.text(1) }
+        guard found["app"] == identity.app else {
+            throw .otherApp(path: database.path, found: found["app"] ?? "(none)", expected: identity.app)
+        }
+        guard found["app_version"] == identity.appVersion else {
+            throw .otherAppVersion(path: database.path, found: found["app_version"] ?? "(none)", expected: identity.appVersion)
+        }
+    }
+
+    /// Appends `records` in one transaction: all of them or, on an error, none.
+    public func append(_ records: [Record]) throws(JournalError) {
+        guard !records.isEmpty else { return }
+        try database.execute("BEGIN", doing: "starting a transaction")
+        do {
+            for record in records {
+                insert.bind(1, record.kind)
+                insert.bind(2, record.body)
+                _ = try insert.step(doing: "appending an input")
+                insert.reset()
+            }
+            try database.execute("COMMIT", doing: "committing")
+        } catch {
+            insert.reset()
+            try? database.execute("ROLLBACK", doing: "rolling back")
+            throw error
+        }
+    }
+
+    /// Every record, oldest first.
+    public func records() throws(JournalError) -> [Record] {
+        let select = try database.prepare("SELECT kind, body FROM inputs ORDER BY seq", doing: "reading the inputs")
+        var records: [Record] = []
+        while try select.step(doing: "reading the inputs") { records.append(Record(kind: select.int64(0), body: select.bytes(1))) }
+        return records
+    }
+
+    /// How many records it holds.
+    public func count() throws(JournalError) -> Int {
+        Int(try database.integer("SELECT count(*) FROM inputs", doing: "counting the inputs"))
+    }
+
+    /// Forgets every record (the app finished: nothing to restore).
+    public func clear() throws(JournalError) {
+        try database.execute("DELETE FROM inputs", doing: "clearing the journal")
+    }
+
+    /// Moves a refused journal (and its WAL and shared-memory files) aside as
+    /// `PATH.refused-YYYYMMDD-HHMMSS`, so a fresh one can start; returns the new path. Never deletes.
+    public static func moveAside(_ path: String, now: Date = Date()) throws(JournalError) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        var target = "\(path).refused-\(formatter.string(from: now))"
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: target) {
+            suffix += 1
+            target = "\(path).refused-\(formatter.string(from: now))-\(suffix)"
+        }
+        for extra in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + extra) {
+            guard rename(path + extra, target + extra) == 0 else {
+                throw .cannotOpen(path: path + extra, reason: "cannot move it aside: \(String(cString: strerror(errno)))")
+            }
+        }
+        return target
+    }
+
+    /// Takes the journal's lock file (exclusive, not waiting) and writes our pid in it.
+    private static func takeLock(_ lockPath: String, journal: String) throws(JournalError) -> Int32 {
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .cannotOpen(path: lockPath, reason: String(cString: strerror(errno))) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            var bytes = [UInt8](repeating: 0, count: 32)
+            let count = read(fd, &bytes, bytes.count)
+            close(fd)
+            let pid = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw .locked(path: journal, holder: pid.isEmpty ? "another process" : "process \(pid)")
+        }
+        ftruncate(fd, 0)
+        let pid = Array("\(getpid())\n".utf8)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return fd
+    }
+}

@@ -1,0 +1,38 @@
+/// Why a journal could not be opened, read or written. Each says what was found and what to do;
+/// the daemon turns them into a message and an exit code or a fresh start (docs/journal.md).
+public enum JournalError: Error, Equatable, CustomStringConvertible {
+    /// The file or its directory cannot be opened or created (permissions, a directory in the way).
+    case cannotOpen(path: String, reason: String)
+    /// The file is not a flowd journal: not SQLite at all, or another program's database.
+    case notAJournal(path: String, reason: String)
+    /// SQLite found the file damaged (a torn or truncated write it cannot recover from).
+    case corrupt(path: String, reason: String)
+    /// The journal belongs to another app.
+    case otherApp(path: String, found: String, expected: String)
+    /// The journal was written by another version of the app (its inputs may not replay the same).
+    case otherAppVersion(path: String, found: String, expected: String)
+    /// The journal uses another schema version of flowd's journal.
+    case otherSchema(path: String, found: Int32, expected: Int32)
+    /// Another process has the journal open.
+    case locked(path: String, holder: String)
+    /// The disk is full: the last transaction was not written.
+    case diskFull(path: String)
+    /// Any other SQLite failure, with SQLite's message.
+    case sqlite(path: String, doing: String, code: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open the journal \(path): \(reason)"
+        case .notAJournal(let path, let reason): "\(path) is not a flowd journal (\(reason))"
+        case .corrupt(let path, let reason): "the journal \(path) is damaged (\(reason))"
+        case .otherApp(let path, let found, let expected): "the journal \(path) belongs to app \(found), not \(expected)"
+        case .otherAppVersion(let path, let found, let expected):
+            "the journal \(path) was written by version \(found) of the app, this is \(expected)"
+        case .otherSchema(let path, let found, let expected):
+            "the journal \(path) has schema \(found); this flowd reads schema \(expected)"
+        case .locked(let path, let holder): "the journal \(path) is in use by \(holder); one daemon per journal"
+        case .diskFull(let path): "the disk holding the journal \(path) is full; the last inputs were not journaled"
+        case .sqlite(let path, let doing, let code, let message): "SQLite error \(code) \(doing) \(path): \(message)"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import FlowJournal
+import FlowdTestSupport
+import Foundation
+import Testing
+
+/// The journal store on real files: records in order across reopenings, one transaction per batch,
+/// and every bad file refused with the file kept.
+@Suite struct JournalTests {
+    static let identity = Journal.Identity(app: "launcher", appVersion: "1")
+
+    static func path() -> String { makeTemporaryDirectory() + "/launcher.journal" }
+
+    static func record(_ n: Int) -> Journal.Record { Journal.Record(kind: Int64(n % 3), body: Array("input \(n)".utf8)) }
+
+    @Test func recordsComeBackInOrderAfterReopening() throws {
+        let path = Self.path()
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append((0..<100).map(Self.record))
+            try journal.append([Journal.Record(kind: 9, body: [])])
+        }
+        let journal = try Journal(path: path, identity: Self.identity)
+        let records = try journal.records()
+        #expect(records.count == 101)
+        #expect(Array(records.prefix(100)) == (0..<100).map(Self.record))
+        #expect(records.last == Journal.Record(kind: 9, body: []))
+        try journal.clear()
+        #expect(try journal.count() == 0)
+    }
+
+    @Test func aSecondOpenerIsRefusedWhileTheFirstHoldsIt() throws {
+        let path = Self.path()
+        let first = try Journal(path: path, identity: Self.identity)
+        #expect(throws: JournalError.locked(path: path, holder: "process \(getpid())")) { try Journal(path: path, identity: Self.identity) }
+        _ = first
+    }
+
+    @Test func anotherAppsOrVersionsJournalIsRefusedAndKept() throws {
+        let path = Self.path()
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append([Self.record(1)])
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        #expect(throws: JournalError.otherApp(path: path, found: "launcher", expected: "tutorial")) {
+            try Journal(path: path, identity: .init(app: "tutorial", appVersion: "1"))
+        }
+        #expect(throws: JournalError.otherAppVersion(path: path, found: "1", expected: "2")) {
+            try Journal(path: path, identity: .init(app: "launcher", appVersion: "2"))
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == size, "kept as it was")
+        #expect(try Journal(path: path, identity: Self.identity).records() == [Self.record(1)])
+    }
+
+    @Test func aFileThatIsNotAJournalIsRefusedAndKept() throws {
+        let path = Self.path()
+        let text = Data(String(repeating: "not a database\n", count: 300).utf8)
+        try text.write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try Journal(path: path, identity: Self.identity)
+            Issue.record("opened a text file as a journal")
+        } catch {
+            guard case .notAJournal = error else { Issue.record("\(error)"); return }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text, "the file is untouched")
+        let aside = try Journal.moveAside(path)
+        #expect(FileManager.default.fileExists(atPath: aside) && !FileManager.default.fileExists(atPath: path))
+        #expect(try Journal(path: path, identity: Self.identity).count() == 0, "a fresh start after moving it aside")
+    }
+
+    @Test func anotherProgramsDatabaseIsNotAJournal() throws {
+        let path = Self.path()
+        do {
+            // A journal whose application id another program changed: any SQLite file not ours.
+            let journal = try Journal(path: path, identity: Self.identity)
+            _ = journal
+        }
+        try Self.sqlite(path, "PRAGMA application_id=42;")
+        #expect(throws: JournalError.notAJournal(path: path, reason: "an SQLite database of another program (application_id 42)")) {
+            try Journal(path: path, identity: Self.identity)
+        }
+    }
+
+    @Test func aDirectoryWeCannotWriteIsACleanError() throws {
+        let directory = makeTemporaryDirectory()
+        chmod(directory, 0o500)
+        defer { chmod(directory, 0o700) }
+        guard getuid() != 0 else { return }  // root writes anywhere: nothing to prove
+        do {
+            _ = try Journal(path: directory + "/j", identity: Self.identity)
+            Issue.record("opened a journal in a read-only directory")
+        } catch {
+            guard case .cannotOpen = error else { Issue.record("\(error)"); return }
+        }
+    }
+
+    /// Runs SQL on `path` with the sqlite3 library through a second journal-less connection.
+    static func sqlite(_ path: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, sql]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
