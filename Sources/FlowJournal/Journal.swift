@@ -51,10 +51,12 @@ public final class Journal {
         lock = try Self.takeLock(path + ".lock", journal: path)
         do {
             database = try SQLiteDatabase(path: path)
+            // Checked before anything is written: a refused file is left exactly as it was found.
+            try Self.checkOrCreate(database, identity: identity)
             // WAL: a commit is one append to the log; readers never block. NORMAL: a crash of the
             // process loses nothing committed; a power cut may lose the last commits, never the file.
             try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", doing: "setting up")
-            try Self.checkOrCreate(database, identity: identity)
+            database.checkpointOnClose(true)
             insert = try database.prepare("INSERT INTO inputs(kind, body) VALUES (?1, ?2)", doing: "preparing the insert")
         } catch {
             close(lock)
@@ -71,20 +73,26 @@ public final class Journal {
         let application = Int32(truncatingIfNeeded: try database.integer("PRAGMA application_id", doing: "reading the header"))
         let tables = try database.integer("SELECT count(*) FROM sqlite_master", doing: "reading the schema")
         if application == 0 && tables == 0 {
+            // One transaction: a journal exists with its identity, or not at all.
             try database.execute("""
                 BEGIN;
                 PRAGMA application_id=\(applicationID);
                 PRAGMA user_version=\(schemaVersion);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL);
-                COMMIT;
                 """, doing: "creating the journal")
-            let meta = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)", doing: "writing its identity")
-            for (key, value) in [("app", identity.app), ("app_version", identity.appVersion)] {
-                meta.bind(1, key)
-                meta.bind(2, value)
-                _ = try meta.step(doing: "writing its identity")
-                meta.reset()
+            do {
+                let meta = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)", doing: "writing its identity")
+                for (key, value) in [("app", identity.app), ("app_version", identity.appVersion)] {
+                    meta.bind(1, key)
+                    meta.bind(2, value)
+                    _ = try meta.step(doing: "writing its identity")
+                    meta.reset()
+                }
+                try database.execute("COMMIT", doing: "creating the journal")
+            } catch {
+                try? database.execute("ROLLBACK", doing: "rolling back")
+                throw error
             }
             return
         }

@@ -17,6 +17,12 @@ final class SQLiteDatabase {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        checkpointOnClose(false)
+    }
+
+    /// Whether closing checkpoints the WAL into the database file (off until the file is known good).
+    func checkpointOnClose(_ on: Bool) {
+        _ = csqlite_checkpoint_on_close(handle, on ? 1 : 0)
     }
 
     deinit { close() }

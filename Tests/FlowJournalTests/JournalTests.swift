@@ -104,3 +104,83 @@ import Testing
         #expect(process.terminationStatus == 0)
     }
 }
+
+/// Power loss: the journal's files cut short as a crash in the middle of a write would leave them.
+@Suite struct JournalPowerLossTests {
+    static let identity = JournalTests.identity
+    static let batches = 12
+    static let perBatch = 5
+
+    /// The records appended by the first `n` batches.
+    static func expected(batches n: Int) -> [Journal.Record] {
+        (0..<(n * perBatch)).map(JournalTests.record)
+    }
+
+    /// A journal with `batches` committed batches, copied (database and WAL) while its writer still
+    /// has it open — what the disk holds when the power goes.
+    static func crashedCopy() throws -> (directory: String, database: [UInt8], wal: [UInt8]) {
+        let path = JournalTests.path()
+        let journal = try Journal(path: path, identity: identity)
+        for batch in 0..<batches {
+            try journal.append((batch * perBatch..<(batch + 1) * perBatch).map(JournalTests.record))
+        }
+        let database = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let wal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "-wal")))
+        _ = journal
+        return (makeTemporaryDirectory(), database, wal)
+    }
+
+    /// Opens a journal made of these bytes: nil if refused (then the files must be as written).
+    static func open(_ database: [UInt8], wal: [UInt8]?, in directory: String, name: String) throws -> [Journal.Record]? {
+        let path = directory + "/" + name
+        try Data(database).write(to: URL(fileURLWithPath: path))
+        if let wal { try Data(wal).write(to: URL(fileURLWithPath: path + "-wal")) }
+        do {
+            let journal = try Journal(path: path, identity: identity)
+            return try journal.records()
+        } catch {
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == database, "a refused journal is kept: \(error)")
+            return nil
+        }
+    }
+
+    @Test func aWALCutAtAnyFrameRestoresWholeBatchesInOrder() throws {
+        let crash = try Self.crashedCopy()
+        let pageSize = 4096, frame = 24 + pageSize, header = 32
+        #expect((crash.wal.count - header) % frame == 0, "the WAL holds whole frames")
+        var cuts = Array(stride(from: 0, through: crash.wal.count, by: frame).map { min($0 + header, crash.wal.count) })
+        cuts += [0, header / 2, header + frame / 2, crash.wal.count - 1]  // torn writes inside a header or a page
+        var seen: Set<Int> = []
+        for (index, cut) in cuts.enumerated() {
+            guard let records = try Self.open(crash.database, wal: Array(crash.wal.prefix(cut)), in: crash.directory, name: "cut\(index)")
+            else { Issue.record("a WAL cut at \(cut) was refused; an earlier state was expected"); continue }
+            #expect(records.count % Self.perBatch == 0, "whole batches only, cut at \(cut): \(records.count) records")
+            #expect(records == Self.expected(batches: records.count / Self.perBatch), "a prefix in order, cut at \(cut)")
+            seen.insert(records.count / Self.perBatch)
+        }
+        #expect(seen.contains(Self.batches), "the whole WAL restores every batch")
+        #expect(seen.count > 2, "cuts restore earlier states: \(seen.sorted())")
+    }
+
+    @Test func aDatabaseFileCutAtAPageBoundaryIsRefusedAndKeptOrRestoresAnEarlierState() throws {
+        // Checkpointed journal (no WAL): every page boundary of the file, and a torn page.
+        let path = JournalTests.path()
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            for batch in 0..<40 { try journal.append((batch * 50..<(batch + 1) * 50).map(JournalTests.record)) }
+        }
+        let database = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let directory = makeTemporaryDirectory()
+        var refused = 0
+        let cuts = Array(stride(from: 0, to: database.count, by: 4096)) + [database.count - 100]
+        for (index, cut) in cuts.enumerated() {
+            let records = try Self.open(Array(database.prefix(cut)), wal: nil, in: directory, name: "page\(index)")
+            if let records {
+                #expect(records == (0..<records.count).map(JournalTests.record), "a prefix in order when it opens, cut at \(cut)")
+            } else {
+                refused += 1
+            }
+        }
+        #expect(refused > 0, "a truncated database is noticed")
+    }
+}
