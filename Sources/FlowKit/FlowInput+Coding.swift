@@ -1,0 +1,149 @@
+import Foundation
+
+/// `FlowInput` as bytes, for the daemon's journal (docs/journal.md): a kind number and a body of
+/// unsigned LEB128 varints, then (for an output) the payload's bytes as they came. Compact, no
+/// field names, decoded without trapping on any input; the numbers are part of the journal's
+/// schema and are never reused.
+extension FlowInput {
+    /// The kind numbers of the journal schema.
+    enum Kind: Int64 {
+        case output = 1, userNavigation = 2, dismissalCompleted = 3, screenLost = 4, terminate = 5, terminateAll = 6
+    }
+
+    /// The kind and body this input is journaled as.
+    public var encoded: (kind: Int64, body: [UInt8]) {
+        var body: [UInt8] = []
+        let kind: Kind
+        switch self {
+        case .output(let screen, let payload):
+            kind = .output
+            Self.append(screen.rawValue, to: &body)
+            body += payload
+        case .userNavigation(let navigation, let screen):
+            kind = .userNavigation
+            Self.append(screen.rawValue, to: &body)
+            switch navigation {
+            case .back(let phase): body += [0, Self.phaseNumbers[phase] ?? 0]
+            case .selectTab(let index): body.append(1); Self.append(UInt64(max(0, index)), to: &body)
+            case .closeModal: body.append(2)
+            }
+        case .dismissalCompleted(let screen, let outcome):
+            kind = .dismissalCompleted
+            Self.append(screen.rawValue, to: &body)
+            body.append(Self.outcomeNumbers[outcome] ?? 0)
+        case .screenLost(let screen):
+            kind = .screenLost
+            Self.append(screen.rawValue, to: &body)
+        case .terminate(let flow, let animated):
+            kind = .terminate
+            Self.append(flow.rawValue, to: &body)
+            body.append(animated ? 1 : 0)
+        case .terminateAll(let animated):
+            kind = .terminateAll
+            body.append(animated ? 1 : 0)
+        }
+        return (kind.rawValue, body)
+    }
+
+    /// Decodes a journaled input; throws (never traps) on anything it did not write.
+    public init(kind: Int64, body: [UInt8]) throws(FlowInputDecodingError) {
+        var reader = Reader(bytes: body)
+        guard let known = Kind(rawValue: kind) else { throw FlowInputDecodingError("unknown input kind \(kind)") }
+        switch known {
+        case .output:
+            let screen = ScreenID(rawValue: try reader.varint())
+            self = .output(screen, payload: Data(reader.rest()))
+            return
+        case .userNavigation:
+            let screen = ScreenID(rawValue: try reader.varint())
+            let navigation: UserNavigation
+            switch try reader.byte() {
+            case 0:
+                let number = try reader.byte()
+                guard let phase = Self.phaseNumbers.first(where: { $0.value == number })?.key else {
+                    throw FlowInputDecodingError("unknown gesture phase \(number)")
+                }
+                navigation = .back(phase)
+            case 1:
+                let index = try reader.varint()
+                guard index <= UInt64(Int.max) else { throw FlowInputDecodingError("tab index \(index) out of range") }
+                navigation = .selectTab(Int(index))
+            case 2: navigation = .closeModal
+            case let other: throw FlowInputDecodingError("unknown navigation \(other)")
+            }
+            self = .userNavigation(navigation, screen: screen)
+        case .dismissalCompleted:
+            let screen = ScreenID(rawValue: try reader.varint())
+            let number = try reader.byte()
+            guard let outcome = Self.outcomeNumbers.first(where: { $0.value == number })?.key else {
+                throw FlowInputDecodingError("unknown dismissal outcome \(number)")
+            }
+            self = .dismissalCompleted(screen, outcome)
+        case .screenLost:
+            self = .screenLost(ScreenID(rawValue: try reader.varint()))
+        case .terminate:
+            let flow = FlowID(rawValue: try reader.varint())
+            self = .terminate(flow, animated: try reader.flag())
+        case .terminateAll:
+            self = .terminateAll(animated: try reader.flag())
+        }
+        guard reader.isAtEnd else { throw FlowInputDecodingError("\(reader.remaining) bytes after a \(known) input") }
+    }
+
+    private static let phaseNumbers: [GesturePhase: UInt8] = [.began: 0, .cancelled: 1, .committed: 2]
+    private static let outcomeNumbers: [DismissOutcome: UInt8] = [.acknowledged: 0, .timedOut: 1, .hostLost: 2]
+
+    private static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var position = 0
+
+        var isAtEnd: Bool { position == bytes.count }
+        var remaining: Int { bytes.count - position }
+
+        mutating func byte() throws(FlowInputDecodingError) -> UInt8 {
+            guard position < bytes.count else { throw FlowInputDecodingError("the body ends early") }
+            defer { position += 1 }
+            return bytes[position]
+        }
+
+        mutating func flag() throws(FlowInputDecodingError) -> Bool {
+            switch try byte() {
+            case 0: return false
+            case 1: return true
+            case let other: throw FlowInputDecodingError("a flag of \(other)")
+            }
+        }
+
+        mutating func varint() throws(FlowInputDecodingError) -> UInt64 {
+            var value: UInt64 = 0
+            for shift in stride(from: 0, to: 64, by: 7) {
+                let byte = try byte()
+                let bits = UInt64(byte & 0x7F)
+                guard shift < 63 || bits <= 1 else { throw FlowInputDecodingError("a varint over 64 bits") }
+                value |= bits << UInt64(shift)
+                if byte & 0x80 == 0 { return value }
+            }
+            throw FlowInputDecodingError("a varint over 10 bytes")
+        }
+
+        mutating func rest() -> [UInt8] {
+            defer { position = bytes.count }
+            return Array(bytes[position...])
+        }
+    }
+}
+
+/// A journaled input that does not decode: what was wrong.
+public struct FlowInputDecodingError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
