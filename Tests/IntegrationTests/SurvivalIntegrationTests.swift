@@ -119,4 +119,17 @@ struct SurvivalIntegrationTests {
         #expect(log.contains("restart policy gave up"))
         #expect(log.contains("app tutorial ended: screen"))
     }
+
+    @Test(arguments: [
+        (["--restart-screens", "often"], "--restart-screens must be never, N or N/SECONDS"),
+        (["--restart-screens", "5/0"], "--restart-screens must be never, N or N/SECONDS"),
+        (["--resume-grace=-1"], "--resume-grace must be between 0 and 3600"),
+        (["--hang-timeout", "1.5", "--ack-timeout", "2"], "--hang-timeout must be 0 (off) or such that a hang is found before the ack timeout"),
+        (["--hang-timeout=-1"], "--hang-timeout must be 0 (off)"),
+    ])
+    func badSurvivalArgumentsSayWhatIsWrong(arguments: [String], message: String) throws {
+        let run = try ProductRun.run("flowd", arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
 }
