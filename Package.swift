@@ -105,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "flowbench",
             dependencies: [
-                "CBenchRelay", "FlowWire", "FlowControl", "FlowKit",
+                "CBenchRelay", "FlowWire", "FlowControl", "FlowKit", "FlowJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
