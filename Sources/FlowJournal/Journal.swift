@@ -55,7 +55,9 @@ public final class Journal {
             try Self.checkOrCreate(database, identity: identity)
             // WAL: a commit is one append to the log; readers never block. NORMAL: a crash of the
             // process loses nothing committed; a power cut may lose the last commits, never the file.
-            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", doing: "setting up")
+            // No automatic checkpoint: it would run on the writer's thread (the daemon's loop) for
+            // milliseconds; a `JournalCheckpointer` does it on another thread.
+            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;", doing: "setting up")
             database.checkpointOnClose(true)
             insert = try database.prepare("INSERT INTO inputs(kind, body) VALUES (?1, ?2)", doing: "preparing the insert")
         } catch {
@@ -137,6 +139,17 @@ public final class Journal {
         var records: [Record] = []
         while try select.step(doing: "reading the inputs") { records.append(Record(kind: select.int64(0), body: select.bytes(1))) }
         return records
+    }
+
+    /// A second connection to this journal for checkpoints, to be used from one other thread.
+    public func makeCheckpointer() throws(JournalError) -> JournalCheckpointer {
+        try JournalCheckpointer(path: path)
+    }
+
+    /// The size of the write-ahead log, in bytes (what a checkpoint would copy into the database).
+    public var walBytes: Int {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : 0
     }
 
     /// How many records it holds.

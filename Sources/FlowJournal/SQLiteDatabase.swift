@@ -4,7 +4,7 @@ import CSQLite
 /// errors mapped to `JournalError` with SQLite's own message. Statements are prepared once.
 final class SQLiteDatabase {
     let path: String
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
 
     init(path: String) throws(JournalError) {
         self.path = path

@@ -184,3 +184,31 @@ import Testing
         #expect(refused > 0, "a truncated database is noticed")
     }
 }
+
+/// Checkpoints run off the writer's thread while it keeps appending.
+@Suite struct JournalCheckpointTests {
+    @Test func aCheckpointerOnAnotherThreadCopiesTheLogWhileTheWriterGoesOn() throws {
+        let path = JournalTests.path()
+        let journal = try Journal(path: path, identity: JournalTests.identity)
+        let checkpointer = try journal.makeCheckpointer()
+        try journal.append((0..<2_000).map(JournalTests.record))
+        #expect(journal.walBytes > 0, "no automatic checkpoint: the log holds the inputs")
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var copied: [(Int, Int)] = []
+        nonisolated(unsafe) let background = checkpointer  // used by that thread alone
+        let thread = Thread {
+            for _ in 0..<20 {
+                if let result = try? background.checkpoint() { copied.append(result) }
+                usleep(2_000)
+            }
+            done.signal()
+        }
+        thread.start()
+        for batch in 0..<40 { try journal.append((2_000 + batch * 10..<2_000 + (batch + 1) * 10).map(JournalTests.record)) }
+        done.wait()
+        #expect(copied.contains { $0.1 > 0 }, "frames were copied into the database: \(copied)")
+        let final = try checkpointer.checkpoint()
+        #expect(final.logFrames == final.copied, "a checkpoint with the writer idle copies everything")
+        #expect(try journal.records() == (0..<2_400).map(JournalTests.record))
+    }
+}
