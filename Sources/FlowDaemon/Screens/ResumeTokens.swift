@@ -67,7 +67,7 @@ struct ResumeTokens {
         if spentOrder.count > Self.spentMemory { spent[spentOrder.removeFirst()] = nil }
     }
 
-    /// 64 random bits as hex.
+    /// 64 random bits as 16 hex digits (also the spawned screens' one-time tokens).
     static func randomHex() -> String {
         var generator = SystemRandomNumberGenerator()
         let value: UInt64 = generator.next()

@@ -140,8 +140,5 @@ final class SpawnedScreen: SpawnedHost {
     }
 
     /// 128 random bits as hex: the one-time token.
-    private static func makeToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in String(generator.next() as UInt64, radix: 16) }.joined(separator: "-")
-    }
+    private static func makeToken() -> String { ResumeTokens.randomHex() + ResumeTokens.randomHex() }
 }

@@ -102,37 +102,8 @@ extension Daemon {
                     closeGracefully(connection)
                 }
                 spawnedHosts[host]?.retire(reason: reason)
-            case .restarted(let screen, let kind, let attempt, let policy):
-                survival.screenRestarts += 1
-                logger.notice("screen process crashed; restarting it", metadata: [
-                    "screen": "\(screen)", "kind": "\(kind)", "attempt": "\(attempt)", "policy": "\(policy)",
-                ])
-                emitEvent(.screenRestarted, screen: screen, flow: runtime?.owner(of: screen), name: kind,
-                          text: "restarting \(kind) \(screen) (restart \(attempt), policy \(policy))")
-            case .restartGaveUp(let screen, let kind, let restarts, let policy):
-                survival.restartsGivenUp += 1
-                logger.warning("screen process keeps crashing; restart policy gave up", metadata: [
-                    "screen": "\(screen)", "kind": "\(kind)", "restarts": "\(restarts)", "policy": "\(policy)",
-                ])
-                emitEvent(.restartGaveUp, screen: screen, flow: runtime?.owner(of: screen), name: kind,
-                          text: "gave up on \(kind) \(screen) after \(restarts) restarts (policy \(policy)); its flow is told")
-            case .detached(let host, let count):
-                logger.notice("screen host dropped; holding its screens for it to resume", metadata: [
-                    "connection": "\(host)", "screens": "\(count)", "grace_ms": "\(configuration.resumeGraceMilliseconds)",
-                ])
-                emitEvent(.hostDetached, connection: host,
-                          text: "#\(host) dropped; \(count) screens held \(configuration.resumeGraceMilliseconds) ms for it to resume")
-            case .resumed(let host, let old, let count):
-                survival.hostsResumed += 1
-                logger.info("screen host resumed", metadata: ["connection": "\(host)", "was": "\(old)", "screens": "\(count)"])
-                emitEvent(.hostResumed, connection: host, text: "#\(host) resumed the \(count) screens of #\(old)")
-            case .resumeExpired(let host, let count):
-                survival.resumesExpired += 1
-                tokens.retire(host, because: .expired)
-                logger.notice("dropped screen host did not resume in time; its screens are lost", metadata: [
-                    "connection": "\(host)", "screens": "\(count)",
-                ])
-                emitEvent(.resumeExpired, connection: host, text: "#\(host) did not resume within \(configuration.resumeGraceMilliseconds) ms; \(count) screens lost")
+            case .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired:
+                reportSurvival(action)
             }
         }
     }
@@ -186,8 +157,8 @@ extension Daemon {
     /// dismissal as `hostLost`.
     func hostLeft(_ connection: Connection) {
         watchdog?.forget(connection.id)
-        let resumable = connection.mayResume && phase == .running
-        perform(delivery.hostLost(connection.id, now: loop.now, resumable: resumable))
+        // Once the shutdown began the delivery holds nothing (`holdsScreensOfLostHosts`).
+        perform(delivery.hostLost(connection.id, now: loop.now, resumable: connection.mayResume))
         if !delivery.isDetached(connection.id) {
             tokens.retire(connection.id, because: .hostLeft)
         }

@@ -116,11 +116,9 @@ public struct ScreenDelivery: Sendable {
         /// The screen as a new host must be given it: its `Place` with every later update and
         /// placement change folded in. A restarted or resumed host gets this.
         public internal(set) var current: PlaceCommand
-        /// How many times its process was restarted.
+        /// How many times its process was restarted (its policy and history are in `restartBooks`,
+        /// kept apart: most screens have none).
         public internal(set) var restarts: UInt32 = 0
-        /// Whether its spawned process is restarted when it crashes (its policy and history are in
-        /// `restartBooks`, kept apart: most screens have none).
-        let restartable: Bool
 
         /// The host it is assigned to, if any.
         public var host: UInt64? {
@@ -268,7 +266,6 @@ public struct ScreenDelivery: Sendable {
     public func invariantViolations() -> [String] {
         var problems: [String] = []
         for (id, screen) in screens {
-            if screen.restartable != (restartBooks[id] != nil) { problems.append("screen \(id): restartable \(screen.restartable) but its book is \(restartBooks[id] == nil ? "missing" : "there")") }
             let indexed: Bool
             switch screen.phase {
             case .waitingForHost: indexed = waiting[screen.kind]?.contains(id) == true
@@ -346,12 +343,10 @@ public struct ScreenDelivery: Sendable {
     }
 
     private mutating func placeScreen(_ place: PlaceCommand, route: Route, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
-        var restartable = false
         if case .spawn(let policy) = route, policy != .never {
-            restartable = true
             restartBooks[place.screen] = RestartBook(policy: policy)
         }
-        var screen = Screen(phase: .waitingForHost, current: place, restartable: restartable)
+        var screen = Screen(phase: .waitingForHost, current: place)
         let outgoing = Outgoing(command: .place(place), serial: screen.serials.next())
         screen.held = [outgoing]
         switch route {
@@ -469,7 +464,7 @@ public struct ScreenDelivery: Sendable {
             if screen.isDismissing {
                 removeScreen(id)
                 actions.append(.dismissalCompleted(id, .hostLost))
-            } else if holds, !gone.isSpawned || screen.restartable {
+            } else if holds, !gone.isSpawned || restartBooks[id] != nil {
                 holdForNewHost(&screen)
                 screen.phase = gone.isSpawned ? .awaitingExit(host: host) : .awaitingResume(host: host)
                 screens[id] = screen
@@ -581,7 +576,7 @@ public struct ScreenDelivery: Sendable {
     @discardableResult
     private mutating func removeScreen(_ id: ScreenID) -> Screen? {
         guard let screen = screens.removeValue(forKey: id) else { return nil }
-        if screen.restartable { restartBooks[id] = nil }
+        restartBooks[id] = nil
         return screen
     }
 
