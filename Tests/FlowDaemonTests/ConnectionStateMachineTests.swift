@@ -36,6 +36,24 @@ import Testing
         #expect(m.receive(.ping(.init())) == .handle)
     }
 
+    @Test func onlyNamedSocketScreenHostsMayPresentAResumeToken() {
+        func withResume(_ body: Flowd_V1_Envelope.OneOf_Body) -> Flowd_V1_Envelope.OneOf_Body {
+            guard case .hello(var hello) = body else { return body }
+            hello.resumeToken = "run.token"
+            return .hello(hello)
+        }
+        var host = machine()
+        guard case .welcome(let agreement) = host.receive(withResume(hello())) else {
+            Issue.record("a screen host on the named socket may resume")
+            return
+        }
+        #expect(agreement.resumeToken == "run.token", "the daemon checks the token itself")
+        var debug = machine()
+        #expect(rejection(debug.receive(withResume(hello(role: .debug))))?.code == .unexpectedMessage)
+        var spawned = machine(.spawned(token: "t"))
+        #expect(rejection(spawned.receive(withResume(hello(token: "t"))))?.code == .unexpectedMessage)
+    }
+
     @Test func versionMismatchNamesBothRanges() {
         var m = machine()
         let violation = rejection(m.receive(hello(2...5)))
