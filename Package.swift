@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "UVKit", "FlowWire", "FlowKit", "FlowKitWire", "FlowApp",
+                "UVKit", "FlowWire", "FlowKit", "FlowKitWire", "FlowApp", "FlowJournal",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -7,6 +7,10 @@ import FlowKit
 public struct App {
     /// The app's name, reported in `Welcome` and `flowctl tree`.
     public let name: String
+    /// The app's version, kept in its journal: a journal written by another version is not replayed
+    /// (its flows may decide differently), it is moved aside and the app starts fresh. Change it
+    /// whenever a flow's decisions change.
+    public var version: String
     /// Screen kinds the app uses and how each is created. Kinds not listed
     /// here default to `.attached`.
     public var screens: [String: ScreenFactory]
@@ -17,11 +21,13 @@ public struct App {
     /// finishes, its UI is dismissed without animation and the app is over.
     public init<F: Flow>(
         name: String,
+        version: String = "1",
         screens: [String: ScreenFactory] = [:],
         placer: ScreenPlacer<F.RequiredContext>,
         root makeRoot: @escaping () -> F
     ) {
         self.name = name
+        self.version = version
         self.screens = screens
         self.start = { runtime, finished in
             let flow = makeRoot()

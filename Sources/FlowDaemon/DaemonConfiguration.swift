@@ -29,6 +29,9 @@ public struct DaemonConfiguration: Sendable {
     /// it is treated as hung, in milliseconds (0: no watchdog). Keep it below the ack timeout: a hang
     /// is found within 1.75 × this.
     public var hangTimeoutMilliseconds: UInt64 = 1_000
+    /// The journal that keeps the app's state across restarts of the daemon (nil: none). Opened by
+    /// `Daemon.openState()`; see docs/restore.md.
+    public var statePath: String?
     /// Whether the daemon exits once the app's root flow finished and unwound.
     public var exitWhenAppFinishes = true
     /// The uid that named-socket peers must have (the daemon's own by default).

@@ -1,3 +1,4 @@
+import FlowJournal
 import UVKit
 
 /// Why the daemon could not start or had to stop. The message says what
@@ -7,6 +8,8 @@ public struct DaemonError: Error, CustomStringConvertible {
         case alreadyRunning
         case cannotListen
         case loop
+        case stateLocked
+        case stateUnusable
     }
 
     private let code: Code
@@ -22,13 +25,23 @@ public struct DaemonError: Error, CustomStringConvertible {
     public var isAlreadyRunning: Bool { code == .alreadyRunning }
 
     /// The process exit code for this error (sysexits.h): 69 another daemon
-    /// already serves the socket, 73 the socket cannot be created, 70 a libuv failure.
+    /// already serves the socket, 73 the socket cannot be created, 70 a libuv failure, 74 the state
+    /// file cannot be used, 75 another process holds the state file.
     public var exitCode: Int32 {
         switch code {
         case .alreadyRunning: 69
         case .cannotListen: 73
         case .loop: 70
+        case .stateUnusable: 74
+        case .stateLocked: 75
         }
+    }
+
+    /// The state file cannot be opened, created, moved aside or written (74), or another process
+    /// holds it (75).
+    static func state(_ error: JournalError) -> DaemonError {
+        if case .locked = error { return DaemonError(.stateLocked, "\(error); stop the other flowd or give this one another --state") }
+        return DaemonError(.stateUnusable, "\(error); give another --state, or --no-state to run without one")
     }
 
     static func listen(_ error: ListenerError) -> DaemonError {

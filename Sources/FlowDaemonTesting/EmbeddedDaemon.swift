@@ -17,18 +17,36 @@ public final class EmbeddedDaemon {
 
     /// An embedded daemon running `app` (none: a daemon without an app); `configure` sets limits and
     /// timeouts; screens of `failingSpawns` kinds fail to spawn. The app starts at once.
-    public init(app: App?, failingSpawns: Set<String> = [],
+    public convenience init(app: App?, failingSpawns: Set<String> = [],
+                            logger: Logger = Logger(label: "flowd.embedded", factory: { _ in SwiftLogNoOpLogHandler() }),
+                            configure: (inout DaemonConfiguration) -> Void = { _ in }) {
+        // Without a state file nothing can fail.
+        try! self.init(app: app, statePath: nil, failingSpawns: failingSpawns, logger: logger, configure: configure)
+    }
+
+    /// An embedded daemon that journals into `statePath` (a real SQLite file) and, if the journal
+    /// holds inputs, restores from it first — as `flowd --state` does. Throws as `flowd` exits.
+    public init(app: App?, statePath: String?, failingSpawns: Set<String> = [],
                 logger: Logger = Logger(label: "flowd.embedded", factory: { _ in SwiftLogNoOpLogHandler() }),
-                configure: (inout DaemonConfiguration) -> Void = { _ in }) {
+                configure: (inout DaemonConfiguration) -> Void = { _ in }) throws(DaemonError) {
         var configuration = DaemonConfiguration(socketPath: "/embedded/flowd.sock")
+        configuration.statePath = statePath
         configure(&configuration)
         loop = EmbeddedLoop()
         spawner = EmbeddedSpawner(loop: loop)
         spawner.failing = failingSpawns
         daemon = Daemon(configuration: configuration, app: app, logger: logger, loop: loop, spawner: spawner)
         spawner.embedded = self
+        try daemon.openState()
         daemon.startApp()
         run()
+    }
+
+    /// Stops the daemon as `kill -9` would: nothing more runs, what was committed stays in its
+    /// journal (every `run()` ends with the iteration's commit), and the journal is released so a
+    /// new embedded daemon can restore from it.
+    public func crash() {
+        daemon.releaseJournalAfterCrash()
     }
 
     // MARK: Peers

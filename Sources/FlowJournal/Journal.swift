@@ -21,13 +21,16 @@ public final class Journal {
         }
     }
 
-    /// One journaled input: what kind it is (the caller's numbering) and its encoded body.
+    /// One journaled input: what kind it is (the caller's numbering), its encoded body, and on the
+    /// last input of a batch the caller's check of the state the batch ended in (nil elsewhere).
     public struct Record: Equatable, Sendable {
         public var kind: Int64
         public var body: [UInt8]
-        public init(kind: Int64, body: [UInt8]) {
+        public var check: Int64?
+        public init(kind: Int64, body: [UInt8], check: Int64? = nil) {
             self.kind = kind
             self.body = body
+            self.check = check
         }
     }
 
@@ -41,6 +44,8 @@ public final class Journal {
     private let database: SQLiteDatabase
     private let insert: SQLiteDatabase.Statement
     private let lock: Int32
+    /// The sequence number the next record gets.
+    private var nextSeq: Int64 = 1
 
     /// Opens the journal at `path` for `identity`, creating it (and its schema) if the file is new or
     /// empty. Refuses another app's, version's or schema's journal, a damaged file, a file that is not
@@ -59,7 +64,8 @@ public final class Journal {
             // milliseconds; a `JournalCheckpointer` does it on another thread.
             try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;", doing: "setting up")
             database.checkpointOnClose(true)
-            insert = try database.prepare("INSERT INTO inputs(kind, body) VALUES (?1, ?2)", doing: "preparing the insert")
+            insert = try database.prepare("INSERT INTO inputs(seq, kind, body, \"check\", sum) VALUES (?1, ?2, ?3, ?4, ?5)", doing: "preparing the insert")
+            nextSeq = try database.integer("SELECT coalesce(max(seq), 0) + 1 FROM inputs", doing: "reading the last input")
         } catch {
             close(lock)
             throw error
@@ -81,7 +87,7 @@ public final class Journal {
                 PRAGMA application_id=\(applicationID);
                 PRAGMA user_version=\(schemaVersion);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL);
+                CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL, "check" INTEGER, sum INTEGER NOT NULL);
                 """, doing: "creating the journal")
             do {
                 let meta = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)", doing: "writing its identity")
@@ -119,13 +125,19 @@ public final class Journal {
         guard !records.isEmpty else { return }
         try database.execute("BEGIN", doing: "starting a transaction")
         do {
+            var seq = nextSeq
             for record in records {
-                insert.bind(1, record.kind)
-                insert.bind(2, record.body)
+                insert.bind(1, seq)
+                insert.bind(2, record.kind)
+                insert.bind(3, record.body)
+                if let check = record.check { insert.bind(4, check) } else { insert.bindNull(4) }
+                insert.bind(5, Self.sum(seq: seq, record))
                 _ = try insert.step(doing: "appending an input")
                 insert.reset()
+                seq += 1
             }
             try database.execute("COMMIT", doing: "committing")
+            nextSeq = seq
         } catch {
             insert.reset()
             try? database.execute("ROLLBACK", doing: "rolling back")
@@ -135,10 +147,39 @@ public final class Journal {
 
     /// Every record, oldest first.
     public func records() throws(JournalError) -> [Record] {
-        let select = try database.prepare("SELECT kind, body FROM inputs ORDER BY seq", doing: "reading the inputs")
         var records: [Record] = []
-        while try select.step(doing: "reading the inputs") { records.append(Record(kind: select.int64(0), body: select.bytes(1))) }
+        try forEachRecord { records.append($0); return true }
         return records
+    }
+
+    /// Reads the records, oldest first, one at a time (a restore of a million inputs does not hold
+    /// them all), until `body` returns false.
+    public func forEachRecord(_ body: (Record) -> Bool) throws(JournalError) {
+        let select = try database.prepare("SELECT seq, kind, body, \"check\", sum FROM inputs ORDER BY seq", doing: "reading the inputs")
+        defer { select.reset() }
+        var expected: Int64 = 1
+        while try select.step(doing: "reading the inputs") {
+            let seq = select.int64(0)
+            let record = Record(kind: select.int64(1), body: select.bytes(2), check: select.isNull(3) ? nil : select.int64(3))
+            // SQLite keeps no checksum of its pages: a page torn by a power cut reads as other bytes.
+            guard seq == expected, select.int64(4) == Self.sum(seq: seq, record) else {
+                throw .corrupt(path: path, reason: seq == expected ? "input \(seq) fails its checksum" : "input \(expected) is missing")
+            }
+            expected += 1
+            guard body(record) else { return }
+        }
+    }
+
+    /// A record's checksum (FNV-1a over its sequence number, kind, check and body).
+    static func sum(seq: Int64, _ record: Record) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        func mix(_ word: Int64) { for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: word >> shift)) } }
+        mix(seq)
+        mix(record.kind)
+        mix(record.check ?? 0)
+        for byte in record.body { mix(byte) }
+        return Int64(bitPattern: hash)
     }
 
     /// A second connection to this journal for checkpoints, to be used from one other thread.
@@ -160,6 +201,7 @@ public final class Journal {
     /// Forgets every record (the app finished: nothing to restore).
     public func clear() throws(JournalError) {
         try database.execute("DELETE FROM inputs", doing: "clearing the journal")
+        nextSeq = 1
     }
 
     /// Moves a refused journal (and its WAL and shared-memory files) aside as

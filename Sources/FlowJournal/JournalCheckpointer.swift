@@ -3,7 +3,8 @@ import CSQLite
 /// Copies a journal's write-ahead log into its database file, from a thread other than the writer's:
 /// SQLite's automatic checkpoint would stall the daemon's loop for milliseconds. A `PASSIVE`
 /// checkpoint never waits for the writer; the log starts over once everything was copied.
-public final class JournalCheckpointer {
+/// `@unchecked Sendable`: it is handed to the one thread that uses it, and only that thread calls it.
+public final class JournalCheckpointer: @unchecked Sendable {
     private let database: SQLiteDatabase
 
     init(path: String) throws(JournalError) {

@@ -105,7 +105,11 @@ final class SQLiteDatabase {
             sqlite3_clear_bindings(handle)
         }
 
+        func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
         func text(_ column: Int32) -> String {
             guard let text = sqlite3_column_text(handle, column) else { return "" }

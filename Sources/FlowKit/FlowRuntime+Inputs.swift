@@ -125,6 +125,14 @@ extension FlowRuntime {
     /// Handles one input given as data (what a journal or a replay holds) and returns what it caused.
     /// Throws, changing nothing, when the input is refused.
     public func handle(_ input: FlowInput) throws(FlowKitError) -> [RuntimeEffect] {
+        try apply(input)
+        return takeEffects()
+    }
+
+    /// Applies one input given as data and leaves what it caused queued (`takeEffects`): how a driver
+    /// that drains effects itself (the daemon's `drive()`) feeds journaled inputs. Throws, changing
+    /// nothing, when the input is refused.
+    public func apply(_ input: FlowInput) throws(FlowKitError) {
         switch input {
         case .output(let screen, let payload): try receiveOutput(screen: screen, payload: payload)
         case .userNavigation(let navigation, let screen): try receiveUserNavigation(navigation, from: screen)
@@ -133,6 +141,5 @@ extension FlowRuntime {
         case .terminate(let flow, let animated): try terminate(flow: flow, animated: animated)
         case .terminateAll(let animated): terminateAll(animated: animated)
         }
-        return takeEffects()
     }
 }

@@ -45,6 +45,8 @@ public final class FlowRuntime {
 
     /// Dismissals sent and not yet acknowledged, timed out or lost.
     public var pendingDismissals: Int { dismissals.count }
+    /// The screens whose `Dismiss` is not completed yet, top-most (newest) first.
+    public var screensBeingDismissed: [ScreenID] { dismissals.keys.sorted(by: >) }
 
     /// A runtime with an empty window whose payloads use `codec`.
     public init(codec: any PayloadCodec = JSONPayloadCodec()) {

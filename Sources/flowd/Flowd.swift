@@ -35,8 +35,13 @@ struct Serve: ParsableCommand {
             Stops gracefully on SIGTERM or SIGINT (Ctrl-C): every client gets a Shutdown frame and the \
             daemon exits 0. A second signal exits at once.
 
+            The app's state is journaled (--state) and restored when flowd starts again after a crash, \
+            a kill or a stop: the user is back where they were (docs/restore.md). A stop by signal keeps \
+            the journal; the app finishing clears it.
+
             Exit codes: 0 clean stop, 64 bad arguments, 69 another flowd already serves the socket, \
-            73 the socket cannot be created, 70 internal error.
+            73 the socket cannot be created, 74 the state file cannot be used (permissions, not a file, \
+            cannot be moved aside), 75 another flowd holds the state file, 70 internal error.
 
             Examples:
               flowd                                   # the demo launcher on the default socket
@@ -59,6 +64,17 @@ struct Serve: ParsableCommand {
 
     @Flag(name: .long, help: "List the built-in apps and exit.")
     var listApps = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The journal that keeps the app's state across restarts of flowd.",
+            discussion: "Default: $XDG_STATE_HOME/flowd/APP.journal ($XDG_STATE_HOME defaults to ~/.local/state). Its directory is created. A journal of another app or version, a damaged one or a file that is not a journal is moved aside (PATH.refused-DATE) and the app starts fresh.",
+            valueName: "path"))
+    var state: String?
+
+    @Flag(name: .long, help: "Journal nothing: every start is a fresh start.")
+    var noState = false
 
     @Flag(name: .long, help: "Keep running after the app's root flow finished (default: exit 0).")
     var stayUp = false
@@ -134,6 +150,12 @@ struct Serve: ParsableCommand {
             throw ValidationError(
                 "--hang-timeout must be 0 (off) or such that a hang is found before the ack timeout: 1.75 × it below --ack-timeout (\(ackTimeout) s), got \(hangTimeout)")
         }
+        if noState, state != nil {
+            throw ValidationError("--state and --no-state contradict each other; give one")
+        }
+        if let state, state.isEmpty || state.hasSuffix("/") {
+            throw ValidationError("--state must be a file path (the journal), got '\(state)'")
+        }
         guard writeQueueLimit >= maxFrameSize else {
             throw ValidationError("--write-queue-limit (\(writeQueueLimit)) must be at least --max-frame-size (\(maxFrameSize))")
         }
@@ -164,6 +186,10 @@ struct Serve: ParsableCommand {
         configuration.resumeGraceMilliseconds = UInt64(resumeGrace * 1000)
         configuration.hangTimeoutMilliseconds = UInt64(effectiveHangTimeout * 1000)
 
+        if !noState {
+            configuration.statePath = state ?? StatePath.default(app: app, environment: ProcessInfo.processInfo.environment)
+        }
+
         var chosen = BuiltInApps.named(app)!
         if let spawnScreens {
             chosen = chosen.withAllScreens(.spawn(executable: spawnScreens), kinds: BuiltInApps.kinds)
@@ -172,6 +198,7 @@ struct Serve: ParsableCommand {
             chosen = chosen.withRestartPolicy(policy)
         }
         do {
+            if let path = configuration.statePath { try StatePath.createDirectory(of: path) }
             let daemon = try Daemon(configuration: configuration, app: chosen, logger: logger)
             try daemon.run()
         } catch {

@@ -44,9 +44,11 @@ public final class DaemonProcess: @unchecked Sendable {
         self.socketPath = self.directory + "/flowd.sock"
         process.executableURL = productsDirectory.appendingPathComponent("flowd")
         process.arguments = ["--socket", socketPath] + arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
+        // Each daemon journals into its own directory (removed with it): tests never restore each
+        // other's state nor meet each other's journal lock.
+        var environment = environment
+        if environment["XDG_STATE_HOME"] == nil { environment["XDG_STATE_HOME"] = self.directory + "/state" }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let errorPipe = Pipe()
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice

@@ -4,9 +4,9 @@ import FlowWire
 /// The part of a debug tree that depends only on the flows (ids, types,
 /// owners, containers, visibility), not on hosts, processes or acks: what a
 /// replay must reproduce. One line per flow or node, indented.
-enum TreeShape {
+package enum TreeShape {
     /// The shape of a recorded tree.
-    static func lines(_ tree: Flowd_V1_Tree) -> [String] {
+    package static func lines(_ tree: Flowd_V1_Tree) -> [String] {
         var lines: [String] = []
         if tree.hasRootFlow { flowLines(tree.rootFlow, depth: 0, into: &lines) }
         if tree.hasWindow { navLines(tree.window, depth: 0, into: &lines) }
@@ -14,7 +14,7 @@ enum TreeShape {
     }
 
     /// The shape of a runtime's current tree.
-    static func lines(of runtime: FlowRuntime) -> [String] {
+    package static func lines(of runtime: FlowRuntime) -> [String] {
         let snapshot = runtime.debugTree()
         var tree = Flowd_V1_Tree()
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
@@ -29,7 +29,7 @@ enum TreeShape {
     }
 
     /// The first line that differs, quoted from both sides.
-    static func firstDifference(_ recorded: [String], _ replayed: [String]) -> String? {
+    package static func firstDifference(_ recorded: [String], _ replayed: [String]) -> String? {
         for index in 0..<max(recorded.count, replayed.count) {
             let left = index < recorded.count ? recorded[index] : "(nothing)"
             let right = index < replayed.count ? replayed[index] : "(nothing)"

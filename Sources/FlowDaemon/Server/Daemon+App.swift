@@ -7,14 +7,7 @@ extension Daemon {
     package func startApp() {
         loop.assertOnLoop()
         guard let app else { return }
-        let runtime = FlowRuntime()
-        install(runtime: runtime)
-        logger.info("starting app \(app.name)")
-        app.start(runtime) { [weak self] outcome in
-            // Called from inside FlowKit; `drive` acts on it once FlowKit has returned.
-            self?.notices.append(.app(outcome))
-        }
-        drive()
+        startRuntime(app)
     }
 
     func appReported(_ outcome: AppOutcome) {
@@ -28,6 +21,8 @@ extension Daemon {
             logger.notice("app \(appName) ended: \(ending)")
         }
         recordAppOutcome(outcome)
+        // The app is over: nothing is left to restore (a shutdown froze the journal first: kept).
+        stateJournal?.finish()
         if configuration.exitWhenAppFinishes {
             beginShutdown(reason: .appFinished, message: "app \(appName) finished")
         } else {

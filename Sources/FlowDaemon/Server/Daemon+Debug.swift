@@ -51,6 +51,7 @@ extension Daemon {
             refuse(Flowd_V1_Error(code: .unknownFlow, message: "\(error.message); see `flowctl tree` for flow ids"), seq: seq, to: connection)
             return
         }
+        stateJournal?.record(.terminate(flow, animated: request.animated))
         drive()
     }
 
@@ -72,6 +73,9 @@ extension Daemon {
         stats.resumesExpired = survival.resumesExpired
         stats.hostsHung = survival.hostsHung
         stats.screensHeld = UInt64(delivery.heldScreenCount)
+        stats.journaledInputs = UInt64(stateJournal?.committed ?? 0)
+        stats.restoredInputs = UInt64(restoredInputs)
+        stats.journalPending = UInt64(stateJournal?.pendingCount ?? 0)
         return stats
     }
 

@@ -33,8 +33,11 @@ extension Daemon {
                 runtime.takeEffects(into: &effects)
                 for effect in effects {
                     switch effect {
-                    case .flow(let event): emitFlowEvent(event)
-                    case .command(let command): deliver(command)
+                    case .flow(let event):
+                        if restoring == nil { emitFlowEvent(event) }
+                    case .command(let command):
+                        stateJournal?.observe(command)
+                        if restoring == nil { deliver(command) } else { restoring?.apply(command) }
                     }
                 }
             }
@@ -48,7 +51,7 @@ extension Daemon {
     }
 
     /// Gives one screen command to the delivery state machine, reports it, and performs what it says.
-    private func deliver(_ command: ScreenCommand) {
+    func deliver(_ command: ScreenCommand) {
         let listened = events.hasSubscribers
         let kind = listened ? delivery.screens[command.screen]?.kind ?? "" : ""
         var actions = actionBuffer
@@ -78,13 +81,13 @@ extension Daemon {
             case .spawn(let screen, let kind):
                 spawn(screen, kind: kind)
             case .dismissalCompleted(let screen, let outcome):
-                runtime?.dismissalCompleted(screen, outcome)
+                try? feed(.dismissalCompleted(screen, outcome))
                 if let drain = drainAfterDismissals, runtime?.pendingDismissals == 0 {
                     endOfIteration.append(.unwound(reason: drain.reason, message: drain.message, report: nil))
                 }
             case .screenLost(let screen, let kind, let host):
                 logger.notice("screen lost", metadata: ["screen": "\(screen)", "kind": "\(kind)", "connection": "\(host.map(String.init) ?? "none")"])
-                runtime?.screenLost(screen)
+                try? feed(.screenLost(screen))
             case .ackTimedOut(let screen, let kind, let serial, let host):
                 logger.warning("screen did not acknowledge in time; removed by force", metadata: [
                     "screen": "\(screen)", "kind": "\(kind)", "serial": "\(serial)",

@@ -81,7 +81,7 @@ extension Daemon {
             logger.notice("debug client injected an output", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "output": "\(text)"])
         }
         do {
-            try runtime.receiveOutput(screen: screen, payload: output.payload.data)
+            try feed(.output(screen, payload: output.payload.data))
         } catch {
             let code: Flowd_V1_ErrorCode = error.code == .outputDecodingFailed ? .badPayload : .unknownScreen
             refuse(Flowd_V1_Error(code: code, message: error.message, screenID: output.screenID), seq: seq, to: connection)
@@ -119,7 +119,7 @@ extension Daemon {
             logger.notice("debug client injected navigation", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "navigation": "\(navigation)"])
         }
         do {
-            try runtime.receiveUserNavigation(navigation, from: screen)
+            try feed(.userNavigation(navigation, screen: screen))
         } catch {
             refuse(Flowd_V1_Error(code: .invalidNavigation, message: error.message, screenID: message.screenID), seq: seq, to: connection)
             return

@@ -45,6 +45,13 @@ public final class Daemon {
     var watchdog: HangWatchdog?
     /// Restarts, resumes and hangs so far, for `Stats`.
     var survival = SurvivalCounts()
+    /// The journal of inputs that keeps the app across restarts of the daemon (nil: `--no-state`).
+    var stateJournal: DaemonJournal?
+    /// Set while a restore replays the journal: the screen commands are folded here instead of
+    /// delivered.
+    var restoring: RestoredScreens?
+    /// Inputs replayed from the journal at start.
+    var restoredInputs = 0
     /// Spawned screen processes by the id of their connection.
     var spawnedHosts: [UInt64: any SpawnedHost] = [:]
     /// Spawned processes that have not exited yet, by pid.
@@ -139,6 +146,7 @@ public final class Daemon {
         if listener?.reclaimedStaleSocket == true {
             logger.notice("reclaimed stale socket file", metadata: ["path": "\(configuration.socketPath)"])
         }
+        try openState()
         try installSignalHandlers(on: uvLoop.uv)
         uvLoop.start { [unowned self] in flushDirtyConnections() }
         logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
@@ -380,6 +388,7 @@ public final class Daemon {
         loop.assertOnLoop()
         serviceBacklog()
         handleEndOfIteration()
+        commitJournal()
         defer { if !backlogged.isEmpty { wakeIfWorkPending() } }
         for connection in writes.flush(limit: configuration.writeQueueLimit) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
@@ -521,11 +530,13 @@ public final class Daemon {
             logger.warning("second signal; exiting at once")
             exit(1)
         case .unwindFlows:
+            stateJournal?.freeze()
             delivery.holdsScreensOfLostHosts = false
             listener?.close()
             listener = nil
             unwindFlows(reason: reason, message: message)
         case .notifyAndDrain:
+            stateJournal?.freeze()
             delivery.holdsScreensOfLostHosts = false
             listener?.close()
             listener = nil
@@ -592,6 +603,8 @@ public final class Daemon {
         signals.removeAll()
         handshakeDeadlines = DeadlineQueue(timeout: handshakeDeadlines.timeout)
         closeDeadlines = DeadlineQueue(timeout: closeDeadlines.timeout)
+        commitJournal()
+        stateJournal?.drainCheckpoints()
         runtime = nil
     }
 }

@@ -61,7 +61,9 @@ final class ServerUnderTest {
         let start = cbr_now_ns()
         let process = try ChildProcess(
             executable: executable,
-            arguments: ["--socket", socketPath, "--log-level", "warning"] + (app.map { ["--app", $0, "--stay-up"] } ?? []) + extra,
+            // Its own journal in the scratch directory: journaling is on, as by default.
+            arguments: ["--socket", socketPath, "--log-level", "warning"] + (app.map { ["--app", $0, "--stay-up"] } ?? [])
+                + (extra.contains { $0.hasPrefix("--state") || $0 == "--no-state" } ? [] : ["--state", directory + "/state.journal"]) + extra,
             errorPath: directory + "/flowd.log")
         let deadline = start + 30_000_000_000
         var error = [CChar](repeating: 0, count: Int(CBR_ERROR_SIZE))

@@ -68,6 +68,10 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
 
   /// The watchdog found a host hung (commands unacknowledged, no Pong).
   case hostHung // = 25
+
+  /// The daemon started from its journal: the flows were restored by replaying it (or it did not
+  /// replay and was moved aside; the text says which).
+  case restored // = 26
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -102,6 +106,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case 23: self = .hostResumed
     case 24: self = .resumeExpired
     case 25: self = .hostHung
+    case 26: self = .restored
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -134,6 +139,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case .hostResumed: return 23
     case .resumeExpired: return 24
     case .hostHung: return 25
+    case .restored: return 26
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -166,6 +172,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     .hostResumed,
     .resumeExpired,
     .hostHung,
+    .restored,
   ]
 
 }
@@ -183,48 +190,110 @@ public nonisolated struct Flowd_V1_GetTree: Sendable {
 }
 
 /// Counters that return to their starting values when everything is unwound.
-public nonisolated struct Flowd_V1_Stats: Sendable {
+public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var flows: UInt64 = 0
+  public var flows: UInt64 {
+    get {_storage._flows}
+    set {_uniqueStorage()._flows = newValue}
+  }
 
-  public var screens: UInt64 = 0
+  public var screens: UInt64 {
+    get {_storage._screens}
+    set {_uniqueStorage()._screens = newValue}
+  }
 
-  public var connections: UInt64 = 0
+  public var connections: UInt64 {
+    get {_storage._connections}
+    set {_uniqueStorage()._connections = newValue}
+  }
 
-  public var childProcesses: UInt64 = 0
+  public var childProcesses: UInt64 {
+    get {_storage._childProcesses}
+    set {_uniqueStorage()._childProcesses = newValue}
+  }
 
-  public var openDescriptors: UInt64 = 0
+  public var openDescriptors: UInt64 {
+    get {_storage._openDescriptors}
+    set {_uniqueStorage()._openDescriptors = newValue}
+  }
 
-  public var libuvHandles: UInt64 = 0
+  public var libuvHandles: UInt64 {
+    get {_storage._libuvHandles}
+    set {_uniqueStorage()._libuvHandles = newValue}
+  }
 
-  public var pendingAcks: UInt64 = 0
+  public var pendingAcks: UInt64 {
+    get {_storage._pendingAcks}
+    set {_uniqueStorage()._pendingAcks = newValue}
+  }
 
-  public var eventsSent: UInt64 = 0
+  public var eventsSent: UInt64 {
+    get {_storage._eventsSent}
+    set {_uniqueStorage()._eventsSent = newValue}
+  }
 
   /// Spawned screen processes restarted after a crash (since start).
-  public var screenRestarts: UInt64 = 0
+  public var screenRestarts: UInt64 {
+    get {_storage._screenRestarts}
+    set {_uniqueStorage()._screenRestarts = newValue}
+  }
 
   /// Screens whose restart policy gave up (the flow was told screenLost).
-  public var restartsGivenUp: UInt64 = 0
+  public var restartsGivenUp: UInt64 {
+    get {_storage._restartsGivenUp}
+    set {_uniqueStorage()._restartsGivenUp = newValue}
+  }
 
   /// Attached hosts that reconnected and got their screens back.
-  public var hostsResumed: UInt64 = 0
+  public var hostsResumed: UInt64 {
+    get {_storage._hostsResumed}
+    set {_uniqueStorage()._hostsResumed = newValue}
+  }
 
   /// Dropped hosts whose grace period ended before they resumed.
-  public var resumesExpired: UInt64 = 0
+  public var resumesExpired: UInt64 {
+    get {_storage._resumesExpired}
+    set {_uniqueStorage()._resumesExpired = newValue}
+  }
 
   /// Hosts the watchdog found hung (killed or disconnected).
-  public var hostsHung: UInt64 = 0
+  public var hostsHung: UInt64 {
+    get {_storage._hostsHung}
+    set {_uniqueStorage()._hostsHung = newValue}
+  }
 
   /// Screens held for a host to come back (restarting or awaiting resume).
-  public var screensHeld: UInt64 = 0
+  public var screensHeld: UInt64 {
+    get {_storage._screensHeld}
+    set {_uniqueStorage()._screensHeld = newValue}
+  }
+
+  /// Inputs journaled (committed to the state file) by this daemon process.
+  public var journaledInputs: UInt64 {
+    get {_storage._journaledInputs}
+    set {_uniqueStorage()._journaledInputs = newValue}
+  }
+
+  /// Inputs the daemon restored from its state file when it started.
+  public var restoredInputs: UInt64 {
+    get {_storage._restoredInputs}
+    set {_uniqueStorage()._restoredInputs = newValue}
+  }
+
+  /// Inputs waiting in memory because the last journal write failed (disk full, I/O error).
+  public var journalPending: UInt64 {
+    get {_storage._journalPending}
+    set {_uniqueStorage()._journalPending = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// Ask for Stats alone (cheap). Answered by Stats.
@@ -383,61 +452,54 @@ public nonisolated struct Flowd_V1_ConnectionInfo: Sendable {
 }
 
 /// Answer to GetTree.
-public nonisolated struct Flowd_V1_Tree: @unchecked Sendable {
+public nonisolated struct Flowd_V1_Tree: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var app: String {
-    get {_storage._app}
-    set {_uniqueStorage()._app = newValue}
-  }
+  public var app: String = String()
 
   /// The root flow and its sub-flows; absent when no flow runs.
   public var rootFlow: Flowd_V1_FlowNode {
-    get {_storage._rootFlow ?? Flowd_V1_FlowNode()}
-    set {_uniqueStorage()._rootFlow = newValue}
+    get {_rootFlow ?? Flowd_V1_FlowNode()}
+    set {_rootFlow = newValue}
   }
   /// Returns true if `rootFlow` has been explicitly set.
-  public var hasRootFlow: Bool {_storage._rootFlow != nil}
+  public var hasRootFlow: Bool {self._rootFlow != nil}
   /// Clears the value of `rootFlow`. Subsequent reads from it will return its default value.
-  public mutating func clearRootFlow() {_uniqueStorage()._rootFlow = nil}
+  public mutating func clearRootFlow() {self._rootFlow = nil}
 
   public var window: Flowd_V1_NavNode {
-    get {_storage._window ?? Flowd_V1_NavNode()}
-    set {_uniqueStorage()._window = newValue}
+    get {_window ?? Flowd_V1_NavNode()}
+    set {_window = newValue}
   }
   /// Returns true if `window` has been explicitly set.
-  public var hasWindow: Bool {_storage._window != nil}
+  public var hasWindow: Bool {self._window != nil}
   /// Clears the value of `window`. Subsequent reads from it will return its default value.
-  public mutating func clearWindow() {_uniqueStorage()._window = nil}
+  public mutating func clearWindow() {self._window = nil}
 
-  public var connections: [Flowd_V1_ConnectionInfo] {
-    get {_storage._connections}
-    set {_uniqueStorage()._connections = newValue}
-  }
+  public var connections: [Flowd_V1_ConnectionInfo] = []
 
   public var stats: Flowd_V1_Stats {
-    get {_storage._stats ?? Flowd_V1_Stats()}
-    set {_uniqueStorage()._stats = newValue}
+    get {_stats ?? Flowd_V1_Stats()}
+    set {_stats = newValue}
   }
   /// Returns true if `stats` has been explicitly set.
-  public var hasStats: Bool {_storage._stats != nil}
+  public var hasStats: Bool {self._stats != nil}
   /// Clears the value of `stats`. Subsequent reads from it will return its default value.
-  public mutating func clearStats() {_uniqueStorage()._stats = nil}
+  public mutating func clearStats() {self._stats = nil}
 
   /// The seq of the last Event emitted before this snapshot, so that a
   /// watcher can line the tree up with the event stream.
-  public var lastEventSeq: UInt64 {
-    get {_storage._lastEventSeq}
-    set {_uniqueStorage()._lastEventSeq = newValue}
-  }
+  public var lastEventSeq: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _storage = _StorageClass.defaultInstance
+  fileprivate var _rootFlow: Flowd_V1_FlowNode? = nil
+  fileprivate var _window: Flowd_V1_NavNode? = nil
+  fileprivate var _stats: Flowd_V1_Stats? = nil
 }
 
 /// Start receiving Events. Filters combine with AND; empty means all.
@@ -624,7 +686,7 @@ public nonisolated struct Flowd_V1_CommandResult: Sendable {
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_EventKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0\u{1}EVENT_KIND_RESTORED\0")
 }
 
 nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -648,94 +710,177 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0")
+
+  fileprivate class _StorageClass {
+    var _flows: UInt64 = 0
+    var _screens: UInt64 = 0
+    var _connections: UInt64 = 0
+    var _childProcesses: UInt64 = 0
+    var _openDescriptors: UInt64 = 0
+    var _libuvHandles: UInt64 = 0
+    var _pendingAcks: UInt64 = 0
+    var _eventsSent: UInt64 = 0
+    var _screenRestarts: UInt64 = 0
+    var _restartsGivenUp: UInt64 = 0
+    var _hostsResumed: UInt64 = 0
+    var _resumesExpired: UInt64 = 0
+    var _hostsHung: UInt64 = 0
+    var _screensHeld: UInt64 = 0
+    var _journaledInputs: UInt64 = 0
+    var _restoredInputs: UInt64 = 0
+    var _journalPending: UInt64 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _flows = source._flows
+      _screens = source._screens
+      _connections = source._connections
+      _childProcesses = source._childProcesses
+      _openDescriptors = source._openDescriptors
+      _libuvHandles = source._libuvHandles
+      _pendingAcks = source._pendingAcks
+      _eventsSent = source._eventsSent
+      _screenRestarts = source._screenRestarts
+      _restartsGivenUp = source._restartsGivenUp
+      _hostsResumed = source._hostsResumed
+      _resumesExpired = source._resumesExpired
+      _hostsHung = source._hostsHung
+      _screensHeld = source._screensHeld
+      _journaledInputs = source._journaledInputs
+      _restoredInputs = source._restoredInputs
+      _journalPending = source._journalPending
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.flows) }()
-      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.screens) }()
-      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.connections) }()
-      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.childProcesses) }()
-      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.openDescriptors) }()
-      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.libuvHandles) }()
-      case 7: try { try decoder.decodeSingularUInt64Field(value: &self.pendingAcks) }()
-      case 8: try { try decoder.decodeSingularUInt64Field(value: &self.eventsSent) }()
-      case 9: try { try decoder.decodeSingularUInt64Field(value: &self.screenRestarts) }()
-      case 10: try { try decoder.decodeSingularUInt64Field(value: &self.restartsGivenUp) }()
-      case 11: try { try decoder.decodeSingularUInt64Field(value: &self.hostsResumed) }()
-      case 12: try { try decoder.decodeSingularUInt64Field(value: &self.resumesExpired) }()
-      case 13: try { try decoder.decodeSingularUInt64Field(value: &self.hostsHung) }()
-      case 14: try { try decoder.decodeSingularUInt64Field(value: &self.screensHeld) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._flows) }()
+        case 2: try { try decoder.decodeSingularUInt64Field(value: &_storage._screens) }()
+        case 3: try { try decoder.decodeSingularUInt64Field(value: &_storage._connections) }()
+        case 4: try { try decoder.decodeSingularUInt64Field(value: &_storage._childProcesses) }()
+        case 5: try { try decoder.decodeSingularUInt64Field(value: &_storage._openDescriptors) }()
+        case 6: try { try decoder.decodeSingularUInt64Field(value: &_storage._libuvHandles) }()
+        case 7: try { try decoder.decodeSingularUInt64Field(value: &_storage._pendingAcks) }()
+        case 8: try { try decoder.decodeSingularUInt64Field(value: &_storage._eventsSent) }()
+        case 9: try { try decoder.decodeSingularUInt64Field(value: &_storage._screenRestarts) }()
+        case 10: try { try decoder.decodeSingularUInt64Field(value: &_storage._restartsGivenUp) }()
+        case 11: try { try decoder.decodeSingularUInt64Field(value: &_storage._hostsResumed) }()
+        case 12: try { try decoder.decodeSingularUInt64Field(value: &_storage._resumesExpired) }()
+        case 13: try { try decoder.decodeSingularUInt64Field(value: &_storage._hostsHung) }()
+        case 14: try { try decoder.decodeSingularUInt64Field(value: &_storage._screensHeld) }()
+        case 15: try { try decoder.decodeSingularUInt64Field(value: &_storage._journaledInputs) }()
+        case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._restoredInputs) }()
+        case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalPending) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if self.flows != 0 {
-      try visitor.visitSingularUInt64Field(value: self.flows, fieldNumber: 1)
-    }
-    if self.screens != 0 {
-      try visitor.visitSingularUInt64Field(value: self.screens, fieldNumber: 2)
-    }
-    if self.connections != 0 {
-      try visitor.visitSingularUInt64Field(value: self.connections, fieldNumber: 3)
-    }
-    if self.childProcesses != 0 {
-      try visitor.visitSingularUInt64Field(value: self.childProcesses, fieldNumber: 4)
-    }
-    if self.openDescriptors != 0 {
-      try visitor.visitSingularUInt64Field(value: self.openDescriptors, fieldNumber: 5)
-    }
-    if self.libuvHandles != 0 {
-      try visitor.visitSingularUInt64Field(value: self.libuvHandles, fieldNumber: 6)
-    }
-    if self.pendingAcks != 0 {
-      try visitor.visitSingularUInt64Field(value: self.pendingAcks, fieldNumber: 7)
-    }
-    if self.eventsSent != 0 {
-      try visitor.visitSingularUInt64Field(value: self.eventsSent, fieldNumber: 8)
-    }
-    if self.screenRestarts != 0 {
-      try visitor.visitSingularUInt64Field(value: self.screenRestarts, fieldNumber: 9)
-    }
-    if self.restartsGivenUp != 0 {
-      try visitor.visitSingularUInt64Field(value: self.restartsGivenUp, fieldNumber: 10)
-    }
-    if self.hostsResumed != 0 {
-      try visitor.visitSingularUInt64Field(value: self.hostsResumed, fieldNumber: 11)
-    }
-    if self.resumesExpired != 0 {
-      try visitor.visitSingularUInt64Field(value: self.resumesExpired, fieldNumber: 12)
-    }
-    if self.hostsHung != 0 {
-      try visitor.visitSingularUInt64Field(value: self.hostsHung, fieldNumber: 13)
-    }
-    if self.screensHeld != 0 {
-      try visitor.visitSingularUInt64Field(value: self.screensHeld, fieldNumber: 14)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      if _storage._flows != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._flows, fieldNumber: 1)
+      }
+      if _storage._screens != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._screens, fieldNumber: 2)
+      }
+      if _storage._connections != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._connections, fieldNumber: 3)
+      }
+      if _storage._childProcesses != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._childProcesses, fieldNumber: 4)
+      }
+      if _storage._openDescriptors != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._openDescriptors, fieldNumber: 5)
+      }
+      if _storage._libuvHandles != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._libuvHandles, fieldNumber: 6)
+      }
+      if _storage._pendingAcks != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._pendingAcks, fieldNumber: 7)
+      }
+      if _storage._eventsSent != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._eventsSent, fieldNumber: 8)
+      }
+      if _storage._screenRestarts != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._screenRestarts, fieldNumber: 9)
+      }
+      if _storage._restartsGivenUp != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._restartsGivenUp, fieldNumber: 10)
+      }
+      if _storage._hostsResumed != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._hostsResumed, fieldNumber: 11)
+      }
+      if _storage._resumesExpired != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._resumesExpired, fieldNumber: 12)
+      }
+      if _storage._hostsHung != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._hostsHung, fieldNumber: 13)
+      }
+      if _storage._screensHeld != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._screensHeld, fieldNumber: 14)
+      }
+      if _storage._journaledInputs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._journaledInputs, fieldNumber: 15)
+      }
+      if _storage._restoredInputs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._restoredInputs, fieldNumber: 16)
+      }
+      if _storage._journalPending != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._journalPending, fieldNumber: 17)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_Stats, rhs: Flowd_V1_Stats) -> Bool {
-    if lhs.flows != rhs.flows {return false}
-    if lhs.screens != rhs.screens {return false}
-    if lhs.connections != rhs.connections {return false}
-    if lhs.childProcesses != rhs.childProcesses {return false}
-    if lhs.openDescriptors != rhs.openDescriptors {return false}
-    if lhs.libuvHandles != rhs.libuvHandles {return false}
-    if lhs.pendingAcks != rhs.pendingAcks {return false}
-    if lhs.eventsSent != rhs.eventsSent {return false}
-    if lhs.screenRestarts != rhs.screenRestarts {return false}
-    if lhs.restartsGivenUp != rhs.restartsGivenUp {return false}
-    if lhs.hostsResumed != rhs.hostsResumed {return false}
-    if lhs.resumesExpired != rhs.resumesExpired {return false}
-    if lhs.hostsHung != rhs.hostsHung {return false}
-    if lhs.screensHeld != rhs.screensHeld {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._flows != rhs_storage._flows {return false}
+        if _storage._screens != rhs_storage._screens {return false}
+        if _storage._connections != rhs_storage._connections {return false}
+        if _storage._childProcesses != rhs_storage._childProcesses {return false}
+        if _storage._openDescriptors != rhs_storage._openDescriptors {return false}
+        if _storage._libuvHandles != rhs_storage._libuvHandles {return false}
+        if _storage._pendingAcks != rhs_storage._pendingAcks {return false}
+        if _storage._eventsSent != rhs_storage._eventsSent {return false}
+        if _storage._screenRestarts != rhs_storage._screenRestarts {return false}
+        if _storage._restartsGivenUp != rhs_storage._restartsGivenUp {return false}
+        if _storage._hostsResumed != rhs_storage._hostsResumed {return false}
+        if _storage._resumesExpired != rhs_storage._resumesExpired {return false}
+        if _storage._hostsHung != rhs_storage._hostsHung {return false}
+        if _storage._screensHeld != rhs_storage._screensHeld {return false}
+        if _storage._journaledInputs != rhs_storage._journaledInputs {return false}
+        if _storage._restoredInputs != rhs_storage._restoredInputs {return false}
+        if _storage._journalPending != rhs_storage._journalPending {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1059,102 +1204,56 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
   public static let protoMessageName: String = _protobuf_package + ".Tree"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0")
 
-  fileprivate class _StorageClass {
-    var _app: String = String()
-    var _rootFlow: Flowd_V1_FlowNode? = nil
-    var _window: Flowd_V1_NavNode? = nil
-    var _connections: [Flowd_V1_ConnectionInfo] = []
-    var _stats: Flowd_V1_Stats? = nil
-    var _lastEventSeq: UInt64 = 0
-
-      // This property is used as the initial default value for new instances of the type.
-      // The type itself is protecting the reference to its storage via CoW semantics.
-      // This will force a copy to be made of this reference when the first mutation occurs;
-      // hence, it is safe to mark this as `nonisolated(unsafe)`.
-      static nonisolated(unsafe) let defaultInstance = _StorageClass()
-
-    private init() {}
-
-    init(copying source: _StorageClass) {
-      _app = source._app
-      _rootFlow = source._rootFlow
-      _window = source._window
-      _connections = source._connections
-      _stats = source._stats
-      _lastEventSeq = source._lastEventSeq
-    }
-  }
-
-  fileprivate mutating func _uniqueStorage() -> _StorageClass {
-    if !isKnownUniquelyReferenced(&_storage) {
-      _storage = _StorageClass(copying: _storage)
-    }
-    return _storage
-  }
-
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    _ = _uniqueStorage()
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      while let fieldNumber = try decoder.nextFieldNumber() {
-        // The use of inline closures is to circumvent an issue where the compiler
-        // allocates stack space for every case branch when no optimizations are
-        // enabled. https://github.com/apple/swift-protobuf/issues/1034
-        switch fieldNumber {
-        case 1: try { try decoder.decodeSingularStringField(value: &_storage._app) }()
-        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._rootFlow) }()
-        case 3: try { try decoder.decodeSingularMessageField(value: &_storage._window) }()
-        case 4: try { try decoder.decodeRepeatedMessageField(value: &_storage._connections) }()
-        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._stats) }()
-        case 6: try { try decoder.decodeSingularUInt64Field(value: &_storage._lastEventSeq) }()
-        default: break
-        }
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.app) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._rootFlow) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._window) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.connections) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._stats) }()
+      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.lastEventSeq) }()
+      default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every if/case branch local when no optimizations
-      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-      // https://github.com/apple/swift-protobuf/issues/1182
-      if !_storage._app.isEmpty {
-        try visitor.visitSingularStringField(value: _storage._app, fieldNumber: 1)
-      }
-      try { if let v = _storage._rootFlow {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
-      } }()
-      try { if let v = _storage._window {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
-      } }()
-      if !_storage._connections.isEmpty {
-        try visitor.visitRepeatedMessageField(value: _storage._connections, fieldNumber: 4)
-      }
-      try { if let v = _storage._stats {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-      } }()
-      if _storage._lastEventSeq != 0 {
-        try visitor.visitSingularUInt64Field(value: _storage._lastEventSeq, fieldNumber: 6)
-      }
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.app.isEmpty {
+      try visitor.visitSingularStringField(value: self.app, fieldNumber: 1)
+    }
+    try { if let v = self._rootFlow {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._window {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    if !self.connections.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.connections, fieldNumber: 4)
+    }
+    try { if let v = self._stats {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
+    if self.lastEventSeq != 0 {
+      try visitor.visitSingularUInt64Field(value: self.lastEventSeq, fieldNumber: 6)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_Tree, rhs: Flowd_V1_Tree) -> Bool {
-    if lhs._storage !== rhs._storage {
-      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
-        let _storage = _args.0
-        let rhs_storage = _args.1
-        if _storage._app != rhs_storage._app {return false}
-        if _storage._rootFlow != rhs_storage._rootFlow {return false}
-        if _storage._window != rhs_storage._window {return false}
-        if _storage._connections != rhs_storage._connections {return false}
-        if _storage._stats != rhs_storage._stats {return false}
-        if _storage._lastEventSeq != rhs_storage._lastEventSeq {return false}
-        return true
-      }
-      if !storagesAreEqual {return false}
-    }
+    if lhs.app != rhs.app {return false}
+    if lhs._rootFlow != rhs._rootFlow {return false}
+    if lhs._window != rhs._window {return false}
+    if lhs.connections != rhs.connections {return false}
+    if lhs._stats != rhs._stats {return false}
+    if lhs.lastEventSeq != rhs.lastEventSeq {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,112 @@
+import FlowApp
+import FlowJournal
+import FlowKit
+
+/// How a restore ended.
+enum RestoreOutcome {
+    /// The journal replayed: this many inputs, and the screens to re-place.
+    case restored(inputs: Int, screens: [PlaceCommand])
+    /// Replaying it did not arrive where the journal says (or an input was refused): the flows are
+    /// not deterministic in their inputs, or the app changed without a new version.
+    case diverged(atInput: Int, reason: String)
+}
+
+extension Daemon {
+    /// Starts the app on a new runtime; with a journal that holds inputs, replays them first and
+    /// re-places every screen the user had (docs/restore.md). A journal that does not replay is moved
+    /// aside and the app starts fresh.
+    func startRuntime(_ app: App) {
+        let runtime = FlowRuntime()
+        install(runtime: runtime)
+        guard let stateJournal, ((try? stateJournal.journal.count()) ?? 0) > 0 else {
+            start(app, on: runtime)
+            return
+        }
+        let started = loop.now
+        restoring = RestoredScreens()
+        start(app, on: runtime)
+        let outcome = replay(stateJournal, into: runtime)
+        restoring = nil
+        switch outcome {
+        case .restored(let inputs, let screens):
+            restoredInputs = inputs
+            logger.notice("restored the app from its journal", metadata: [
+                "inputs": "\(inputs)", "flows": "\(runtime.liveFlowCount)", "screens": "\(screens.count)",
+                "milliseconds": "\(loop.now - started)",
+            ])
+            emitEvent(.restored, text: "restored \(inputs) journaled inputs: \(runtime.liveFlowCount) flows, \(screens.count) screens to re-place")
+            for place in screens { deliver(.place(place)) }
+            // Dismissals the old daemon waited for: their hosts are gone with it.
+            for screen in runtime.screensBeingDismissed { try? feed(.dismissalCompleted(screen, .hostLost)) }
+            drive()
+        case .diverged(let index, let reason):
+            logger.error("the journal does not replay (\(reason)); it was moved aside and the app starts fresh", metadata: ["input": "\(index)"])
+            restartFresh(app, divergence: "input \(index): \(reason)")
+        }
+    }
+
+    private func start(_ app: App, on runtime: FlowRuntime) {
+        logger.info("starting app \(app.name)")
+        app.start(runtime) { [weak self] outcome in
+            // Called from inside FlowKit; `drive` acts on it once FlowKit has returned.
+            self?.notices.append(.app(outcome))
+        }
+        drive()
+    }
+
+    /// Replays every journaled input into `runtime`, checking the placements at each batch's end.
+    private func replay(_ journal: DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
+        var index = 0
+        var divergence: String?
+        do {
+            try journal.journal.forEachRecord { record in
+                index += 1
+                let input: FlowInput
+                do {
+                    input = try FlowInput(kind: record.kind, body: record.body)
+                } catch {
+                    divergence = "it does not decode: \(error)"
+                    return false
+                }
+                do throws(FlowKitError) {
+                    try runtime.apply(input)
+                } catch {
+                    divergence = "the flows refused \(input): \(error.message)"
+                    return false
+                }
+                drive()
+                if let check = record.check, check != journal.check.stored {
+                    divergence = "the placements after it differ from the journaled ones"
+                    return false
+                }
+                return true
+            }
+        } catch {
+            return .diverged(atInput: index, reason: "the journal could not be read: \(error)")
+        }
+        if let divergence { return .diverged(atInput: index, reason: divergence) }
+        return .restored(inputs: index, screens: restoring?.live ?? [])
+    }
+
+    /// After a divergence: the journal is moved aside, a fresh one opened and the app started anew.
+    private func restartFresh(_ app: App, divergence: String) {
+        notices.removeAll()
+        endOfIteration.removeAll()
+        let path = stateJournal?.journal.path
+        stateJournal?.drainCheckpoints()
+        stateJournal = nil
+        if let path {
+            do {
+                let kept = try Journal.moveAside(path)
+                logger.error("the journal that diverged is kept", metadata: ["kept": "\(kept)"])
+                stateJournal = DaemonJournal(journal: try Journal(path: path, identity: .init(app: app.name, appVersion: app.version)), logger: logger)
+            } catch {
+                logger.error("cannot start a fresh journal; the app runs without one", metadata: ["error": "\(error)"])
+            }
+        }
+        emitEvent(.restored, text: "the journal did not replay (\(divergence)); it was moved aside and the app starts fresh")
+        let runtime = FlowRuntime()
+        install(runtime: runtime)
+        start(app, on: runtime)
+    }
+}

@@ -1,0 +1,129 @@
+import Dispatch
+import FlowJournal
+import FlowKit
+import Logging
+
+/// The daemon's side of the journal (docs/restore.md): the inputs of the current loop iteration,
+/// committed in one transaction at its end with the placement check they led to; checkpoints on a
+/// queue of their own, so the loop never copies the log; and what happens when a write fails (the
+/// inputs stay in memory and the commit is tried again a second later, so a disk that filled up and
+/// is freed loses nothing while the daemon runs).
+final class DaemonJournal {
+    /// Whether inputs are journaled now.
+    enum Mode: Equatable {
+        /// Every input is recorded.
+        case recording
+        /// The daemon is shutting down: the journal keeps the state from before the shutdown, so the
+        /// next start restores it (a stop is not an ending).
+        case frozen
+        /// The app finished and the journal was cleared: nothing is left to restore.
+        case finished
+    }
+
+    let journal: Journal
+    private(set) var mode: Mode = .recording
+    /// The check of every screen command the runtime made since the app started.
+    private(set) var check = PlacementCheck()
+    /// Inputs not committed yet (this iteration's, or more while writes fail).
+    private var pending: [Journal.Record] = []
+    /// Set while writes fail: when to try again, and the first error.
+    private var failing: (retryAt: UInt64, error: JournalError)?
+    /// Inputs committed by this process.
+    private(set) var committed = 0
+    /// Commits since the last checkpoint request.
+    private var sinceCheckpoint = 0
+    private let checkpointer: JournalCheckpointer?
+    private let checkpoints = DispatchQueue(label: "flowd.journal.checkpoint")
+    private let logger: Logger
+
+    /// Commits after which the log is copied into the database (about 1 MiB of log for typical inputs).
+    static let commitsPerCheckpoint = 1_000
+    /// How long to wait before trying a failed write again, in milliseconds.
+    static let retryMilliseconds: UInt64 = 1_000
+
+    init(journal: Journal, logger: Logger) {
+        self.journal = journal
+        self.logger = logger
+        self.checkpointer = try? journal.makeCheckpointer()
+    }
+
+    /// Inputs waiting to be committed.
+    var pendingCount: Int { pending.count }
+    /// Whether the last write failed (and the inputs since wait in memory).
+    var isFailing: Bool { failing != nil }
+
+    /// Records an input the runtime accepted (ignored unless recording).
+    func record(_ input: FlowInput) {
+        guard mode == .recording else { return }
+        let (kind, body) = input.encoded
+        pending.append(Journal.Record(kind: kind, body: body))
+    }
+
+    /// Adds a screen command the runtime made to the check (while recording or replaying).
+    func observe(_ command: ScreenCommand) {
+        check.add(command)
+    }
+
+    /// Continues the check from a replay's.
+    func resume(check: PlacementCheck) {
+        self.check = check
+    }
+
+    /// Commits this iteration's inputs in one transaction, the check on the last one (end of every
+    /// loop iteration). A failed write keeps them for the next try.
+    func commit(now: UInt64) {
+        guard !pending.isEmpty, mode != .finished else { return }
+        if let failing, now < failing.retryAt { return }
+        if pending[pending.count - 1].check == nil { pending[pending.count - 1].check = check.stored }
+        do {
+            try journal.append(pending)
+        } catch {
+            if failing == nil {
+                logger.error("journal write failed; the inputs stay in memory and the write is tried again every second", metadata: [
+                    "error": "\(error)", "inputs": "\(pending.count)",
+                ])
+            }
+            failing = (now + Self.retryMilliseconds, failing?.error ?? error)
+            return
+        }
+        if failing != nil {
+            logger.notice("journal writes again", metadata: ["inputs": "\(pending.count)"])
+            failing = nil
+        }
+        committed += pending.count
+        pending.removeAll(keepingCapacity: true)
+        sinceCheckpoint += 1
+        if sinceCheckpoint >= Self.commitsPerCheckpoint { requestCheckpoint() }
+    }
+
+    /// The daemon is shutting down: what was recorded is committed, nothing after it.
+    func freeze() {
+        if mode == .recording { mode = .frozen }
+    }
+
+    /// The app finished: nothing is left to restore. Clears the journal (not after a shutdown froze
+    /// it: the shutdown's unwinding ends the app too, and that is not the user's ending).
+    func finish() {
+        guard mode == .recording else { return }
+        mode = .finished
+        pending.removeAll()
+        do {
+            try journal.clear()
+        } catch {
+            logger.error("cannot clear the journal after the app finished; the next start replays it to the end", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func requestCheckpoint() {
+        sinceCheckpoint = 0
+        guard let checkpointer else { return }
+        checkpoints.async {
+            _ = try? checkpointer.checkpoint()
+        }
+    }
+
+    /// Waits for a checkpoint in flight (before the journal closes).
+    func drainCheckpoints() {
+        checkpoints.sync {}
+    }
+}

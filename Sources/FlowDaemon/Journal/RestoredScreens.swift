@@ -1,0 +1,40 @@
+import FlowKit
+
+/// What a restore's replay placed: the screen commands the flows made while the journal was
+/// replayed, folded into every live screen's current `Place` (its latest state and placement), in the
+/// order the screens were first placed. After the replay the daemon gives these to the delivery as
+/// new placements, which holds each for a host of its kind or spawns one — as for any `Place`.
+struct RestoredScreens {
+    private var places: [ScreenID: PlaceCommand] = [:]
+    /// Screens in the order placed; entries of dismissed screens are skipped and compacted away.
+    private var order: [ScreenID] = []
+
+    var count: Int { places.count }
+
+    mutating func apply(_ command: ScreenCommand) {
+        switch command {
+        case .place(let place):
+            places[place.screen] = place
+            order.append(place.screen)
+        case .update(let screen, let state, let owner):
+            places[screen]?.state = state
+            places[screen]?.owner = owner
+        case .placementChanged(let screen, let placement, _, let owner):
+            places[screen]?.placement = placement
+            places[screen]?.owner = owner
+        case .dismiss(let screen, _, _):
+            places[screen] = nil
+            if order.count > 2 * places.count + 64 { order.removeAll { places[$0] == nil } }
+        }
+    }
+
+    /// The live screens' current placements, first placed first, without animation (the user saw
+    /// them appear before the restart).
+    var live: [PlaceCommand] {
+        order.compactMap { id in
+            guard var place = places[id] else { return nil }
+            place.animated = false
+            return place
+        }
+    }
+}
