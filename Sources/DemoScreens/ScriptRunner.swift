@@ -87,11 +87,13 @@ public final class ScriptRunner {
             } catch let error as ScreenKitError where error.code == .reconnecting {
                 log("[line \(step.line)] not sent, the connection dropped; again once the screens are back")
             }
-            while host.isReconnecting {
+            // At least once: the host starts reconnecting when it next looks at its session (a
+            // failed write only ended it), so `isReconnecting` may still be false here.
+            repeat {
                 if let reason = try host.pollOnce(timeoutMilliseconds: 1_000) {
                     throw Failure(description: "script line \(step.line): the session ended (\(reason)) while reconnecting")
                 }
-            }
+            } while host.isReconnecting
         }
     }
 

@@ -21,15 +21,18 @@ public final class Journal {
         }
     }
 
-    /// One journaled input: what kind it is (the caller's numbering), its encoded body, and on the
-    /// last input of a batch the caller's check of the state the batch ended in (nil elsewhere).
+    /// One journaled input: what kind it is (the caller's numbering), its encoded body, the key its
+    /// sender gave it (0: none), and on the last input of a batch the caller's check of the state the
+    /// batch ended in (nil elsewhere).
     public struct Record: Equatable, Sendable {
         public var kind: Int64
         public var body: [UInt8]
+        public var key: Int64
         public var check: Int64?
-        public init(kind: Int64, body: [UInt8], check: Int64? = nil) {
+        public init(kind: Int64, body: [UInt8], key: Int64 = 0, check: Int64? = nil) {
             self.kind = kind
             self.body = body
+            self.key = key
             self.check = check
         }
     }
@@ -64,7 +67,7 @@ public final class Journal {
             // milliseconds; a `JournalCheckpointer` does it on another thread.
             try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;", doing: "setting up")
             database.checkpointOnClose(true)
-            insert = try database.prepare("INSERT INTO inputs(seq, kind, body, \"check\", sum) VALUES (?1, ?2, ?3, ?4, ?5)", doing: "preparing the insert")
+            insert = try database.prepare("INSERT INTO inputs(seq, kind, body, key, \"check\", sum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", doing: "preparing the insert")
             nextSeq = try database.integer("SELECT coalesce(max(seq), 0) + 1 FROM inputs", doing: "reading the last input")
         } catch {
             close(lock)
@@ -87,7 +90,7 @@ public final class Journal {
                 PRAGMA application_id=\(applicationID);
                 PRAGMA user_version=\(schemaVersion);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL, "check" INTEGER, sum INTEGER NOT NULL);
+                CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL, key INTEGER NOT NULL, "check" INTEGER, sum INTEGER NOT NULL);
                 """, doing: "creating the journal")
             do {
                 let meta = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)", doing: "writing its identity")
@@ -130,8 +133,9 @@ public final class Journal {
                 insert.bind(1, seq)
                 insert.bind(2, record.kind)
                 insert.bind(3, record.body)
-                if let check = record.check { insert.bind(4, check) } else { insert.bindNull(4) }
-                insert.bind(5, Self.sum(seq: seq, record))
+                insert.bind(4, record.key)
+                if let check = record.check { insert.bind(5, check) } else { insert.bindNull(5) }
+                insert.bind(6, Self.sum(seq: seq, record))
                 _ = try insert.step(doing: "appending an input")
                 insert.reset()
                 seq += 1
@@ -155,14 +159,14 @@ public final class Journal {
     /// Reads the records, oldest first, one at a time (a restore of a million inputs does not hold
     /// them all), until `body` returns false.
     public func forEachRecord(_ body: (Record) -> Bool) throws(JournalError) {
-        let select = try database.prepare("SELECT seq, kind, body, \"check\", sum FROM inputs ORDER BY seq", doing: "reading the inputs")
+        let select = try database.prepare("SELECT seq, kind, body, key, \"check\", sum FROM inputs ORDER BY seq", doing: "reading the inputs")
         defer { select.reset() }
         var expected: Int64 = 1
         while try select.step(doing: "reading the inputs") {
             let seq = select.int64(0)
-            let record = Record(kind: select.int64(1), body: select.bytes(2), check: select.isNull(3) ? nil : select.int64(3))
+            let record = Record(kind: select.int64(1), body: select.bytes(2), key: select.int64(3), check: select.isNull(4) ? nil : select.int64(4))
             // SQLite keeps no checksum of its pages: a page torn by a power cut reads as other bytes.
-            guard seq == expected, select.int64(4) == Self.sum(seq: seq, record) else {
+            guard seq == expected, select.int64(5) == Self.sum(seq: seq, record) else {
                 throw .corrupt(path: path, reason: seq == expected ? "input \(seq) fails its checksum" : "input \(expected) is missing")
             }
             expected += 1
@@ -170,13 +174,14 @@ public final class Journal {
         }
     }
 
-    /// A record's checksum (FNV-1a over its sequence number, kind, check and body).
+    /// A record's checksum (FNV-1a over its sequence number, kind, key, check and body).
     static func sum(seq: Int64, _ record: Record) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         func mix(_ word: Int64) { for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: word >> shift)) } }
         mix(seq)
         mix(record.kind)
+        mix(record.key)
         mix(record.check ?? 0)
         for byte in record.body { mix(byte) }
         return Int64(bitPattern: hash)

@@ -80,7 +80,7 @@ public final class HostedScreen<Module: ScreenModule> {
         var message = Flowd_V1_Output()
         message.screenID = id
         message.payload = payload
-        try liveHost().write(.output(message))
+        try liveHost().writeInput(.output(message))
     }
 
     /// Reports that the user popped this screen off its stack (back button: `.immediate`; a swipe:
@@ -118,7 +118,7 @@ public final class HostedScreen<Module: ScreenModule> {
         var navigation = Flowd_V1_UserNavigation()
         navigation.screenID = id
         navigation.action = action
-        try liveHost().write(.userNavigation(navigation))
+        try liveHost().writeInput(.userNavigation(navigation))
     }
 
     private func liveHost() throws(ScreenKitError) -> ScreenHost {

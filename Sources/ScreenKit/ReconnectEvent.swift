@@ -10,6 +10,9 @@ public enum ReconnectEvent: Sendable, Hashable, CustomStringConvertible {
     /// Connected again after `attempts` tries. `resumed`: the daemon took the token back and
     /// places the screens that still exist again; false: a fresh start.
     case reconnected(connectionID: UInt64, resumed: Bool, attempts: Int)
+    /// On the new connection, `inputs` outputs and navigation the old one had not confirmed were
+    /// sent again with their keys: the daemon applies those it had not got, once.
+    case resent(inputs: Int)
     /// No try succeeded in time; `run()` returns `.connectionClosed`. `lastError` is the last try's failure.
     case gaveUp(attempts: Int, lastError: ScreenKitError)
 
@@ -23,6 +26,8 @@ public enum ReconnectEvent: Sendable, Hashable, CustomStringConvertible {
         case .reconnected(let connectionID, let resumed, let attempts):
             "reconnected to flowd as connection \(connectionID) after \(attempts) tr\(attempts == 1 ? "y" : "ies")"
                 + (resumed ? "; resumed, its screens follow" : "; a fresh start")
+        case .resent(let inputs):
+            "sent again \(inputs) input(s) flowd had not confirmed; it applies each once"
         case .gaveUp(let attempts, let lastError):
             "gave up reconnecting to flowd after \(attempts) tr\(attempts == 1 ? "y" : "ies"); last: \(lastError)"
         }

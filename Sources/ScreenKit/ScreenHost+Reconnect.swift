@@ -69,6 +69,18 @@ extension ScreenHost {
         lastSeq = 1
         daemon = DaemonInfo(welcome)
         self.decoder.maxFrameSize = daemon.maxFrameSize
+        resendUnconfirmed()
+    }
+
+    /// Sends again, with their keys, the inputs no `Pong` confirmed before the drop: the daemon
+    /// drops those it applied and applies the others (docs/protocol.md §20). They follow the `Hello`,
+    /// so the daemon has re-placed the screens they are for by then.
+    private func resendUnconfirmed() {
+        unconfirmed.connectionChanged()
+        let pending = unconfirmed.entries
+        guard !pending.isEmpty else { return }
+        onReconnect?(.resent(inputs: pending.count))
+        for entry in pending { _ = try? write(entry.body) }
     }
 
     /// Tells every screen of the old connection it is gone (newest first), without acks.

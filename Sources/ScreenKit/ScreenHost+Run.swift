@@ -101,6 +101,7 @@ extension ScreenHost {
         var ping = Flowd_V1_Ping()
         ping.nonce = nonce
         try write(.ping(ping))
+        unconfirmed.pinged(nonce)
         return nonce
     }
 
@@ -255,6 +256,7 @@ extension ScreenHost {
             _ = try? write(.pong(pong), replyTo: replyTo)
         case .pong(let nonce):
             receivedPongs.insert(nonce)
+            unconfirmed.ponged(nonce)
         case .report(let error):
             onError?(error)
         case .forceRemove(let screenID, let error):

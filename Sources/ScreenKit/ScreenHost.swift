@@ -72,6 +72,8 @@ public final class ScreenHost {
     var registrations: [String: (Flowd_V1_Place) -> Result<any AnyHostedScreen, ScreenKitError>] = [:]
     var nextPingNonce: UInt64 = 1
     var receivedPongs: Set<UInt64> = []
+    /// Outputs and navigation sent and not confirmed by a `Pong` yet; sent again after a drop.
+    var unconfirmed = UnconfirmedInputs()
     var inputs: [Input] = []
     var nextInputID = 1
     var graceDeadline: ContinuousClock.Instant?
@@ -160,6 +162,14 @@ public final class ScreenHost {
         redial = nil
         session.stop()
         socket.close()
+    }
+
+    /// Writes an output or a navigation with a key (docs/protocol.md §20): kept until a `Pong`
+    /// confirms it, and sent again with the same key on the next connection after a drop.
+    func writeInput(_ body: Flowd_V1_Envelope.OneOf_Body) throws(ScreenKitError) {
+        let (keyed, number) = unconfirmed.keyed(body)
+        try write(keyed)
+        unconfirmed.sent(keyed, number: number)
     }
 
     /// Writes one frame; a peer that has gone away ends the session (`.connectionClosed`).

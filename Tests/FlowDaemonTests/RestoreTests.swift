@@ -161,3 +161,41 @@ struct RestoreTests {
         #expect(kept == 4, "kept whole: the 3 presses and the damage, got \(kept)")
     }
 }
+
+/// Keys make an input the host is not sure about safe to send again (docs/protocol.md §20).
+@Suite("Input keys")
+struct InputKeyTests {
+    static func keyedPress(_ screen: UInt64, key: UInt64, from host: EmbeddedConnection) {
+        var output = Flowd_V1_Output()
+        output.screenID = screen
+        output.payload = .json(Data(#"{"didPressButton":{"index":0}}"#.utf8))
+        output.key = key
+        host.send(.output(output))
+    }
+
+    @Test func aRepeatedKeyIsAppliedOnceEvenAcrossARestart() throws {
+        let path = RestoreTests.journalPath()
+        let daemon = try RestoreTests.deepStack(path)
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        let root = RestoreTests.places(answer)[0].screenID
+        Self.keyedPress(root, key: 77, from: host)
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+        Self.keyedPress(root, key: 77, from: host)
+        #expect(host.readBodies().isEmpty, "the repeat is dropped without an answer")
+        #expect(daemon.daemon.stats().screens == 2)
+        daemon.crash()
+
+        let restored = try RestoreTests.deepStack(path)
+        let (again, replaced) = EmbeddedDaemonTests.host(restored)
+        EmbeddedDaemonTests.ackAll(replaced, on: again)
+        Self.keyedPress(root, key: 77, from: again)
+        #expect(again.readBodies().isEmpty, "the key was journaled: still a repeat after the restart")
+        #expect(restored.daemon.stats().screens == 2)
+        Self.keyedPress(root, key: 78, from: again)
+        #expect(restored.daemon.stats().screens == 3, "a new key is a new input")
+        Self.keyedPress(root, key: 0, from: again)
+        Self.keyedPress(root, key: 0, from: again)
+        #expect(restored.daemon.stats().screens == 5, "no key: every press counts")
+    }
+}

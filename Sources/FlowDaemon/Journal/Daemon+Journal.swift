@@ -42,10 +42,11 @@ extension Daemon {
     /// Feeds one input to the runtime and, once accepted, journals it: every input that changes the
     /// app enters here (a terminate from a debug client journals itself, for its completion).
     /// Throws, journaling nothing, when the runtime refuses it.
-    func feed(_ input: FlowInput) throws(FlowKitError) {
+    func feed(_ input: FlowInput, key: UInt64 = 0) throws(FlowKitError) {
         guard let runtime else { return }
         try runtime.apply(input)
-        stateJournal?.record(input)
+        appliedKeys.insert(key)
+        stateJournal?.record(input, key: key)
     }
 
     /// Dismissals the runtime waits for (a restore completes those of the daemon before it).

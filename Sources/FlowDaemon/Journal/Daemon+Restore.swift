@@ -74,6 +74,7 @@ extension Daemon {
                     divergence = "the flows refused \(input): \(error.message)"
                     return false
                 }
+                appliedKeys.insert(UInt64(bitPattern: record.key))
                 drive()
                 if let check = record.check, check != journal.check.stored {
                     divergence = "the placements after it differ from the journaled ones"
@@ -90,6 +91,7 @@ extension Daemon {
 
     /// After a divergence: the journal is moved aside, a fresh one opened and the app started anew.
     private func restartFresh(_ app: App, divergence: String) {
+        appliedKeys = AppliedKeys()
         notices.removeAll()
         endOfIteration.removeAll()
         let path = stateJournal?.journal.path

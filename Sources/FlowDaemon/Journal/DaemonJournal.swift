@@ -52,11 +52,11 @@ final class DaemonJournal {
     /// Whether the last write failed (and the inputs since wait in memory).
     var isFailing: Bool { failing != nil }
 
-    /// Records an input the runtime accepted (ignored unless recording).
-    func record(_ input: FlowInput) {
+    /// Records an input the runtime accepted, with the key its sender gave it (ignored unless recording).
+    func record(_ input: FlowInput, key: UInt64 = 0) {
         guard mode == .recording else { return }
         let (kind, body) = input.encoded
-        pending.append(Journal.Record(kind: kind, body: body))
+        pending.append(Journal.Record(kind: kind, body: body, key: Int64(bitPattern: key)))
     }
 
     /// Adds a screen command the runtime made to the check (while recording or replaying).

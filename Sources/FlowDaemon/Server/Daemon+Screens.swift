@@ -54,6 +54,12 @@ extension Daemon {
             refuseWithoutApp(screen: output.screenID, seq: seq, to: connection)
             return
         }
+        if appliedKeys.contains(output.key) {
+            // Sent again by a host that did not know whether it arrived: it did, and may have removed
+            // its screen since (docs/protocol.md §20).
+            logger.debug("dropped a repeated output", metadata: ["screen": "\(output.screenID)", "key": "\(output.key)"])
+            return
+        }
         let screen: ScreenID
         switch lookup(output.screenID, hostedBy: injected ? nil : connection.id) {
         case .failure(let error):
@@ -81,7 +87,7 @@ extension Daemon {
             logger.notice("debug client injected an output", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "output": "\(text)"])
         }
         do {
-            try feed(.output(screen, payload: output.payload.data))
+            try feed(.output(screen, payload: output.payload.data), key: output.key)
         } catch {
             let code: Flowd_V1_ErrorCode = error.code == .outputDecodingFailed ? .badPayload : .unknownScreen
             refuse(Flowd_V1_Error(code: code, message: error.message, screenID: output.screenID), seq: seq, to: connection)
@@ -95,6 +101,10 @@ extension Daemon {
     func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from connection: Connection, injected: Bool) {
         guard let runtime else {
             refuseWithoutApp(screen: message.screenID, seq: seq, to: connection)
+            return
+        }
+        if appliedKeys.contains(message.key) {
+            logger.debug("dropped a repeated navigation", metadata: ["screen": "\(message.screenID)", "key": "\(message.key)"])
             return
         }
         let screen: ScreenID
@@ -119,7 +129,7 @@ extension Daemon {
             logger.notice("debug client injected navigation", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "navigation": "\(navigation)"])
         }
         do {
-            try feed(.userNavigation(navigation, screen: screen))
+            try feed(.userNavigation(navigation, screen: screen), key: message.key)
         } catch {
             refuse(Flowd_V1_Error(code: .invalidNavigation, message: error.message, screenID: message.screenID), seq: seq, to: connection)
             return

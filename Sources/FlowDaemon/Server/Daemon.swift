@@ -52,6 +52,8 @@ public final class Daemon {
     var restoring: RestoredScreens?
     /// Inputs replayed from the journal at start.
     var restoredInputs = 0
+    /// Keys of the latest inputs applied: a repeat is dropped.
+    var appliedKeys = AppliedKeys()
     /// Spawned screen processes by the id of their connection.
     var spawnedHosts: [UInt64: any SpawnedHost] = [:]
     /// Spawned processes that have not exited yet, by pid.

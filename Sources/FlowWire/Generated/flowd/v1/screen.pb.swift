@@ -467,6 +467,14 @@ public nonisolated struct Flowd_V1_Output: Sendable {
   /// Clears the value of `payload`. Subsequent reads from it will return its default value.
   public mutating func clearPayload() {self._payload = nil}
 
+  /// Optional (0: none). A key the host gives this input, unique among its inputs
+  /// (e.g. a random 64-bit start plus a counter). The daemon applies an input
+  /// with a key it has applied before at most once: a repeat is dropped without
+  /// an answer. Keys are journaled with their input, so a host that lost its
+  /// connection without knowing whether the daemon got an input sends it again
+  /// with the same key (docs/protocol.md §20).
+  public var key: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -511,6 +519,9 @@ public nonisolated struct Flowd_V1_UserNavigation: Sendable {
     }
     set {action = .closeModal(newValue)}
   }
+
+  /// Optional, as Output.key.
+  public var key: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -952,7 +963,7 @@ nonisolated extension Flowd_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension Flowd_V1_Output: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Output"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}payload\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}payload\0\u{1}key\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -962,6 +973,7 @@ nonisolated extension Flowd_V1_Output: SwiftProtobuf.Message, SwiftProtobuf._Mes
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.screenID) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._payload) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.key) }()
       default: break
       }
     }
@@ -978,12 +990,16 @@ nonisolated extension Flowd_V1_Output: SwiftProtobuf.Message, SwiftProtobuf._Mes
     try { if let v = self._payload {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if self.key != 0 {
+      try visitor.visitSingularUInt64Field(value: self.key, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_Output, rhs: Flowd_V1_Output) -> Bool {
     if lhs.screenID != rhs.screenID {return false}
     if lhs._payload != rhs._payload {return false}
+    if lhs.key != rhs.key {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -991,7 +1007,7 @@ nonisolated extension Flowd_V1_Output: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Flowd_V1_UserNavigation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UserNavigation"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}back\0\u{3}select_tab\0\u{3}close_modal\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}back\0\u{3}select_tab\0\u{3}close_modal\0\u{1}key\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1039,6 +1055,7 @@ nonisolated extension Flowd_V1_UserNavigation: SwiftProtobuf.Message, SwiftProto
           self.action = .closeModal(v)
         }
       }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.key) }()
       default: break
       }
     }
@@ -1067,12 +1084,16 @@ nonisolated extension Flowd_V1_UserNavigation: SwiftProtobuf.Message, SwiftProto
     }()
     case nil: break
     }
+    if self.key != 0 {
+      try visitor.visitSingularUInt64Field(value: self.key, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_UserNavigation, rhs: Flowd_V1_UserNavigation) -> Bool {
     if lhs.screenID != rhs.screenID {return false}
     if lhs.action != rhs.action {return false}
+    if lhs.key != rhs.key {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

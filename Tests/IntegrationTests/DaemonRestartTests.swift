@@ -1,0 +1,127 @@
+import DemoScreens
+import FlowWire
+import FlowdTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// flowd restarts where it was (docs/restore.md): SIGKILLed at random moments of the demo walk and
+/// started again with the same journal, it rebuilds the tree as it was at its last commit, the
+/// attached demo-screens reconnects and gets its screens back, and the walk reaches every result
+/// of a clean run. `FLOWD_DAEMON_KILLS=N` (and `FLOWD_DAEMON_KILL_SEED=S`) for the full count
+/// (`scripts/kill-flowd`).
+@Suite("flowd restarts where it was")
+struct DaemonRestartTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let kills = max(1, environment["FLOWD_DAEMON_KILLS"].flatMap(Int.init) ?? 4)
+    static let seeds: [UInt64] = environment["FLOWD_DAEMON_KILL_SEED"].flatMap(UInt64.init).map { [$0] } ?? [3, 8]
+
+    @Test("flowd SIGKILLed during the walk restores the tree and the walk reaches every result", arguments: seeds)
+    func walkSurvivesDaemonKills(seed: UInt64) throws {
+        var generator = SeededGenerator(seed: seed)
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let steps = try Script(parsing: String(contentsOfFile: demoWalkthroughPath, encoding: .utf8)).steps
+        // Not in the last steps: the walk must not end before the last kill.
+        let moments = (0..<Self.kills).map { _ in Int.random(in: 1..<(steps.count - 8), using: &generator) }.sorted()
+        let arguments = ["--app", "launcher"]
+        let environment = ["FLOWD_PYTHON_SCREENS": "0"]
+        var daemon = try DaemonProcess(arguments: arguments, environment: environment, directory: directory)
+
+        let output = directory + "/demo-screens.out"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let screens = Process()
+        screens.executableURL = productsDirectory.appendingPathComponent("demo-screens")
+        screens.arguments = ["--socket", daemon.socketPath, "--script", demoWalkthroughPath, "--step-timeout", "30"]
+        screens.standardOutput = FileHandle(forWritingAtPath: output)
+        screens.standardError = FileHandle(forWritingAtPath: output)
+        try screens.run()
+        defer { if screens.isRunning { kill(screens.processIdentifier, SIGKILL) } }
+
+        var restored = 0
+        var logs: [String] = []
+        for (index, moment) in moments.enumerated() {
+            while screens.isRunning, Self.stepsDone(output) < moment { usleep(2_000) }
+            usleep(UInt32.random(in: 0...15_000, using: &generator))
+            // The walk is quick: it may have ended (and flowd with it) since.
+            guard screens.isRunning, daemon.process.isRunning else { break }
+            // Every other kill is checked against the tree: the walk is paused (demo-screens
+            // stopped), what it sent is handled and committed, and the tree is read just before.
+            let checked = index % 2 == 0
+            var before: [String] = []
+            if checked {
+                kill(screens.processIdentifier, SIGSTOP)
+                usleep(50_000)
+                guard daemon.process.isRunning, let shape = try? Self.shape(of: daemon) else {
+                    kill(screens.processIdentifier, SIGCONT)
+                    break
+                }
+                before = shape
+            }
+            kill(daemon.process.processIdentifier, SIGKILL)
+            let status = daemon.waitForExit()
+            logs.append(daemon.logText)
+            // Exited 0 before the kill: the walk had ended (a new flowd would start fresh).
+            if status == 0 {
+                kill(screens.processIdentifier, SIGCONT)
+                break
+            }
+            daemon = try DaemonProcess(arguments: arguments, environment: environment, directory: directory)
+            #expect(daemon.waitForLog("restored the app from its journal"), "\(daemon.logText)\nthe daemons before:\n\(logs.joined(separator: "\n--\n"))")
+            if checked {
+                let after = try Self.shape(of: daemon)
+                #expect(after == before, "kill \(index + 1) at step \(moment): the restored tree is the one before the kill")
+                kill(screens.processIdentifier, SIGCONT)
+            }
+            restored += 1
+        }
+
+        screens.waitUntilExit()
+        let log = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(screens.terminationStatus == 0, "seed \(seed), kills at steps \(moments): \(log)\n\(daemon.logText)")
+        #expect(daemon.waitForExit() == 0, "the walk ends with Quit: flowd exits 0 on its own")
+        #expect(daemon.logText.contains("app launcher finished with Login: logged in as ann (dismiss animated)"), "\(daemon.logText)")
+        let seen = log.split(separator: "\n").filter { $0.hasSuffix(": seen") }
+        for step in steps where step.action == .expect {
+            #expect(seen.contains { $0.hasPrefix("[line \(step.line)] ") }, "line \(step.line) not reached (kills at steps \(moments))")
+        }
+        #expect(restored >= min(2, moments.count), "kills landed before the walk ended: \(restored) of \(moments.count)")
+        print("flowd restarts: \(restored) of \(moments.count) kills landed before the walk ended (seed \(seed))")
+        let reconnects = log.split(separator: "\n").filter { $0.hasPrefix("reconnect: reconnected") }
+        // Kills close together are one reconnection for demo-screens.
+        #expect(!reconnects.isEmpty && reconnects.allSatisfy { $0.hasSuffix("a fresh start") }, "demo-screens came back as a new host: \(reconnects)")
+    }
+
+    /// Steps demo-screens started (its `[line N]` lines).
+    static func stepsDone(_ path: String) -> Int {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        return Set(text.split(separator: "\n").compactMap { line -> Substring? in
+            guard line.hasPrefix("[line ") else { return nil }
+            return line.dropFirst(6).prefix { $0 != "]" }
+        }).count
+    }
+
+    /// The flows and the navigation, without hosts, serials or processes.
+    static func shape(of daemon: DaemonProcess) throws -> [String] {
+        let debug = try RawClient(path: daemon.socketPath)
+        try debug.handshake(role: .debug, name: "restart-check")
+        let tree = try debug.tree()
+        var lines: [String] = []
+        func flow(_ node: Flowd_V1_FlowNode, _ depth: Int) {
+            lines.append(String(repeating: " ", count: depth) + "flow \(node.id) \(node.type) screens \(node.screenIds)")
+            for child in node.children { flow(child, depth + 1) }
+        }
+        func nav(_ node: Flowd_V1_NavNode, _ depth: Int) {
+            let info = node.kind == .screen ? " \(node.screen.kind) of \(node.screen.flowID)\(node.screen.visible ? " visible" : "")" : ""
+            lines.append(String(repeating: " ", count: depth) + "\(node.kind) \(node.id)\(info) tab \(node.selectedTab)")
+            for child in node.children { nav(child, depth + 1) }
+            if node.hasPresented { nav(node.presented, depth + 1) }
+        }
+        if tree.hasRootFlow { flow(tree.rootFlow, 0) }
+        if tree.hasWindow { nav(tree.window, 0) }
+        return lines
+    }
+}
