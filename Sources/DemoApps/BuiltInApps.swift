@@ -41,7 +41,9 @@ public enum BuiltInApps {
             return .attached
         })
         for kind in PythonScreens.kinds { screens[kind] = python }
-        return App(name: "launcher", screens: screens, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
+        // Version 2: the login checks the name with asynchronous work (a journaled request) before it
+        // pushes the success screen; a version-1 journal would replay a login without it.
+        return App(name: "launcher", version: "2", screens: screens, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
     }
 
     static func tutorial() -> App {

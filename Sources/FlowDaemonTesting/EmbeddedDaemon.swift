@@ -2,13 +2,15 @@ import FlowApp
 import FlowDaemon
 import FlowKit
 import FlowWire
+import Foundation
 import Logging
 
 /// The whole flowd core — connection state machines, screen delivery, the flow runtime, the event
 /// bus, deadlines and the shutdown phases — in-process, on fake connections and a manual clock
 /// (swift-nio's `EmbeddedChannel` idea). Connect peers, send them frames, read what the daemon
 /// wrote, move the clock, and `finish()` reports anything left. Nothing happens behind the test's
-/// back: the daemon runs only inside these calls, on the test's thread.
+/// back: the daemon runs only inside these calls, on the test's thread (the flows' asynchronous work
+/// runs on a queue of its own, and its results enter only in `waitForWork()`).
 public final class EmbeddedDaemon {
     /// The daemon under test (the same type `flowd` runs).
     public let daemon: Daemon
@@ -25,14 +27,16 @@ public final class EmbeddedDaemon {
     }
 
     /// An embedded daemon that journals into `statePath` (a real SQLite file) and, if the journal
-    /// holds inputs, restores from it first — as `flowd --state` does. Throws as `flowd` exits.
-    public init(app: App?, statePath: String?, failingSpawns: Set<String> = [],
+    /// holds inputs, restores from it first — as `flowd --state` does. Its wall clock reads
+    /// `wallClock` (milliseconds since the Unix epoch) until the test moves the clock: a restored
+    /// daemon given a later one sees that time passed while no daemon ran. Throws as `flowd` exits.
+    public init(app: App?, statePath: String?, failingSpawns: Set<String> = [], wallClock: UInt64 = EmbeddedDaemon.defaultWallClock,
                 logger: Logger = Logger(label: "flowd.embedded", factory: { _ in SwiftLogNoOpLogHandler() }),
                 configure: (inout DaemonConfiguration) -> Void = { _ in }) throws(DaemonError) {
         var configuration = DaemonConfiguration(socketPath: "/embedded/flowd.sock")
         configuration.statePath = statePath
         configure(&configuration)
-        loop = EmbeddedLoop()
+        loop = EmbeddedLoop(wallClock: wallClock)
         spawner = EmbeddedSpawner(loop: loop)
         spawner.failing = failingSpawns
         daemon = Daemon(configuration: configuration, app: app, logger: logger, loop: loop, spawner: spawner)
@@ -46,6 +50,7 @@ public final class EmbeddedDaemon {
     /// journal (every `run()` ends with the iteration's commit), and the journal is released so a
     /// new embedded daemon can restore from it.
     public func crash() {
+        loop.closeInbox()
         daemon.releaseJournalAfterCrash()
     }
 
@@ -74,6 +79,29 @@ public final class EmbeddedDaemon {
 
     /// The loop's clock, in milliseconds.
     public var now: UInt64 { loop.now }
+
+    /// Where every embedded daemon's wall clock starts unless told: 2023-11-14T22:13:20Z.
+    public static let defaultWallClock: UInt64 = 1_700_000_000_000
+
+    /// The daemon's wall clock (milliseconds since the Unix epoch): the one given at init, plus `now`.
+    public var wallClock: UInt64 { loop.wallClock }
+
+    /// The flows' work the daemon runs now (started, result not taken yet).
+    public var runningWork: Int { daemon.runningWorkCount }
+
+    /// Waits until every piece of the flows' work the daemon runs has posted its result, and feeds
+    /// each (in the order they came) as `flowd` would: the only way work results enter the embedded
+    /// daemon. Work its results start is waited for too. Returns false if work was still running
+    /// after `timeout` seconds (then what came is fed).
+    @discardableResult
+    public func waitForWork(timeout: Double = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while daemon.runningWorkCount > 0 {
+            guard loop.runPostedJobs(waitingUntil: deadline) > 0 else { return false }
+            run()
+        }
+        return true
+    }
 
     /// Runs what the loop would run until nothing is left: close callbacks, wake-ups, backlogged
     /// frames, and the once-per-iteration flush of every outbox.

@@ -1,9 +1,11 @@
 import FlowDaemon
 import Foundation
 
-/// The embedded daemon's loop: a clock that moves only when the test advances it, the one deadline
-/// the daemon armed, and the work libuv would run on the next iteration (close and shutdown
-/// callbacks, wake-ups). Single-threaded: everything runs on the thread that created it.
+/// The embedded daemon's loop: a clock that moves only when the test advances it (and a wall clock
+/// that moves with it), the one deadline the daemon armed, the work libuv would run on the next
+/// iteration (close and shutdown callbacks, wake-ups), and the flows' work on a queue of its own
+/// whose results wait in the inbox until the test takes them. Single-threaded: everything but the
+/// flows' work runs on the thread that created it.
 final class EmbeddedLoop: DaemonLoop {
     private(set) var now: UInt64 = 0
     private var deadline: UInt64?
@@ -13,6 +15,12 @@ final class EmbeddedLoop: DaemonLoop {
     private let thread = pthread_self()
     /// Pipes not closed yet (the embedded daemon's "open handles").
     var openPipes = 0
+    /// The wall clock (milliseconds since the Unix epoch) when `now` was 0.
+    let wallClockOrigin: UInt64
+    private let jobs = EmbeddedInbox()
+    private let executor = EmbeddedWorkExecutor()
+
+    init(wallClock: UInt64) { wallClockOrigin = wallClock }
 
     func assertOnLoop() {
         precondition(pthread_equal(thread, pthread_self()) != 0, "the embedded daemon is used from another thread than the one that created it")
@@ -28,6 +36,25 @@ final class EmbeddedLoop: DaemonLoop {
     func wake(_ work: @escaping () -> Void) {
         if wakeUp == nil { wakeUp = work }
     }
+
+    var wallClock: UInt64 { wallClockOrigin + now }
+
+    var inbox: (any LoopInbox)? { jobs }
+
+    func runOffLoop(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task.detached(executorPreference: executor) { await work() }
+    }
+
+    /// Runs the jobs the flows' work posted, waiting until `deadline` for one if none came yet;
+    /// returns how many ran.
+    func runPostedJobs(waitingUntil deadline: Date) -> Int {
+        let posted = jobs.take(waitingUntil: deadline)
+        for job in posted { job() }
+        return posted.count
+    }
+
+    /// Takes no more posted jobs (the daemon crashed).
+    func closeInbox() { jobs.close() }
 
     /// Queues work for the next iteration (what libuv does with close callbacks).
     func later(_ work: @escaping () -> Void) {

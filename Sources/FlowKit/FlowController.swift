@@ -22,6 +22,8 @@ public class FlowController {
     var initialScreen: NodeID?
     /// The flow's navigation observer.
     var onNavigation: ((NavigationEvent) -> Void)?
+    /// The flow's requests for outside data not yet answered.
+    var requests: Set<RequestID> = []
 
     init(id: FlowID, runtime: FlowRuntime, parent: FlowController?) {
         self.id = id
@@ -68,6 +70,7 @@ public class FlowController {
         onNavigation = nil
         children.removeAll()
         items.removeAll()
+        requests.removeAll()
         parent = nil
     }
 }

@@ -1,13 +1,15 @@
 import Foundation
 
 /// `FlowInput` as bytes, for the daemon's journal (docs/journal.md): a kind number and a body of
-/// unsigned LEB128 varints, then (for an output) the payload's bytes as they came. Compact, no
+/// unsigned LEB128 varints, then (for an output or a work result) the payload's bytes as they came,
+/// (for a failed work) the message's UTF-8. Compact, no
 /// field names, decoded without trapping on any input; the numbers are part of the journal's
 /// schema and are never reused.
 extension FlowInput {
     /// The kind numbers of the journal schema.
     enum Kind: Int64 {
         case output = 1, userNavigation = 2, dismissalCompleted = 3, screenLost = 4, terminate = 5, terminateAll = 6
+        case timerFired = 7, workSucceeded = 8, workFailed = 9, timerStarted = 10
     }
 
     /// The kind and body this input is journaled as.
@@ -41,6 +43,21 @@ extension FlowInput {
         case .terminateAll(let animated):
             kind = .terminateAll
             body.append(animated ? 1 : 0)
+        case .timerFired(let request):
+            kind = .timerFired
+            Self.append(request.rawValue, to: &body)
+        case .workSucceeded(let request, let payload):
+            kind = .workSucceeded
+            Self.append(request.rawValue, to: &body)
+            body += payload
+        case .workFailed(let request, let message):
+            kind = .workFailed
+            Self.append(request.rawValue, to: &body)
+            body += message.utf8
+        case .timerStarted(let request, let deadline):
+            kind = .timerStarted
+            Self.append(request.rawValue, to: &body)
+            Self.append(deadline, to: &body)
         }
         return (kind.rawValue, body)
     }
@@ -86,6 +103,22 @@ extension FlowInput {
             self = .terminate(flow, animated: try reader.flag())
         case .terminateAll:
             self = .terminateAll(animated: try reader.flag())
+        case .timerFired:
+            self = .timerFired(RequestID(rawValue: try reader.varint()))
+        case .workSucceeded:
+            let request = RequestID(rawValue: try reader.varint())
+            self = .workSucceeded(request, payload: Data(reader.rest()))
+            return
+        case .workFailed:
+            let request = RequestID(rawValue: try reader.varint())
+            guard let message = String(validating: reader.rest(), as: UTF8.self) else {
+                throw FlowInputDecodingError("the message of a failed \(request) is not UTF-8")
+            }
+            self = .workFailed(request, message: message)
+            return
+        case .timerStarted:
+            let request = RequestID(rawValue: try reader.varint())
+            self = .timerStarted(request, deadline: try reader.varint())
         }
         guard reader.isAtEnd else { throw FlowInputDecodingError("\(reader.remaining) bytes after a \(known) input") }
     }

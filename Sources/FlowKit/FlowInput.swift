@@ -15,4 +15,15 @@ public enum FlowInput: Hashable, Sendable {
     case terminate(FlowID, animated: Bool)
     /// Every flow is terminated (shutdown).
     case terminateAll(animated: Bool)
+    /// A flow's timer (`FlowContext.after(milliseconds:_:)`) fired.
+    case timerFired(RequestID)
+    /// A flow's asynchronous work (`FlowContext.run(_:then:)`) returned this value, encoded with the
+    /// runtime's codec (`FlowRuntime.input(for:)` makes this input).
+    case workSucceeded(RequestID, payload: Data)
+    /// A flow's asynchronous work threw, or its value did not encode: what happened.
+    case workFailed(RequestID, message: String)
+    /// The driver started a timer that fires at `deadline` (milliseconds since the Unix epoch on its
+    /// wall clock): kept with the request, so that after a restore the driver waits only for what is
+    /// left. The flow does not hear it.
+    case timerStarted(RequestID, deadline: UInt64)
 }

@@ -4,7 +4,7 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case unknownScreen, outputDecodingFailed, invalidPlacement, invalidNavigation
-            case unknownFlow, stateEncodingFailed, notRunning, contextUnavailable
+            case unknownFlow, stateEncodingFailed, notRunning, contextUnavailable, unknownRequest
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -25,6 +25,9 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let notRunning = Code(.notRunning)
         /// A flow read `flow.context` before its own placer placed the initial screen.
         public static let contextUnavailable = Code(.contextUnavailable)
+        /// An answer (a timer firing, a work result) for a request that is not outstanding: never
+        /// made, already answered, cancelled, its flow ended, or of another kind.
+        public static let unknownRequest = Code(.unknownRequest)
 
         /// The code's name.
         public var description: String { value.rawValue }

@@ -111,8 +111,9 @@ extension FlowRuntime {
         }
     }
 
-    /// Unlinks a flow from its parent and the index and drops its references.
+    /// Unlinks a flow from its parent and the index, cancels its requests and drops its references.
     func detach(_ flow: FlowController) {
+        cancelRequests(of: flow)
         flow.parent?.children[flow.id] = nil
         controllers[flow.id] = nil
         flow.release()

@@ -140,6 +140,10 @@ extension FlowRuntime {
         case .screenLost(let screen): screenLost(screen)
         case .terminate(let flow, let animated): try terminate(flow: flow, animated: animated)
         case .terminateAll(let animated): terminateAll(animated: animated)
+        case .timerFired(let request): try answer(request, .fired)
+        case .workSucceeded(let request, let payload): try answer(request, .succeeded(payload))
+        case .workFailed(let request, let message): try answer(request, .failed(message))
+        case .timerStarted(let request, let deadline): try timerStarted(request, deadline: deadline)
         }
     }
 }

@@ -2,7 +2,8 @@ extension FlowRuntime {
     /// Checks the whole runtime and returns every broken invariant (empty when sound). Scans
     /// everything: for tests, never for the hot path. Checks: the model is a tree under the window with
     /// consistent links and no empty containers; every screen has exactly one live owner that lists it;
-    /// every flow's screens are placed; the flow index matches the flow tree.
+    /// every flow's screens are placed; the flow index matches the flow tree; every outstanding request
+    /// belongs to a running flow that lists it.
     public func invariantViolations() -> [String] {
         var problems: [String] = []
         // Tree shape: reach everything from the window.
@@ -67,6 +68,15 @@ extension FlowRuntime {
                 if child.parent !== flow { problems.append("sub-flow \(id) does not point at \(flow.id)") }
             }
             if flow.id != .host, flow.parent?.children[flow.id] !== flow { problems.append("\(flow.id) is not retained by its parent") }
+            for id in flow.requests where requests[id]?.request.owner != flow.id { problems.append("\(flow.id) lists \(id), which is not its outstanding request") }
+        }
+        // Requests: each outstanding one belongs to a running flow that lists it.
+        for (id, record) in requests {
+            guard let owner = controllers[record.request.owner], owner.isRunning else {
+                problems.append("\(id) is outstanding for \(record.request.owner), which is not running")
+                continue
+            }
+            if !owner.requests.contains(id) { problems.append("\(id) is outstanding but \(owner.id) does not list it") }
         }
         return problems
     }

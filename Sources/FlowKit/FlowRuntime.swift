@@ -1,8 +1,9 @@
 import Foundation
 
 /// Owns the navigation model and the flows. It takes inputs (outputs, user navigation, dismissal
-/// completions, lost screens, terminations) and returns what they caused as `RuntimeEffect`s (screen
-/// commands and flow lifecycle events) through `takeEffects()`; it never calls out, so whoever drives
+/// completions, lost screens, terminations, answers to the flows' requests) and returns what they
+/// caused as `RuntimeEffect`s (screen commands, flow lifecycle events, requests for outside data)
+/// through `takeEffects()`; it never calls out, so whoever drives
 /// it applies the effects after each call returns. Single-threaded: every call happens on one thread.
 public final class FlowRuntime {
     /// One live screen's bookkeeping.
@@ -42,6 +43,10 @@ public final class FlowRuntime {
     var inputReason: DismissalReason = .flowFinished
     /// Dismissals sent and not yet completed, with the unwinding each belongs to.
     var dismissals: [ScreenID: DismissalGroup?] = [:]
+    /// Requests for outside data not yet answered, cancelled or ended with their flow.
+    var requests: [RequestID: RequestRecord] = [:]
+    /// The next request's number: requests are numbered in order, so a replay gets the same ids.
+    var nextRequest: UInt64 = 1
 
     /// Dismissals sent and not yet acknowledged, timed out or lost.
     public var pendingDismissals: Int { dismissals.count }
@@ -81,6 +86,9 @@ public final class FlowRuntime {
 
     /// Records a flow lifecycle event.
     func record(_ event: FlowLifecycleEvent) { effects.append(.flow(event)) }
+
+    /// Records a request for outside data, or its cancellation.
+    func record(_ effect: RuntimeEffect) { effects.append(effect) }
 
     /// Starts a root flow (several may run side by side); `handler` hears its outputs and its end.
     /// What it leaves in place belongs to the runtime's host until dismissed.

@@ -1,8 +1,15 @@
-/// What an input to the runtime caused, in order: commands for screens and the flows' lifecycle.
-/// The runtime never calls out; its driver takes these with `FlowRuntime.takeEffects()` and applies them.
+/// What an input to the runtime caused, in order: commands for screens, the flows' lifecycle, and
+/// the outside data flows ask for. The runtime never calls out; its driver takes these with
+/// `FlowRuntime.takeEffects()` and applies them.
 public enum RuntimeEffect: Sendable {
     /// A command for one screen.
     case command(ScreenCommand)
     /// A flow started, emitted an output, finished or ended.
     case flow(FlowLifecycleEvent)
+    /// A flow asked for outside data: start the timer or run the work, and feed its answer back as
+    /// an input. A driver replaying inputs that hold the answers (a journal) starts nothing.
+    case request(ExternalRequest)
+    /// A request is no longer wanted (its flow cancelled it or ended): stop it; an answer for it
+    /// would be refused.
+    case cancelRequest(RequestID)
 }

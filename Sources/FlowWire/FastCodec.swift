@@ -22,7 +22,7 @@ package enum FastCodec {
         "flowd.v1.Ping": [1],
         "flowd.v1.Pong": [1],
         "flowd.v1.Ack": [1, 2],
-        "flowd.v1.Output": [1, 2],
+        "flowd.v1.Output": [1, 2, 3],
         "flowd.v1.Payload": [1, 2],
         "flowd.v1.Update": [1, 2, 3],
         "flowd.v1.Dismiss": [1, 2, 3, 4],
@@ -109,6 +109,9 @@ package enum FastCodec {
             case (2, 2):
                 guard var sub = reader.submessage(), let payload = decodePayload(&sub) else { return nil }
                 output.payload = payload
+            case (3, 0):
+                guard let v = reader.varint() else { return nil }
+                output.key = v
             default:
                 return nil
             }

@@ -156,7 +156,7 @@ struct InteractiveDemoTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/flowd.sock"
         let terminal = try Terminal(command: """
-            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(socket)' FLOWD_DEMO_LOGS='\(directory)' NO_COLOR=1 scripts/demo --debug --no-build; \
+            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(socket)' FLOWD_DEMO_LOGS='\(directory)' XDG_STATE_HOME='\(directory)/state' NO_COLOR=1 scripts/demo --debug --no-build; \
             echo "DEMO-EXITED $?"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; read
             """)
         try terminal.waitFor("flowd demos", "[8] Quit", "keys: 1-8 press · q quit", "watch: .build/debug/flowctl watch --socket")

@@ -1,8 +1,12 @@
 import FlowKit
 
 /// A login form in a new modal stack (the launcher presents it with
-/// `.presented(on:).withNavigationEmbedding()`); a successful login pushes a
-/// success screen, whose "Continue" finishes with the user name.
+/// `.presented(on:).withNavigationEmbedding()`). "Log in" checks the name
+/// with asynchronous work (`flow.run`, 300 ms, standing in for an identity
+/// service) and, should the check take over 2 s, says so with a timer
+/// (`flow.after`); an accepted name pushes a success screen, whose
+/// "Continue" finishes with the user name. The check's answer is an input,
+/// journaled: a restored daemon replays it instead of checking again.
 public final class LoginFlow: Flow {
     public typealias RequiredContext = NavigationStack
     public enum Result: Sendable, Equatable {
@@ -10,7 +14,21 @@ public final class LoginFlow: Flow {
         case cancelled
     }
 
+    /// What the identity service answers.
+    public enum Verdict: Codable, Sendable, Equatable {
+        case accepted
+        case refused(reason: String)
+    }
+
+    /// How long the check takes, in milliseconds.
+    public static let checkMilliseconds: UInt64 = 300
+    /// After how long the form says the check is slow, in milliseconds.
+    public static let slowCheckMilliseconds: UInt64 = 2_000
+
     private var username = ""
+    private var message = "Log in to continue."
+    /// The check in progress: a second "Log in" waits for it.
+    private var checking: RequestID?
 
     public init() {}
 
@@ -20,23 +38,59 @@ public final class LoginFlow: Flow {
             switch output {
             case .didEnterText(let text):
                 username = text.trimmingCharacters(in: .whitespaces)
+                if checking == nil { message = "Log in to continue." }
                 form.update(state())
             case .didPressButton(index: 0):
+                guard checking == nil else { return }
                 guard !username.isEmpty else {
-                    form.update(state(message: "Enter a user name first."))
+                    message = "Enter a user name first."
+                    form.update(state())
                     return
                 }
-                let success = flow.show(
-                    LoginSuccessScreen.self, CardState(title: "Welcome, \(username)", body: "You are logged in.", buttons: ["Continue"]),
-                    .pushed(in: flow.context))
-                success.onOutput { [unowned self] _ in flow.finish(.loggedIn(username)) }
+                check(username, form: form, in: flow)
             case .didPressButton:
+                // Finishing cancels the check and its timer.
                 flow.finish(.cancelled)
             }
         }
     }
 
-    private func state(message: String = "Log in to continue.") -> CardState {
+    private func check(_ name: String, form: Screen<LoginScreen>, in flow: FlowContext<LoginFlow>) {
+        message = "Checking \(name)…"
+        form.update(state())
+        let slow = flow.after(milliseconds: Self.slowCheckMilliseconds) { [unowned self] in
+            message = "Still checking \(name)…"
+            form.update(state())
+        }
+        checking = flow.run { try await Self.checkCredentials(name) } then: { [unowned self] result in
+            checking = nil
+            flow.cancel(slow)
+            switch result {
+            case .success(.accepted):
+                message = "Log in to continue."
+                form.update(state())
+                let success = flow.show(
+                    LoginSuccessScreen.self, CardState(title: "Welcome, \(name)", body: "You are logged in.", buttons: ["Continue"]),
+                    .pushed(in: flow.context))
+                success.onOutput { _ in flow.finish(.loggedIn(name)) }
+            case .success(.refused(let reason)):
+                message = reason
+                form.update(state())
+            case .failure(let error):
+                message = "The check failed (\(error)); try again."
+                form.update(state())
+            }
+        }
+    }
+
+    /// Stands in for an identity service: answers after `checkMilliseconds`; refuses `root`.
+    /// Runs off the daemon's loop; it gets the name as a value and touches nothing of the flow.
+    static func checkCredentials(_ name: String) async throws -> Verdict {
+        try await Task.sleep(for: .milliseconds(checkMilliseconds))
+        return name.lowercased() == "root" ? .refused(reason: "root may not log in here.") : .accepted
+    }
+
+    private func state() -> CardState {
         CardState(title: "Log in", body: message, buttons: ["Log in", "Cancel"], field: "User name", text: username)
     }
 }

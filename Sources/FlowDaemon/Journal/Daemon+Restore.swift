@@ -36,6 +36,8 @@ extension Daemon {
             ])
             emitEvent(.restored, text: "restored \(inputs) journaled inputs: \(runtime.liveFlowCount) flows, \(screens.count) screens to re-place")
             for place in screens { deliver(.place(place)) }
+            // Timers and work the journal holds no answer for start again.
+            startOutstandingRequests()
             // Dismissals the old daemon waited for: their hosts are gone with it.
             for screen in runtime.screensBeingDismissed { try? feed(.dismissalCompleted(screen, .hostLost)) }
             drive()

@@ -38,6 +38,10 @@ extension Daemon {
                     case .command(let command):
                         stateJournal?.observe(command)
                         if restoring == nil { deliver(command) } else { restoring?.apply(command) }
+                    case .request(let request):
+                        startRequest(request)
+                    case .cancelRequest(let id):
+                        cancelRequest(id)
                     }
                 }
             }

@@ -54,6 +54,8 @@ public final class Daemon {
     var restoredInputs = 0
     /// Keys of the latest inputs applied: a repeat is dropped.
     var appliedKeys = AppliedKeys()
+    /// The flows' timers and work the daemon started (`Daemon+Requests.swift`).
+    var requests = DaemonRequests()
     /// Spawned screen processes by the id of their connection.
     var spawnedHosts: [UInt64: any SpawnedHost] = [:]
     /// Spawned processes that have not exited yet, by pid.
@@ -449,7 +451,8 @@ public final class Daemon {
         // The watchdog ticks while commands may be waiting for acks (their clocks are running).
         if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
         let next = phase == .stopped ? nil
-            : earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick)
+            : earlier(earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick),
+                      requests.timers.next)
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -469,6 +472,7 @@ public final class Daemon {
             }
         }
         expireAckDeadlines(now: now)
+        fireRequestTimers(now: now)
         if let tick = watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
         for id in closeDeadlines.expired(now: now) {
             if let connection = connections[id] {
@@ -605,6 +609,7 @@ public final class Daemon {
         signals.removeAll()
         handshakeDeadlines = DeadlineQueue(timeout: handshakeDeadlines.timeout)
         closeDeadlines = DeadlineQueue(timeout: closeDeadlines.timeout)
+        requests.dropAll()
         commitJournal()
         stateJournal?.drainCheckpoints()
         runtime = nil

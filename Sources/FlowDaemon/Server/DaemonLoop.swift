@@ -1,8 +1,10 @@
+import Foundation
 import UVKit
 
-/// The loop the daemon runs on, as the daemon sees it: a clock in milliseconds, one deadline timer,
-/// a way to be woken, and the thread check. `UVDaemonLoop` is libuv's; FlowDaemonTesting's embedded
-/// daemon has one that moves only when a test says so (swift-nio's `EmbeddedEventLoop` idea).
+/// The loop the daemon runs on, as the daemon sees it: a clock in milliseconds (and the wall clock),
+/// one deadline timer, a way to be woken, the way in from other threads, and the thread check.
+/// `UVDaemonLoop` is libuv's; FlowDaemonTesting's embedded daemon has one that moves only when a test
+/// says so (swift-nio's `EmbeddedEventLoop` idea).
 package protocol DaemonLoop: AnyObject {
     /// Milliseconds on the loop's clock.
     var now: UInt64 { get }
@@ -14,16 +16,35 @@ package protocol DaemonLoop: AnyObject {
     func setDeadline(_ deadline: UInt64?, _ fire: @escaping () -> Void)
     /// Runs `work` soon on the loop even if no I/O wakes it (close callbacks left frames behind).
     func wake(_ work: @escaping () -> Void)
+    /// Milliseconds since the Unix epoch: the flows' timers are journaled with their deadline on
+    /// this clock, so that a restored daemon waits only for what is left.
+    var wallClock: UInt64 { get }
+    /// Where other threads post jobs for the loop's thread (nil before `start` and after `stop`).
+    var inbox: (any LoopInbox)? { get }
+    /// Runs `work` off the loop's thread (a flow's asynchronous work); it posts its result to `inbox`.
+    func runOffLoop(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never>
 }
 
+/// The one way into the loop from other threads: a job posted here runs on the loop's thread soon
+/// (libuv: `LoopQueue`, `uv_async_send`). Returns false, dropping the job, once the loop stopped.
+package protocol LoopInbox: Sendable {
+    /// Runs `job` on the loop's thread soon; callable from any thread. False once the loop stopped.
+    @discardableResult
+    func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool
+}
+
+extension LoopQueue: LoopInbox {}
+
 /// The daemon's loop on libuv: the clock is `uv_now`, the deadline and the wake-up are two `UVTimer`s,
-/// created by `start` and closed by `stop` (so a finished daemon leaves no handle open).
+/// the inbox a `LoopQueue`, created by `start` and closed by `stop` (so a finished daemon leaves no
+/// handle open); work runs in detached tasks.
 final class UVDaemonLoop: DaemonLoop {
     /// The libuv loop.
     let uv: UVLoop
     private var flushCheck: UVCheck?
     private var deadlineTimer: UVTimer?
     private var wakeTimer: UVTimer?
+    private var queue: LoopQueue?
 
     init(_ uv: UVLoop) { self.uv = uv }
 
@@ -40,6 +61,8 @@ final class UVDaemonLoop: DaemonLoop {
         flushCheck = check
         deadlineTimer = UVTimer(loop: uv)
         wakeTimer = UVTimer(loop: uv)
+        // Without it (uv_async_init failed) the flows' work fails with a message; nothing else needs it.
+        queue = try? LoopQueue(loop: uv)
     }
 
     /// Closes the timers and the check.
@@ -50,6 +73,8 @@ final class UVDaemonLoop: DaemonLoop {
         deadlineTimer = nil
         wakeTimer?.close()
         wakeTimer = nil
+        queue?.close()
+        queue = nil
     }
 
     func setDeadline(_ deadline: UInt64?, _ fire: @escaping () -> Void) {
@@ -65,5 +90,13 @@ final class UVDaemonLoop: DaemonLoop {
     func wake(_ work: @escaping () -> Void) {
         guard let wakeTimer, !wakeTimer.isActive else { return }
         wakeTimer.start(after: 0, work)
+    }
+
+    var wallClock: UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+
+    var inbox: (any LoopInbox)? { queue }
+
+    func runOffLoop(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task.detached { await work() }
     }
 }

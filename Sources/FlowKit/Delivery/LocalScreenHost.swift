@@ -35,6 +35,7 @@ public final class LocalScreenHost {
             for effect in runtime.takeEffects() {
                 switch effect {
                 case .flow: break  // in-process hosts have no event stream
+                case .request, .cancelRequest: break  // answered by whoever drives the runtime (FlowTester: by hand)
                 case .command(let command): apply(command)
                 }
             }

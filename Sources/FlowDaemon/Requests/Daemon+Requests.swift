@@ -1,0 +1,87 @@
+import FlowKit
+
+/// The flows' requests for outside data (docs/flows.md, Determinism): the daemon starts each timer on
+/// the loop's clock and runs each piece of work off the loop, and feeds the answer back through
+/// `feed`, so it is journaled like every input. A restore's replay starts nothing (the journal holds
+/// the answers); afterwards the requests still outstanding start again.
+extension Daemon {
+    /// A flow asked for outside data (a `.request` effect, from `drive()`). A timer is set on the
+    /// loop's clock and its wall-clock deadline journaled (`.timerStarted`) — or, restarted after a
+    /// restore, set for what is left of it; work runs off the loop. Nothing starts while a restore
+    /// replays the journal, once the shutdown began, or twice.
+    func startRequest(_ request: ExternalRequest) {
+        guard restoring == nil, phase == .running, runtime != nil, !requests.isStarted(request.id) else { return }
+        switch request.kind {
+        case .timer(let milliseconds):
+            let wall = loop.wallClock
+            var wait = milliseconds
+            if let deadline = request.deadline {
+                // A wall clock set back must not make it wait longer than it asked.
+                wait = min(milliseconds, deadline > wall ? deadline - wall : 0)
+            } else {
+                let (deadline, overflow) = wall.addingReportingOverflow(milliseconds)
+                feedRequestInput(.timerStarted(request.id, deadline: overflow ? .max : deadline))
+            }
+            let (at, overflow) = loop.now.addingReportingOverflow(wait)
+            requests.timers.add(request.id, at: overflow ? .max : at)
+            logger.debug("timer started", metadata: ["request": "\(request.id)", "flow": "\(request.owner)", "milliseconds": "\(wait)"])
+            armDeadlineTimer()
+        case .work(let work):
+            guard let inbox = loop.inbox else {
+                feedRequestInput(.workFailed(request.id, message: "flowd cannot run work now: its loop takes no results from other threads"))
+                return
+            }
+            let daemon = LoopBound(self)
+            requests.work[request.id] = loop.runOffLoop {
+                let result = await work.run()
+                inbox.enqueue { daemon.value?.workFinished(result) }
+            }
+            logger.debug("work started", metadata: ["request": "\(request.id)", "flow": "\(request.owner)"])
+        }
+    }
+
+    /// A request is no longer wanted (a `.cancelRequest` effect): its timer is removed, its work's
+    /// task cancelled and its result dropped.
+    func cancelRequest(_ id: RequestID) {
+        if requests.drop(id) { logger.debug("request cancelled", metadata: ["request": "\(id)"]) }
+    }
+
+    /// After a restore's replay: starts every request the journal holds no answer for — a timer for
+    /// what is left of it, work again from the start (it was running when the old daemon died).
+    func startOutstandingRequests() {
+        guard let runtime else { return }
+        for request in runtime.outstandingRequests { startRequest(request) }
+    }
+
+    /// Fires the timers whose time came (from the deadline timer).
+    func fireRequestTimers(now: UInt64) {
+        for id in requests.timers.expired(now: now) where phase == .running {
+            feedRequestInput(.timerFired(id))
+            drive()
+        }
+    }
+
+    /// A piece of work finished (on the loop's thread, from the inbox): its result is fed and
+    /// journaled, unless the request was cancelled or dropped meanwhile.
+    func workFinished(_ result: ExternalWorkResult) {
+        loop.assertOnLoop()
+        guard requests.work.removeValue(forKey: result.request) != nil, let runtime, phase == .running else { return }
+        feedRequestInput(runtime.input(for: result))
+        drive()
+    }
+
+    /// Work started and not finished (the embedded daemon waits for it).
+    package var runningWorkCount: Int { requests.work.count }
+
+    /// Timers started and not fired.
+    package var startedTimerCount: Int { requests.timers.count }
+
+    private func feedRequestInput(_ input: FlowInput) {
+        do {
+            try feed(input)
+        } catch {
+            // The flow cancelled it from a handler in the same turn, or ended: nothing waits for it.
+            logger.debug("answer refused", metadata: ["input": "\(input)", "reason": "\(error.message)"])
+        }
+    }
+}
