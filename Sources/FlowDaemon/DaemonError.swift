@@ -7,6 +7,7 @@ public struct DaemonError: Error, CustomStringConvertible {
         case alreadyRunning
         case cannotListen
         case loop
+        case serviceHandover
     }
 
     private let code: Code
@@ -22,17 +23,27 @@ public struct DaemonError: Error, CustomStringConvertible {
     public var isAlreadyRunning: Bool { code == .alreadyRunning }
 
     /// The process exit code for this error (sysexits.h): 69 another daemon
-    /// already serves the socket, 73 the socket cannot be created, 70 a libuv failure.
+    /// already serves the socket, 73 the socket cannot be created, 70 a libuv failure,
+    /// 78 (EX_CONFIG) what the service manager handed over is unusable (docs/service.md).
     public var exitCode: Int32 {
         switch code {
         case .alreadyRunning: 69
         case .cannotListen: 73
         case .loop: 70
+        case .serviceHandover: 78
         }
     }
 
+    /// What the service manager passed (`LISTEN_FDS` and its socket) cannot be served.
+    public var isServiceHandoverUnusable: Bool { code == .serviceHandover }
+
     static func listen(_ error: ListenerError) -> DaemonError {
-        DaemonError(error.isAlreadyRunning ? .alreadyRunning : .cannotListen, error.description)
+        if error.isPassedSocketUnusable { return DaemonError(.serviceHandover, error.description) }
+        return DaemonError(error.isAlreadyRunning ? .alreadyRunning : .cannotListen, error.description)
+    }
+
+    static func serviceHandover(_ description: String) -> DaemonError {
+        DaemonError(.serviceHandover, description)
     }
 
     static func loop(_ error: UVError, doing what: String) -> DaemonError {

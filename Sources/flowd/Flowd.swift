@@ -36,7 +36,12 @@ struct Serve: ParsableCommand {
             daemon exits 0. A second signal exits at once.
 
             Exit codes: 0 clean stop, 64 bad arguments, 69 another flowd already serves the socket, \
-            73 the socket cannot be created, 70 internal error.
+            73 the socket cannot be created, 70 internal error, 78 what the service manager passed is unusable \
+            (LISTEN_FDS is not 1, its socket is not a listening Unix stream socket, or --socket names another path).
+
+            Under systemd (docs/service.md): a socket passed with LISTEN_FDS is served instead of binding one \
+            (and left in place on exit), READY=1, STATUS= and STOPPING=1 go to $NOTIFY_SOCKET, the watchdog is \
+            pinged every half WATCHDOG_USEC, and log lines carry journal priorities instead of timestamps.
 
             Examples:
               flowd                                   # the demo launcher on the default socket
@@ -146,7 +151,7 @@ struct Serve: ParsableCommand {
         }
         let level = logLevel
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = JournalLogHandler.standardError(label: label)  // the journal's format under systemd
             handler.logLevel = level
             return handler
         }
@@ -172,10 +177,12 @@ struct Serve: ParsableCommand {
             chosen = chosen.withRestartPolicy(policy)
         }
         do {
+            let service = try ServiceEnvironment.take(requestedSocketPath: socket, logger: logger)
             let daemon = try Daemon(configuration: configuration, app: chosen, logger: logger)
-            try daemon.run()
+            try daemon.run(service: service)
         } catch {
-            FileHandle.standardError.write(Data("flowd: \(error.description)\n".utf8))
+            let priority = JournalLogHandler.isJournalStandardError() ? JournalLogHandler.prefix(for: .error) : ""
+            FileHandle.standardError.write(Data("\(priority)flowd: \(error.description)\n".utf8))
             throw ExitCode(error.exitCode)
         }
     }
