@@ -55,7 +55,7 @@ struct Serve: ParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "The Unix socket to listen on.",
-            discussion: "Default: $FLOWD_SOCKET, else $XDG_RUNTIME_DIR/flowd/flowd.sock, else /tmp/flowd-<uid>/flowd.sock.",
+            discussion: "Default: $FLOWD_SOCKET, else $XDG_RUNTIME_DIR/flowd/flowd.sock, else /tmp/flowd-<uid>/flowd.sock. A socket passed by systemd (LISTEN_FDS) is served instead, and --socket must then name it.",
             valueName: "path"))
     var socket: String?
 
