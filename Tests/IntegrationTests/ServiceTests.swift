@@ -11,6 +11,7 @@ import Glibc
 /// (Debian's systemd-socket-activate, and the test as the service manager holding the socket across
 /// flowd's deaths), sd_notify readiness, status, stopping and watchdog pings to a socket the test
 /// binds, refusals of a bad hand-over, journal-style logs, and the install script (docs/service.md).
+/// Log checks after an exit use `waitForLog`: the reaper may see the exit before the reader saw the last line.
 @Suite("flowd as a systemd service")
 struct ServiceTests {
     static let socketActivate = "/usr/bin/systemd-socket-activate"
@@ -36,9 +37,9 @@ struct ServiceTests {
         #expect(welcome.app == "tutorial")
         try client.ping()
         #expect(activator.waitForLog("serving the socket the service manager passed"))
-        #expect(activator.logText.contains("path=\(path)"))
-        #expect(activator.logText.contains("name=flowd.socket"))
-        #expect(activator.logText.contains("listening on \(path)"))
+        #expect(activator.waitForLog("path=\(path)"))
+        #expect(activator.waitForLog("name=flowd.socket"))
+        #expect(activator.waitForLog("listening on \(path)"))
 
         // The exec kept the pid: SIGTERM stops flowd gracefully, and the socket file is not flowd's to remove.
         activator.signal(SIGTERM)
@@ -86,7 +87,7 @@ struct ServiceTests {
         // A graceful stop leaves the socket file in place (systemd owns it) and takes no lock.
         second.signal(SIGTERM)
         #expect(second.waitForExit() == 0, "\(second.logText)")
-        #expect(second.logText.contains("stopped"))
+        #expect(second.waitForLog("stopped"))
         #expect(FileManager.default.fileExists(atPath: path))
         #expect(!FileManager.default.fileExists(atPath: path + ".lock"))
         // Still listening (in the test): the next host queues for the next flowd.
@@ -187,7 +188,7 @@ struct ServiceTests {
         defer { close(file) }
         let flowd = try startActivatedFlowd(socket: file, arguments: ["--app", "tutorial"])
         #expect(flowd.waitForExit() == 78)
-        #expect(flowd.logText.contains(
+        #expect(flowd.waitForLog(
             "flowd: descriptor 3, passed by the service manager (LISTEN_FDS), is a regular file, not a socket; it must pass one listening Unix stream socket"),
             "\(flowd.logText)")
     }
@@ -201,7 +202,7 @@ struct ServiceTests {
                               (inet, "is an AF_INET socket, not a Unix-domain (AF_UNIX) one")] {
             let flowd = try startActivatedFlowd(socket: fd, arguments: ["--app", "tutorial"])
             #expect(flowd.waitForExit() == 78)
-            #expect(flowd.logText.contains("descriptor 3, passed by the service manager (LISTEN_FDS), \(problem)"), "\(flowd.logText)")
+            #expect(flowd.waitForLog("descriptor 3, passed by the service manager (LISTEN_FDS), \(problem)"), "\(flowd.logText)")
         }
     }
 
@@ -214,7 +215,7 @@ struct ServiceTests {
         let flowd = try startActivatedFlowd(
             socket: a, arguments: ["--app", "tutorial"], environment: ["LISTEN_FDNAMES": "a:b"], listenFDs: "2", extraDescriptors: [4: b])
         #expect(flowd.waitForExit() == 78)
-        #expect(flowd.logText.contains(
+        #expect(flowd.waitForLog(
             "the service manager passed 2 sockets (LISTEN_FDS=2, LISTEN_FDNAMES=a:b); flowd serves exactly one"), "\(flowd.logText)")
     }
 
@@ -226,7 +227,7 @@ struct ServiceTests {
         defer { close(listening) }
         let flowd = try startActivatedFlowd(socket: listening, arguments: ["--socket", directory + "/other.sock", "--app", "tutorial"])
         #expect(flowd.waitForExit() == 78)
-        #expect(flowd.logText.contains("the socket path asked for, \(directory)/other.sock (--socket), is not the socket the service manager passed, \(path)"),
+        #expect(flowd.waitForLog("the socket path asked for, \(directory)/other.sock (--socket), is not the socket the service manager passed, \(path)"),
                 "\(flowd.logText)")
         // The same path, spelled relatively or not, is fine.
         let same = try startActivatedFlowd(socket: listening, arguments: ["--socket", path, "--app", "tutorial"])
