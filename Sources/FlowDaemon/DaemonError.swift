@@ -10,6 +10,7 @@ public struct DaemonError: Error, CustomStringConvertible {
         case loop
         case stateLocked
         case stateUnusable
+        case serviceHandover
     }
 
     private let code: Code
@@ -26,7 +27,8 @@ public struct DaemonError: Error, CustomStringConvertible {
 
     /// The process exit code for this error (sysexits.h): 69 another daemon
     /// already serves the socket, 73 the socket cannot be created, 70 a libuv failure, 74 the state
-    /// file cannot be used, 75 another process holds the state file.
+    /// file cannot be used, 75 another process holds the state file, 78 (EX_CONFIG) what the service
+    /// manager handed over is unusable (docs/service.md).
     public var exitCode: Int32 {
         switch code {
         case .alreadyRunning: 69
@@ -34,8 +36,12 @@ public struct DaemonError: Error, CustomStringConvertible {
         case .loop: 70
         case .stateUnusable: 74
         case .stateLocked: 75
+        case .serviceHandover: 78
         }
     }
+
+    /// What the service manager passed (`LISTEN_FDS` and its socket) cannot be served.
+    public var isServiceHandoverUnusable: Bool { code == .serviceHandover }
 
     /// The state file cannot be opened, created, moved aside or written (74), or another process
     /// holds it (75).
@@ -45,7 +51,12 @@ public struct DaemonError: Error, CustomStringConvertible {
     }
 
     static func listen(_ error: ListenerError) -> DaemonError {
-        DaemonError(error.isAlreadyRunning ? .alreadyRunning : .cannotListen, error.description)
+        if error.isPassedSocketUnusable { return DaemonError(.serviceHandover, error.description) }
+        return DaemonError(error.isAlreadyRunning ? .alreadyRunning : .cannotListen, error.description)
+    }
+
+    static func serviceHandover(_ description: String) -> DaemonError {
+        DaemonError(.serviceHandover, description)
     }
 
     static func loop(_ error: UVError, doing what: String) -> DaemonError {

@@ -16,6 +16,7 @@ public struct ListenerError: Error, CustomStringConvertible, Sendable {
         case socketInUse
         case notASocket
         case staleCheckFailed(errno: Int32)
+        case passedSocketUnusable(descriptor: Int32, problem: String)
         case system(UVError)
     }
 
@@ -47,6 +48,11 @@ public struct ListenerError: Error, CustomStringConvertible, Sendable {
         case .directoryUnusable, .notADirectory, .directoryNotOwned, .directoryWritableByOthers: true
         default: false
         }
+    }
+
+    /// The descriptor a service manager passed is not a listening Unix stream socket (`PassedSocket.inspect`).
+    public var isPassedSocketUnusable: Bool {
+        if case .passedSocketUnusable = code { true } else { false }
     }
 
     /// The pid recorded in the lock file by the server holding it, when known.
@@ -91,6 +97,9 @@ public struct ListenerError: Error, CustomStringConvertible, Sendable {
         case .staleCheckFailed(let errnoValue):
             return "cannot check whether the existing socket \(path) is stale: \(errorText(errnoValue)); "
                 + "remove it if no server uses it"
+        case .passedSocketUnusable(let descriptor, let problem):
+            return "descriptor \(descriptor), passed by the service manager (LISTEN_FDS), \(problem); it must pass one "
+                + "listening Unix stream socket (systemd: ListenStream=PATH in the .socket unit)"
         case .system(let error):
             return "cannot listen on \(path): \(error); check the path and its directory"
         }

@@ -5,10 +5,13 @@ import Glibc
 #endif
 
 /// A server on a Unix-domain socket path (`uv_pipe_t` bound and listening), guarded by a lock file so two servers
-/// never share a path, and cleaned up on close.
+/// never share a path, and cleaned up on close. Or a server on a listening socket the service manager passed
+/// (`listen(loop:passed:onConnection:)`): no lock, and the socket file is left alone, since it is not ours.
 public final class UnixSocketListener: UVHandle {
     /// The socket path served.
     public let path: String
+    /// Whether the socket was passed by the service manager rather than bound here (then `close()` unlinks nothing).
+    public private(set) var isPassed = false
     /// Whether a socket file left behind by a dead server was found and replaced (worth a log line).
     public private(set) var reclaimedStaleSocket = false
     /// Called when accepting a connection fails (e.g. `.tooManyOpenFiles`); the listener keeps listening.
@@ -61,6 +64,29 @@ public final class UnixSocketListener: UVHandle {
         } catch {
             listener.close()
             throw ListenerError(.system(error), path: path)
+        }
+        return listener
+    }
+
+    /// Serves a listening socket the process was handed (systemd's socket activation): `uv_pipe_open` on its
+    /// descriptor, then `uv_listen`. There is no lock (the service manager runs one instance) and `close()` closes
+    /// our descriptor but never unlinks the socket file: the service manager created it and keeps it, so clients
+    /// queue in its backlog while no server runs. The backlog is `SOMAXCONN`, so the listen(2) that libuv repeats
+    /// does not shrink the one the service manager set.
+    public static func listen(loop: UVLoop, passed socket: PassedSocket,
+                              onConnection: @escaping (UVPipe) -> Void) throws(ListenerError) -> UnixSocketListener {
+        loop.assertOnLoop()
+        let listener = UnixSocketListener(loop: loop, path: socket.path)
+        listener.isPassed = true
+        do throws(UVError) {
+            try uvCheck(uv_pipe_open(listener.server, socket.descriptor), "uv_pipe_open")
+            listener.onConnection = onConnection
+            try uvCheck(uv_listen(listener.streamPointer, SOMAXCONN) { server, status in
+                owner(of: server!, as: UnixSocketListener.self).accept(status)
+            }, "uv_listen")
+        } catch {
+            listener.close()
+            throw ListenerError(.system(error), path: socket.path)
         }
         return listener
     }

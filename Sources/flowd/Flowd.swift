@@ -41,7 +41,14 @@ struct Serve: ParsableCommand {
 
             Exit codes: 0 clean stop, 64 bad arguments, 69 another flowd already serves the socket, \
             73 the socket cannot be created, 74 the state file cannot be used (permissions, not a file, \
-            cannot be moved aside), 75 another flowd holds the state file, 70 internal error.
+            cannot be moved aside), 75 another flowd holds the state file, 70 internal error, 78 what the \
+            service manager passed is unusable (LISTEN_FDS is not 1, its socket is not a listening Unix \
+            stream socket, or --socket names another path).
+
+            Under systemd (docs/service.md): a socket passed with LISTEN_FDS is served instead of binding one \
+            (and left in place on exit), READY=1 (after the restore), STATUS= and STOPPING=1 go to \
+            $NOTIFY_SOCKET, the watchdog is pinged every half WATCHDOG_USEC, and log lines carry journal \
+            priorities instead of timestamps.
 
             Examples:
               flowd                                   # the demo launcher on the default socket
@@ -55,7 +62,7 @@ struct Serve: ParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "The Unix socket to listen on.",
-            discussion: "Default: $FLOWD_SOCKET, else $XDG_RUNTIME_DIR/flowd/flowd.sock, else /tmp/flowd-<uid>/flowd.sock.",
+            discussion: "Default: $FLOWD_SOCKET, else $XDG_RUNTIME_DIR/flowd/flowd.sock, else /tmp/flowd-<uid>/flowd.sock. A socket passed by systemd (LISTEN_FDS) is served instead, and --socket must then name it.",
             valueName: "path"))
     var socket: String?
 
@@ -168,7 +175,7 @@ struct Serve: ParsableCommand {
         }
         let level = logLevel
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = JournalLogHandler.standardError(label: label)  // the journal's format under systemd
             handler.logLevel = level
             return handler
         }
@@ -199,10 +206,12 @@ struct Serve: ParsableCommand {
         }
         do {
             if let path = configuration.statePath { try StatePath.createDirectory(of: path) }
+            let service = try ServiceEnvironment.take(requestedSocketPath: socket, logger: logger)
             let daemon = try Daemon(configuration: configuration, app: chosen, logger: logger)
-            try daemon.run()
+            try daemon.run(service: service)
         } catch {
-            FileHandle.standardError.write(Data("flowd: \(error.description)\n".utf8))
+            let priority = JournalLogHandler.isJournalStandardError() ? JournalLogHandler.prefix(for: .error) : ""
+            FileHandle.standardError.write(Data("\(priority)flowd: \(error.description)\n".utf8))
             throw ExitCode(error.exitCode)
         }
     }

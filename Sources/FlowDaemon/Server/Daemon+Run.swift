@@ -10,7 +10,8 @@ extension Daemon {
     /// Runs `app` until it finishes or the process gets SIGTERM/SIGINT, the
     /// way `flowd` does: the socket is `socketPath`, else `$FLOWD_SOCKET`,
     /// else the per-user default. `configure` adjusts limits and timeouts.
-    /// This is all a custom daemon's `main` needs (docs/daemon.md).
+    /// Started by systemd, it serves the socket it was passed, says when it is ready and pings the
+    /// watchdog (docs/service.md). This is all a custom daemon's `main` needs (docs/daemon.md).
     public static func run(
         app: App,
         socketPath: String? = nil,
@@ -18,6 +19,7 @@ extension Daemon {
         configure: (inout DaemonConfiguration) -> Void = { _ in }
     ) throws(DaemonError) {
         ResourceLimits.raiseOpenFileLimit()
+        let service = try ServiceEnvironment.take(requestedSocketPath: socketPath, logger: logger)
         var environment: [String: String] = [:]
         for name in [WireProtocol.socketPathEnvironmentVariable, "XDG_RUNTIME_DIR"] {
             if let value = getenv(name) { environment[name] = String(cString: value) }
@@ -26,6 +28,6 @@ extension Daemon {
             socketPath: socketPath ?? WireProtocol.defaultSocketPath(environment: environment, uid: getuid()))
         configure(&configuration)
         let daemon = try Daemon(configuration: configuration, app: app, logger: logger)
-        try daemon.run()
+        try daemon.run(service: service)
     }
 }

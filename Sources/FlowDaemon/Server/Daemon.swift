@@ -14,8 +14,8 @@ import Glibc
 /// loop (`DaemonLoop`), each connection's pipe (`ConnectionPipe`) and the spawner (`ScreenSpawner`)
 /// — so the same daemon runs on libuv (`run()`) or embedded in a test (FlowDaemonTesting).
 public final class Daemon {
-    /// The configuration the daemon was started with.
-    public let configuration: DaemonConfiguration
+    /// The configuration the daemon was started with (its socket path is the passed socket's, when one was passed).
+    public internal(set) var configuration: DaemonConfiguration
     /// The app this daemon runs, if any.
     public let app: App?
     /// The name of the app, reported in `Welcome`.
@@ -83,6 +83,8 @@ public final class Daemon {
     let spawner: any ScreenSpawner
     private var listener: UnixSocketListener?
     private var signals: [UVSignal] = []
+    /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
+    var service: ServiceSession?
 
     private(set) var connections: [UInt64: Connection] = [:]
     private var lastConnectionID: UInt64 = 0
@@ -136,12 +138,14 @@ public final class Daemon {
 
     /// Listens and serves until a graceful shutdown completes. Returns when
     /// every handle is closed and the loop is closed; throws if it cannot listen.
-    public func run() throws(DaemonError) {
+    /// `service` is what a service manager handed over (`ServiceEnvironment.take`): its socket is served
+    /// instead of binding one, and it is told when the daemon is ready and stopping (docs/service.md).
+    public func run(service: ServiceEnvironment = ServiceEnvironment()) throws(DaemonError) {
         guard let uvLoop else { preconditionFailure("Daemon.run() needs the libuv loop; an embedded daemon is driven by its test") }
         UVSignal.ignoreBrokenPipe()
         unblockSignals()
         do {
-            listener = try UnixSocketListener.listen(loop: uvLoop.uv, path: configuration.socketPath) { [unowned self] pipe in
+            listener = try makeListener(on: uvLoop.uv, service: service) { [unowned self] pipe in
                 accept(pipe)
             }
         } catch {
@@ -154,7 +158,9 @@ public final class Daemon {
         try installSignalHandlers(on: uvLoop.uv)
         uvLoop.start { [unowned self] in flushDirtyConnections() }
         logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
+        startService(service, on: uvLoop.uv)
         startApp()
+        becameReady()
 
         _ = uvLoop.uv.run()
         do {
@@ -393,7 +399,10 @@ public final class Daemon {
         serviceBacklog()
         handleEndOfIteration()
         commitJournal()
-        defer { if !backlogged.isEmpty { wakeIfWorkPending() } }
+        defer {
+            if !backlogged.isEmpty { wakeIfWorkPending() }
+            if service != nil { serviceIterationEnded() }
+        }
         for connection in writes.flush(limit: configuration.writeQueueLimit) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "connection": "\(connection.label)", "queued": "\(connection.pipe.writeQueueSize)",
@@ -529,6 +538,7 @@ public final class Daemon {
 
     /// Performs one step of the shutdown sequence.
     private func perform(_ action: ShutdownSequence.Action, reason: Flowd_V1_Shutdown.Reason, message: String) {
+        if action == .unwindFlows || action == .notifyAndDrain { serviceShutdownStep(message: message) }
         switch action {
         case .none:
             return
@@ -607,6 +617,7 @@ public final class Daemon {
         // Signal handles stay until here so that a second signal exits at once.
         for signal in signals { signal.close() }
         signals.removeAll()
+        stopService()
         handshakeDeadlines = DeadlineQueue(timeout: handshakeDeadlines.timeout)
         closeDeadlines = DeadlineQueue(timeout: closeDeadlines.timeout)
         requests.dropAll()
