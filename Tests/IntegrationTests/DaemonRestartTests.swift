@@ -98,6 +98,49 @@ struct DaemonRestartTests {
         #expect(!reconnects.isEmpty && reconnects.allSatisfy { $0.hasSuffix("a fresh start") }, "demo-screens came back as a new host: \(reconnects)")
     }
 
+    @Test("a socket-activated flowd SIGKILLed mid-walk and started again on the same socket: the host is queued, not refused, and the walk goes on")
+    func socketActivatedRestartQueuesTheHost() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/flowd.sock"
+        // The test holds the listening socket, as systemd does: it stays open while flowd is down.
+        let listening = try listenOnUnixSocket(path: path, backlog: 16)
+        defer { close(listening) }
+        let arguments = ["--app", "launcher", "--state", directory + "/launcher.journal"]
+        let environment = ["FLOWD_PYTHON_SCREENS": "0"]
+        var daemon = try startActivatedFlowd(socket: listening, arguments: arguments, environment: environment)
+        try #require(daemon.waitForLog("listening on"), "\(daemon.logText)")
+
+        let output = directory + "/demo-screens.out"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let screens = Process()
+        screens.executableURL = productsDirectory.appendingPathComponent("demo-screens")
+        screens.arguments = ["--socket", path, "--script", demoWalkthroughPath, "--step-timeout", "30"]
+        screens.standardOutput = FileHandle(forWritingAtPath: output)
+        screens.standardError = FileHandle(forWritingAtPath: output)
+        try screens.run()
+        defer { if screens.isRunning { kill(screens.processIdentifier, SIGKILL) } }
+
+        // Mid-walk: SIGKILL, and nobody serves for a while — long enough for demo-screens to try.
+        while screens.isRunning, Self.stepsDone(output) < 20 { usleep(2_000) }
+        try #require(screens.isRunning, "the walk ended before the kill: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit()
+        usleep(400_000)
+        let whileDown = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(!whileDown.contains("gave up"), "the host keeps trying while flowd is down: \(whileDown)")
+        daemon = try startActivatedFlowd(socket: listening, arguments: arguments, environment: environment)
+        #expect(daemon.waitForLog("restored the app from its journal"), "\(daemon.logText)")
+
+        screens.waitUntilExit()
+        let log = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(screens.terminationStatus == 0, "\(log)\n\(daemon.logText)")
+        #expect(daemon.waitForExit() == 0, "the walk ends with Quit: flowd exits 0 on its own")
+        #expect(daemon.logText.contains("app launcher finished with Login: logged in as ann (dismiss animated)"), "\(daemon.logText)")
+        #expect(log.contains("reconnect: reconnected") && !log.contains("gave up"), "\(log)")
+        #expect(FileManager.default.fileExists(atPath: path), "the socket stays: systemd's, not flowd's")
+    }
+
     /// Steps demo-screens started (its `[line N]` lines).
     static func stepsDone(_ path: String) -> Int {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
