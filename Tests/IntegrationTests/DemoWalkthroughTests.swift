@@ -185,6 +185,44 @@ struct InteractiveDemoTests {
         #expect(try processes(matching: "--socket \(socket)").isEmpty, "flowd and demo-screens are gone")
     }
 
+    @Test func afterAKillOfFlowdTheNextDemoPutsThePersonBackOnTheSameScreen() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/flowd.sock"
+        let command = """
+            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(socket)' FLOWD_DEMO_LOGS='\(directory)' NO_COLOR=1 scripts/demo --debug --no-build; \
+            echo "DEMO-EXITED $?"; read
+            """
+        do {
+            let terminal = try Terminal(command: command)
+            try terminal.waitFor("flowd demos", "[8] Quit")
+            try terminal.press("1")
+            try terminal.waitFor("Welcome", "[2] Next", "stack depth 2")
+            try terminal.press("2")
+            try terminal.waitFor("All set", "stack depth 3")
+            // The daemon dies (a crash, an OOM kill): SIGKILL, no chance to save anything more.
+            let flowd = try processes(matching: "--socket \(socket) --state").split(separator: "\n")
+                .first { $0.contains("/flowd ") }.flatMap { Int32($0.prefix { $0 != " " }) }
+            try kill(#require(flowd, "flowd's pid"), SIGKILL)
+            try terminal.press("q")
+            try terminal.waitFor("DEMO-EXITED")
+        }
+        let again = try Terminal(command: command)
+        try again.waitFor("All set", "stack depth 3", "flowd restored where you were")
+        // The stack behind it is real: back walks through the restored flows.
+        try again.press("b")
+        try again.waitFor("Welcome", "stack depth 2", absent: "All set")
+        try again.press("1")
+        try again.waitFor("Tutorial skipped", "stack depth 1")
+        try again.press("q")
+        try again.waitFor("DEMO-EXITED 0", "flowd stopped (exit 0)")
+        // --fresh starts over from the menu.
+        let fresh = try Terminal(command: command.replacingOccurrences(of: "--no-build;", with: "--no-build --fresh;"))
+        try fresh.waitFor("flowd demos", "Choose a demo", "stack depth 1")
+        try fresh.press("q")
+        try fresh.waitFor("DEMO-EXITED 0")
+    }
+
     /// The processes whose command line contains `pattern` (a scan of /proc,
     /// so no pipe to read to its end).
     private func processes(matching pattern: String) throws -> String {
