@@ -199,3 +199,54 @@ struct InputKeyTests {
         #expect(restored.daemon.stats().screens == 5, "no key: every press counts")
     }
 }
+
+/// A power cut in the middle of the journal's writes: the daemon restores an earlier state that it
+/// really was in, or refuses the file and keeps it (docs/restore.md "Power loss").
+@Suite("Daemon restore after power loss")
+struct RestorePowerLossTests {
+    @Test func aWALCutAtEveryFrameRestoresATreeTheDaemonReallyHad() throws {
+        let path = RestoreTests.journalPath()
+        let daemon = try RestoreTests.deepStack(path)
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        var stack = RestoreTests.places(answer).map(\.screenID)
+        // The tree after each committed batch, by the number of inputs committed so far.
+        var shapes: [UInt64: [String]] = [0: RestoreTests.shape(daemon)]
+        var generator = SeededGenerator(seed: 5)
+        for _ in 0..<40 {
+            if stack.count > 1, Bool.random(using: &generator) {
+                RestoreTests.back(stack.removeLast(), from: host)
+            } else {
+                EmbeddedDaemonTests.press(0, on: stack.last!, from: host)
+            }
+            // Every call into the embedded daemon ends with its iteration's commit.
+            shapes[daemon.daemon.stats().journaledInputs] = RestoreTests.shape(daemon)
+            let bodies = host.readBodies()
+            EmbeddedDaemonTests.ackAll(bodies, on: host)
+            stack += RestoreTests.places(bodies).map(\.screenID)
+            shapes[daemon.daemon.stats().journaledInputs] = RestoreTests.shape(daemon)
+        }
+        // What the disk holds when the power goes: the files as the live writer left them.
+        let database = try Data(contentsOf: URL(fileURLWithPath: path))
+        let wal = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+        let pageSize = 4096, header = 32, frame = 24 + pageSize
+        try #require(wal.count > header && (wal.count - header) % frame == 0, "a WAL of whole frames: \(wal.count) bytes")
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var restoredCounts: Set<UInt64> = []
+        let cuts = Array(stride(from: header, through: wal.count, by: frame)) + [header / 2, header + frame / 2, wal.count - 1]
+        for (index, cut) in cuts.enumerated() {
+            let copy = "\(directory)/cut\(index).journal"
+            try database.write(to: URL(fileURLWithPath: copy))
+            try wal.prefix(cut).write(to: URL(fileURLWithPath: copy + "-wal"))
+            let restored = try RestoreTests.deepStack(copy)
+            let inputs = restored.daemon.stats().restoredInputs
+            restoredCounts.insert(inputs)
+            #expect(shapes[inputs] == RestoreTests.shape(restored), "cut at \(cut): \(inputs) inputs restored to a tree the daemon had after them")
+            #expect(restored.daemon.invariantViolations().isEmpty)
+            restored.crash()
+        }
+        #expect(restoredCounts.contains(daemon.daemon.stats().journaledInputs), "the whole WAL restores everything")
+        #expect(restoredCounts.count > 3, "cuts restore earlier states: \(restoredCounts.sorted())")
+    }
+}
