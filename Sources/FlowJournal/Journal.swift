@@ -58,6 +58,10 @@ public final class Journal {
         self.identity = identity
         lock = try Self.takeLock(path + ".lock", journal: path)
         do {
+            // It holds what users typed: readable by the owner only (SQLite gives its -wal and -shm
+            // files the database file's mode).
+            let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if created >= 0 { close(created) }
             database = try SQLiteDatabase(path: path)
             // Checked before anything is written: a refused file is left exactly as it was found.
             try Self.checkOrCreate(database, identity: identity)

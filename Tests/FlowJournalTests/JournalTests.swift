@@ -81,6 +81,16 @@ import Testing
         }
     }
 
+    @Test func aNewJournalAndItsLogAreTheOwnersOnly() throws {
+        let path = Self.path()
+        let journal = try Journal(path: path, identity: Self.identity)
+        try journal.append([Self.record(1)])
+        for file in [path, path + "-wal", path + ".lock"] {
+            let mode = try #require(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+            #expect(mode & 0o077 == 0, "\(file) is \(String(mode, radix: 8)): inputs are what users typed")
+        }
+    }
+
     @Test func aDirectoryWeCannotWriteIsACleanError() throws {
         let directory = makeTemporaryDirectory()
         chmod(directory, 0o500)
