@@ -229,7 +229,7 @@ struct RestorePowerLossTests {
         // What the disk holds when the power goes: the files as the live writer left them.
         let database = try Data(contentsOf: URL(fileURLWithPath: path))
         let wal = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
-        let pageSize = 4096, header = 32, frame = 24 + pageSize
+        let pageSize = Journal.pageSize, header = 32, frame = 24 + pageSize
         try #require(wal.count > header && (wal.count - header) % frame == 0, "a WAL of whole frames: \(wal.count) bytes")
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -156,7 +156,7 @@ import Testing
 
     @Test func aWALCutAtAnyFrameRestoresWholeBatchesInOrder() throws {
         let crash = try Self.crashedCopy()
-        let pageSize = 4096, frame = 24 + pageSize, header = 32
+        let pageSize = Journal.pageSize, frame = 24 + pageSize, header = 32
         #expect((crash.wal.count - header) % frame == 0, "the WAL holds whole frames")
         var cuts = Array(stride(from: 0, through: crash.wal.count, by: frame).map { min($0 + header, crash.wal.count) })
         cuts += [0, header / 2, header + frame / 2, crash.wal.count - 1]  // torn writes inside a header or a page
@@ -182,7 +182,7 @@ import Testing
         let database = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let directory = makeTemporaryDirectory()
         var refused = 0
-        let cuts = Array(stride(from: 0, to: database.count, by: 4096)) + [database.count - 100]
+        let cuts = Array(stride(from: 0, to: database.count, by: Journal.pageSize)) + [database.count - 100]
         for (index, cut) in cuts.enumerated() {
             let records = try Self.open(Array(database.prefix(cut)), wal: nil, in: directory, name: "page\(index)")
             if let records {

@@ -14,6 +14,8 @@ struct FlowdRelay: ParsableCommand {
         let (baselineRow, baseline) = try Benchmarks.baselineRelay(settings: settings)
         Report.progress("flowd-relay")
         let row = try Benchmarks.flowdRelay(flowd: options.flowdPath, settings: settings, baseline: baseline)
-        Report.emit([baselineRow, row], quick: options.quick)
+        Report.progress("flowd-relay --no-state")
+        let unjournaled = try Benchmarks.flowdRelay(flowd: options.flowdPath, settings: settings, baseline: baseline, journaling: false)
+        Report.emit([baselineRow, row, unjournaled], quick: options.quick)
     }
 }

@@ -33,8 +33,11 @@ extension Benchmarks {
 
     /// Host A's output -> flow -> Update of B's screen -> B's Ack and output -> flow ->
     /// Update of A's screen, read by A. Next to `baseline` (the C relay) with the targets.
-    static func flowdRelay(flowd: String, settings: BenchSettings, baseline: LatencySummary?) throws -> TableRow {
-        let server = try ServerUnderTest.flowd(executable: flowd, app: "bench-relay", arguments: flowdArguments)
+    /// `journaling: false` runs flowd with `--no-state`: the difference in CPU is what journaling
+    /// two inputs per round trip costs the daemon.
+    static func flowdRelay(flowd: String, settings: BenchSettings, baseline: LatencySummary?, journaling: Bool = true) throws -> TableRow {
+        let server = try ServerUnderTest.flowd(
+            executable: flowd, app: "bench-relay", arguments: flowdArguments + (journaling ? [] : ["--no-state"]))
         let hostB = try ChildProcess.flowbench(["_flow-peer", "--socket", server.socketPath])
         _ = try hostB.expect("connected")
         let cpuBefore = cbr_process_cpu_seconds(server.pid)
@@ -48,7 +51,9 @@ extension Benchmarks {
         hostB.stop()
         let roundTrips = Double(settings.latencyCount + settings.latencyWarmup)
         let cpu = cpuBefore >= 0 && cpuAfter >= 0 ? (cpuAfter - cpuBefore) * 1e9 / roundTrips : nil
-        var row = latencyRow("flowd-relay", "A -> flowd -> B -> flowd -> A (flows)", summary, cpu)
+        var row = journaling
+            ? latencyRow("flowd-relay", "A -> flowd -> B -> flowd -> A (flows; 2 inputs journaled)", summary, cpu)
+            : latencyRow("flowd-relay-no-state", "the same with --no-state (nothing journaled)", summary, cpu)
         if let baseline {
             let p50 = Double(summary.p50) / Double(max(1, baseline.p50))
             let p99 = Double(summary.p99) / Double(max(1, baseline.p99))
