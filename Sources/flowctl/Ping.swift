@@ -83,6 +83,9 @@ struct Stats: ParsableCommand {
                 hosts resumed     \(stats.hostsResumed)
                 resumes expired   \(stats.resumesExpired)
                 hosts hung        \(stats.hostsHung)
+                journaled inputs  \(stats.journaledInputs)
+                restored inputs   \(stats.restoredInputs)
+                journal pending   \(stats.journalPending)\(stats.journalPending > 0 ? "  (the last journal write failed; flowd retries every second)" : "")
                 """)
         }
     }
