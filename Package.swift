@@ -106,6 +106,8 @@ let package = Package(
             name: "flowbench",
             dependencies: [
                 "CBenchRelay", "FlowWire", "FlowControl", "FlowKit", "FlowJournal",
+                // `restore` writes its journals with the daemon's own core.
+                "FlowDaemon", "FlowDaemonTesting", "DemoApps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]

@@ -57,4 +57,5 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("spawn-startup") == 1)
     #expect(rows("screen-restart") == 1)
     #expect(rows("hung-host") == 2)
+    #expect(rows("restore") == 2, "a start without a journal and one on 1,000 journaled inputs")
 }

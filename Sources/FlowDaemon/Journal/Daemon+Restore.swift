@@ -1,3 +1,4 @@
+import Dispatch
 import FlowApp
 import FlowJournal
 import FlowKit
@@ -22,7 +23,8 @@ extension Daemon {
             start(app, on: runtime)
             return
         }
-        let started = loop.now
+        // Not the loop's clock: libuv caches it, and it does not move before the loop first runs.
+        let started = DispatchTime.now().uptimeNanoseconds
         restoring = RestoredScreens()
         start(app, on: runtime)
         let outcome = replay(stateJournal, into: runtime)
@@ -32,7 +34,7 @@ extension Daemon {
             restoredInputs = inputs
             logger.notice("restored the app from its journal", metadata: [
                 "inputs": "\(inputs)", "flows": "\(runtime.liveFlowCount)", "screens": "\(screens.count)",
-                "milliseconds": "\(loop.now - started)",
+                "milliseconds": "\(Self.milliseconds(since: started))",
             ])
             emitEvent(.restored, text: "restored \(inputs) journaled inputs: \(runtime.liveFlowCount) flows, \(screens.count) screens to re-place")
             for place in screens { deliver(.place(place)) }
@@ -45,6 +47,12 @@ extension Daemon {
             logger.error("the journal does not replay (\(reason)); it was moved aside and the app starts fresh", metadata: ["input": "\(index)"])
             restartFresh(app, divergence: "input \(index): \(reason)")
         }
+    }
+
+    /// Milliseconds since `started` (`DispatchTime` nanoseconds), with one decimal.
+    private static func milliseconds(since started: UInt64) -> String {
+        let tenths = (DispatchTime.now().uptimeNanoseconds - started) / 100_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     private func start(_ app: App, on runtime: FlowRuntime) {

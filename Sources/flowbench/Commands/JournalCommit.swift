@@ -85,7 +85,6 @@ private final class BackgroundCheckpoints: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     init(_ checkpointer: JournalCheckpointer) {
-        nonisolated(unsafe) let checkpointer = checkpointer
         Thread { [self] in
             while !lock.withLock({ stopped }) {
                 if (try? checkpointer.checkpoint()) != nil { lock.withLock { count += 1 } }

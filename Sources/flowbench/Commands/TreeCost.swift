@@ -14,12 +14,7 @@ struct TreeCost: ParsableCommand {
 
     func run() throws {
         let settings = options.settings
-        let sizes = try sizes.map { text in
-            try text.split(separator: ",").map { part -> Int in
-                guard let size = Int(part), size >= 1 else { throw ValidationError("--sizes takes positive integers, got \(part)") }
-                return size
-            }
-        } ?? settings.treeSizes
+        let sizes = try sizes.map { try BenchOptions.positiveIntegers($0, option: "--sizes") } ?? settings.treeSizes
         Report.emit(try Self.rows(sizes: sizes, depths: settings.unwindDepths, operations: settings.treeOperations), quick: options.quick)
     }
 

@@ -16,6 +16,14 @@ struct BenchOptions: ParsableArguments {
 
     /// Counts and durations for a full or a quick run.
     var settings: BenchSettings { quick ? .quick : .full }
+
+    /// The comma-separated positive integers of `option`'s `text` (`--sizes 1000,10000`).
+    static func positiveIntegers(_ text: String, option: String) throws -> [Int] {
+        try text.split(separator: ",").map { part -> Int in
+            guard let value = Int(part), value >= 1 else { throw ValidationError("\(option) takes positive integers, got \(part)") }
+            return value
+        }
+    }
 }
 
 /// How much each benchmark does.
@@ -53,16 +61,22 @@ struct BenchSettings {
     var unwindDepths: [Int]
     /// Operations of each kind timed per tree size.
     var treeOperations: Int
+    /// Journal sizes (inputs) of `restore` in `all` (`flowbench restore` adds 10^6 to the full run).
+    var restoreSizes: [Int]
+    /// Starts of flowd per journal size.
+    var restoreRuns: Int
 
     /// The numbers for the report: >= 200,000 round trips, 2 s per throughput point, 10,000 idle hosts,
-    /// 100,900 live screens, trees up to 10^6 nodes, 20 screen restarts, 16 hosts beside a hung one.
+    /// 100,900 live screens, trees up to 10^6 nodes, 20 screen restarts, 16 hosts beside a hung one,
+    /// journals up to 10^5 inputs.
     static let full = BenchSettings(
         latencyCount: 200_000, latencyWarmup: 20_000, echoClients: [1, 16, 256, 1000],
         echoWarmup: 0.5, echoSeconds: 2, idleCount: 10_000, startupRuns: 5,
         livePresses: 101, spawnRuns: 7, restartRuns: 20,
         hungHosts: 16, hungWindow: 1, hangTimeout: 1, hungWarmup: 0.5, hungHealthySeconds: 2,
         treeSizes: [1_000, 10_000, 100_000, 1_000_000],
-        unwindDepths: [10, 100, 1_000, 10_000], treeOperations: 2_000)
+        unwindDepths: [10, 100, 1_000, 10_000], treeOperations: 2_000,
+        restoreSizes: [1_000, 10_000, 100_000], restoreRuns: 5)
 
     /// A few seconds in all; for the test suite.
     static let quick = BenchSettings(
@@ -70,5 +84,6 @@ struct BenchSettings {
         echoWarmup: 0.05, echoSeconds: 0.2, idleCount: 200, startupRuns: 2,
         livePresses: 2, spawnRuns: 2, restartRuns: 3,
         hungHosts: 4, hungWindow: 1, hangTimeout: 0.5, hungWarmup: 0.1, hungHealthySeconds: 0.3,
-        treeSizes: [1_000, 10_000], unwindDepths: [10, 100, 1_000], treeOperations: 200)
+        treeSizes: [1_000, 10_000], unwindDepths: [10, 100, 1_000], treeOperations: 200,
+        restoreSizes: [1_000], restoreRuns: 2)
 }

@@ -26,8 +26,9 @@ enum FlowHost {
         }
     }
 
-    /// Hello on a connected `fd`, then the first Place (acknowledged); returns its screen id.
-    static func handshake(fd: Int32, kind: String?, token: String?, context: String) throws -> UInt64 {
+    /// Hello on a connected `fd`, then the first Place (acknowledged, waited for up to `timeoutMilliseconds`);
+    /// returns its screen id.
+    static func handshake(fd: Int32, kind: String?, token: String?, context: String, timeoutMilliseconds: Int32 = 30_000) throws -> UInt64 {
         var error = [CChar](repeating: 0, count: Int(CBR_ERROR_SIZE))
         var hello = [UInt8](repeating: 0, count: 1024)
         let length = cbr_encode_hello(&hello, hello.count, "flowbench", kind, token)
@@ -35,7 +36,7 @@ enum FlowHost {
         let sent = hello.withUnsafeBytes { send(fd, $0.baseAddress, length, Int32(MSG_NOSIGNAL)) }
         guard sent == length else { throw BenchError("\(context): cannot send Hello: \(String(cString: strerror(errno)))") }
         var screen: UInt64 = 0
-        guard cbr_host_await_place(fd, 30_000, &screen, &error) == 0 else {
+        guard cbr_host_await_place(fd, timeoutMilliseconds, &screen, &error) == 0 else {
             throw BenchError(context: "\(context), waiting for the Place of a \(kind ?? "spawned") screen", cError: error)
         }
         return screen
