@@ -144,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport", "ScreenKit", "DemoScreens", "DemoApps"]
+            dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport", "ScreenKit", "DemoScreens", "DemoApps", "FlowJournal"]
         ),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]

@@ -63,12 +63,15 @@ public final class Journal {
         self.path = path
         self.identity = identity
         lock = try Self.takeLock(path + ".lock", journal: path)
-        do {
+        do throws(JournalError) {
             // It holds what users typed: readable by the owner only (SQLite gives its -wal and -shm
             // files the database file's mode).
             let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if created >= 0 { close(created) }
             database = try SQLiteDatabase(path: path)
+            guard !database.isReadOnly else {
+                throw .cannotOpen(path: path, reason: "it is read-only: it cannot be written (its permissions, or a read-only file system)")
+            }
             // Checked before anything is written: a refused file is left exactly as it was found.
             try Self.checkOrCreate(database, identity: identity)
             // WAL: a commit is one append to the log; readers never block. NORMAL: a crash of the
@@ -215,6 +218,12 @@ public final class Journal {
         return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : 0
     }
 
+    /// Leaves the files as they are now when the journal closes: the log is not copied into the
+    /// database file (for a journal refused after it was opened, about to be moved aside).
+    public func leaveAsFound() {
+        database.checkpointOnClose(false)
+    }
+
     /// How many records it holds.
     public func count() throws(JournalError) -> Int {
         Int(try database.integer("SELECT count(*) FROM inputs", doing: "counting the inputs"))
@@ -240,7 +249,7 @@ public final class Journal {
         }
         for extra in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + extra) {
             guard rename(path + extra, target + extra) == 0 else {
-                throw .cannotOpen(path: path + extra, reason: "cannot move it aside: \(String(cString: strerror(errno)))")
+                throw .cannotOpen(path: path + extra, reason: "cannot rename it to \(target + extra): \(String(cString: strerror(errno)))")
             }
         }
         return target
@@ -249,7 +258,9 @@ public final class Journal {
     /// Takes the journal's lock file (exclusive, not waiting) and writes our pid in it.
     private static func takeLock(_ lockPath: String, journal: String) throws(JournalError) -> Int32 {
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .cannotOpen(path: lockPath, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            throw .cannotOpen(path: journal, reason: "cannot create the lock file \(lockPath) next to it: \(String(cString: strerror(errno)))")
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var bytes = [UInt8](repeating: 0, count: 32)
             let count = read(fd, &bytes, bytes.count)

@@ -17,6 +17,9 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
     case locked(path: String, holder: String)
     /// The disk is full: the last transaction was not written.
     case diskFull(path: String)
+    /// The journal reached the process's file size limit (`ulimit -f`, RLIMIT_FSIZE): the last
+    /// transaction was not written.
+    case fileTooLarge(path: String)
     /// Any other SQLite failure, with SQLite's message.
     case sqlite(path: String, doing: String, code: Int32, message: String)
 
@@ -32,6 +35,8 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
             "the journal \(path) has schema \(found); this flowd reads schema \(expected)"
         case .locked(let path, let holder): "the journal \(path) is in use by \(holder); one daemon per journal"
         case .diskFull(let path): "the disk holding the journal \(path) is full; the last inputs were not journaled"
+        case .fileTooLarge(let path):
+            "the journal \(path) reached the file size limit of this process (ulimit -f); the last inputs were not journaled"
         case .sqlite(let path, let doing, let code, let message): "SQLite error \(code) \(doing) \(path): \(message)"
         }
     }

@@ -1,5 +1,9 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One SQLite connection used from one thread (the daemon's loop): the few calls the journal needs,
 /// errors mapped to `JournalError` with SQLite's own message. Statements are prepared once.
 final class SQLiteDatabase {
@@ -12,8 +16,14 @@ final class SQLiteDatabase {
         let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            // SQLite says "unable to open database file"; the system's reason says why.
+            let reason = switch db.map({ sqlite3_system_errno($0) }) ?? 0 {
+            case 0: message
+            case EISDIR: "it is a directory"
+            case let number: "\(message): \(String(cString: strerror(number)))"
+            }
             sqlite3_close_v2(db)
-            throw .cannotOpen(path: path, reason: message)
+            throw .cannotOpen(path: path, reason: reason)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -52,6 +62,10 @@ final class SQLiteDatabase {
         return Statement(database: self, handle: statement)
     }
 
+    /// Whether SQLite opened the file read-only (it does so silently when the file cannot be written:
+    /// `sqlite3_db_readonly`).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// The error for result `code`, with SQLite's message, classified.
     func error(_ code: Int32, doing: String) -> JournalError {
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
@@ -59,8 +73,26 @@ final class SQLiteDatabase {
         case SQLITE_NOTADB: return .notAJournal(path: path, reason: message)
         case SQLITE_CORRUPT: return .corrupt(path: path, reason: message)
         case SQLITE_FULL: return .diskFull(path: path)
+        // SQLite reports SQLITE_FULL for ENOSPC only; a write past the file size limit (EFBIG) is an I/O
+        // error to it, and the same thing to the user.
+        case SQLITE_IOERR where reachedFileSizeLimit(code): return .fileTooLarge(path: path)
         case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM: return .cannotOpen(path: path, reason: message)
         default: return .sqlite(path: path, doing: doing, code: code, message: message)
+        }
+    }
+
+    /// Whether the database or its log has grown to the process's file size limit (`ulimit -f`;
+    /// none: `rlim_t.max`): a write past it fails with EFBIG once the file is exactly that long. (The
+    /// errno SQLite keeps, `sqlite3_system_errno`, is read after the rollback: often a later call's.)
+    /// The log's index (`-shm`) grows 32 KiB at a time: under a smaller limit it cannot be made
+    /// (SQLITE_IOERR_SHMSIZE, a macro Swift does not import).
+    private func reachedFileSizeLimit(_ code: Int32) -> Bool {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return false }
+        if code == SQLITE_IOERR | (19 << 8) && limit.rlim_cur < 32_768 { return true }
+        return [path, path + "-wal"].contains { file in
+            var info = stat()
+            return stat(file, &info) == 0 && UInt64(info.st_size) >= UInt64(limit.rlim_cur)
         }
     }
 

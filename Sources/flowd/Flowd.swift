@@ -40,8 +40,9 @@ struct Serve: ParsableCommand {
             the journal; the app finishing clears it.
 
             Exit codes: 0 clean stop, 64 bad arguments, 69 another flowd already serves the socket, \
-            73 the socket cannot be created, 74 the state file cannot be used (permissions, not a file, \
-            cannot be moved aside), 75 another flowd holds the state file, 70 internal error, 78 what the \
+            73 the socket cannot be created, 74 the state file cannot be used (it cannot be read or \
+            written, a directory is in the way, or a journal to move aside cannot be moved), 75 another flowd holds \
+            the state file, 70 internal error, 78 what the \
             service manager passed is unusable (LISTEN_FDS is not 1, its socket is not a listening Unix \
             stream socket, or --socket names another path).
 
@@ -76,7 +77,7 @@ struct Serve: ParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "The journal that keeps the app's state across restarts of flowd.",
-            discussion: "Default: $XDG_STATE_HOME/flowd/APP.journal ($XDG_STATE_HOME defaults to ~/.local/state). Its directory is created. A journal of another app or version, a damaged one or a file that is not a journal is moved aside (PATH.refused-DATE) and the app starts fresh.",
+            discussion: "Default: $XDG_STATE_HOME/flowd/APP.journal ($XDG_STATE_HOME defaults to ~/.local/state). Its directory is created. A journal of another app, version or schema, a damaged one or a file that is not a journal is moved aside (PATH.refused-DATE, as it was) and the app starts fresh; every case: docs/restore.md, Bad state files.",
             valueName: "path"))
     var state: String?
 

@@ -3,23 +3,27 @@ import FlowJournal
 import FlowKit
 
 extension Daemon {
-    /// Opens the journal of `configuration.statePath` (docs/restore.md). A journal that cannot be
-    /// replayed — another app's, version's or schema's, damaged, not a journal — is moved aside with
-    /// an error in the log and a fresh one starts; nothing is deleted. Throws when the file cannot be
-    /// used at all (exit 74) or another process holds it (exit 75).
+    /// Opens the journal of `configuration.statePath` (docs/restore.md, "Bad state files"). A journal
+    /// that cannot be replayed — another app's, version's or schema's, damaged, not a journal — is
+    /// moved aside with an error in the log and a fresh one starts; nothing is deleted. Throws when
+    /// the file cannot be used at all, a full disk included (exit 74), or another process holds it
+    /// (exit 75): then the file is not known to be the wrong one and stays where it is.
     package func openState() throws(DaemonError) {
         guard let path = configuration.statePath, let app, stateJournal == nil else { return }
         let identity = Journal.Identity(app: app.name, appVersion: app.version)
         do {
             stateJournal = DaemonJournal(journal: try Journal(path: path, identity: identity), logger: logger)
-        } catch .locked(let path, let holder) {
-            throw .state(.locked(path: path, holder: holder))
-        } catch .cannotOpen(let path, let reason) {
-            throw .state(.cannotOpen(path: path, reason: reason))
         } catch {
+            switch error {
+            case .otherApp, .otherAppVersion, .otherSchema, .notAJournal, .corrupt: break  // moved aside below
+            case .diskFull(let path): throw .state(.cannotOpen(path: path, reason: "its disk is full; free space"))
+            case .fileTooLarge(let path):
+                throw .state(.cannotOpen(path: path, reason: "it is at the file size limit of this process (ulimit -f); raise the limit"))
+            default: throw .state(error)
+            }
             let kept = try moveAside(path, because: "\(error)")
-            logger.error("the journal cannot be replayed; it was moved aside and the app starts fresh", metadata: [
-                "reason": "\(error)", "kept": "\(kept)",
+            logger.error("\(error); it was moved aside to \(kept) and the app starts fresh; \(error.advice(kept: kept, app: app.name))", metadata: [
+                "kept": "\(kept)",
             ])
             do {
                 stateJournal = DaemonJournal(journal: try Journal(path: path, identity: identity), logger: logger)
@@ -35,7 +39,8 @@ extension Daemon {
         do {
             return try Journal.moveAside(path)
         } catch {
-            throw .state(.cannotOpen(path: path, reason: "it cannot be replayed (\(reason)) and \(error)"))
+            let why = if case .cannotOpen(_, let why) = error { why } else { "\(error)" }
+            throw .state(.cannotOpen(path: path, reason: "\(reason); it cannot be moved aside to start a fresh one: \(why)"))
         }
     }
 
@@ -62,6 +67,14 @@ extension Daemon {
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:
     /// what a host is told is journaled first).
     func commitJournal() {
-        stateJournal?.commit(now: loop.now)
+        guard let stateJournal else { return }
+        stateJournal.commit(now: loop.now)
+        // While writes fail, the deadline timer wakes the loop for the next try.
+        if stateJournal.isFailing { armDeadlineTimer() }
+    }
+
+    /// The last commit, as the daemon stops: tried even before the next retry is due; says what is lost.
+    func commitJournalBeforeExit() {
+        stateJournal?.commitBeforeExit(now: loop.now)
     }
 }

@@ -10,6 +10,8 @@ enum RestoreOutcome {
     /// Replaying it did not arrive where the journal says (or an input was refused): the flows are
     /// not deterministic in their inputs, or the app changed without a new version.
     case diverged(atInput: Int, reason: String)
+    /// The journal could not be read to its end (a damaged page).
+    case unreadable(atInput: Int, JournalError)
 }
 
 extension Daemon {
@@ -19,7 +21,15 @@ extension Daemon {
     func startRuntime(_ app: App) {
         let runtime = FlowRuntime()
         install(runtime: runtime)
-        guard let stateJournal, ((try? stateJournal.journal.count()) ?? 0) > 0 else {
+        let inputs: Int
+        do {
+            inputs = try stateJournal?.journal.count() ?? 0
+        } catch {
+            // Damaged where the count reads: not an empty journal to append to.
+            restartFresh(app, why: "\(error)", advice: { error.advice(kept: $0, app: app.name) })
+            return
+        }
+        guard let stateJournal, inputs > 0 else {
             start(app, on: runtime)
             return
         }
@@ -44,8 +54,11 @@ extension Daemon {
             for screen in runtime.screensBeingDismissed { try? feed(.dismissalCompleted(screen, .hostLost)) }
             drive()
         case .diverged(let index, let reason):
-            logger.error("the journal does not replay (\(reason)); it was moved aside and the app starts fresh", metadata: ["input": "\(index)"])
-            restartFresh(app, divergence: "input \(index): \(reason)")
+            restartFresh(app, why: "the journal does not replay at input \(index) (\(reason))", advice: { _ in
+                "the flows decide differently from the same inputs: change the app's version whenever its flows change (docs/flows.md, Determinism)"
+            })
+        case .unreadable(let index, let error):
+            restartFresh(app, why: "\(error) (found at input \(index))", advice: { error.advice(kept: $0, app: app.name) })
         }
     }
 
@@ -93,30 +106,32 @@ extension Daemon {
                 return true
             }
         } catch {
-            return .diverged(atInput: index, reason: "the journal could not be read: \(error)")
+            return .unreadable(atInput: index + 1, error)
         }
         if let divergence { return .diverged(atInput: index, reason: divergence) }
         return .restored(inputs: index, screens: restoring?.live ?? [])
     }
 
     /// After a divergence: the journal is moved aside, a fresh one opened and the app started anew.
-    private func restartFresh(_ app: App, divergence: String) {
+    /// `why` says what was found, `advice` what to do with the journal kept at the path it is given.
+    private func restartFresh(_ app: App, why: String, advice: (String) -> String) {
         appliedKeys = AppliedKeys()
         notices.removeAll()
         endOfIteration.removeAll()
         let path = stateJournal?.journal.path
+        stateJournal?.journal.leaveAsFound()
         stateJournal?.drainCheckpoints()
         stateJournal = nil
         if let path {
             do {
                 let kept = try Journal.moveAside(path)
-                logger.error("the journal that diverged is kept", metadata: ["kept": "\(kept)"])
+                logger.error("\(why); it was moved aside to \(kept) and the app starts fresh; \(advice(kept))", metadata: ["kept": "\(kept)"])
                 stateJournal = DaemonJournal(journal: try Journal(path: path, identity: .init(app: app.name, appVersion: app.version)), logger: logger)
             } catch {
-                logger.error("cannot start a fresh journal; the app runs without one", metadata: ["error": "\(error)"])
+                logger.error("\(why); \(error); the app starts fresh without a journal", metadata: ["error": "\(error)"])
             }
         }
-        emitEvent(.restored, text: "the journal did not replay (\(divergence)); it was moved aside and the app starts fresh")
+        emitEvent(.restored, text: "\(why); it was moved aside and the app starts fresh")
         let runtime = FlowRuntime()
         install(runtime: runtime)
         start(app, on: runtime)

@@ -51,6 +51,8 @@ final class DaemonJournal {
     var pendingCount: Int { pending.count }
     /// Whether the last write failed (and the inputs since wait in memory).
     var isFailing: Bool { failing != nil }
+    /// When the next try of a failed write is due (nil: writes do not fail).
+    var retryAt: UInt64? { failing?.retryAt }
 
     /// Records an input the runtime accepted, with the key its sender gave it (ignored unless recording).
     func record(_ input: FlowInput, key: UInt64 = 0) {
@@ -70,18 +72,19 @@ final class DaemonJournal {
     }
 
     /// Commits this iteration's inputs in one transaction, the check on the last one (end of every
-    /// loop iteration). A failed write keeps them for the next try.
-    func commit(now: UInt64) {
+    /// loop iteration). A failed write keeps them for the next try, due at `retryAt` (`force`: now).
+    func commit(now: UInt64, force: Bool = false) {
         guard !pending.isEmpty, mode != .finished else { return }
-        if let failing, now < failing.retryAt { return }
+        if let failing, now < failing.retryAt, !force { return }
         if pending[pending.count - 1].check == nil { pending[pending.count - 1].check = check.stored }
         do {
             try journal.append(pending)
         } catch {
             if failing == nil {
-                logger.error("journal write failed; the inputs stay in memory and the write is tried again every second", metadata: [
-                    "error": "\(error)", "inputs": "\(pending.count)",
-                ])
+                logger.error("""
+                    journal write failed: \(error); the inputs stay in memory and the write is tried again every second \
+                    (they are lost if flowd stops before it succeeds): \(error.adviceWhileWritesFail)
+                    """, metadata: ["inputs": "\(pending.count)"])
             }
             failing = (now + Self.retryMilliseconds, failing?.error ?? error)
             return
@@ -94,6 +97,17 @@ final class DaemonJournal {
         pending.removeAll(keepingCapacity: true)
         sinceCheckpoint += 1
         if sinceCheckpoint >= Self.commitsPerCheckpoint { requestCheckpoint() }
+    }
+
+    /// The last commit before the process exits: tried at once even while writes fail; if it fails
+    /// too, says how many inputs are lost.
+    func commitBeforeExit(now: UInt64) {
+        commit(now: now, force: true)
+        guard let failing, !pending.isEmpty, mode != .finished else { return }
+        logger.error("""
+            \(pending.count) inputs could not be journaled before the stop: \(failing.error); \
+            the next start restores the state before them
+            """)
     }
 
     /// The daemon is shutting down: what was recorded is committed, nothing after it.

@@ -143,6 +143,9 @@ public final class Daemon {
     public func run(service: ServiceEnvironment = ServiceEnvironment()) throws(DaemonError) {
         guard let uvLoop else { preconditionFailure("Daemon.run() needs the libuv loop; an embedded daemon is driven by its test") }
         UVSignal.ignoreBrokenPipe()
+        // A journal write past the file size limit (ulimit -f) must fail with EFBIG, to be handled like a
+        // full disk (the inputs wait in memory), not kill the daemon with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         unblockSignals()
         do {
             listener = try makeListener(on: uvLoop.uv, service: service) { [unowned self] pipe in
@@ -154,7 +157,14 @@ public final class Daemon {
         if listener?.reclaimedStaleSocket == true {
             logger.notice("reclaimed stale socket file", metadata: ["path": "\(configuration.socketPath)"])
         }
-        try openState()
+        do {
+            try openState()
+        } catch {
+            // No socket is left behind for clients to find: this daemon will not serve.
+            listener?.close()
+            listener = nil
+            throw error
+        }
         try installSignalHandlers(on: uvLoop.uv)
         uvLoop.start { [unowned self] in flushDirtyConnections() }
         logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
@@ -461,7 +471,7 @@ public final class Daemon {
         if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
         let next = phase == .stopped ? nil
             : earlier(earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick),
-                      requests.timers.next)
+                      earlier(requests.timers.next, stateJournal?.retryAt))
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -621,7 +631,7 @@ public final class Daemon {
         handshakeDeadlines = DeadlineQueue(timeout: handshakeDeadlines.timeout)
         closeDeadlines = DeadlineQueue(timeout: closeDeadlines.timeout)
         requests.dropAll()
-        commitJournal()
+        commitJournalBeforeExit()
         stateJournal?.drainCheckpoints()
         runtime = nil
     }

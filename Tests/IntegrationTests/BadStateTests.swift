@@ -1,0 +1,689 @@
+import FlowJournal
+import FlowWire
+import FlowdTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bad state files, from the outside (issue 16; docs/restore.md, "Bad state files"): the real flowd
+/// on a journal of another app, version or schema, on a file that is not a journal, on a damaged or
+/// cut one, on a path it cannot use, next to another flowd on the same journal, with contradicting
+/// options, and with a disk that fills up while it runs. Each test checks the exit code or the fresh
+/// start, the message (what was found, the path, what to do) and that the old file is kept byte for
+/// byte.
+@Suite("bad state files")
+struct BadStateTests {
+    static let flowd = productsDirectory.appendingPathComponent("flowd").path
+    static let deepStack = Journal.Identity(app: "deep-stack", appVersion: "1")
+
+    // MARK: Another app, version or schema
+
+    @Test func anotherAppsJournalIsMovedAsideAndTheAppStartsFresh() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/app.journal"
+        let tutorial = try DaemonProcess(arguments: ["--app", "tutorial", "--state", path], directory: directory)
+        tutorial.signal(SIGTERM)
+        #expect(tutorial.waitForExit() == 0)
+        let before = Snapshot(path)
+        #expect(before.database != nil)
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let kept = try Self.expectMovedAside(path, before, daemon)
+        Self.expectMessage(daemon.logText, [
+            "the journal \(path) belongs to app tutorial, not deep-stack", "moved aside to \(kept)", "the app starts fresh",
+            "to restore it, run flowd --app tutorial --state \(kept)",
+        ])
+        try Self.expectFreshStart(daemon)
+    }
+
+    @Test func anotherVersionsJournalIsMovedAsideAndTheAppStartsFresh() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        do {
+            let journal = try Journal(path: path, identity: .init(app: "deep-stack", appVersion: "0"))
+            try journal.append([Journal.Record(kind: 1, body: [2] + Array(#"{"didPressButton":{"index":0}}"#.utf8))])
+        }
+        let before = Snapshot(path)
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let kept = try Self.expectMovedAside(path, before, daemon)
+        Self.expectMessage(daemon.logText, [
+            "the journal \(path) was written by version 0 of the app, this is 1", "moved aside to \(kept)",
+            "version 0 of deep-stack can restore it: run it with --state \(kept)",
+        ])
+        try Self.expectFreshStart(daemon)
+        #expect(try Journal(path: kept, identity: .init(app: "deep-stack", appVersion: "0")).count() == 1, "the moved journal is whole")
+    }
+
+    @Test func anotherSchemasJournalIsMovedAsideAndTheAppStartsFresh() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        try Self.makeJournal(at: path, presses: 3, end: .stop)
+        try Self.python("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=2'); c.commit(); c.close()", path)
+        let before = Snapshot(path)
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let kept = try Self.expectMovedAside(path, before, daemon)
+        Self.expectMessage(daemon.logText, [
+            "the journal \(path) has schema 2; this flowd reads schema 1", "moved aside to \(kept)",
+            "a flowd that reads schema 2 can restore it: run it with --state \(kept)",
+        ])
+        try Self.expectFreshStart(daemon)
+    }
+
+    // MARK: Not a journal
+
+    @Test func aFileThatIsNotSQLiteIsMovedAsideAndTheAppStartsFresh() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        var generator = SeededGenerator(seed: 16)
+        let noise = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(noise)))
+        let before = Snapshot(path)
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let kept = try Self.expectMovedAside(path, before, daemon)
+        Self.expectMessage(daemon.logText, [
+            "\(path) is not a flowd journal (file is not a database)", "moved aside to \(kept)",
+            "flowd cannot restore it; if it belongs to another program, move it back and give flowd another --state",
+        ])
+        try Self.expectFreshStart(daemon)
+    }
+
+    @Test func anotherProgramsDatabaseIsMovedAsideAndTheAppStartsFresh() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        try Self.python(
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes(text)'); c.execute(\"INSERT INTO notes VALUES ('keep me')\"); c.commit(); c.close()",
+            path)
+        let before = Snapshot(path)
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let kept = try Self.expectMovedAside(path, before, daemon)
+        Self.expectMessage(daemon.logText, [
+            "\(path) is not a flowd journal (an SQLite database of another program (application_id 0))", "moved aside to \(kept)",
+            "if it belongs to another program, move it back and give flowd another --state",
+        ])
+        try Self.expectFreshStart(daemon)
+    }
+
+    // MARK: Damaged
+
+    /// Pages in the middle of the database overwritten, with later inputs still in the log: noticed when
+    /// the replay reaches them, and the journal is moved aside as it was found (not checkpointed first).
+    @Test func aJournalWithPagesOverwrittenInTheMiddleIsMovedAsideAndTheAppStartsFresh() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        try Self.makeJournal(at: path, presses: 300, end: .stop)
+        try Self.checkpoint(path)
+        try Self.makeJournal(at: path, presses: 3, end: .kill)
+        var database = try #require(Self.bytes(path))
+        let pages = database.count / Journal.pageSize
+        try #require(pages >= 8, "a journal of several pages: \(database.count) bytes")
+        #expect(Self.bytes(path + "-wal")?.isEmpty == false, "the last inputs are in the log")
+        var generator = SeededGenerator(seed: 7)
+        for index in (pages / 2 * Journal.pageSize)..<((pages / 2 + 2) * Journal.pageSize) { database[index] = UInt8.random(in: 0...255, using: &generator) }
+        try Data(database).write(to: URL(fileURLWithPath: path))
+        let before = Snapshot(path)
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let kept = try Self.expectMovedAside(path, before, daemon)
+        Self.expectMessage(daemon.logText, [
+            "the journal \(path) is damaged", "moved aside to \(kept)", "the app starts fresh",
+            "flowd cannot restore it; it is kept for inspection and may be deleted",
+        ])
+        try Self.expectFreshStart(daemon)
+    }
+
+    @Test func aJournalCutAtAPageBoundaryIsMovedAsideAndTheAppStartsFresh() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        try Self.makeJournal(at: path, presses: 300, end: .stop)
+        try Self.checkpoint(path)
+        let database = try #require(Self.bytes(path))
+        let pages = database.count / Journal.pageSize
+        try #require(pages >= 8)
+        try Data(database.prefix(pages / 2 * Journal.pageSize)).write(to: URL(fileURLWithPath: path))
+        let before = Snapshot(path)
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let kept = try Self.expectMovedAside(path, before, daemon)
+        Self.expectMessage(daemon.logText, [
+            "the journal \(path) is damaged", "moved aside to \(kept)", "flowd cannot restore it; it is kept for inspection and may be deleted",
+        ])
+        try Self.expectFreshStart(daemon)
+    }
+
+    /// A log cut at a frame boundary is what a power cut leaves: the journal opens at an earlier
+    /// consistent state (whole batches) and is not refused.
+    @Test func aLogCutAtAFrameBoundaryRestoresAnEarlierState() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        let presses = 20
+        try Self.makeJournal(at: path, presses: presses, end: .kill)
+        let wal = try #require(Self.bytes(path + "-wal"))
+        let header = 32, frame = 24 + Journal.pageSize
+        #expect((wal.count - header) % frame == 0, "whole frames")
+        let frames = (wal.count - header) / frame
+        try Data(wal.prefix(header + frames / 2 * frame)).write(to: URL(fileURLWithPath: path + "-wal"))
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        #expect(daemon.waitForLog("restored the app from its journal"), "\(daemon.logText)")
+        let stats = try Self.stats(daemon.socketPath)
+        #expect(stats.restoredInputs > 0 && stats.restoredInputs < UInt64(presses), "an earlier state: \(stats.restoredInputs) of \(presses) inputs")
+        #expect(daemon.logText.contains("inputs=\(stats.restoredInputs)"))
+        #expect(stats.screens == stats.restoredInputs + 1, "one item per press, and the first")
+        #expect(Self.refused(path).isEmpty, "not refused")
+        #expect(!daemon.logText.contains("error"), "\(daemon.logText)")
+    }
+
+    // MARK: A path that cannot be used
+
+    @Test func aDirectoryInTheWayIsExit74() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        #expect(FileManager.default.createFile(atPath: path + "/note", contents: Data("mine".utf8)))
+
+        let run = try Self.exit(["--socket", directory + "/flowd.sock", "--app", "deep-stack", "--state", path])
+        #expect(run.status == 74, "\(run.stderr)")
+        Self.expectMessage(run.stderr, ["cannot open the journal \(path): it is a directory", "give another --state, or --no-state to run without one"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["note"], "the directory is left as it was")
+        #expect(Self.bytes(path + "/note") == Array("mine".utf8))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/flowd.sock"), "no socket left behind")
+    }
+
+    @Test func aPathUnderARegularFileIsExit74() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/state"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("mine".utf8)))
+        let path = file + "/deep-stack.journal"
+
+        let run = try Self.exit(["--socket", directory + "/flowd.sock", "--app", "deep-stack", "--state", path])
+        #expect(run.status == 74, "\(run.stderr)")
+        Self.expectMessage(run.stderr, ["cannot open the journal \(path): \(file) is not a directory", "give another --state"])
+        #expect(Self.bytes(file) == Array("mine".utf8))
+    }
+
+    @Test(.enabled(if: Denied.possible, Denied.reason))
+    func aDirectoryWeCannotWriteIsExit74() throws {
+        let denied = try Denied()
+        defer { denied.remove() }
+        let state = denied.base + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        chmod(state, 0o555)
+        let path = state + "/deep-stack.journal"
+
+        let run = try denied.run(["--app", "deep-stack", "--state", path])
+        #expect(run.status == 74, "\(run.stderr)")
+        Self.expectMessage(run.stderr, [
+            "cannot open the journal \(path): cannot create the lock file \(path).lock next to it: Permission denied",
+            "give another --state, or --no-state to run without one",
+        ])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
+    }
+
+    @Test(.enabled(if: Denied.possible, Denied.reason))
+    func aJournalWeCannotReadIsExit74() throws {
+        let denied = try Denied()
+        defer { denied.remove() }
+        let path = try denied.journal()
+        let before = Snapshot(path)
+        chmod(path, 0o000)
+
+        let run = try denied.run(["--app", "deep-stack", "--state", path])
+        chmod(path, 0o644)
+        #expect(run.status == 74, "\(run.stderr)")
+        Self.expectMessage(run.stderr, ["cannot open the journal \(path)", "Permission denied", "give another --state, or --no-state to run without one"])
+        #expect(Snapshot(path) == before)
+        #expect(Self.refused(path).isEmpty, "not moved aside")
+    }
+
+    @Test(.enabled(if: Denied.possible, Denied.reason))
+    func aJournalWeCannotWriteIsExit74() throws {
+        let denied = try Denied()
+        defer { denied.remove() }
+        let path = try denied.journal()
+        let before = Snapshot(path)
+        chmod(path, 0o444)
+
+        let run = try denied.run(["--app", "deep-stack", "--state", path])
+        chmod(path, 0o644)
+        #expect(run.status == 74, "\(run.stderr)")
+        Self.expectMessage(run.stderr, ["cannot open the journal \(path): it is read-only", "give another --state, or --no-state to run without one"])
+        #expect(Snapshot(path) == before)
+    }
+
+    /// Another app's journal in a directory flowd cannot write: it cannot be moved aside for a fresh
+    /// start, so flowd does not start (rather than write over it).
+    @Test(.enabled(if: Denied.possible, Denied.reason))
+    func aJournalThatCannotBeMovedAsideIsExit74() throws {
+        let denied = try Denied()
+        defer { denied.remove() }
+        let state = denied.base + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        let path = state + "/deep-stack.journal"
+        do {
+            let journal = try Journal(path: path, identity: .init(app: "tutorial", appVersion: "1"))
+            try journal.append([Journal.Record(kind: 1, body: [2])])
+        }
+        // The files SQLite and flowd would create next to it exist already, theirs to write.
+        for suffix in [".lock", "-wal", "-shm"] where !FileManager.default.fileExists(atPath: path + suffix) {
+            #expect(FileManager.default.createFile(atPath: path + suffix, contents: nil))
+        }
+        for suffix in ["", ".lock", "-wal", "-shm"] { denied.giveToFlowd(path + suffix) }
+        chmod(state, 0o555)
+        let before = Snapshot(path)
+
+        let run = try denied.run(["--app", "deep-stack", "--state", path])
+        #expect(run.status == 74, "\(run.stderr)")
+        Self.expectMessage(run.stderr, [
+            "cannot open the journal \(path): the journal \(path) belongs to app tutorial, not deep-stack",
+            "it cannot be moved aside to start a fresh one: cannot rename it to \(path).refused-", "Permission denied",
+            "give another --state, or --no-state to run without one",
+        ])
+        #expect(Snapshot(path) == before)
+        #expect(try Journal(path: path, identity: .init(app: "tutorial", appVersion: "1")).count() == 1)
+    }
+
+    // MARK: Two daemons, and contradicting options
+
+    @Test func aSecondFlowdOnTheSameJournalIsExit75AndTheFirstKeepsServing() throws {
+        let directory = makeTemporaryDirectory(), other = makeTemporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: other)
+        }
+        let path = directory + "/deep-stack.journal"
+        let first = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let host = try Host(socket: first.socketPath)
+        #expect(try host.push() != nil)
+
+        let second = try Self.exit(["--socket", other + "/flowd.sock", "--app", "deep-stack", "--state", path])
+        #expect(second.status == 75, "\(second.stderr)")
+        Self.expectMessage(second.stderr, [
+            "the journal \(path) is in use by process \(first.process.processIdentifier)",
+            "stop the other flowd or give this one another --state",
+        ])
+        #expect(!FileManager.default.fileExists(atPath: other + "/flowd.sock"), "no socket left behind")
+
+        #expect(try host.push() != nil, "the first flowd keeps serving")
+        try host.client.ping()
+        first.signal(SIGKILL)
+        _ = first.waitForExit()
+        let again = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        #expect(try Self.stats(again.socketPath).restoredInputs == 2, "the first flowd's journal: \(again.logText)")
+    }
+
+    @Test(arguments: [
+        (["--state", "STATE", "--no-state"], "--state and --no-state contradict each other; give one"),
+        (["--state", ""], "--state must be a file path (the journal), got ''"),
+        (["--state", "STATE/"], "--state must be a file path (the journal), got 'STATE/'"),
+    ])
+    func contradictingOrEmptyStateOptionsAreExit64(arguments: [String], message: String) throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        let run = try Self.exit(["--socket", directory + "/flowd.sock", "--app", "deep-stack"] + arguments.map { $0.replacingOccurrences(of: "STATE", with: path) })
+        #expect(run.status == 64, "\(run.stderr)")
+        Self.expectMessage(run.stderr, [message.replacingOccurrences(of: "STATE", with: path), "flowd serve --help"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "nothing created")
+    }
+
+    @Test func theHelpListsTheExitCodes() throws {
+        let run = try ProductRun.run("flowd", ["serve", "--help"])
+        #expect(run.status == 0)
+        let help = run.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+        for code in [
+            "0 clean stop", "64 bad arguments", "69 another flowd already serves the socket", "73 the socket cannot be created",
+            "74 the state file cannot be used", "75 another flowd holds the state file", "70 internal error", "78 what the service manager passed",
+        ] {
+            #expect(help.contains(code), "\(code): \(help)")
+        }
+        #expect(help.contains("docs/restore.md"))
+    }
+
+    // MARK: A disk that fills up
+
+    /// The file size limit (`ulimit -f`) stands in for a full disk: writes beyond it fail (EFBIG) as
+    /// they would with ENOSPC. flowd keeps serving with the inputs in memory, says so once, the file
+    /// keeps its earlier commits, and a restart after a SIGKILL restores them.
+    @Test func aDiskThatFillsUpWhileRunningKeepsFlowdServingAndTheJournalAtItsLastCommit() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        let (daemon, host, pushed) = try Self.fillUp(directory: directory, path: path)
+
+        let stats = try Self.stats(directory + "/flowd.sock")
+        #expect(stats.journalPending > 0)
+        #expect(Int(stats.journaledInputs + stats.journalPending) == pushed, "every input is journaled or waiting")
+        let committed = Int(stats.journaledInputs)
+        #expect(committed > 0)
+        let failures = daemon.logText.split(separator: "\n").filter { $0.contains("journal write failed") }
+        #expect(failures.count == 1, "said once: \(failures)")
+        Self.expectMessage(daemon.logText, [
+            "journal write failed: the journal \(path) reached the file size limit of this process (ulimit -f)",
+            "the inputs stay in memory", "raise flowd's file size limit (ulimit -f)",
+        ])
+
+        // The file holds the inputs committed before the limit, in order (read from a copy: flowd holds the lock).
+        let copy = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + "/copy.journal" + suffix) }
+        let records = try Journal(path: copy + "/copy.journal", identity: Self.deepStack).records()
+        #expect(records.count == committed)
+        #expect(records.allSatisfy { $0.kind == 1 }, "outputs: the presses")
+
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit()
+        _ = host
+        let again = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        #expect(again.waitForLog("restored the app from its journal"))
+        let restored = try Self.stats(again.socketPath)
+        #expect(Int(restored.restoredInputs) == committed, "the state at the last commit")
+        #expect(Int(restored.screens) == committed + 1)
+    }
+
+    /// No room when flowd starts (SQLite cannot make the log's index, `-shm`): the journal is not the
+    /// wrong file, so it stays where it is and flowd does not start.
+    @Test func aDiskAlreadyFullAtStartIsExit74AndTheJournalStaysInPlace() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        try Self.makeJournal(at: path, presses: 3, end: .stop)
+        try FileManager.default.removeItem(atPath: path + "-shm")
+        let before = Snapshot(path)
+
+        let run = try Self.exit(executable: "/bin/sh", [
+            "-c", "ulimit -S -f 16 && exec \"$0\" \"$@\"", Self.flowd, "--socket", directory + "/flowd.sock", "--app", "deep-stack", "--state", path,
+        ])
+        #expect(run.status == 74, "\(run.stderr)")
+        Self.expectMessage(run.stderr, [
+            "cannot open the journal \(path): it is at the file size limit of this process (ulimit -f); raise the limit",
+            "give another --state, or --no-state to run without one",
+        ])
+        #expect(Snapshot(path) == before)
+        #expect(Self.refused(path).isEmpty, "not moved aside")
+        let again = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        #expect(try Self.stats(again.socketPath).restoredInputs == 3, "restored once there is room")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit (util-linux)"))
+    func aDiskWithRoomAgainGetsTheInputsKeptInMemory() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        let (daemon, host, pushed) = try Self.fillUp(directory: directory, path: path)
+
+        // Room again (the limit lifted); nothing else happens: the retry comes by itself.
+        let lift = try ProductRun.run(executable: URL(fileURLWithPath: "/usr/bin/prlimit"), ["--pid", "\(daemon.pid)", "--fsize=unlimited:"])
+        try #require(lift.status == 0, "\(lift.stderr)")
+        #expect(daemon.waitForLog("journal writes again"), "\(daemon.logText)")
+        let stats = try Self.stats(directory + "/flowd.sock")
+        #expect(stats.journalPending == 0)
+        #expect(Int(stats.journaledInputs) == pushed)
+
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit()
+        _ = host
+        let again = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        #expect(Int(try Self.stats(again.socketPath).restoredInputs) == pushed, "nothing was lost")
+    }
+
+    @Test func aStopWhileTheDiskIsFullSaysWhatWasNotJournaled() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        let (daemon, host, pushed) = try Self.fillUp(directory: directory, path: path)
+        let committed = Int(try Self.stats(directory + "/flowd.sock").journaledInputs)
+
+        daemon.signal(SIGTERM)
+        while let frame = try host.client.receive() { try host.client.ackAll([frame]) }
+        #expect(daemon.waitForExit() == 0)
+        #expect(daemon.waitForLogEnd())
+        Self.expectMessage(daemon.logText, [
+            "\(pushed - committed) inputs could not be journaled before the stop: the journal \(path) reached the file size limit",
+            "the next start restores the state before them",
+        ])
+        let again = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        #expect(Int(try Self.stats(again.socketPath).restoredInputs) == committed)
+    }
+}
+
+// MARK: Helpers
+
+extension BadStateTests {
+    /// A journal's files as found: the database and its write-ahead log (an empty log counts as none:
+    /// SQLite creates one when it opens a journal in WAL mode).
+    struct Snapshot: Equatable, CustomStringConvertible {
+        var database: [UInt8]?
+        var wal: [UInt8]?
+
+        init(_ path: String) {
+            database = BadStateTests.bytes(path)
+            wal = BadStateTests.bytes(path + "-wal").flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        var description: String { "database \(database?.count ?? -1) bytes, log \(wal?.count ?? 0) bytes" }
+    }
+
+    /// A raw screen host for deep-stack: each press on the top item pushes the next.
+    final class Host {
+        let client: RawClient
+        private(set) var top: UInt64
+
+        init(socket: String) throws {
+            client = try RawClient(path: socket)
+            try client.handshake(name: "bad-state", provides: ["item"])
+            top = try #require(try client.settle().compactMap(\.place).last).screenID
+        }
+
+        /// Presses Push on the top item and waits for its answer (one loop iteration: one commit).
+        func push() throws -> Flowd_V1_Place? {
+            try client.press(0, on: top)
+            let place = try client.settle().compactMap(\.place).last
+            if let place { top = place.screenID }
+            return place
+        }
+    }
+
+    /// How a flowd that should not start ended: its exit status (nil: still running after 30 s, then
+    /// killed) and what it wrote to stderr.
+    struct Exit {
+        var status: Int32?
+        var stderr: String
+    }
+
+    /// The environment of a flowd started by a test: no service manager.
+    static var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] {
+            environment[name] = nil
+        }
+        return environment
+    }
+
+    /// Runs flowd (or `executable`, which runs it) with `arguments` until it exits.
+    static func exit(executable: String = flowd, _ arguments: [String]) throws -> Exit {
+        let process = try SpawnedProcess(executable: executable, arguments: arguments, environment: environment)
+        let status = process.waitForExit(timeoutSeconds: 30)
+        _ = process.waitForLogEnd(timeoutSeconds: 5)
+        return Exit(status: status, stderr: process.logText)
+    }
+
+    static func bytes(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+    }
+
+    /// The journals moved aside next to `path` (`PATH.refused-…`, without their -wal and -shm).
+    static func refused(_ path: String) -> [String] {
+        let directory = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".refused-"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasPrefix(prefix) && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+            .sorted()
+            .map { directory + "/" + $0 }
+    }
+
+    /// The journal at `path` was moved aside whole, as it was found: one `PATH.refused-…` holding
+    /// `before`. Returns its path. (A journal refused when it opens is moved before flowd listens; one
+    /// found damaged by the replay, after.)
+    static func expectMovedAside(_ path: String, _ before: Snapshot, _ daemon: DaemonProcess, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        #expect(daemon.waitForLog("and the app starts fresh"), sourceLocation: sourceLocation)
+        let kept = refused(path)
+        try #require(kept.count == 1, "one journal moved aside: \(kept)\n\(daemon.logText)", sourceLocation: sourceLocation)
+        #expect(Snapshot(kept[0]) == before, "moved aside byte for byte", sourceLocation: sourceLocation)
+        return kept[0]
+    }
+
+    /// Every one of `parts` is in `text`.
+    static func expectMessage(_ text: String, _ parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        for part in parts {
+            #expect(text.contains(part), "\"\(part)\" in:\n\(text)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The daemon started deep-stack from the beginning: nothing restored, the first item placed.
+    static func expectFreshStart(_ daemon: DaemonProcess, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let host = try Host(socket: daemon.socketPath)
+        _ = host
+        let stats = try Self.stats(daemon.socketPath)
+        #expect(stats.restoredInputs == 0 && stats.screens == 1, "a fresh start: \(stats)", sourceLocation: sourceLocation)
+    }
+
+    /// The daemon's counters, asked by a debug client.
+    static func stats(_ socket: String) throws -> Flowd_V1_Stats {
+        let debug = try RawClient(path: socket)
+        try debug.handshake(role: .debug, name: "bad-state")
+        return try debug.stats()
+    }
+
+    enum End { case stop, kill }
+
+    /// Runs deep-stack on the journal at `path` and pushes `presses` items, each in a loop iteration of its
+    /// own (one commit); then stops it (SIGTERM: the log is copied into the database) or SIGKILLs it
+    /// (the log stays as it is).
+    static func makeJournal(at path: String, presses: Int, end: End) throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        let host = try Host(socket: daemon.socketPath)
+        for _ in 0..<presses { try #require(try host.push() != nil) }
+        switch end {
+        case .stop:
+            daemon.signal(SIGTERM)
+            while let frame = try host.client.receive() { try host.client.ackAll([frame]) }
+            #expect(daemon.waitForExit() == 0, "\(daemon.logText)")
+        case .kill:
+            daemon.signal(SIGKILL)
+            _ = daemon.waitForExit()
+        }
+    }
+
+    /// Copies the journal's log into its database file (SQLite's `wal_checkpoint(TRUNCATE)`, as any
+    /// program may).
+    static func checkpoint(_ path: String) throws {
+        try python("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchall(); c.close()", path)
+    }
+
+    /// Runs Python code with `arguments` in `sys.argv[1...]`.
+    static func python(_ code: String, _ arguments: String...) throws {
+        let run = try ProductRun.run(executable: URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", code] + arguments)
+        try #require(run.status == 0, "\(run.stderr)")
+    }
+
+    /// flowd on deep-stack with a file size limit of 64 KiB (`ulimit -S -f`, the soft limit only so that
+    /// it can be lifted), pushed until a journal write fails, then three more pushes answered.
+    /// Returns the daemon, its host and the pushes (inputs) so far.
+    static func fillUp(directory: String, path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (SpawnedProcess, Host, Int) {
+        // POSIX `ulimit -f` counts 512-byte blocks. SpawnedProcess gives flowd default signal dispositions:
+        // SIGXFSZ would kill it unless flowd ignores it.
+        let daemon = try SpawnedProcess(
+            executable: "/bin/sh",
+            arguments: ["-c", "ulimit -S -f 128 && exec \"$0\" \"$@\"", flowd, "--socket", directory + "/flowd.sock", "--app", "deep-stack", "--state", path],
+            environment: Self.environment)
+        try #require(daemon.waitForLog("listening on"), "\(daemon.logText)", sourceLocation: sourceLocation)
+        let host = try Host(socket: directory + "/flowd.sock")
+        var pushed = 0
+        while pushed < 200, !daemon.logText.contains("journal write failed") {
+            try #require(try host.push() != nil, "flowd answers every push: \(daemon.logText)", sourceLocation: sourceLocation)
+            pushed += 1
+        }
+        try #require(daemon.waitForLog("journal write failed", timeoutSeconds: 5), "the journal outgrew the limit: \(daemon.logText)", sourceLocation: sourceLocation)
+        for _ in 0..<3 {
+            try #require(try host.push() != nil, "flowd keeps answering outputs", sourceLocation: sourceLocation)
+            pushed += 1
+        }
+        try host.client.ping()
+        return (daemon, host, pushed)
+    }
+}
+
+/// Running flowd where permissions deny it a file: as this user, or — root reads and writes whatever
+/// the permissions say — as nobody (uid 65534, through util-linux's setpriv) when the tests run as root.
+/// `base` is a directory others can enter; the socket's directory is flowd's user's own.
+struct Denied {
+    static let setpriv = "/usr/bin/setpriv"
+    static let possible = getuid() != 0 || FileManager.default.isExecutableFile(atPath: setpriv)
+    static let reason: Comment = "running as root without \(setpriv): permissions do not bite"
+    static let nobody: UInt32 = 65534
+
+    let base: String
+    let socketDirectory: String
+
+    init() throws {
+        base = makeTemporaryDirectory()
+        chmod(base, 0o755)
+        socketDirectory = base + "/socket"
+        try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: false)
+        chmod(socketDirectory, 0o700)
+        if getuid() == 0 { chown(socketDirectory, Self.nobody, Self.nobody) }
+    }
+
+    /// A deep-stack journal with three inputs, in a directory flowd's user may write (so the lock file
+    /// and the log can be created next to it), owned by the test.
+    func journal() throws -> String {
+        let state = base + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        let path = state + "/deep-stack.journal"
+        try BadStateTests.makeJournal(at: path, presses: 3, end: .stop)
+        // What the stop leaves besides the journal: its lock file, an empty log and the log's index.
+        for suffix in [".lock", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        if getuid() == 0 { chown(state, Self.nobody, Self.nobody) }
+        return path
+    }
+
+    /// Makes `path` flowd's user's own (it already is, unless the test is root).
+    func giveToFlowd(_ path: String) {
+        if getuid() == 0 { chown(path, Self.nobody, Self.nobody) }
+    }
+
+    /// Runs flowd with `arguments` on a socket in `socketDirectory`, as nobody when the test is root.
+    func run(_ arguments: [String]) throws -> BadStateTests.Exit {
+        let arguments = ["--socket", socketDirectory + "/flowd.sock"] + arguments
+        guard getuid() == 0 else { return try BadStateTests.exit(arguments) }
+        return try BadStateTests.exit(
+            executable: Self.setpriv, ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", BadStateTests.flowd] + arguments)
+    }
+}
+
+extension Denied {
+    /// Removes the directories (as root, or after giving the test its rights back).
+    func remove() {
+        chmod(base + "/state", 0o755)
+        try? FileManager.default.removeItem(atPath: base)
+    }
+}
