@@ -38,6 +38,7 @@ else prints why and exits 3. The package is looked up normally and in
 
 import json
 import os
+import random
 import re
 import select
 import signal
@@ -246,6 +247,11 @@ class LoginHost:
         self.screens = {}
         self.editing = None
         self.status = ""
+        # Input keys (docs/protocol.md §20): every output and navigation gets one and is kept until
+        # the Pong of the Ping sent after it confirms it; after a drop the rest is sent again.
+        self.key_base = random.getrandbits(62) + 1
+        self.next_input = 1
+        self.unconfirmed = []  # (number, body name, message)
 
     @property
     def screen(self):
@@ -256,9 +262,26 @@ class LoginHost:
         return next(reversed(self.screens.values()), None)
 
     # Sending.
+    def send_input(self, body, message):
+        """Sends an output or navigation with its key, then a Ping whose Pong confirms it."""
+        number = self.next_input
+        self.next_input += 1
+        message.key = self.key_base + number
+        self.connection.send(body, message)
+        self.unconfirmed.append((number, body, message))
+        self.connection.send("ping", control_pb2.Ping(nonce=number))
+
+    def resend_unconfirmed(self):
+        """On a new connection: the inputs no Pong confirmed, again with their keys (flowd applies each once)."""
+        if self.unconfirmed:
+            log(f"sending again {len(self.unconfirmed)} input(s) flowd had not confirmed")
+        for number, body, message in self.unconfirmed:
+            self.connection.send(body, message)
+            self.connection.send("ping", control_pb2.Ping(nonce=number))
+
     def output(self, value):
         payload = screen_pb2.Payload(content_type="application/json", data=json.dumps(value).encode())
-        self.connection.send("output", screen_pb2.Output(screen_id=self.screen.id, payload=payload))
+        self.send_input("output", screen_pb2.Output(screen_id=self.screen.id, payload=payload))
 
     def press(self, index):
         log(f"press {index + 1} \"{self.screen.state['buttons'][index]}\"")
@@ -272,7 +295,7 @@ class LoginHost:
         log(action.replace("_", " "))
         navigation = screen_pb2.UserNavigation(screen_id=self.screen.id)
         getattr(navigation, action).SetInParent()
-        self.connection.send("user_navigation", navigation)
+        self.send_input("user_navigation", navigation)
 
     # Receiving.
     def handle(self, envelope):
@@ -302,6 +325,9 @@ class LoginHost:
             self.ack(envelope.dismiss.screen_id, envelope.dismiss.serial)
         elif body == "ping":
             self.connection.send("pong", control_pb2.Pong(nonce=envelope.ping.nonce), reply_to=envelope.seq)
+        elif body == "pong":
+            confirmed = envelope.pong.nonce
+            self.unconfirmed = [entry for entry in self.unconfirmed if entry[0] > confirmed]
         elif body == "error":
             error = envelope.error
             log(f"! flowd: {error.message}")
@@ -551,6 +577,7 @@ def run_attached(path, steps, tty):
         log(f"reconnecting to {path} to resume {len(host.screens)} screen(s)")
         connection, pending = resumer.reconnect(host)
         host.connection = connection
+        host.resend_unconfirmed()
 
 
 def socket_option():
