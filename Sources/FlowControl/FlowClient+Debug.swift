@@ -16,6 +16,15 @@ extension FlowClient {
         return result.message
     }
 
+    /// Opens a deep link (`OpenLink`); returns what it opened, or throws the daemon's error.
+    public func openLink(_ link: String, timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_LinkOpened {
+        var open = Flowd_V1_OpenLink()
+        open.link = link
+        let reply = try request(.openLink(open), timeoutMilliseconds: timeoutMilliseconds)
+        guard case .linkOpened(let opened) = reply.body else { throw .unexpected("expected LinkOpened, got \(reply.bodyName)") }
+        return opened
+    }
+
     /// Waits until the daemon has handled every frame sent before (a Ping
     /// barrier); frames that arrive meanwhile stay queued for `receive`.
     public func barrier(timeoutMilliseconds: Int32 = 5_000) throws(ClientError) {

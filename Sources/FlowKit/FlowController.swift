@@ -24,6 +24,11 @@ public class FlowController {
     var onNavigation: ((NavigationEvent) -> Void)?
     /// The flow's requests for outside data not yet answered.
     var requests: Set<RequestID> = []
+    /// Whether the flow's `start` is running (sub-flows started meanwhile are structural).
+    var isStarting = false
+    /// Whether the flow was started by its parent's `start` (a tab's flow): part of the parent, never
+    /// unwound by a link going through the parent.
+    var isStructural = false
 
     init(id: FlowID, runtime: FlowRuntime, parent: FlowController?) {
         self.id = id
@@ -59,6 +64,18 @@ public class FlowController {
             }
         }
     }
+
+    /// The flow object (nil for the host and after the end).
+    var object: AnyObject? { nil }
+
+    /// Whether the flow object handles links.
+    var handlesLinks: Bool { false }
+
+    /// Which place the flow is, for links (nil unless it handles links).
+    var linkIdentity: LinkIdentity? { nil }
+
+    /// The flow's plan for `link`, or nil when it does not handle links.
+    func linkPlan(_ link: LinkRoute) throws(LinkError) -> ErasedLinkPlan? { nil }
 
     /// What tells the parent's handler the flow ended without a result (typed in `FlowNode`); taken
     /// before the release, which drops the handler.

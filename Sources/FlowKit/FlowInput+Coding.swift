@@ -2,14 +2,14 @@ import Foundation
 
 /// `FlowInput` as bytes, for the daemon's journal (docs/journal.md): a kind number and a body of
 /// unsigned LEB128 varints, then (for an output or a work result) the payload's bytes as they came,
-/// (for a failed work) the message's UTF-8. Compact, no
+/// (for a failed work) the message's UTF-8, (for a link) its canonical text. Compact, no
 /// field names, decoded without trapping on any input; the numbers are part of the journal's
 /// schema and are never reused.
 extension FlowInput {
     /// The kind numbers of the journal schema.
     enum Kind: Int64 {
         case output = 1, userNavigation = 2, dismissalCompleted = 3, screenLost = 4, terminate = 5, terminateAll = 6
-        case timerFired = 7, workSucceeded = 8, workFailed = 9, timerStarted = 10
+        case timerFired = 7, workSucceeded = 8, workFailed = 9, timerStarted = 10, openLink = 11
     }
 
     /// The kind and body this input is journaled as.
@@ -58,6 +58,9 @@ extension FlowInput {
             kind = .timerStarted
             Self.append(request.rawValue, to: &body)
             Self.append(deadline, to: &body)
+        case .openLink(let link):
+            kind = .openLink
+            body += link.description.utf8
         }
         return (kind.rawValue, body)
     }
@@ -119,6 +122,16 @@ extension FlowInput {
         case .timerStarted:
             let request = RequestID(rawValue: try reader.varint())
             self = .timerStarted(request, deadline: try reader.varint())
+        case .openLink:
+            guard let text = String(validating: reader.rest(), as: UTF8.self) else {
+                throw FlowInputDecodingError("a link that is not UTF-8")
+            }
+            do {
+                self = .openLink(try Link(parsing: text))
+            } catch {
+                throw FlowInputDecodingError("a link that does not parse (\(error))")
+            }
+            return
         }
         guard reader.isAtEnd else { throw FlowInputDecodingError("\(reader.remaining) bytes after a \(known) input") }
     }

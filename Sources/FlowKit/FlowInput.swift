@@ -26,4 +26,7 @@ public enum FlowInput: Hashable, Sendable {
     /// wall clock): kept with the request, so that after a restore the driver waits only for what is
     /// left. The flow does not hear it.
     case timerStarted(RequestID, deadline: UInt64)
+    /// Open a link through the flows (`FlowRuntime.open(_:)`): from a notification, a URL handler,
+    /// `flowctl open`.
+    case openLink(Link)
 }

@@ -5,6 +5,7 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case unknownScreen, outputDecodingFailed, invalidPlacement, invalidNavigation
             case unknownFlow, stateEncodingFailed, notRunning, contextUnavailable, unknownRequest
+            case unknownLink, linkRefused
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -28,6 +29,12 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An answer (a timer firing, a work result) for a request that is not outstanding: never
         /// made, already answered, cancelled, its flow ended, or of another kind.
         public static let unknownRequest = Code(.unknownRequest)
+
+        /// A link named a segment no flow understood (`LinkError.unknownLink`; the message names it).
+        public static let unknownLink = Code(.unknownLink)
+        /// A link was not opened for another reason: a flow declined, no flow handles links, a
+        /// dismissal is in flight, or a flow failed while opening it (the message has the `LinkError`).
+        public static let linkRefused = Code(.linkRefused)
 
         /// The code's name.
         public var description: String { value.rawValue }

@@ -21,6 +21,20 @@ final class FlowNode<F: Flow>: FlowController {
 
     override var typeName: String { String(describing: F.self) }
 
+    override var object: AnyObject? { flow }
+
+    override var handlesLinks: Bool { flow is any LinkHandling }
+
+    override var linkIdentity: LinkIdentity? {
+        guard let flow, let handling = flow as? any LinkHandling else { return nil }
+        return LinkIdentity(type: ObjectIdentifier(type(of: flow)), name: String(describing: type(of: flow)), id: handling.linkID)
+    }
+
+    override func linkPlan(_ link: LinkRoute) throws(LinkError) -> ErasedLinkPlan? {
+        guard isRunning, let handling = flow as? any LinkHandling else { return nil }
+        return try handling.erasedPlan(link)
+    }
+
     /// Tells the parent an output.
     func reportOutput(_ output: F.Output) { handler?(.output(output)) }
 

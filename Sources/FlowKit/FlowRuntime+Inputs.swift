@@ -144,6 +144,12 @@ extension FlowRuntime {
         case .workSucceeded(let request, let payload): try answer(request, .succeeded(payload))
         case .workFailed(let request, let message): try answer(request, .failed(message))
         case .timerStarted(let request, let deadline): try timerStarted(request, deadline: deadline)
+        case .openLink(let link):
+            do throws(LinkError) {
+                try open(link)
+            } catch {
+                throw FlowKitError(error.code == .unknownLink ? .unknownLink : .linkRefused, error.description)
+            }
         }
     }
 }

@@ -33,7 +33,7 @@ public final class FlowRuntime {
     var screens: [NodeID: ScreenRecord] = [:]
     /// The runtime's own flow: it adopts what root flows leave behind.
     private(set) lazy var host = FlowController(id: .host, runtime: self, parent: nil)
-    private var nextFlow: UInt64 = 1
+    var nextFlow: UInt64 = 1
     var backGesture: NodeID?
     /// Encodes states and decodes outputs.
     public let codec: any PayloadCodec
@@ -108,8 +108,11 @@ public final class FlowRuntime {
         let node = FlowNode<F>(id: id, runtime: self, parent: parent, flow: flow, placer: placer, handler: handler)
         parent.children[id] = node
         controllers[id] = node
+        node.isStructural = parent.isStarting
         node.notify(.started)
+        node.isStarting = true
         flow.start(FlowContext<F>(controller: node))
+        node.isStarting = false
         return id
     }
 

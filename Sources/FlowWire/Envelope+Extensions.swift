@@ -28,6 +28,8 @@ extension Flowd_V1_Envelope.OneOf_Body {
         case .ack: "Ack"
         case .output: "Output"
         case .userNavigation: "UserNavigation"
+        case .openLink: "OpenLink"
+        case .linkOpened: "LinkOpened"
         case .getTree: "GetTree"
         case .tree: "Tree"
         case .subscribe: "Subscribe"

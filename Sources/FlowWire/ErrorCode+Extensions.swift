@@ -7,7 +7,8 @@ extension Flowd_V1_ErrorCode {
             .handshakeTimeout, .writeQueueOverflow, .internal, .resumeRefused:
             true
         case .unspecified, .unknownScreen, .notYourScreen, .unknownSerial, .badPayload, .ackTimeout,
-            .unknownKind, .invalidNavigation, .unknownFlow, .limitExceeded, .shuttingDown, .UNRECOGNIZED:
+            .unknownKind, .invalidNavigation, .unknownFlow, .limitExceeded, .shuttingDown, .badLink, .unknownLink, .linkRefused,
+            .UNRECOGNIZED:
             false
         }
     }

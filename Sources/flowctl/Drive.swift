@@ -181,3 +181,35 @@ struct Terminate: ParsableCommand {
         emitLine(message)
     }
 }
+
+/// `flowctl open LINK`: open a place of the app by a deep link, through its flows.
+struct Open: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Open a place of the app by a deep link, through its flows (docs/flows.md, Links).",
+        discussion: """
+            The daemon walks the link through the running flows: each consumes its segments, shows its \
+            screens and starts the sub-flow for the rest, as if the user had walked there, so back, close \
+            and results work from the opened screen. Prints the flows started, reused and unwound and \
+            the screen now visible, or the error: BAD_LINK (malformed), UNKNOWN_LINK (the segment no flow \
+            understood), LINK_REFUSED (a flow declined, with its reason); nothing changes then.
+
+            Examples:
+              flowctl open students/Bob/age
+              flowctl open 'directory/events/Party'
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("The link: segments separated by /, percent-encoded where needed.", valueName: "link"))
+    var link: String
+
+    func run() throws {
+        let opened = connection.with { client throws(ClientError) in try client.openLink(link, timeoutMilliseconds: connection.milliseconds) }
+        var lines = ["opened \(opened.link)"]
+        if !opened.unwound.isEmpty { lines.append("  unwound flows \(opened.unwound.map(String.init).joined(separator: ", "))") }
+        if !opened.reused.isEmpty { lines.append("  through running flows \(opened.reused.map(String.init).joined(separator: ", "))") }
+        if !opened.started.isEmpty { lines.append("  started flows \(opened.started.map(String.init).joined(separator: ", "))") }
+        lines.append(opened.visibleScreen == 0 ? "  no screen visible" : "  visible: screen \(opened.visibleScreen)")
+        emitLine(lines.joined(separator: "\n"))
+    }
+}

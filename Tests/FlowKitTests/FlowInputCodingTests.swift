@@ -20,7 +20,13 @@ import Testing
         .workSucceeded(RequestID(rawValue: 2), payload: Data(#"{"accepted":{}}"#.utf8)), .workSucceeded(RequestID(rawValue: 3), payload: Data()),
         .workFailed(RequestID(rawValue: 4), message: "the service is down — réessayez"), .workFailed(RequestID(rawValue: 5), message: ""),
         .timerStarted(RequestID(rawValue: 6), deadline: 1_700_000_002_000), .timerStarted(RequestID(rawValue: 7), deadline: UInt64.max),
+        .openLink(link("students/Bob/age")), .openLink(link("directory/events/Party?x=1&from=a%20b")), .openLink(link("Zo%C3%AB")),
     ]
+
+    static func link(_ text: String) -> Link {
+        guard let link = try? Link(parsing: text) else { preconditionFailure("\(text) does not parse") }
+        return link
+    }
 
     @Test func everyInputRoundTrips() throws {
         for input in Self.every {
@@ -38,6 +44,7 @@ import Testing
         #expect(FlowInput.workSucceeded(RequestID(rawValue: 2), payload: Data("1".utf8)).encoded == (8, [2, 0x31]))
         #expect(FlowInput.workFailed(RequestID(rawValue: 2), message: "no").encoded == (9, [2, 0x6E, 0x6F]))
         #expect(FlowInput.timerStarted(RequestID(rawValue: 2), deadline: 300).encoded == (10, [2, 0xAC, 0x02]))
+        #expect(FlowInput.openLink(Self.link("a/b%20c")).encoded == (11, Array("a/b%20c".utf8)))
     }
 
     @Test func badBodiesAreErrorsNotTraps() {
@@ -55,10 +62,14 @@ import Testing
         #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 9, body: []) }
         #expect(throws: FlowInputDecodingError.self, "a deadline missing") { try FlowInput(kind: 10, body: [1]) }
         #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 10, body: [1, 2, 3]) }
-        #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 11, body: [1]) }
+        #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 12, body: [1]) }
+        #expect(throws: FlowInputDecodingError.self, "a link that does not parse") { try FlowInput(kind: 11, body: [1]) }
+        #expect(throws: FlowInputDecodingError.self, "an empty link") { try FlowInput(kind: 11, body: []) }
+        #expect(throws: FlowInputDecodingError.self, "a link that is not UTF-8") { try FlowInput(kind: 11, body: [0x61, 0xFF]) }
+        #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 11, body: Array("a//b".utf8)) }
         var generator = SeededGenerator(seed: 12)
         for _ in 0..<20_000 {
-            let kind = Int64.random(in: 0...11, using: &generator)
+            let kind = Int64.random(in: 0...12, using: &generator)
             let body = (0..<Int.random(in: 0...12, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if let input = try? FlowInput(kind: kind, body: body) {
                 let (again, bytes) = input.encoded
@@ -67,5 +78,15 @@ import Testing
                 #expect((try? FlowInput(kind: again, body: bytes)) == input)
             }
         }
+        // Link bodies from link-like bytes: some parse, and those round-trip.
+        let alphabet = Array("ab/?=&%2F ".utf8)
+        var links = 0
+        for _ in 0..<5_000 {
+            let body = (0..<Int.random(in: 0...10, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            guard let input = try? FlowInput(kind: 11, body: body) else { continue }
+            links += 1
+            #expect((try? FlowInput(kind: 11, body: input.encoded.body)) == input)
+        }
+        #expect(links > 100)
     }
 }

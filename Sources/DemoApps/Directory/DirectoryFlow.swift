@@ -54,6 +54,8 @@ public final class ContactsAndEventsFlow: Flow {
     public typealias Result = String
 
     private var bar: TabBar?
+    private let contacts = DirectoryFlow("Contacts", ["Ann": ["Party"], "Bob": ["Meeting", "Party"]])
+    private let events = DirectoryFlow("Events", ["Party": ["Ann", "Bob"], "Meeting": ["Bob"]])
 
     public init() {}
 
@@ -64,8 +66,6 @@ public final class ContactsAndEventsFlow: Flow {
                 return bar
             }
         }
-        let contacts = DirectoryFlow("Contacts", ["Ann": ["Party"], "Bob": ["Meeting", "Party"]])
-        let events = DirectoryFlow("Events", ["Party": ["Ann", "Bob"], "Meeting": ["Bob"]])
         start(contacts, tabs[0].withNavigationEmbedding(), in: flow, other: events, otherTab: 1)
         start(events, tabs[1].withNavigationEmbedding(), in: flow, other: contacts, otherTab: 0)
     }
@@ -91,5 +91,26 @@ public final class ContactsAndEventsFlow: Flow {
             guard flow.isRunning else { return }
             flow.finish(ending == .dismissedByUser ? "modal closed by the user" : "\(tab.title) \(ending)")
         }
+    }
+}
+
+/// `contacts` and `events` select that tab (as the user would) and hand the rest to its flow.
+extension ContactsAndEventsFlow: LinkHandling {
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<ContactsAndEventsFlow> {
+        let tabs = ["contacts": (contacts, 0), "events": (events, 1)]
+        guard let first = link.first else { return .here() }
+        guard let (tab, index) = tabs[first] else { throw link.unknown(at: 0, "the directory has contacts and events") }
+        return .into(tab, consuming: 1) { [unowned self] flow in
+            if let bar { flow.selectTab(index, of: bar) }
+        }
+    }
+}
+
+/// `NAME` pushes that entry's detail on the tab's stack, as choosing it in the list does.
+extension DirectoryFlow: LinkHandling {
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<DirectoryFlow> {
+        guard let name = link.first else { return .here() }
+        guard entries[name] != nil else { throw link.unknown(at: 0, "\(title) has no entry \(name)") }
+        return .here(consuming: 1) { [unowned self] _ in showDetail(name) }
     }
 }

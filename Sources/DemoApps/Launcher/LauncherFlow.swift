@@ -45,18 +45,7 @@ public final class LauncherFlow: Flow {
         let stack = flow.context
         switch index {
         case 0:
-            var tutorial: FlowID?
-            tutorial = flow.start(OnboardingFlow(), .pushed(in: stack)) { [unowned self] (output: OnboardingFlow.Output) in
-                // Skipping ends the tutorial early: terminated from its own handler, its screens unwound.
-                guard case .didSkip = output, let tutorial else { return }
-                report("Tutorial skipped")
-                flow.terminate(tutorial, animated: true)
-            } onFinish: { [unowned self] _, dismisser in
-                report("Tutorial completed")
-                dismisser.dismiss(animated: true)
-            } onEnd: { [unowned self] ending in
-                report("Tutorial \(ending)")
-            }
+            startTutorial(OnboardingFlow(), in: flow)
         case 1, 3:
             let unwinding: Unwinding = index == 1 ? .dismissAnimated : .leaveOnStack
             open(PersonalProfileFlow(), .pushed(in: stack), in: flow, label: "Personal profile", unwinding: unwinding) { "saved \($0.name)" }
@@ -65,11 +54,9 @@ public final class LauncherFlow: Flow {
                 "\($0.company ?? "") owned by \($0.name)"
             }
         case 4:
-            open(StudentsFlow(), .pushed(in: stack), in: flow, label: "Student editor", unwinding: .dismissAnimated) { students in
-                students.map { "\($0.name) \($0.age)" }.joined(separator: ", ")
-            }
+            startStudents(StudentsFlow(), in: flow)
         case 5:
-            open(ContactsAndEventsFlow(), .presented(on: menu), in: flow, label: "Contacts and events", unwinding: .dismissAnimated) { $0 }
+            startDirectory(ContactsAndEventsFlow(), from: menu, in: flow)
         case 6:
             open(LoginFlow(), presented(on: menu).withNavigationEmbedding(), in: flow, label: "Login", unwinding: .dismissAnimated) { result in
                 switch result {
@@ -80,6 +67,31 @@ public final class LauncherFlow: Flow {
         default:
             flow.finish(status)
         }
+    }
+
+    private func startTutorial(_ app: OnboardingFlow, in flow: FlowContext<LauncherFlow>) {
+        var tutorial: FlowID?
+        tutorial = flow.start(app, .pushed(in: flow.context)) { [unowned self] (output: OnboardingFlow.Output) in
+            // Skipping ends the tutorial early: terminated from its own handler, its screens unwound.
+            guard case .didSkip = output, let tutorial else { return }
+            report("Tutorial skipped")
+            flow.terminate(tutorial, animated: true)
+        } onFinish: { [unowned self] _, dismisser in
+            report("Tutorial completed")
+            dismisser.dismiss(animated: true)
+        } onEnd: { [unowned self] ending in
+            report("Tutorial \(ending)")
+        }
+    }
+
+    private func startStudents(_ app: StudentsFlow, in flow: FlowContext<LauncherFlow>) {
+        open(app, .pushed(in: flow.context), in: flow, label: "Student editor", unwinding: .dismissAnimated) { students in
+            students.map { "\($0.name) \($0.age)" }.joined(separator: ", ")
+        }
+    }
+
+    private func startDirectory(_ app: ContactsAndEventsFlow, from menu: Screen<MenuScreen>, in flow: FlowContext<LauncherFlow>) {
+        open(app, .presented(on: menu), in: flow, label: "Contacts and events", unwinding: .dismissAnimated) { $0 }
     }
 
     /// Starts an app without outputs; when it finishes, unwinds it as its entry says and shows what it
@@ -107,5 +119,25 @@ public final class LauncherFlow: Flow {
 
     private func state() -> CardState {
         CardState(title: "flowd demos", body: status, buttons: Self.entries)
+    }
+}
+
+/// Links: the first segment names the app (`tutorial`, `students`, `directory`), started exactly as
+/// its menu button starts it; the rest goes to the app's flow.
+extension LauncherFlow: LinkHandling {
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<LauncherFlow> {
+        switch link.first {
+        case nil:
+            return .here()
+        case "tutorial":
+            return .start(OnboardingFlow(), consuming: 1) { [unowned self] flow, app in startTutorial(app, in: flow) }
+        case "students":
+            return .start(StudentsFlow(), consuming: 1) { [unowned self] flow, app in startStudents(app, in: flow) }
+        case "directory":
+            guard let menu else { throw link.refused("the menu is not shown yet") }
+            return .start(ContactsAndEventsFlow(), consuming: 1) { [unowned self] flow, app in startDirectory(app, from: menu, in: flow) }
+        default:
+            throw link.unknown(at: 0, "the launcher has the apps tutorial, students and directory")
+        }
     }
 }

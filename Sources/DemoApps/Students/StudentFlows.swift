@@ -13,26 +13,32 @@ public final class StudentsFlow: Flow {
     public typealias Result = [Student]
 
     private var students = [Student(name: "Ann", age: 20), Student(name: "Bob", age: 21)]
+    private var list: Screen<StudentListScreen>?
 
     public init() {}
 
     public func start(_ flow: FlowContext<StudentsFlow>) {
         let list = flow.show(StudentListScreen.self, state())
+        self.list = list
         list.onOutput { [unowned self] output in
             guard case .didPressButton(let index) = output else { return }
             guard index < students.count else {
                 flow.finish(students)
                 return
             }
-            flow.start(EditStudentFlow(students[index]), .pushed(in: flow.context)) { [unowned self] student, dismisser in
-                students[index] = student
-                list.update(state())
-                dismisser.dismiss(animated: true)
-            } onEnd: { [unowned self] ending in
-                // Back from the editor keeps the list as it was; anything else is shown.
-                guard ending != .dismissedByUser else { return }
-                list.update(state(note: "Editing \(students[index].name) \(ending)."))
-            }
+            edit(index, with: EditStudentFlow(students[index]), in: flow)
+        }
+    }
+
+    private func edit(_ index: Int, with editor: EditStudentFlow, in flow: FlowContext<StudentsFlow>) {
+        flow.start(editor, .pushed(in: flow.context)) { [unowned self] student, dismisser in
+            students[index] = student
+            list?.update(state())
+            dismisser.dismiss(animated: true)
+        } onEnd: { [unowned self] ending in
+            // Back from the editor keeps the list as it was; anything else is shown.
+            guard ending != .dismissedByUser else { return }
+            list?.update(state(note: "Editing \(students[index].name) \(ending)."))
         }
     }
 
@@ -49,30 +55,39 @@ public final class EditStudentFlow: Flow {
     public typealias Result = Student
 
     private var student: Student
+    /// The name the editor was opened for: the place a link names (`students/Bob`).
+    private let openedFor: String
+    private var editor: Screen<NameEditorScreen>?
 
     public init(_ student: Student) {
         self.student = student
+        openedFor = student.name
     }
 
     public func start(_ flow: FlowContext<EditStudentFlow>) {
         let editor = flow.show(NameEditorScreen.self, state())
+        self.editor = editor
         editor.onOutput { [unowned self] output in
             switch output {
             case .didEnterText(let name):
                 student.name = name
                 editor.update(state())
             case .didPressButton(index: 0):
-                flow.start(EditAgeFlow(student.age), .pushed(in: flow.context)) { [unowned self] age, dismisser in
-                    student.age = age
-                    editor.update(state())
-                    dismisser.dismiss(animated: true)
-                } onEnd: { [unowned self] ending in
-                    guard ending != .dismissedByUser else { return }
-                    editor.update(state(note: "Editing the age \(ending)."))
-                }
+                editAge(EditAgeFlow(student.age), in: flow)
             case .didPressButton:
                 flow.finish(student)
             }
+        }
+    }
+
+    private func editAge(_ ageEditor: EditAgeFlow, in flow: FlowContext<EditStudentFlow>) {
+        flow.start(ageEditor, .pushed(in: flow.context)) { [unowned self] age, dismisser in
+            student.age = age
+            editor?.update(state())
+            dismisser.dismiss(animated: true)
+        } onEnd: { [unowned self] ending in
+            guard ending != .dismissedByUser else { return }
+            editor?.update(state(note: "Editing the age \(ending)."))
         }
     }
 
@@ -113,4 +128,33 @@ public final class EditAgeFlow: Flow {
     private func state(error: String? = nil) -> CardState {
         CardState(title: "Age", body: error ?? "Enter the age.", buttons: ["Done"], field: "Age", text: String(age))
     }
+}
+
+/// `students` shows the list; `students/NAME` that student's editor, as choosing them does.
+extension StudentsFlow: LinkHandling {
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<StudentsFlow> {
+        guard let name = link.first else { return .here() }
+        guard let index = students.firstIndex(where: { $0.name == name }) else {
+            throw link.unknown(at: 0, "no student is named \(name)")
+        }
+        return .start(EditStudentFlow(students[index]), consuming: 1) { [unowned self] flow, editor in edit(index, with: editor, in: flow) }
+    }
+}
+
+/// `age` opens the age editor, as "Edit age" does; one editor per student (`linkID`).
+extension EditStudentFlow: LinkHandling {
+    public var linkID: String { openedFor }
+
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<EditStudentFlow> {
+        switch link.first {
+        case nil: return .here()
+        case "age": return .start(EditAgeFlow(student.age), consuming: 1) { [unowned self] flow, ageEditor in editAge(ageEditor, in: flow) }
+        default: throw link.unknown(at: 0, "a student's editor has only age")
+        }
+    }
+}
+
+/// The age editor is a leaf: the link ends there.
+extension EditAgeFlow: LinkHandling {
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<EditAgeFlow> { .here() }
 }

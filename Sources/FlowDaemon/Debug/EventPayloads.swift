@@ -12,6 +12,14 @@ package enum EventPayloads {
     /// A `flowd.v1.TerminateFlow` in protobuf binary (INJECTED events of `flowctl terminate`).
     package static let terminateFlowContentType = "application/x-flowd-terminate-flow"
 
+    /// A link as text (LINK_OPENED events).
+    package static func link(_ text: String) -> Flowd_V1_Payload {
+        var payload = Flowd_V1_Payload()
+        payload.contentType = textContentType
+        payload.data = Data(text.utf8)
+        return payload
+    }
+
     /// A payload carrying user navigation, for USER_NAVIGATION events.
     package static func navigation(_ message: Flowd_V1_UserNavigation) -> Flowd_V1_Payload {
         var payload = Flowd_V1_Payload()

@@ -64,6 +64,14 @@ extension Daemon {
         stateJournal = nil
     }
 
+    /// Opens a link through the flows and, once opened, journals it (as `feed` does for the other
+    /// inputs; this one answers with what it opened).
+    func open(_ link: Link, on runtime: FlowRuntime) throws(LinkError) -> OpenedLink {
+        let opened = try runtime.open(link)
+        stateJournal?.record(.openLink(link))
+        return opened
+    }
+
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:
     /// what a host is told is journaled first).
     func commitJournal() {

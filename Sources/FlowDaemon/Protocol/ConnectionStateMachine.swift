@@ -168,6 +168,9 @@ package struct ConnectionStateMachine {
                 return fail(.unexpectedMessage, "\(body.name) is for screen hosts; this connection has the debug role")
             }
             return .handle
+        case .openLink:
+            // A notification screen, a URL handler (screen hosts) or `flowctl open` (debug).
+            return .handle
         case .getTree, .getStats, .subscribe, .unsubscribe, .injectOutput, .injectNavigation, .terminateFlow:
             guard role == .debug else {
                 return fail(.unauthorized, "\(body.name) requires ROLE_DEBUG; connect with a separate debug connection")
@@ -175,7 +178,7 @@ package struct ConnectionStateMachine {
             return .handle
         case .hello:
             return fail(.unexpectedMessage, "a second Hello; the handshake is already done")
-        case .welcome, .place, .update, .placementChanged, .dismiss, .tree, .event, .lagged, .commandResult, .stats:
+        case .welcome, .place, .update, .placementChanged, .dismiss, .tree, .event, .lagged, .commandResult, .stats, .linkOpened:
             return fail(.unexpectedMessage, "\(body.name) is sent by the daemon, never to it")
         }
     }

@@ -390,6 +390,8 @@ public final class Daemon {
             receiveOutput(output, seq: seq, from: connection, injected: false)
         case .userNavigation(let navigation):
             receiveNavigation(navigation, seq: seq, from: connection, injected: false)
+        case .openLink(let request):
+            receiveOpenLink(request, seq: seq, from: connection)
         default:
             dispatchDebug(body, seq: seq, on: connection)
         }

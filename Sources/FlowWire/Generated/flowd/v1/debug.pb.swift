@@ -72,6 +72,10 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
   /// The daemon started from its journal: the flows were restored by replaying it (or it did not
   /// replay and was moved aside; the text says which).
   case restored // = 26
+
+  /// A deep link was opened (OpenLink, flowctl open, flowd --open); the
+  /// payload is the link (text/plain), the text says what it opened.
+  case linkOpened // = 27
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -107,6 +111,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case 24: self = .resumeExpired
     case 25: self = .hostHung
     case 26: self = .restored
+    case 27: self = .linkOpened
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -140,6 +145,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case .resumeExpired: return 24
     case .hostHung: return 25
     case .restored: return 26
+    case .linkOpened: return 27
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -173,6 +179,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     .resumeExpired,
     .hostHung,
     .restored,
+    .linkOpened,
   ]
 
 }
@@ -686,7 +693,7 @@ public nonisolated struct Flowd_V1_CommandResult: Sendable {
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_EventKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0\u{1}EVENT_KIND_RESTORED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0\u{1}EVENT_KIND_RESTORED\0\u{1}EVENT_KIND_LINK_OPENED\0")
 }
 
 nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

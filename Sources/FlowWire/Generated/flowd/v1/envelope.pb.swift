@@ -150,6 +150,23 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     set {body = .userNavigation(newValue)}
   }
 
+  /// Screen host or debug client -> daemon, and the answer (screen.proto).
+  public var openLink: Flowd_V1_OpenLink {
+    get {
+      if case .openLink(let v)? = body {return v}
+      return Flowd_V1_OpenLink()
+    }
+    set {body = .openLink(newValue)}
+  }
+
+  public var linkOpened: Flowd_V1_LinkOpened {
+    get {
+      if case .linkOpened(let v)? = body {return v}
+      return Flowd_V1_LinkOpened()
+    }
+    set {body = .linkOpened(newValue)}
+  }
+
   /// Debug role only (debug.proto).
   public var getTree: Flowd_V1_GetTree {
     get {
@@ -267,6 +284,9 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     case ack(Flowd_V1_Ack)
     case output(Flowd_V1_Output)
     case userNavigation(Flowd_V1_UserNavigation)
+    /// Screen host or debug client -> daemon, and the answer (screen.proto).
+    case openLink(Flowd_V1_OpenLink)
+    case linkOpened(Flowd_V1_LinkOpened)
     /// Debug role only (debug.proto).
     case getTree(Flowd_V1_GetTree)
     case tree(Flowd_V1_Tree)
@@ -292,7 +312,7 @@ fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{4}\u{9}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{4}\u{7}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -469,6 +489,32 @@ nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
         if let v = v {
           if hadOneofValue {try decoder.handleConflictingOneOf()}
           self.body = .userNavigation(v)
+        }
+      }()
+      case 32: try {
+        var v: Flowd_V1_OpenLink?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .openLink(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .openLink(v)
+        }
+      }()
+      case 33: try {
+        var v: Flowd_V1_LinkOpened?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .linkOpened(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .linkOpened(v)
         }
       }()
       case 40: try {
@@ -695,6 +741,14 @@ nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
     case .userNavigation?: try {
       guard case .userNavigation(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+    }()
+    case .openLink?: try {
+      guard case .openLink(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
+    }()
+    case .linkOpened?: try {
+      guard case .linkOpened(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 33)
     }()
     case .getTree?: try {
       guard case .getTree(let v)? = self.body else { preconditionFailure() }

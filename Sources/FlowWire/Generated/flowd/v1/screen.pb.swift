@@ -574,6 +574,53 @@ public nonisolated struct Flowd_V1_CloseModal: Sendable {
   public init() {}
 }
 
+/// Opens a deep link (docs/protocol.md §21): a screen host (a notification
+/// screen, a URL handler) or a debug client (flowctl open) asks the daemon to
+/// open a place of the app through its flows, e.g. "students/Bob/age".
+/// Answered by LinkOpened, or a non-fatal Error: BAD_LINK (malformed),
+/// UNKNOWN_LINK (a segment no flow understood), LINK_REFUSED (a flow declined,
+/// or the app cannot open links now), SHUTTING_DOWN. Nothing changes on an error.
+public nonisolated struct Flowd_V1_OpenLink: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var link: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The answer to OpenLink: what the link opened.
+public nonisolated struct Flowd_V1_LinkOpened: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The link as the daemon understood it (normalized).
+  public var link: String = String()
+
+  /// Flows the link started, in order.
+  public var started: [UInt64] = []
+
+  /// Flows already running that the link went through.
+  public var reused: [UInt64] = []
+
+  /// Flows the link unwound on its way (a partly open place).
+  public var unwound: [UInt64] = []
+
+  /// The screen visible once it is open (0: none).
+  public var visibleScreen: UInt64 = 0
+
+  /// One line for a person.
+  public var message: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
@@ -1184,6 +1231,91 @@ nonisolated extension Flowd_V1_CloseModal: SwiftProtobuf.Message, SwiftProtobuf.
 
   public static func ==(lhs: Flowd_V1_CloseModal, rhs: Flowd_V1_CloseModal) -> Bool {
     if lhs.phase != rhs.phase {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_OpenLink: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".OpenLink"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.link) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.link.isEmpty {
+      try visitor.visitSingularStringField(value: self.link, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_OpenLink, rhs: Flowd_V1_OpenLink) -> Bool {
+    if lhs.link != rhs.link {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_LinkOpened: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LinkOpened"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{1}started\0\u{1}reused\0\u{1}unwound\0\u{3}visible_screen\0\u{1}message\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.link) }()
+      case 2: try { try decoder.decodeRepeatedUInt64Field(value: &self.started) }()
+      case 3: try { try decoder.decodeRepeatedUInt64Field(value: &self.reused) }()
+      case 4: try { try decoder.decodeRepeatedUInt64Field(value: &self.unwound) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.visibleScreen) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.link.isEmpty {
+      try visitor.visitSingularStringField(value: self.link, fieldNumber: 1)
+    }
+    if !self.started.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.started, fieldNumber: 2)
+    }
+    if !self.reused.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.reused, fieldNumber: 3)
+    }
+    if !self.unwound.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.unwound, fieldNumber: 4)
+    }
+    if self.visibleScreen != 0 {
+      try visitor.visitSingularUInt64Field(value: self.visibleScreen, fieldNumber: 5)
+    }
+    if !self.message.isEmpty {
+      try visitor.visitSingularStringField(value: self.message, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_LinkOpened, rhs: Flowd_V1_LinkOpened) -> Bool {
+    if lhs.link != rhs.link {return false}
+    if lhs.started != rhs.started {return false}
+    if lhs.reused != rhs.reused {return false}
+    if lhs.unwound != rhs.unwound {return false}
+    if lhs.visibleScreen != rhs.visibleScreen {return false}
+    if lhs.message != rhs.message {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,47 @@
+import FlowKit
+import FlowWire
+
+extension Daemon {
+    /// `OpenLink` from a screen host or a debug client (docs/protocol.md §21): the link is opened
+    /// through the app's flows and answered with `LinkOpened`, or refused with a typed `Error`
+    /// and nothing changed.
+    func receiveOpenLink(_ request: Flowd_V1_OpenLink, seq: UInt64, from connection: Connection) {
+        guard phase == .running else {
+            refuse(Flowd_V1_Error(code: .shuttingDown, message: "flowd is shutting down; the link \(request.link) was not opened"), seq: seq, to: connection)
+            return
+        }
+        guard let runtime else {
+            refuse(Flowd_V1_Error(code: .linkRefused, message: "this daemon runs no app, so it opens no links"), seq: seq, to: connection)
+            return
+        }
+        let opened: OpenedLink
+        do throws(LinkError) {
+            let link = try Link(parsing: request.link)
+            opened = try open(link, on: runtime)
+        } catch {
+            refuse(Flowd_V1_Error(code: Self.errorCode(for: error), message: error.message), seq: seq, to: connection)
+            return
+        }
+        logger.info("opened a link", metadata: ["link": "\(opened.link)", "connection": "\(connection.label)"])
+        emitEvent(.linkOpened, screen: opened.visibleScreen, connection: connection.id, name: "\(opened.link)",
+                  payload: EventPayloads.link("\(opened.link)"), text: "opened \(opened)")
+        drive()
+        var answer = Flowd_V1_LinkOpened()
+        answer.link = "\(opened.link)"
+        answer.started = opened.started.map(\.rawValue)
+        answer.reused = opened.reused.map(\.rawValue)
+        answer.unwound = opened.unwound.map(\.rawValue)
+        answer.visibleScreen = opened.visibleScreen?.rawValue ?? 0
+        answer.message = "\(opened)"
+        send(.linkOpened(answer), to: connection, replyTo: seq)
+    }
+
+    /// The wire code of a link's refusal.
+    static func errorCode(for error: LinkError) -> Flowd_V1_ErrorCode {
+        switch error.code {
+        case .unknownLink: .unknownLink
+        case .refused, .unavailable, .busy, .failed: .linkRefused
+        default: .badLink
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import DemoApps
+import FlowWire
+import FlowdTestSupport
+import Foundation
+import Testing
+
+/// Deep links into a live daemon (docs/flows.md "Links", docs/protocol.md §21): `flowctl open` and a
+/// raw client's `OpenLink` on the launcher, and the real stack behind the opened screen.
+@Suite("open links")
+struct OpenLinkIntegrationTests {
+    /// The visible screens of a tree: (id, kind).
+    static func visible(_ tree: Flowd_V1_Tree) -> [(UInt64, String)] {
+        var found: [(UInt64, String)] = []
+        func walk(_ node: Flowd_V1_NavNode) {
+            if node.kind == .screen, node.screen.visible { found.append((node.id, node.screen.kind)) }
+            node.children.forEach(walk)
+            if node.hasPresented { walk(node.presented) }
+        }
+        walk(tree.window)
+        return found
+    }
+
+    static func flowTypes(_ tree: Flowd_V1_Tree) -> [String] {
+        var types: [String] = []
+        func walk(_ node: Flowd_V1_FlowNode) {
+            types.append(node.type)
+            node.children.forEach(walk)
+        }
+        if tree.hasRootFlow { walk(tree.rootFlow) }
+        return types
+    }
+
+    @Test func flowctlOpenStudentsBobAgeThenBackWalksTheRealStackToTheMenu() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "launcher"], environment: ["FLOWD_PYTHON_SCREENS": "0"])
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: BuiltInApps.kinds)
+        _ = try host.settle()
+        let debug = try RawClient(path: daemon.socketPath)
+        try debug.handshake(role: .debug, name: "open-test")
+
+        let run = try flowctl(["open", "students/Bob/age"], daemon)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("opened students/Bob/age") && run.stdout.contains("started flows"), "\(run.stdout)")
+        _ = try host.settle()
+        var tree = try debug.tree()
+        #expect(Self.flowTypes(tree).suffix(3).map { $0.split(separator: ".").last.map(String.init) ?? $0 }
+                    == ["StudentsFlow", "EditStudentFlow", "EditAgeFlow"], "\(Self.flowTypes(tree))")
+        let age = try #require(Self.visible(tree).first)
+        #expect(age.1 == AgeEditorScreen.kind, "\(Self.visible(tree))")
+
+        // Back from the age editor: Bob's name editor, then the list, then the menu.
+        for expected in [NameEditorScreen.kind, StudentListScreen.kind, MenuScreen.kind] {
+            let top = try #require(Self.visible(tree).first)
+            let back = try flowctl(["back", "\(top.0)"], daemon)
+            #expect(back.status == 0, "\(back.stderr)")
+            _ = try host.settle()
+            tree = try debug.tree()
+            #expect(Self.visible(tree).first?.1 == expected, "\(Self.visible(tree))")
+        }
+
+        // Errors are typed, change nothing, and say what was wrong.
+        let before = try debug.tree()
+        let unknown = try flowctl(["open", "students/Zed/age"], daemon)
+        #expect(unknown.status != 0 && unknown.stderr.contains("UNKNOWN_LINK") || unknown.stderr.contains("Zed"), "\(unknown.stderr)")
+        let bad = try flowctl(["open", "students//age"], daemon)
+        #expect(bad.status != 0 && !bad.stderr.isEmpty)
+        let after = try debug.tree()
+        #expect(after.rootFlow == before.rootFlow && after.window == before.window)
+    }
+
+    @Test func aScreenHostOpensALinkAndGetsLinkOpened() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "launcher"], environment: ["FLOWD_PYTHON_SCREENS": "0"])
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: BuiltInApps.kinds)
+        _ = try host.settle()
+        var request = Flowd_V1_OpenLink()
+        request.link = "directory/events/Party"
+        let seq = try host.send(.openLink(request))
+        let frames = try host.settle()
+        let answer = try #require(frames.first { $0.replyTo == seq })
+        guard case .linkOpened(let opened) = answer.body else {
+            Issue.record("expected LinkOpened, got \(String(describing: answer.body))")
+            return
+        }
+        #expect(opened.link == "directory/events/Party")
+        #expect(opened.visibleScreen != 0 && !opened.started.isEmpty)
+        let placed = frames.compactMap(\.place)
+        #expect(placed.contains { $0.screenID == opened.visibleScreen }, "the opened screen was placed on this host")
+    }
+}
