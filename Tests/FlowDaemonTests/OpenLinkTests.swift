@@ -3,6 +3,7 @@ import FlowDaemon
 import FlowDaemonTesting
 import FlowWire
 import Foundation
+import FlowdTestSupport
 import Testing
 
 /// `OpenLink` on the embedded daemon (docs/protocol.md §21): typed errors that change nothing.
@@ -48,5 +49,34 @@ struct OpenLinkTests {
             return
         }
         #expect(error.code == .linkRefused && error.message.contains("handles links"), "deep-stack handles no links: \(error.message)")
+    }
+}
+
+/// A link is an input like any other: journaled, and replayed by a restore (docs/restore.md).
+@Suite("OpenLink journaled")
+struct OpenLinkJournalTests {
+    @Test func aDeepLinkSurvivesADaemonRestart() throws {
+        let path = makeTemporaryDirectory() + "/launcher.journal"
+        let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
+        let daemon = try EmbeddedDaemon(app: app, statePath: path) { $0.exitWhenAppFinishes = false }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        let debug = daemon.connect()
+        _ = debug.hello(role: .debug)
+        guard case .linkOpened(let opened)? = OpenLinkTests.open("students/Bob/age", from: debug) else {
+            Issue.record("expected LinkOpened")
+            return
+        }
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+        let before = RestoreTests.shape(daemon)
+        daemon.crash()
+
+        let restored = try EmbeddedDaemon(app: app, statePath: path) { $0.exitWhenAppFinishes = false }
+        #expect(restored.daemon.stats().restoredInputs == 1, "the link is the one input")
+        #expect(RestoreTests.shape(restored) == before)
+        let (again, replaced) = EmbeddedDaemonTests.host(restored, provides: BuiltInApps.kinds)
+        EmbeddedDaemonTests.ackAll(replaced, on: again)
+        let visible = RestoreTests.places(replaced).filter(\.placement.visible).map(\.screenID)
+        #expect(visible == [opened.visibleScreen], "the deep-linked age editor is the visible screen again")
     }
 }
