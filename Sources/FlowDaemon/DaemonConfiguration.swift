@@ -32,6 +32,8 @@ public struct DaemonConfiguration: Sendable {
     /// The journal that keeps the app's state across restarts of the daemon (nil: none). Opened by
     /// `Daemon.openState()`; see docs/restore.md.
     public var statePath: String?
+    /// A deep link opened once the app started (and was restored): `flowd --open LINK`.
+    public var openLink: String?
     /// Whether the daemon exits once the app's root flow finished and unwound.
     public var exitWhenAppFinishes = true
     /// The uid that named-socket peers must have (the daemon's own by default).

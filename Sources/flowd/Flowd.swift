@@ -81,6 +81,14 @@ struct Serve: ParsableCommand {
             valueName: "path"))
     var state: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Open this deep link once the app started (e.g. students/Bob/age).",
+            discussion: "Through the app's flows, with the stack behind it (docs/flows.md, Links). A malformed link exits 64; a link the flows do not open is logged and the app starts where it starts.",
+            valueName: "link"))
+    var open: String?
+
     @Flag(name: .long, help: "Journal nothing: every start is a fresh start.")
     var noState = false
 
@@ -158,6 +166,13 @@ struct Serve: ParsableCommand {
             throw ValidationError(
                 "--hang-timeout must be 0 (off) or such that a hang is found before the ack timeout: 1.75 × it below --ack-timeout (\(ackTimeout) s), got \(hangTimeout)")
         }
+        if let open {
+            do throws(LinkError) {
+                _ = try Link(parsing: open)
+            } catch {
+                throw ValidationError("--open: \(error.message)")
+            }
+        }
         if noState, state != nil {
             throw ValidationError("--state and --no-state contradict each other; give one")
         }
@@ -191,6 +206,7 @@ struct Serve: ParsableCommand {
         configuration.ackTimeoutMilliseconds = UInt64(ackTimeout * 1000)
         configuration.spawnExitGraceMilliseconds = UInt64(spawnGrace * 1000)
         configuration.exitWhenAppFinishes = !stayUp
+        configuration.openLink = open
         configuration.resumeGraceMilliseconds = UInt64(resumeGrace * 1000)
         configuration.hangTimeoutMilliseconds = UInt64(effectiveHangTimeout * 1000)
 

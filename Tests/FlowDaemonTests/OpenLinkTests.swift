@@ -40,6 +40,38 @@ struct OpenLinkTests {
         #expect(Self.open("", from: debug) != nil)
     }
 
+    @Test func aLinkWhileShuttingDownOrWhileADismissalIsInFlightIsRefusedAndChangesNothing() throws {
+        let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
+        let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        let debug = daemon.connect()
+        _ = debug.hello(role: .debug)
+        guard case .linkOpened? = Self.open("students/Bob", from: debug) else {
+            Issue.record("expected LinkOpened")
+            return
+        }
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+        // Back from Bob's editor: its Dismiss is not acknowledged yet.
+        let visible = try #require(OpenLinkJournalTests.visibleScreen(daemon))
+        RestoreTests.back(visible, from: host)
+        let before = RestoreTests.shape(daemon)
+        guard case .error(let busy)? = Self.open("students/Ann/age", from: debug) else {
+            Issue.record("expected an Error while a dismissal is in flight")
+            return
+        }
+        #expect(busy.code == .linkRefused && busy.message.contains("dismissal"), "\(busy.message)")
+        #expect(RestoreTests.shape(daemon) == before, "nothing changed")
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+
+        daemon.shutdown()  // the host does not acknowledge: the shutdown waits in its unwinding
+        guard case .error(let late)? = Self.open("students/Bob/age", from: debug) else {
+            Issue.record("expected an Error while shutting down")
+            return
+        }
+        #expect(late.code == .shuttingDown, "\(late.message)")
+    }
+
     @Test func aScreenHostMayOpenLinks() throws {
         let daemon = try EmbeddedDaemonTests.deepStack()
         let (host, answer) = EmbeddedDaemonTests.host(daemon)
@@ -55,6 +87,18 @@ struct OpenLinkTests {
 /// A link is an input like any other: journaled, and replayed by a restore (docs/restore.md).
 @Suite("OpenLink journaled")
 struct OpenLinkJournalTests {
+    /// The visible screen of the daemon's tree.
+    static func visibleScreen(_ daemon: EmbeddedDaemon) -> UInt64? {
+        var found: UInt64?
+        func walk(_ node: Flowd_V1_NavNode) {
+            if node.kind == .screen, node.screen.visible { found = node.id }
+            node.children.forEach(walk)
+            if node.hasPresented { walk(node.presented) }
+        }
+        walk(daemon.daemon.tree().window)
+        return found
+    }
+
     @Test func aDeepLinkSurvivesADaemonRestart() throws {
         let path = makeTemporaryDirectory() + "/launcher.journal"
         let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)

@@ -87,4 +87,39 @@ struct OpenLinkIntegrationTests {
         let placed = frames.compactMap(\.place)
         #expect(placed.contains { $0.screenID == opened.visibleScreen }, "the opened screen was placed on this host")
     }
+
+    @Test func flowdOpenStartsInThePartyScreenAndClosingTheModalReportsAsAfterAWalk() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "launcher", "--open", "directory/events/Party"],
+                                       environment: ["FLOWD_PYTHON_SCREENS": "0"])
+        #expect(daemon.waitForLog("opened the link given with --open"), "\(daemon.logText)")
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: BuiltInApps.kinds)
+        let placed = try host.settle().compactMap(\.place)
+        let party = try #require(placed.first { $0.kind == DirectoryDetailScreen.kind && $0.placement.visible }, "\(placed.map(\.kind))")
+        #expect(String(decoding: party.state.data, as: UTF8.self).contains("Party"))
+        let debug = try RawClient(path: daemon.socketPath)
+        try debug.handshake(role: .debug, name: "open-test")
+        #expect(Self.flowTypes(try debug.tree()).contains { $0.hasSuffix("ContactsAndEventsFlow") })
+
+        // Closing the modal returns to the menu, which shows the app's result as after a walk.
+        let close = try flowctl(["close-modal", "\(party.screenID)"], daemon)
+        #expect(close.status == 0, "\(close.stderr)")
+        let after = try host.settle()
+        let menuState = after.compactMap { frame -> String? in
+            if case .update(let update)? = frame.body { return String(decoding: update.state.data, as: UTF8.self) }
+            return nil
+        }
+        #expect(menuState.contains { $0.contains("Contacts and events: modal closed by the user") }, "\(menuState)")
+        #expect(Self.visible(try debug.tree()).first?.1 == MenuScreen.kind)
+    }
+
+    @Test func aLinkTheFlowsDoNotOpenLeavesTheAppAtItsStartAndSaysWhy() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "launcher", "--open", "students/Zed/age"],
+                                       environment: ["FLOWD_PYTHON_SCREENS": "0"])
+        #expect(daemon.waitForLog("was not opened"), "\(daemon.logText)")
+        #expect(daemon.logText.contains("Zed"))
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: BuiltInApps.kinds)
+        #expect(try host.settle().compactMap(\.place).map(\.kind) == [MenuScreen.kind], "the menu, as on any start")
+    }
 }

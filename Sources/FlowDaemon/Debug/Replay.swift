@@ -92,6 +92,10 @@ public enum Replay {
             guard let navigation = UserNavigation(message) else { return false }
             try? runtime.receiveUserNavigation(navigation, from: screen)
             return true
+        case .linkOpened:
+            guard event.hasPayload, let link = try? Link(parsing: String(decoding: event.payload.data, as: UTF8.self)) else { throw missingPayload(event) }
+            _ = try? runtime.open(link)
+            return true
         case .injected:
             throw missingPayload(event)
         default:

@@ -8,6 +8,7 @@ extension Daemon {
         loop.assertOnLoop()
         guard let app else { return }
         startRuntime(app)
+        if let link = configuration.openLink { openAtStart(link) }
     }
 
     func appReported(_ outcome: AppOutcome) {

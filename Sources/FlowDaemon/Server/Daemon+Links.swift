@@ -45,3 +45,23 @@ extension Daemon {
         }
     }
 }
+
+extension Daemon {
+    /// `flowd --open LINK`: a cold start straight into a deep place, through the flows (after a
+    /// restore, as a notification tapped in the running app). A link the flows do not open leaves
+    /// the app where it started, with an error in the log: a daemon (a service) does not stop over a
+    /// stale link. Its syntax was checked when the arguments were parsed.
+    func openAtStart(_ text: String) {
+        guard let runtime else { return }
+        do throws(LinkError) {
+            let opened = try open(Link(parsing: text), on: runtime)
+            logger.notice("opened the link given with --open", metadata: ["link": "\(opened.link)", "visible": "\(opened.visibleScreen.map { "\($0)" } ?? "none")"])
+            emitEvent(.linkOpened, screen: opened.visibleScreen, name: "\(opened.link)", payload: EventPayloads.link("\(opened.link)"), text: "opened \(opened)")
+        } catch {
+            logger.error("the link given with --open was not opened; the app starts where it starts", metadata: [
+                "link": "\(text)", "code": "\(error.code)", "reason": "\(error.message)",
+            ])
+        }
+        drive()
+    }
+}
