@@ -122,4 +122,22 @@ struct OpenLinkIntegrationTests {
         try host.handshake(provides: BuiltInApps.kinds)
         #expect(try host.settle().compactMap(\.place).map(\.kind) == [MenuScreen.kind], "the menu, as on any start")
     }
+
+    @Test func aRecordedLinkReplaysToTheSamePlacements() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "launcher"], environment: ["FLOWD_PYTHON_SCREENS": "0"])
+        let file = daemon.directory + "/links.rec"
+        let recorder = try FlowctlProcess(["record", file, "--socket", daemon.socketPath])
+        #expect(recorder.waitForStderr("recording flowd at"))
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: BuiltInApps.kinds)
+        _ = try host.settle()
+        #expect(try flowctl(["open", "students/Bob/age"], daemon).status == 0)
+        _ = try host.settle()
+        #expect(try flowctl(["open", "directory/events/Party"], daemon).status == 0, "from another place: unwound to the menu first")
+        _ = try host.settle()
+        recorder.signal(SIGINT)
+        #expect(recorder.waitForExit() == 0, "\(recorder.stderr)")
+        let replay = try ProductRun.run("flowd", ["replay", file])
+        #expect(replay.status == 0 && replay.stdout.contains("same placements ("), "\(replay.stdout) \(replay.stderr)")
+    }
 }
