@@ -223,6 +223,28 @@ struct InteractiveDemoTests {
         try fresh.waitFor("DEMO-EXITED 0")
     }
 
+    @Test func aLinkOpenedFromAnotherTerminalShowsItsScreenAndBackWalksTheRealStack() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/flowd.sock"
+        let terminal = try Terminal(command: """
+            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(socket)' FLOWD_DEMO_LOGS='\(directory)' NO_COLOR=1 scripts/demo --debug --no-build; \
+            echo "DEMO-EXITED $?"; read
+            """)
+        try terminal.waitFor("flowd demos", "[8] Quit")
+        let run = try ProductRun.run("flowctl", ["open", "students/Bob/age", "--socket", socket])
+        #expect(run.status == 0, "\(run.stderr)")
+        try terminal.waitFor("Age", "stack depth 4")
+        try terminal.press("b")
+        try terminal.waitFor("Edit Bob", "stack depth 3")
+        try terminal.press("b")
+        try terminal.waitFor("Students", "stack depth 2")
+        try terminal.press("b")
+        try terminal.waitFor("flowd demos", "stack depth 1")
+        try terminal.press("q")
+        try terminal.waitFor("DEMO-EXITED 0")
+    }
+
     /// The processes whose command line contains `pattern` (a scan of /proc,
     /// so no pipe to read to its end).
     private func processes(matching pattern: String) throws -> String {
