@@ -130,6 +130,11 @@ import Testing
         press(3, on: MenuScreen.self, in: walked)
 
         let (tester, _) = launch()
+        tester.expectOpen("profile/kept", starts: ["PersonalProfileFlow"], visible: ProfileScreen.self)
+        #expect(tester.runtime.debugTree() == walked.runtime.debugTree())
+        try tester.back()
+        #expect(tester.expectVisible(MenuScreen.self) != nil)
+        #expect(menuStatus(tester) == "Personal profile: dismissed by user")
         try tester.open("profile")                                   // the other personal-profile entry
         let kept = try tester.open("profile/kept")
         #expect(kept.unwound.count == 1 && kept.started.count == 1, "profile/kept is not the same place as profile")
@@ -160,6 +165,12 @@ import Testing
         let (direct, _) = launch()
         direct.expectOpen("profile/business/owner", starts: ["BusinessProfileFlow", "PersonalProfileFlow"], visible: ProfileScreen.self)
         #expect(direct.runtime.debugTree() == walked.runtime.debugTree())
+
+        try tester.back()
+        try tester.back()
+        #expect(tester.expectVisible(MenuScreen.self) != nil)
+        #expect(menuStatus(tester) == "Business profile: dismissed by user")
+        #expect(tester.runtime.liveFlowCount == 1)
 
         // Back from the owner's form returns to the business form, unchanged; the owner's result
         // reaches the business profile, whose result reaches the launcher.
