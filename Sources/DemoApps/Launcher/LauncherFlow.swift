@@ -29,6 +29,9 @@ public final class LauncherFlow: Flow {
 
     private var status = "Choose a demo."
     private var menu: Screen<MenuScreen>?
+    /// What the entries that leave their screens on the stack left there, oldest first: the screens
+    /// stay (the launcher owns them) until the user walks back over them or `menu` is opened.
+    private var kept: [Dismisser] = []
 
     public init() {}
 
@@ -42,28 +45,21 @@ public final class LauncherFlow: Flow {
     }
 
     private func open(_ index: Int, from menu: Screen<MenuScreen>, in flow: FlowContext<LauncherFlow>) {
-        let stack = flow.context
         switch index {
         case 0:
             startTutorial(OnboardingFlow(), in: flow)
-        case 1, 3:
-            let unwinding: Unwinding = index == 1 ? .dismissAnimated : .leaveOnStack
-            open(PersonalProfileFlow(), .pushed(in: stack), in: flow, label: "Personal profile", unwinding: unwinding) { "saved \($0.name)" }
+        case 1:
+            startPersonalProfile(PersonalProfileFlow(), unwinding: .dismissAnimated, in: flow)
+        case 3:
+            startPersonalProfile(PersonalProfileFlow(linkID: Self.keptProfile), unwinding: .leaveOnStack, in: flow)
         case 2:
-            open(BusinessProfileFlow(), .pushed(in: stack), in: flow, label: "Business profile", unwinding: .dismissWithoutAnimation) {
-                "\($0.company ?? "") owned by \($0.name)"
-            }
+            startBusinessProfile(BusinessProfileFlow(), in: flow)
         case 4:
             startStudents(StudentsFlow(), in: flow)
         case 5:
             startDirectory(ContactsAndEventsFlow(), from: menu, in: flow)
         case 6:
-            open(LoginFlow(), presented(on: menu).withNavigationEmbedding(), in: flow, label: "Login", unwinding: .dismissAnimated) { result in
-                switch result {
-                case .loggedIn(let name): "logged in as \(name)"
-                case .cancelled: "cancelled"
-                }
-            }
+            startLogin(LoginFlow(), from: menu, in: flow)
         default:
             flow.finish(status)
         }
@@ -81,6 +77,29 @@ public final class LauncherFlow: Flow {
             dismisser.dismiss(animated: true)
         } onEnd: { [unowned self] ending in
             report("Tutorial \(ending)")
+        }
+    }
+
+    /// The personal profile's `linkID` when its entry leaves it on the stack (`profile/kept`), so that
+    /// a link to one of the two entries never continues in the other.
+    static let keptProfile = "kept"
+
+    private func startPersonalProfile(_ app: PersonalProfileFlow, unwinding: Unwinding, in flow: FlowContext<LauncherFlow>) {
+        open(app, .pushed(in: flow.context), in: flow, label: "Personal profile", unwinding: unwinding) { "saved \($0.name)" }
+    }
+
+    private func startBusinessProfile(_ app: BusinessProfileFlow, in flow: FlowContext<LauncherFlow>) {
+        open(app, .pushed(in: flow.context), in: flow, label: "Business profile", unwinding: .dismissWithoutAnimation) {
+            "\($0.company ?? "") owned by \($0.name)"
+        }
+    }
+
+    private func startLogin(_ app: LoginFlow, from menu: Screen<MenuScreen>, in flow: FlowContext<LauncherFlow>) {
+        open(app, presented(on: menu).withNavigationEmbedding(), in: flow, label: "Login", unwinding: .dismissAnimated) { result in
+            switch result {
+            case .loggedIn(let name): "logged in as \(name)"
+            case .cancelled: "cancelled"
+            }
         }
     }
 
@@ -105,7 +124,7 @@ public final class LauncherFlow: Flow {
             switch unwinding {
             case .dismissAnimated: dismisser.dismiss(animated: true)
             case .dismissWithoutAnimation: dismisser.dismiss(animated: false)
-            case .leaveOnStack: dismisser.leave()
+            case .leaveOnStack: kept.append(dismisser)   // left on the stack until the menu link (`menu`) takes it away
             }
         } onEnd: { [unowned self] ending in
             report("\(label): \(ending)")
@@ -122,22 +141,53 @@ public final class LauncherFlow: Flow {
     }
 }
 
-/// Links: the first segment names the app (`tutorial`, `students`, `directory`), started exactly as
-/// its menu button starts it; the rest goes to the app's flow.
+/// Links: the first segment names the app, started exactly as its menu button starts it, and the
+/// rest goes to the app's flow (docs/demo.md, Links):
+///
+/// - `tutorial`, `students`, `directory`, `login`: the entries of the same names;
+/// - `profile` is "Personal profile (dismiss animated)", `profile/kept` "Personal profile (leave on the
+///   stack)", `profile/business` "Business profile" (its `owner` the owner's profile inside it);
+/// - `menu` is the launcher's own place: every app running is unwound without animation and without
+///   its result (as a terminated flow; the status line keeps the last report), the screens a finished
+///   app left on the stack are dismissed, and the menu is visible.
 extension LauncherFlow: LinkHandling {
     public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<LauncherFlow> {
         switch link.first {
         case nil:
-            return .here()
+            return .here { [unowned self] _ in dismissKept() }
+        case "menu":
+            return .here(consuming: 1) { [unowned self] _ in dismissKept() }
         case "tutorial":
             return .start(OnboardingFlow(), consuming: 1) { [unowned self] flow, app in startTutorial(app, in: flow) }
+        case "profile":
+            switch link.remaining.dropFirst().first {
+            case "business":
+                return .start(BusinessProfileFlow(), consuming: 2) { [unowned self] flow, app in startBusinessProfile(app, in: flow) }
+            case Self.keptProfile:
+                return .start(PersonalProfileFlow(linkID: Self.keptProfile), consuming: 2) { [unowned self] flow, app in
+                    startPersonalProfile(app, unwinding: .leaveOnStack, in: flow)
+                }
+            default:
+                return .start(PersonalProfileFlow(), consuming: 1) { [unowned self] flow, app in
+                    startPersonalProfile(app, unwinding: .dismissAnimated, in: flow)
+                }
+            }
         case "students":
             return .start(StudentsFlow(), consuming: 1) { [unowned self] flow, app in startStudents(app, in: flow) }
         case "directory":
             guard let menu else { throw link.refused("the menu is not shown yet") }
             return .start(ContactsAndEventsFlow(), consuming: 1) { [unowned self] flow, app in startDirectory(app, from: menu, in: flow) }
+        case "login":
+            guard let menu else { throw link.refused("the menu is not shown yet") }
+            return .start(LoginFlow(), consuming: 1) { [unowned self] flow, app in startLogin(app, from: menu, in: flow) }
         default:
-            throw link.unknown(at: 0, "the launcher has the apps tutorial, students and directory")
+            throw link.unknown(at: 0, "the launcher has menu and the apps tutorial, profile, profile/kept, profile/business, students, directory and login")
         }
+    }
+
+    /// Dismisses what finished apps left on the stack, newest first, without animation.
+    private func dismissKept() {
+        for dismisser in kept.reversed() { dismisser.dismiss(animated: false) }
+        kept.removeAll()
     }
 }

@@ -94,3 +94,12 @@ public final class LoginFlow: Flow {
         CardState(title: "Log in", body: message, buttons: ["Log in", "Cancel"], field: "User name", text: username)
     }
 }
+
+/// `login` is the login form, in the modal the launcher presents; the link ends there (the form's
+/// screens may be spawned processes: the link starts the flow, the daemon places its screens).
+extension LoginFlow: LinkHandling {
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<LoginFlow> {
+        guard link.isEmpty else { throw link.unknown(at: 0, "the login ends at its form") }
+        return .here()
+    }
+}

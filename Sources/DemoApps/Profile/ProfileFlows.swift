@@ -12,9 +12,12 @@ public final class PersonalProfileFlow: Flow {
     public typealias Result = Profile
 
     private var name: String
+    /// Which place this profile is for links (the launcher's two personal-profile entries differ).
+    public let linkID: String
 
-    public init(name: String = "Ada") {
+    public init(name: String = "Ada", linkID: String = "") {
         self.name = name
+        self.linkID = linkID
     }
 
     public func start(_ flow: FlowContext<PersonalProfileFlow>) {
@@ -47,29 +50,36 @@ public final class BusinessProfileFlow: Flow {
 
     private var company = "Acme"
     private var owner: Profile?
+    private var form: Screen<BusinessScreen>?
 
     public init() {}
 
     public func start(_ flow: FlowContext<BusinessProfileFlow>) {
         let form = flow.show(BusinessScreen.self, state())
+        self.form = form
         form.onOutput { [unowned self] output in
             switch output {
             case .didEnterText(let text):
                 company = text
                 form.update(state())
             case .didPressButton(index: 0):
-                flow.start(PersonalProfileFlow(), .pushed(in: flow.context)) { [unowned self] profile, dismisser in
-                    owner = profile
-                    form.update(state())
-                    dismisser.dismiss(animated: true)
-                } onEnd: { [unowned self] ending in
-                    // Back from the owner's form keeps the business form as it was; anything else is shown.
-                    guard ending != .dismissedByUser else { return }
-                    form.update(state(note: "Owner's profile \(ending)."))
-                }
+                startOwner(PersonalProfileFlow(), in: flow)
             case .didPressButton:
                 flow.finish(Profile(name: owner?.name ?? "nobody", company: company))
             }
+        }
+    }
+
+    /// The owner's profile, pushed on the business form's stack.
+    private func startOwner(_ profile: PersonalProfileFlow, in flow: FlowContext<BusinessProfileFlow>) {
+        flow.start(profile, .pushed(in: flow.context)) { [unowned self] profile, dismisser in
+            owner = profile
+            form?.update(state())
+            dismisser.dismiss(animated: true)
+        } onEnd: { [unowned self] ending in
+            // Back from the owner's form keeps the business form as it was; anything else is shown.
+            guard ending != .dismissedByUser else { return }
+            form?.update(state(note: "Owner's profile \(ending)."))
         }
     }
 
@@ -77,5 +87,25 @@ public final class BusinessProfileFlow: Flow {
         CardState(
             title: "Business profile", body: "Owner: \(owner?.name ?? "not set")" + (note.map { " \($0)" } ?? ""),
             buttons: ["Set owner's profile", "Finish"], field: "Company", text: company)
+    }
+}
+
+/// The personal profile is a leaf: its link (`profile`, `profile/kept`, `profile/business/owner`)
+/// ends at its form.
+extension PersonalProfileFlow: LinkHandling {
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<PersonalProfileFlow> {
+        guard link.isEmpty else { throw link.unknown(at: 0, "the personal profile ends at its form") }
+        return .here()
+    }
+}
+
+/// `owner` opens the owner's profile inside the business profile, as "Set owner's profile" does.
+extension BusinessProfileFlow: LinkHandling {
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<BusinessProfileFlow> {
+        switch link.first {
+        case nil: return .here()
+        case "owner": return .start(PersonalProfileFlow(), consuming: 1) { [unowned self] flow, owner in startOwner(owner, in: flow) }
+        default: throw link.unknown(at: 0, "the business profile has only owner")
+        }
     }
 }
