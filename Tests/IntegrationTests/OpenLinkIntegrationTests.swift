@@ -140,4 +140,47 @@ struct OpenLinkIntegrationTests {
         let replay = try ProductRun.run("flowd", ["replay", file])
         #expect(replay.status == 0 && replay.stdout.contains("same placements ("), "\(replay.stdout) \(replay.stderr)")
     }
+
+    /// The flows and the navigation of a tree, without hosts, serials or processes.
+    static func shape(_ tree: Flowd_V1_Tree) -> [String] {
+        var lines: [String] = []
+        func flow(_ node: Flowd_V1_FlowNode, _ depth: Int) {
+            lines.append(String(repeating: " ", count: depth) + "flow \(node.id) \(node.type) screens \(node.screenIds)")
+            node.children.forEach { flow($0, depth + 1) }
+        }
+        func nav(_ node: Flowd_V1_NavNode, _ depth: Int) {
+            let info = node.kind == .screen ? " \(node.screen.kind) of \(node.screen.flowID)\(node.screen.visible ? " visible" : "")" : ""
+            lines.append(String(repeating: " ", count: depth) + "\(node.kind) \(node.id)\(info) tab \(node.selectedTab)")
+            node.children.forEach { nav($0, depth + 1) }
+            if node.hasPresented { nav(node.presented, depth + 1) }
+        }
+        if tree.hasRootFlow { flow(tree.rootFlow, 0) }
+        if tree.hasWindow { nav(tree.window, 0) }
+        return lines
+    }
+
+    @Test func theTreeAfterOpenIsTheTreeAfterWalkingThereByHand() throws {
+        func launcher() throws -> (DaemonProcess, RawClient, RawClient, UInt64) {
+            let daemon = try DaemonProcess(arguments: ["--app", "launcher"], environment: ["FLOWD_PYTHON_SCREENS": "0"])
+            let host = try RawClient(path: daemon.socketPath)
+            try host.handshake(provides: BuiltInApps.kinds)
+            let menu = try #require(try host.settle().compactMap(\.place).first { $0.kind == MenuScreen.kind })
+            let debug = try RawClient(path: daemon.socketPath)
+            try debug.handshake(role: .debug, name: "tree")
+            return (daemon, host, debug, menu.screenID)
+        }
+        // By hand: the menu's Student editor, Bob, Edit age.
+        let (walked, walker, walkedDebug, walkedMenu) = try launcher()
+        var screen = walkedMenu
+        for (index, kind) in [(4, StudentListScreen.kind), (1, NameEditorScreen.kind), (0, AgeEditorScreen.kind)] {
+            _ = try walker.press(index, on: screen)
+            screen = try #require(try walker.settle().compactMap(\.place).first { $0.kind == kind }).screenID
+        }
+        // By link.
+        let (linked, linker, linkedDebug, _) = try launcher()
+        #expect(try flowctl(["open", "students/Bob/age"], linked).status == 0)
+        _ = try linker.settle()
+        #expect(Self.shape(try linkedDebug.tree()) == Self.shape(try walkedDebug.tree()), "the same flows and screens, id for id")
+        _ = walked
+    }
 }
