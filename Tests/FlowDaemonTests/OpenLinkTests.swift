@@ -40,7 +40,7 @@ struct OpenLinkTests {
         #expect(Self.open("", from: debug) != nil)
     }
 
-    @Test func aLinkWhileShuttingDownOrWhileADismissalIsInFlightIsRefusedAndChangesNothing() throws {
+    @Test func aLinkWaitsForTheDismissalInFlightAndIsRefusedOnceShuttingDown() throws {
         let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
         let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false }
         let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
@@ -56,20 +56,30 @@ struct OpenLinkTests {
         let visible = try #require(OpenLinkJournalTests.visibleScreen(daemon))
         RestoreTests.back(visible, from: host)
         let before = RestoreTests.shape(daemon)
-        guard case .error(let busy)? = Self.open("students/Ann/age", from: debug) else {
-            Issue.record("expected an Error while a dismissal is in flight")
+        #expect(Self.open("students/Ann/age", from: debug) == nil, "no answer yet: the link waits for the dismissal")
+        #expect(RestoreTests.shape(daemon) == before, "nothing changed meanwhile")
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)  // the Dismiss is acknowledged: the link opens
+        guard case .linkOpened(let opened)? = debug.readBodies().last else {
+            Issue.record("expected LinkOpened once the dismissal completed")
             return
         }
-        #expect(busy.code == .linkRefused && busy.message.contains("dismissal"), "\(busy.message)")
-        #expect(RestoreTests.shape(daemon) == before, "nothing changed")
+        #expect(opened.link == "students/Ann/age")
         EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
 
+        // Another dismissal in flight, a link waiting for it, and the shutdown begins: refused.
+        RestoreTests.back(try #require(OpenLinkJournalTests.visibleScreen(daemon)), from: host)
+        #expect(Self.open("students/Bob/age", from: debug) == nil)
         daemon.shutdown()  // the host does not acknowledge: the shutdown waits in its unwinding
-        guard case .error(let late)? = Self.open("students/Bob/age", from: debug) else {
-            Issue.record("expected an Error while shutting down")
+        guard case .error(let late)? = debug.readBodies().first(where: { if case .error = $0 { true } else { false } }) else {
+            Issue.record("expected an Error for the waiting link once shutting down")
             return
         }
         #expect(late.code == .shuttingDown, "\(late.message)")
+        guard case .error(let later)? = Self.open("students/Bob/age", from: debug) else {
+            Issue.record("expected an Error while shutting down")
+            return
+        }
+        #expect(later.code == .shuttingDown, "\(later.message)")
     }
 
     @Test func aScreenHostMayOpenLinks() throws {

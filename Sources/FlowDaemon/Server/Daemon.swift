@@ -54,6 +54,8 @@ public final class Daemon {
     var restoredInputs = 0
     /// Keys of the latest inputs applied: a repeat is dropped.
     var appliedKeys = AppliedKeys()
+    /// `OpenLink` requests waiting for the dismissals in flight (`Daemon+Links.swift`).
+    var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
     /// The flows' timers and work the daemon started (`Daemon+Requests.swift`).
     var requests = DaemonRequests()
     /// Spawned screen processes by the id of their connection.
@@ -410,6 +412,7 @@ public final class Daemon {
         loop.assertOnLoop()
         serviceBacklog()
         handleEndOfIteration()
+        if !waitingLinks.isEmpty { openWaitingLinks() }
         commitJournal()
         defer {
             if !backlogged.isEmpty { wakeIfWorkPending() }
