@@ -99,14 +99,7 @@ struct OpenLinkTests {
 struct OpenLinkJournalTests {
     /// The visible screen of the daemon's tree.
     static func visibleScreen(_ daemon: EmbeddedDaemon) -> UInt64? {
-        var found: UInt64?
-        func walk(_ node: Flowd_V1_NavNode) {
-            if node.kind == .screen, node.screen.visible { found = node.id }
-            node.children.forEach(walk)
-            if node.hasPresented { walk(node.presented) }
-        }
-        walk(daemon.daemon.tree().window)
-        return found
+        RestoreTests.screenNodes(daemon.daemon.tree()).last { $0.screen.visible }?.id
     }
 
     @Test func aDeepLinkSurvivesADaemonRestart() throws {

@@ -30,9 +30,14 @@ struct RestoreTests {
 
     /// The screens a tree shows, with what a host is told about each: id, kind, owner, visibility.
     static func screens(_ tree: Flowd_V1_Tree) -> [String] {
-        var found: [String] = []
+        screenNodes(tree).map { "\($0.id) \($0.screen.kind) flow \($0.screen.flowID)\($0.screen.visible ? " visible" : "")" }
+    }
+
+    /// The screen nodes of a tree's navigation, bottom first (presented trees after their presenter).
+    static func screenNodes(_ tree: Flowd_V1_Tree) -> [Flowd_V1_NavNode] {
+        var found: [Flowd_V1_NavNode] = []
         func walk(_ node: Flowd_V1_NavNode) {
-            if node.kind == .screen { found.append("\(node.id) \(node.screen.kind) flow \(node.screen.flowID)\(node.screen.visible ? " visible" : "")") }
+            if node.kind == .screen { found.append(node) }
             node.children.forEach(walk)
             if node.hasPresented { walk(node.presented) }
         }

@@ -154,20 +154,6 @@ struct DaemonRestartTests {
     static func shape(of daemon: DaemonProcess) throws -> [String] {
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug, name: "restart-check")
-        let tree = try debug.tree()
-        var lines: [String] = []
-        func flow(_ node: Flowd_V1_FlowNode, _ depth: Int) {
-            lines.append(String(repeating: " ", count: depth) + "flow \(node.id) \(node.type) screens \(node.screenIds)")
-            for child in node.children { flow(child, depth + 1) }
-        }
-        func nav(_ node: Flowd_V1_NavNode, _ depth: Int) {
-            let info = node.kind == .screen ? " \(node.screen.kind) of \(node.screen.flowID)\(node.screen.visible ? " visible" : "")" : ""
-            lines.append(String(repeating: " ", count: depth) + "\(node.kind) \(node.id)\(info) tab \(node.selectedTab)")
-            for child in node.children { nav(child, depth + 1) }
-            if node.hasPresented { nav(node.presented, depth + 1) }
-        }
-        if tree.hasRootFlow { flow(tree.rootFlow, 0) }
-        if tree.hasWindow { nav(tree.window, 0) }
-        return lines
+        return try debug.tree().shapeLines
     }
 }

@@ -8,28 +8,6 @@ import Testing
 /// raw client's `OpenLink` on the launcher, and the real stack behind the opened screen.
 @Suite("open links")
 struct OpenLinkIntegrationTests {
-    /// The visible screens of a tree: (id, kind).
-    static func visible(_ tree: Flowd_V1_Tree) -> [(UInt64, String)] {
-        var found: [(UInt64, String)] = []
-        func walk(_ node: Flowd_V1_NavNode) {
-            if node.kind == .screen, node.screen.visible { found.append((node.id, node.screen.kind)) }
-            node.children.forEach(walk)
-            if node.hasPresented { walk(node.presented) }
-        }
-        walk(tree.window)
-        return found
-    }
-
-    static func flowTypes(_ tree: Flowd_V1_Tree) -> [String] {
-        var types: [String] = []
-        func walk(_ node: Flowd_V1_FlowNode) {
-            types.append(node.type)
-            node.children.forEach(walk)
-        }
-        if tree.hasRootFlow { walk(tree.rootFlow) }
-        return types
-    }
-
     @Test func flowctlOpenStudentsBobAgeThenBackWalksTheRealStackToTheMenu() throws {
         let daemon = try DaemonProcess(arguments: ["--app", "launcher"], environment: ["FLOWD_PYTHON_SCREENS": "0"])
         let host = try RawClient(path: daemon.socketPath)
@@ -43,19 +21,19 @@ struct OpenLinkIntegrationTests {
         #expect(run.stdout.contains("opened students/Bob/age") && run.stdout.contains("started flows"), "\(run.stdout)")
         _ = try host.settle()
         var tree = try debug.tree()
-        #expect(Self.flowTypes(tree).suffix(3).map { $0.split(separator: ".").last.map(String.init) ?? $0 }
-                    == ["StudentsFlow", "EditStudentFlow", "EditAgeFlow"], "\(Self.flowTypes(tree))")
-        let age = try #require(Self.visible(tree).first)
-        #expect(age.1 == AgeEditorScreen.kind, "\(Self.visible(tree))")
+        #expect(tree.flowTypes.suffix(3).map { $0.split(separator: ".").last.map(String.init) ?? $0 }
+                    == ["StudentsFlow", "EditStudentFlow", "EditAgeFlow"], "\(tree.flowTypes)")
+        let age = try #require(tree.visibleScreens.first)
+        #expect(age.1 == AgeEditorScreen.kind, "\(tree.visibleScreens)")
 
         // Back from the age editor: Bob's name editor, then the list, then the menu.
         for expected in [NameEditorScreen.kind, StudentListScreen.kind, MenuScreen.kind] {
-            let top = try #require(Self.visible(tree).first)
+            let top = try #require(tree.visibleScreens.first)
             let back = try flowctl(["back", "\(top.0)"], daemon)
             #expect(back.status == 0, "\(back.stderr)")
             _ = try host.settle()
             tree = try debug.tree()
-            #expect(Self.visible(tree).first?.1 == expected, "\(Self.visible(tree))")
+            #expect(tree.visibleScreens.first?.1 == expected, "\(tree.visibleScreens)")
         }
 
         // Errors are typed, change nothing, and say what was wrong.
@@ -99,7 +77,7 @@ struct OpenLinkIntegrationTests {
         #expect(String(decoding: party.state.data, as: UTF8.self).contains("Party"))
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug, name: "open-test")
-        #expect(Self.flowTypes(try debug.tree()).contains { $0.hasSuffix("ContactsAndEventsFlow") })
+        #expect((try debug.tree()).flowTypes.contains { $0.hasSuffix("ContactsAndEventsFlow") })
 
         // Closing the modal returns to the menu, which shows the app's result as after a walk.
         let close = try flowctl(["close-modal", "\(party.screenID)"], daemon)
@@ -110,7 +88,7 @@ struct OpenLinkIntegrationTests {
             return nil
         }
         #expect(menuState.contains { $0.contains("Contacts and events: modal closed by the user") }, "\(menuState)")
-        #expect(Self.visible(try debug.tree()).first?.1 == MenuScreen.kind)
+        #expect((try debug.tree()).visibleScreens.first?.1 == MenuScreen.kind)
     }
 
     @Test func aLinkTheFlowsDoNotOpenLeavesTheAppAtItsStartAndSaysWhy() throws {
@@ -141,24 +119,6 @@ struct OpenLinkIntegrationTests {
         #expect(replay.status == 0 && replay.stdout.contains("same placements ("), "\(replay.stdout) \(replay.stderr)")
     }
 
-    /// The flows and the navigation of a tree, without hosts, serials or processes.
-    static func shape(_ tree: Flowd_V1_Tree) -> [String] {
-        var lines: [String] = []
-        func flow(_ node: Flowd_V1_FlowNode, _ depth: Int) {
-            lines.append(String(repeating: " ", count: depth) + "flow \(node.id) \(node.type) screens \(node.screenIds)")
-            node.children.forEach { flow($0, depth + 1) }
-        }
-        func nav(_ node: Flowd_V1_NavNode, _ depth: Int) {
-            let info = node.kind == .screen ? " \(node.screen.kind) of \(node.screen.flowID)\(node.screen.visible ? " visible" : "")" : ""
-            lines.append(String(repeating: " ", count: depth) + "\(node.kind) \(node.id)\(info) tab \(node.selectedTab)")
-            node.children.forEach { nav($0, depth + 1) }
-            if node.hasPresented { nav(node.presented, depth + 1) }
-        }
-        if tree.hasRootFlow { flow(tree.rootFlow, 0) }
-        if tree.hasWindow { nav(tree.window, 0) }
-        return lines
-    }
-
     @Test func theTreeAfterOpenIsTheTreeAfterWalkingThereByHand() throws {
         func launcher() throws -> (DaemonProcess, RawClient, RawClient, UInt64) {
             let daemon = try DaemonProcess(arguments: ["--app", "launcher"], environment: ["FLOWD_PYTHON_SCREENS": "0"])
@@ -180,7 +140,7 @@ struct OpenLinkIntegrationTests {
         let (linked, linker, linkedDebug, _) = try launcher()
         #expect(try flowctl(["open", "students/Bob/age"], linked).status == 0)
         _ = try linker.settle()
-        #expect(Self.shape(try linkedDebug.tree()) == Self.shape(try walkedDebug.tree()), "the same flows and screens, id for id")
+        #expect((try linkedDebug.tree()).shapeLines == (try walkedDebug.tree()).shapeLines, "the same flows and screens, id for id")
         _ = walked
     }
 }

@@ -10,9 +10,8 @@ extension Daemon {
     /// (exit 75): then the file is not known to be the wrong one and stays where it is.
     package func openState() throws(DaemonError) {
         guard let path = configuration.statePath, let app, stateJournal == nil else { return }
-        let identity = Journal.Identity(app: app.name, appVersion: app.version)
         do {
-            stateJournal = DaemonJournal(journal: try Journal(path: path, identity: identity), logger: logger)
+            stateJournal = try journal(at: path, for: app)
         } catch {
             switch error {
             case .otherApp, .otherAppVersion, .otherSchema, .notAJournal, .corrupt: break  // moved aside below
@@ -26,12 +25,17 @@ extension Daemon {
                 "kept": "\(kept)",
             ])
             do {
-                stateJournal = DaemonJournal(journal: try Journal(path: path, identity: identity), logger: logger)
+                stateJournal = try journal(at: path, for: app)
             } catch {
                 throw .state(error)
             }
         }
         logger.info("journal open", metadata: ["path": "\(path)"])
+    }
+
+    /// The journal at `path` for `app` (its name and version are the journal's identity).
+    func journal(at path: String, for app: App) throws(JournalError) -> DaemonJournal {
+        DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)), logger: logger)
     }
 
     /// Moves a refused journal aside; returns where it went.

@@ -126,7 +126,7 @@ extension Daemon {
             do {
                 let kept = try Journal.moveAside(path)
                 logger.error("\(why); it was moved aside to \(kept) and the app starts fresh; \(advice(kept))", metadata: ["kept": "\(kept)"])
-                stateJournal = DaemonJournal(journal: try Journal(path: path, identity: .init(app: app.name, appVersion: app.version)), logger: logger)
+                stateJournal = try journal(at: path, for: app)
             } catch {
                 logger.error("\(why); \(error); the app starts fresh without a journal", metadata: ["error": "\(error)"])
             }

@@ -66,11 +66,6 @@ final class DaemonJournal {
         check.add(command)
     }
 
-    /// Continues the check from a replay's.
-    func resume(check: PlacementCheck) {
-        self.check = check
-    }
-
     /// Commits this iteration's inputs in one transaction, the check on the last one (end of every
     /// loop iteration). A failed write keeps them for the next try, due at `retryAt` (`force`: now).
     func commit(now: UInt64, force: Bool = false) {

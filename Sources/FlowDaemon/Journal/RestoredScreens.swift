@@ -9,8 +9,6 @@ struct RestoredScreens {
     /// Screens in the order placed; entries of dismissed screens are skipped and compacted away.
     private var order: [ScreenID] = []
 
-    var count: Int { places.count }
-
     mutating func apply(_ command: ScreenCommand) {
         switch command {
         case .place(let place):
