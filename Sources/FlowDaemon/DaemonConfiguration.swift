@@ -29,6 +29,10 @@ public struct DaemonConfiguration: Sendable {
     /// it is treated as hung, in milliseconds (0: no watchdog). Keep it below the ack timeout: a hang
     /// is found within 1.75 × this.
     public var hangTimeoutMilliseconds: UInt64 = 1_000
+    /// How long a peer that began a frame after the handshake may stay silent before it is cut off
+    /// with `FRAME_TIMEOUT`, in milliseconds (0: forever). Checked with this granularity: a stalled
+    /// peer goes between one and two of these after its last byte.
+    public var frameTimeoutMilliseconds: UInt64 = 10_000
     /// The journal that keeps the app's state across restarts of the daemon (nil: none). Opened by
     /// `Daemon.openState()`; see docs/restore.md.
     public var statePath: String?

@@ -95,7 +95,11 @@ extension NavigationModel {
             let placement = placement(of: id, front: front)
             let change: PlacementChange
             if placement.isVisible != node.reportedVisible {
-                change = placement.isVisible ? .uncovered : .covered
+                if switchedTab(in: placement) {
+                    change = placement.isVisible ? .tabSelected : .tabDeselected
+                } else {
+                    change = placement.isVisible ? .uncovered : .covered
+                }
             } else if placement.isTopMost != node.reportedTopMost {
                 change = placement.isTopMost ? .uncovered : .covered
             } else if placement.index != Int(node.reportedIndex) {
@@ -108,8 +112,17 @@ extension NavigationModel {
         }
         placedSinceCommit.removeAll(keepingCapacity: true)
         touched.removeAll(keepingCapacity: true)
+        tabSwitchesSinceCommit.removeAll(keepingCapacity: true)
         frontAtCommit = front
         return changes
+    }
+
+    /// Whether a tab bar on the placement's path changed its selection since the last commit.
+    private func switchedTab(in placement: Placement) -> Bool {
+        guard !tabSwitchesSinceCommit.isEmpty else { return false }
+        return placement.path.contains { step in
+            if case .tab(let bar, _, _) = step { tabSwitchesSinceCommit.contains(bar) } else { false }
+        }
     }
 
     private mutating func record(_ placement: Placement, for id: NodeID) {

@@ -61,6 +61,8 @@ package struct NavigationModel {
     var placedSinceCommit: [NodeID] = []
     var touched: Set<NodeID> = []
     var frontAtCommit: NodeID? = nil
+    /// Tab bars whose selection changed since the last commit: their screens hear `.tabSelected`/`.tabDeselected`.
+    var tabSwitchesSinceCommit: Set<NodeID> = []
     /// Containers that must not be collected while something is being placed into them.
     private var pinned: Set<NodeID> = []
 
@@ -180,6 +182,7 @@ package struct NavigationModel {
 
     /// Selects a tab of a tab bar.
     package mutating func selectTab(_ index: Int, of bar: NodeID) {
+        if nodes[bar]!.selectedTab != index { tabSwitchesSinceCommit.insert(bar) }
         nodes[bar]!.selectedTab = index
     }
 

@@ -5,22 +5,23 @@ extension Flowd_V1_Placement {
     /// The wire form of a FlowKit placement: one path element per container
     /// from the window down, then the screen itself. An element's `index` is
     /// its position in the element before it (stack index, tab index);
-    /// `presented` marks a node presented modally from inside the element before it.
-    ///
-    /// The presenter itself is not on the wire: a modal presented on a screen reads, on the other
-    /// side, as presented on that screen's container (see `Placement.init(_:)`).
+    /// `presented` marks a node presented modally from inside the element before it, and
+    /// `presenter_id` names the node it is presented on (a screen is not itself on the path).
     package init(_ placement: Placement, screen: ScreenID) {
         self.init()
         var nextIndex: UInt32 = 0
         var nextPresented = false
+        var nextPresenter: NodeID = .none
         func element(_ kind: Flowd_V1_NodeKind, _ id: NodeID) -> Flowd_V1_PathElement {
             var element = Flowd_V1_PathElement()
             element.kind = kind
             element.id = id.rawValue
             element.index = nextIndex
             element.presented = nextPresented
+            element.presenterID = nextPresenter.rawValue
             nextIndex = 0
             nextPresented = false
+            nextPresenter = .none
             return element
         }
         for step in placement.path {
@@ -34,8 +35,9 @@ extension Flowd_V1_Placement {
                 tabBar.tabCount = UInt32(count)
                 path.append(tabBar)
                 nextIndex = UInt32(index)
-            case .modal:
+            case .modal(let presenter):
                 nextPresented = true
+                nextPresenter = presenter
             }
         }
         if case .stack? = placement.path.last { nextIndex = UInt32(placement.index) }
@@ -48,7 +50,8 @@ extension Flowd_V1_Placement {
 extension Placement {
     /// The FlowKit placement a wire `Placement` describes (docs/protocol.md §7), as a screen host sees it:
     /// each element after the first adds the step that relates it to the element before it
-    /// (`.stack`, `.tab`, `.window`, or `.modal(presenter:)` when it is `presented` on that element);
+    /// (`.stack`, `.tab`, `.window`, or `.modal(presenter:)` when it is `presented`: on `presenter_id`,
+    /// or on that element when a peer leaves the id out);
     /// the last element is the screen, whose `index` is the placement's index when it is in a stack.
     /// Elements of a kind this version does not know add no step.
     package init(_ wire: Flowd_V1_Placement) {
@@ -58,16 +61,22 @@ extension Placement {
             let container = elements[position - 1]
             let element = elements[position]
             let id = NodeID(rawValue: container.id)
-            if element.presented {
-                path.append(.modal(presenter: id))
+            func containment() -> PlacementStep? {
+                switch container.kind {
+                case .window: .window
+                case .stack: .stack(id)
+                case .tabBar: .tab(bar: id, index: Int(element.index), count: Int(container.tabCount))
+                case .screen, .unspecified, .UNRECOGNIZED: nil
+                }
+            }
+            guard element.presented else {
+                if let step = containment() { path.append(step) }
                 continue
             }
-            switch container.kind {
-            case .window: path.append(.window)
-            case .stack: path.append(.stack(id))
-            case .tabBar: path.append(.tab(bar: id, index: Int(element.index), count: Int(container.tabCount)))
-            case .screen, .unspecified, .UNRECOGNIZED: continue
-            }
+            let presenter = element.presenterID != 0 ? NodeID(rawValue: element.presenterID) : id
+            // Presented on a node inside the container (a screen, not on the wire): that node's place first.
+            if presenter != id, let step = containment() { path.append(step) }
+            path.append(.modal(presenter: presenter))
         }
         var index = 0
         if case .stack? = path.last, let screen = elements.last { index = Int(screen.index) }

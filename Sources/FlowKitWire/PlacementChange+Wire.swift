@@ -8,19 +8,23 @@ extension Flowd_V1_PlacementChanged.Change {
         case .covered: self = .covered
         case .uncovered: self = .uncovered
         case .moved: self = .moved
+        case .tabSelected: self = .tabSelected
+        case .tabDeselected: self = .tabDeselected
         }
     }
 }
 
 
 extension PlacementChange {
-    /// The FlowKit reason for a wire `PlacementChanged.Change`, as a screen host sees it: a tab
-    /// (de)selection is an uncovering (covering); a reason this version does not know is read off
-    /// the placements the way the daemon decides it (visibility, then top-most, else moved).
+    /// The FlowKit reason for a wire `PlacementChanged.Change`, as a screen host sees it; a reason
+    /// this version does not know is read off the placements the way the daemon decides it
+    /// (visibility, then top-most, else moved).
     package init(_ wire: Flowd_V1_PlacementChanged.Change, from previous: Placement, to placement: Placement) {
         switch wire {
-        case .covered, .tabDeselected: self = .covered
-        case .uncovered, .tabSelected: self = .uncovered
+        case .covered: self = .covered
+        case .uncovered: self = .uncovered
+        case .tabSelected: self = .tabSelected
+        case .tabDeselected: self = .tabDeselected
         case .moved: self = .moved
         case .unspecified, .UNRECOGNIZED:
             if placement.isVisible != previous.isVisible {

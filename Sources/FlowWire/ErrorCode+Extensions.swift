@@ -4,7 +4,7 @@ extension Flowd_V1_ErrorCode {
     public var isFatal: Bool {
         switch self {
         case .malformedFrame, .frameTooLarge, .unsupportedVersion, .unauthorized, .unexpectedMessage,
-            .handshakeTimeout, .writeQueueOverflow, .internal, .resumeRefused:
+            .handshakeTimeout, .writeQueueOverflow, .internal, .resumeRefused, .frameTimeout:
             true
         case .unspecified, .unknownScreen, .notYourScreen, .unknownSerial, .badPayload, .ackTimeout,
             .unknownKind, .invalidNavigation, .unknownFlow, .limitExceeded, .shuttingDown, .badLink, .unknownLink, .linkRefused,

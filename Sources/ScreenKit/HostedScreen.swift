@@ -57,8 +57,8 @@ public final class HostedScreen<Module: ScreenModule> {
     /// Calls `handler` with the new state on each `Update` (replaces an earlier handler).
     public func onUpdate(_ handler: @escaping (Module.State) -> Void) { updateHandler = handler }
 
-    /// Calls `handler` with why on each `PlacementChanged`: `.covered` (also a tab deselected),
-    /// `.uncovered` (also a tab selected) or `.moved`; `placement` and `previousPlacement` are already set.
+    /// Calls `handler` with why on each `PlacementChanged`: `.covered`, `.uncovered`, `.tabSelected`,
+    /// `.tabDeselected` or `.moved`; `placement` and `previousPlacement` are already set.
     public func onPlacementChanged(_ handler: @escaping (PlacementChange) -> Void) { placementHandler = handler }
 
     /// Calls `handler` once when the screen goes: a `Dismiss`, or removal by force after an ack timeout.

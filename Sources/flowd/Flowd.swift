@@ -125,6 +125,11 @@ struct Serve: ParsableCommand {
     /// The hang timeout in effect: as given, else 1 s or half the ack timeout.
     private var effectiveHangTimeout: Double { hangTimeout ?? min(1, ackTimeout / 2) }
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a peer that began a frame after the handshake may stay silent before it is cut off (0: forever).",
+        discussion: "It is cut off with a FRAME_TIMEOUT error between one and two of these after its last byte.", valueName: "seconds"))
+    var frameTimeout: Double = 10
+
     @Option(name: .long, help: ArgumentHelp("Seconds a spawned screen process may outlive its screen before SIGTERM (and again before SIGKILL).", valueName: "seconds"))
     var spawnGrace: Double = 2
 
@@ -161,6 +166,9 @@ struct Serve: ParsableCommand {
         }
         guard resumeGrace >= 0, resumeGrace <= 3600 else {
             throw ValidationError("--resume-grace must be between 0 and 3600 seconds, got \(resumeGrace)")
+        }
+        guard frameTimeout >= 0, frameTimeout <= 3600 else {
+            throw ValidationError("--frame-timeout must be between 0 (off) and 3600 seconds, got \(frameTimeout)")
         }
         if let hangTimeout, hangTimeout < 0 || (hangTimeout != 0 && hangTimeout * 1.75 >= ackTimeout) {
             throw ValidationError(
@@ -209,6 +217,7 @@ struct Serve: ParsableCommand {
         configuration.openLink = open
         configuration.resumeGraceMilliseconds = UInt64(resumeGrace * 1000)
         configuration.hangTimeoutMilliseconds = UInt64(effectiveHangTimeout * 1000)
+        configuration.frameTimeoutMilliseconds = UInt64(frameTimeout * 1000)
 
         if !noState {
             configuration.statePath = state ?? StatePath.default(app: app, environment: ProcessInfo.processInfo.environment)

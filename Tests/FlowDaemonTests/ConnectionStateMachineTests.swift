@@ -100,7 +100,7 @@ import Testing
     @Test func rolesGateTheirMessages() {
         var host = machine()
         _ = host.receive(hello(role: .screenHost))
-        #expect(rejection(host.receive(.getTree(.init())))?.code == .unauthorized)
+        #expect(rejection(host.receive(.getTree(.init())))?.code == .unexpectedMessage)
 
         var debug = machine()
         _ = debug.receive(hello(role: .debug))

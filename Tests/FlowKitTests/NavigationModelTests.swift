@@ -53,8 +53,8 @@ struct NavigationModelTests {
         var mark = tester.transport.events.count
         try tester.selectTab(1, from: leftScreen)
         #expect(changes(tester, since: mark) == [
-            "covered \(leftScreen) \(leftPlacement.path.map(\.description).joined(separator: "/"))[0] top",
-            "uncovered \(rightScreen) window/tabs\(bar):1[0] top visible",
+            "tabDeselected \(leftScreen) \(leftPlacement.path.map(\.description).joined(separator: "/"))[0] top",
+            "tabSelected \(rightScreen) window/tabs\(bar):1[0] top visible",
         ])
         try tester.selectTab(0, from: rightScreen)
 

@@ -172,7 +172,7 @@ struct TabsAndStudentsTests {
         let party = try #require(tester.expectPush(when: ann, of: DetailScreen.self, sends: .open("party"), pushes: DetailScreen.self, on: eventsStack))
         #expect(tester.visibleScreen == party)
         #expect(tester.runtime.debugTree().nodes.first { $0.id == bar.node }?.selectedTab == 1)
-        #expect(tester.transport.events.contains(.placementChanged(ann, placement: tester.runtime.placement(of: ann)!, change: .covered)))
+        #expect(tester.transport.events.contains(.placementChanged(ann, placement: tester.runtime.placement(of: ann)!, change: .tabDeselected)))
 
         let bob = try #require(tester.expectPush(when: party, of: DetailScreen.self, sends: .open("bob"), pushes: DetailScreen.self, on: contactsStack))
         #expect(tester.visibleScreen == bob)

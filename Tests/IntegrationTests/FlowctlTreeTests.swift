@@ -49,7 +49,7 @@ struct FlowctlTreeTests {
         #expect((object["rootFlow"] as? [String: Any])?["type"] as? String == "ModalFlow")
         run = try flowctl(["dot"], daemon)
         #expect(run.stdout.hasPrefix("digraph flowd {"))
-        #expect(run.stdout.contains("n\(home.placement.path[1].id) -> n\(modalStack) [style=dashed label=\"presents\"]"), "\(run.stdout)")
+        #expect(run.stdout.contains("n\(home.screenID) -> n\(modalStack) [style=dashed label=\"presents\"]"), "\(run.stdout)")
         #expect(run.stdout.contains("f1 -> f2"))
 
         // The user closes the modal: the sub-flow ends and its screens go.

@@ -10,7 +10,7 @@ struct PlacementWireTests {
     private static func id(_ raw: UInt64) -> NodeID { NodeID(rawValue: raw) }
 
     @Test(
-        "a placement without modals survives the wire unchanged",
+        "a placement survives the wire unchanged, modals with their presenters",
         arguments: [
             Placement(path: [.window], index: 0, isTopMost: true, isVisible: true),
             Placement(path: [.window, .stack(id(3))], index: 2, isTopMost: false, isVisible: false),
@@ -19,6 +19,12 @@ struct PlacementWireTests {
             Placement(
                 path: [.window, .stack(id(3)), .tab(bar: id(4), index: 0, count: 2), .stack(id(7))],
                 index: 0, isTopMost: true, isVisible: true),
+            // Modals: on the window's root stack, on a screen in a stack, on a screen in a tab, on the window's root screen.
+            Placement(path: [.window, .modal(presenter: id(6)), .stack(id(9))], index: 1, isTopMost: true, isVisible: true),
+            Placement(path: [.window, .stack(id(3)), .modal(presenter: id(4)), .stack(id(7))], index: 0, isTopMost: true, isVisible: true),
+            Placement(path: [.window, .tab(bar: id(4), index: 1, count: 3), .modal(presenter: id(5)), .stack(id(8))],
+                      index: 2, isTopMost: true, isVisible: false),
+            Placement(path: [.window, .modal(presenter: id(2))], index: 0, isTopMost: true, isVisible: true),
         ])
     func roundTrip(_ placement: Placement) {
         #expect(Placement(Flowd_V1_Placement(placement, screen: Self.screen)) == placement)
@@ -59,7 +65,7 @@ struct PlacementWireTests {
         #expect(placement.stack == Self.id(9))
     }
 
-    @Test("wire changes map to FlowKit's: tab selection is (un)covering, an unknown reason is read off the placements")
+    @Test("wire changes map to FlowKit's one to one, an unknown reason is read off the placements")
     func changes() {
         var hidden = Placement.sample
         hidden.isVisible = false
@@ -67,12 +73,12 @@ struct PlacementWireTests {
         #expect(PlacementChange(.covered, from: visible, to: hidden) == .covered)
         #expect(PlacementChange(.uncovered, from: hidden, to: visible) == .uncovered)
         #expect(PlacementChange(.moved, from: visible, to: visible) == .moved)
-        #expect(PlacementChange(.tabDeselected, from: visible, to: hidden) == .covered)
-        #expect(PlacementChange(.tabSelected, from: hidden, to: visible) == .uncovered)
+        #expect(PlacementChange(.tabDeselected, from: visible, to: hidden) == .tabDeselected)
+        #expect(PlacementChange(.tabSelected, from: hidden, to: visible) == .tabSelected)
         #expect(PlacementChange(.unspecified, from: visible, to: hidden) == .covered)
         #expect(PlacementChange(.unspecified, from: hidden, to: visible) == .uncovered)
         #expect(PlacementChange(.unspecified, from: visible, to: visible) == .moved)
-        for change in [PlacementChange.covered, .uncovered, .moved] {
+        for change in [PlacementChange.covered, .uncovered, .moved, .tabSelected, .tabDeselected] {
             #expect(PlacementChange(Flowd_V1_PlacementChanged.Change(change), from: visible, to: visible) == change)
         }
     }

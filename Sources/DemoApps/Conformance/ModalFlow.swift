@@ -2,7 +2,8 @@ import FlowKit
 
 /// A home screen in a stack that presents a sub-flow modally, for tests of
 /// modals, `flowctl close-modal` and `flowctl terminate`: home's button 0
-/// presents `ModalDetailFlow` in its own stack; button 1 finishes the app.
+/// presents `ModalDetailFlow` in its own stack, on the home screen; button 1
+/// finishes the app.
 public final class ModalFlow: Flow {
     public typealias RequiredContext = NavigationStack
     public typealias Result = String
@@ -17,7 +18,7 @@ public final class ModalFlow: Flow {
                 flow.finish("finished")
                 return
             }
-            flow.start(ModalDetailFlow(), presented(on: flow.context).withNavigationEmbedding()) { _, dismisser in
+            flow.start(ModalDetailFlow(), presented(on: home).withNavigationEmbedding()) { _, dismisser in
                 dismisser.dismiss(animated: true)
             } onEnd: { ending in
                 // Closing the modal and terminating it are what the tests do; anything else is shown on home.

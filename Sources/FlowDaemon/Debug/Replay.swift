@@ -92,6 +92,10 @@ public enum Replay {
             guard let navigation = UserNavigation(message) else { return false }
             try? runtime.receiveUserNavigation(navigation, from: screen)
             return true
+        case .screenLost:
+            // Its host died while recording: the flows heard of it then, and hear of it again now.
+            runtime.screenLost(screen)
+            return true
         case .linkOpened:
             guard event.hasPayload, let link = try? Link(parsing: String(decoding: event.payload.data, as: UTF8.self)) else { throw missingPayload(event) }
             _ = try? runtime.open(link)

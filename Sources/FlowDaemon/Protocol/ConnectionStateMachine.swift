@@ -173,7 +173,7 @@ package struct ConnectionStateMachine {
             return .handle
         case .getTree, .getStats, .subscribe, .unsubscribe, .injectOutput, .injectNavigation, .terminateFlow:
             guard role == .debug else {
-                return fail(.unauthorized, "\(body.name) requires ROLE_DEBUG; connect with a separate debug connection")
+                return fail(.unexpectedMessage, "\(body.name) is for debug clients; this connection has the screen-host role (connect again with ROLE_DEBUG)")
             }
             return .handle
         case .hello:

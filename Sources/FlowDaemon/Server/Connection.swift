@@ -28,6 +28,8 @@ final class Connection {
     private(set) var isClosing = false
     /// When bytes last arrived from the peer (the loop's clock): a peer that sends is not hung.
     var lastHeard: UInt64 = 0
+    /// Whether a frame-timeout deadline is queued for a partial frame in `decoder`.
+    var awaitsFrameEnd = false
     /// Whether an attached host's screens are held for it to resume when this connection closes:
     /// false once it said goodbye or the daemon closed it for breaking the protocol.
     var mayResume = true

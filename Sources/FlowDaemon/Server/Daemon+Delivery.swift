@@ -91,7 +91,9 @@ extension Daemon {
                 }
             case .screenLost(let screen, let kind, let host):
                 logger.notice("screen lost", metadata: ["screen": "\(screen)", "kind": "\(kind)", "connection": "\(host.map(String.init) ?? "none")"])
+                let owner = runtime?.owner(of: screen)
                 try? feed(.screenLost(screen))
+                emitScreenLost(screen, kind: kind, owner: owner, host: host)
             case .ackTimedOut(let screen, let kind, let serial, let host):
                 logger.warning("screen did not acknowledge in time; removed by force", metadata: [
                     "screen": "\(screen)", "kind": "\(kind)", "serial": "\(serial)",

@@ -16,4 +16,16 @@ extension Daemon {
             if let watcher = connections[frame.connection] { send(frame.body, to: watcher) }
         }
     }
+
+    /// A screen was lost and removed: says whether its flow carries on without it (it was told
+    /// `.screenLost`) or ended with it (it was the flow's first screen). `owner` is read before the loss.
+    func emitScreenLost(_ screen: ScreenID, kind: String, owner: FlowID?, host: UInt64?) {
+        guard events.hasSubscribers else { return events.countUnheard() }
+        let flow = owner.map { owner in
+            let name = "\(owner) \(runtime?.typeName(of: owner) ?? "")".trimmingCharacters(in: .whitespaces)
+            return runtime?.runningFlows.contains(owner) == true ? "flow \(name) carries on without it" : "flow \(name) ended with it"
+        } ?? "no flow owned it"
+        emitEvent(.screenLost, screen: screen, flow: owner, connection: host ?? 0, name: kind,
+                  text: "screen \(screen) (\(kind)) lost; \(flow)")
+    }
 }

@@ -98,6 +98,8 @@ public final class Daemon {
     private var handshakeDeadlines: DeadlineQueue<UInt64>
     /// Force-close deadlines of connections closing gracefully.
     private var closeDeadlines: DeadlineQueue<UInt64>
+    /// Deadlines of established connections holding part of a frame (`frameTimeoutMilliseconds`).
+    private var frameDeadlines: DeadlineQueue<UInt64>
     private var armedDeadline: UInt64?
 
     /// Where the daemon is in its life.
@@ -133,6 +135,7 @@ public final class Daemon {
         self.watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
         self.handshakeDeadlines = DeadlineQueue(timeout: configuration.handshakeTimeoutMilliseconds)
         self.closeDeadlines = DeadlineQueue(timeout: configuration.shutdownGraceMilliseconds)
+        self.frameDeadlines = DeadlineQueue(timeout: configuration.frameTimeoutMilliseconds)
         self.loop = loop
         self.uvLoop = uvLoop
         self.spawner = spawner
@@ -264,6 +267,37 @@ public final class Daemon {
         connection.lastHeard = loop.now
         connection.decoder.append(bytes)
         drain(connection)
+        watchForStalledFrame(connection)
+    }
+
+    /// A peer that stops in the middle of a frame would hold its connection forever: once it is past
+    /// the handshake (whose own deadline covers it before), a partial frame starts the frame timeout.
+    private func watchForStalledFrame(_ connection: Connection) {
+        guard configuration.frameTimeoutMilliseconds > 0, !connection.awaitsFrameEnd, !connection.isClosing,
+              !connection.isBacklogged, connection.agreement != nil, connection.decoder.bufferedByteCount > 0 else { return }
+        connection.awaitsFrameEnd = true
+        frameDeadlines.add(connection.id, now: loop.now)
+        armDeadlineTimer()
+    }
+
+    private func expireFrameDeadlines(now: UInt64) {
+        for id in frameDeadlines.expired(now: now) {
+            guard let connection = connections[id] else { continue }
+            connection.awaitsFrameEnd = false
+            guard !connection.isClosing, !connection.isBacklogged, connection.decoder.bufferedByteCount > 0 else { continue }
+            let silent = now - min(now, connection.lastHeard)
+            guard silent >= configuration.frameTimeoutMilliseconds else {
+                watchForStalledFrame(connection)
+                continue
+            }
+            logger.warning("peer stopped in the middle of a frame; closing", metadata: [
+                "connection": "\(connection.label)", "buffered": "\(connection.decoder.bufferedByteCount)",
+            ])
+            reject(connection, .init(code: .frameTimeout, message: """
+                a frame was begun (\(connection.decoder.bufferedByteCount) bytes of it arrived) and nothing more came for \
+                \(silent) ms (frame timeout \(configuration.frameTimeoutMilliseconds) ms); closing
+                """), replyTo: 0)
+        }
     }
 
     /// Handles up to `framesPerTurn` complete frames; if more are buffered, stops
@@ -476,7 +510,7 @@ public final class Daemon {
         if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
         let next = phase == .stopped ? nil
             : earlier(earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick),
-                      earlier(requests.timers.next, stateJournal?.retryAt))
+                      earlier(earlier(requests.timers.next, stateJournal?.retryAt), frameDeadlines.next))
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -495,6 +529,7 @@ public final class Daemon {
                 reject(connection, violation, replyTo: 0)
             }
         }
+        expireFrameDeadlines(now: now)
         expireAckDeadlines(now: now)
         fireRequestTimers(now: now)
         if let tick = watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
@@ -635,6 +670,7 @@ public final class Daemon {
         stopService()
         handshakeDeadlines = DeadlineQueue(timeout: handshakeDeadlines.timeout)
         closeDeadlines = DeadlineQueue(timeout: closeDeadlines.timeout)
+        frameDeadlines = DeadlineQueue(timeout: frameDeadlines.timeout)
         requests.dropAll()
         commitJournalBeforeExit()
         stateJournal?.drainCheckpoints()

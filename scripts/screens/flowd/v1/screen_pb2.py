@@ -13,49 +13,49 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x66lowd/v1/screen.proto\x12\x08\x66lowd.v1\"-\n\x07Payload\x12\x14\n\x0c\x63ontent_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"p\n\x0bPathElement\x12 \n\x04kind\x18\x01 \x01(\x0e\x32\x12.flowd.v1.NodeKind\x12\n\n\x02id\x18\x02 \x01(\x04\x12\r\n\x05index\x18\x03 \x01(\r\x12\x11\n\tpresented\x18\x04 \x01(\x08\x12\x11\n\ttab_count\x18\x05 \x01(\r\"S\n\tPlacement\x12#\n\x04path\x18\x01 \x03(\x0b\x32\x15.flowd.v1.PathElement\x12\x0f\n\x07visible\x18\x02 \x01(\x08\x12\x10\n\x08top_most\x18\x03 \x01(\x08\"\xb8\x01\n\x05Place\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12 \n\x05state\x18\x03 \x01(\x0b\x32\x11.flowd.v1.Payload\x12&\n\tplacement\x18\x04 \x01(\x0b\x32\x13.flowd.v1.Placement\x12\x0e\n\x06serial\x18\x05 \x01(\x04\x12\x10\n\x08\x61nimated\x18\x06 \x01(\x08\x12\x0f\n\x07\x66low_id\x18\x07 \x01(\x04\x12\x11\n\tflow_type\x18\x08 \x01(\t\"M\n\x06Update\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12 \n\x05state\x18\x03 \x01(\x0b\x32\x11.flowd.v1.Payload\"\xa3\x02\n\x10PlacementChanged\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\x31\n\x06\x63hange\x18\x03 \x01(\x0e\x32!.flowd.v1.PlacementChanged.Change\x12&\n\tplacement\x18\x04 \x01(\x0b\x32\x13.flowd.v1.Placement\"\x90\x01\n\x06\x43hange\x12\x16\n\x12\x43HANGE_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x43HANGE_COVERED\x10\x01\x12\x14\n\x10\x43HANGE_UNCOVERED\x10\x02\x12\x10\n\x0c\x43HANGE_MOVED\x10\x03\x12\x17\n\x13\x43HANGE_TAB_SELECTED\x10\x04\x12\x19\n\x15\x43HANGE_TAB_DESELECTED\x10\x05\"\x86\x02\n\x07\x44ismiss\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\x10\n\x08\x61nimated\x18\x03 \x01(\x08\x12(\n\x06reason\x18\x04 \x01(\x0e\x32\x18.flowd.v1.Dismiss.Reason\"\x9b\x01\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14REASON_FLOW_FINISHED\x10\x01\x12\x1a\n\x16REASON_FLOW_TERMINATED\x10\x02\x12\x1a\n\x16REASON_USER_NAVIGATION\x10\x03\x12\x13\n\x0fREASON_SHUTDOWN\x10\x04\x12\x12\n\x0eREASON_REMOVED\x10\x05\"(\n\x03\x41\x63k\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\"L\n\x06Output\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\"\n\x07payload\x18\x02 \x01(\x0b\x32\x11.flowd.v1.Payload\x12\x0b\n\x03key\x18\x03 \x01(\x04\"\xb2\x01\n\x0eUserNavigation\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x1e\n\x04\x62\x61\x63k\x18\x02 \x01(\x0b\x32\x0e.flowd.v1.BackH\x00\x12)\n\nselect_tab\x18\x03 \x01(\x0b\x32\x13.flowd.v1.SelectTabH\x00\x12+\n\x0b\x63lose_modal\x18\x04 \x01(\x0b\x32\x14.flowd.v1.CloseModalH\x00\x12\x0b\n\x03key\x18\x05 \x01(\x04\x42\x08\n\x06\x61\x63tion\"0\n\x04\x42\x61\x63k\x12(\n\x05phase\x18\x01 \x01(\x0e\x32\x19.flowd.v1.NavigationPhase\"\x1a\n\tSelectTab\x12\r\n\x05index\x18\x01 \x01(\r\"6\n\nCloseModal\x12(\n\x05phase\x18\x01 \x01(\x0e\x32\x19.flowd.v1.NavigationPhase\"\x18\n\x08OpenLink\x12\x0c\n\x04link\x18\x01 \x01(\t\"u\n\nLinkOpened\x12\x0c\n\x04link\x18\x01 \x01(\t\x12\x0f\n\x07started\x18\x02 \x03(\x04\x12\x0e\n\x06reused\x18\x03 \x03(\x04\x12\x0f\n\x07unwound\x18\x04 \x03(\x04\x12\x16\n\x0evisible_screen\x18\x05 \x01(\x04\x12\x0f\n\x07message\x18\x06 \x01(\t*}\n\x08NodeKind\x12\x19\n\x15NODE_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10NODE_KIND_WINDOW\x10\x01\x12\x13\n\x0fNODE_KIND_STACK\x10\x02\x12\x15\n\x11NODE_KIND_TAB_BAR\x10\x03\x12\x14\n\x10NODE_KIND_SCREEN\x10\x04*\x87\x01\n\x0fNavigationPhase\x12\x1e\n\x1aNAVIGATION_PHASE_IMMEDIATE\x10\x00\x12\x1a\n\x16NAVIGATION_PHASE_BEGIN\x10\x01\x12\x1b\n\x17NAVIGATION_PHASE_CANCEL\x10\x02\x12\x1b\n\x17NAVIGATION_PHASE_COMMIT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x66lowd/v1/screen.proto\x12\x08\x66lowd.v1\"-\n\x07Payload\x12\x14\n\x0c\x63ontent_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"\x86\x01\n\x0bPathElement\x12 \n\x04kind\x18\x01 \x01(\x0e\x32\x12.flowd.v1.NodeKind\x12\n\n\x02id\x18\x02 \x01(\x04\x12\r\n\x05index\x18\x03 \x01(\r\x12\x11\n\tpresented\x18\x04 \x01(\x08\x12\x11\n\ttab_count\x18\x05 \x01(\r\x12\x14\n\x0cpresenter_id\x18\x06 \x01(\x04\"S\n\tPlacement\x12#\n\x04path\x18\x01 \x03(\x0b\x32\x15.flowd.v1.PathElement\x12\x0f\n\x07visible\x18\x02 \x01(\x08\x12\x10\n\x08top_most\x18\x03 \x01(\x08\"\xb8\x01\n\x05Place\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12 \n\x05state\x18\x03 \x01(\x0b\x32\x11.flowd.v1.Payload\x12&\n\tplacement\x18\x04 \x01(\x0b\x32\x13.flowd.v1.Placement\x12\x0e\n\x06serial\x18\x05 \x01(\x04\x12\x10\n\x08\x61nimated\x18\x06 \x01(\x08\x12\x0f\n\x07\x66low_id\x18\x07 \x01(\x04\x12\x11\n\tflow_type\x18\x08 \x01(\t\"M\n\x06Update\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12 \n\x05state\x18\x03 \x01(\x0b\x32\x11.flowd.v1.Payload\"\xa3\x02\n\x10PlacementChanged\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\x31\n\x06\x63hange\x18\x03 \x01(\x0e\x32!.flowd.v1.PlacementChanged.Change\x12&\n\tplacement\x18\x04 \x01(\x0b\x32\x13.flowd.v1.Placement\"\x90\x01\n\x06\x43hange\x12\x16\n\x12\x43HANGE_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x43HANGE_COVERED\x10\x01\x12\x14\n\x10\x43HANGE_UNCOVERED\x10\x02\x12\x10\n\x0c\x43HANGE_MOVED\x10\x03\x12\x17\n\x13\x43HANGE_TAB_SELECTED\x10\x04\x12\x19\n\x15\x43HANGE_TAB_DESELECTED\x10\x05\"\x86\x02\n\x07\x44ismiss\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\x10\n\x08\x61nimated\x18\x03 \x01(\x08\x12(\n\x06reason\x18\x04 \x01(\x0e\x32\x18.flowd.v1.Dismiss.Reason\"\x9b\x01\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14REASON_FLOW_FINISHED\x10\x01\x12\x1a\n\x16REASON_FLOW_TERMINATED\x10\x02\x12\x1a\n\x16REASON_USER_NAVIGATION\x10\x03\x12\x13\n\x0fREASON_SHUTDOWN\x10\x04\x12\x12\n\x0eREASON_REMOVED\x10\x05\"(\n\x03\x41\x63k\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\"L\n\x06Output\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\"\n\x07payload\x18\x02 \x01(\x0b\x32\x11.flowd.v1.Payload\x12\x0b\n\x03key\x18\x03 \x01(\x04\"\xb2\x01\n\x0eUserNavigation\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x1e\n\x04\x62\x61\x63k\x18\x02 \x01(\x0b\x32\x0e.flowd.v1.BackH\x00\x12)\n\nselect_tab\x18\x03 \x01(\x0b\x32\x13.flowd.v1.SelectTabH\x00\x12+\n\x0b\x63lose_modal\x18\x04 \x01(\x0b\x32\x14.flowd.v1.CloseModalH\x00\x12\x0b\n\x03key\x18\x05 \x01(\x04\x42\x08\n\x06\x61\x63tion\"0\n\x04\x42\x61\x63k\x12(\n\x05phase\x18\x01 \x01(\x0e\x32\x19.flowd.v1.NavigationPhase\"\x1a\n\tSelectTab\x12\r\n\x05index\x18\x01 \x01(\r\"6\n\nCloseModal\x12(\n\x05phase\x18\x01 \x01(\x0e\x32\x19.flowd.v1.NavigationPhase\"\x18\n\x08OpenLink\x12\x0c\n\x04link\x18\x01 \x01(\t\"u\n\nLinkOpened\x12\x0c\n\x04link\x18\x01 \x01(\t\x12\x0f\n\x07started\x18\x02 \x03(\x04\x12\x0e\n\x06reused\x18\x03 \x03(\x04\x12\x0f\n\x07unwound\x18\x04 \x03(\x04\x12\x16\n\x0evisible_screen\x18\x05 \x01(\x04\x12\x0f\n\x07message\x18\x06 \x01(\t*}\n\x08NodeKind\x12\x19\n\x15NODE_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10NODE_KIND_WINDOW\x10\x01\x12\x13\n\x0fNODE_KIND_STACK\x10\x02\x12\x15\n\x11NODE_KIND_TAB_BAR\x10\x03\x12\x14\n\x10NODE_KIND_SCREEN\x10\x04*\x87\x01\n\x0fNavigationPhase\x12\x1e\n\x1aNAVIGATION_PHASE_IMMEDIATE\x10\x00\x12\x1a\n\x16NAVIGATION_PHASE_BEGIN\x10\x01\x12\x1b\n\x17NAVIGATION_PHASE_CANCEL\x10\x02\x12\x1b\n\x17NAVIGATION_PHASE_COMMIT\x10\x03\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'flowd.v1.screen_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _NODEKIND._serialized_start=1686
-  _NODEKIND._serialized_end=1811
-  _NAVIGATIONPHASE._serialized_start=1814
-  _NAVIGATIONPHASE._serialized_end=1949
+  _NODEKIND._serialized_start=1709
+  _NODEKIND._serialized_end=1834
+  _NAVIGATIONPHASE._serialized_start=1837
+  _NAVIGATIONPHASE._serialized_end=1972
   _PAYLOAD._serialized_start=35
   _PAYLOAD._serialized_end=80
-  _PATHELEMENT._serialized_start=82
-  _PATHELEMENT._serialized_end=194
-  _PLACEMENT._serialized_start=196
-  _PLACEMENT._serialized_end=279
-  _PLACE._serialized_start=282
-  _PLACE._serialized_end=466
-  _UPDATE._serialized_start=468
-  _UPDATE._serialized_end=545
-  _PLACEMENTCHANGED._serialized_start=548
-  _PLACEMENTCHANGED._serialized_end=839
-  _PLACEMENTCHANGED_CHANGE._serialized_start=695
-  _PLACEMENTCHANGED_CHANGE._serialized_end=839
-  _DISMISS._serialized_start=842
-  _DISMISS._serialized_end=1104
-  _DISMISS_REASON._serialized_start=949
-  _DISMISS_REASON._serialized_end=1104
-  _ACK._serialized_start=1106
-  _ACK._serialized_end=1146
-  _OUTPUT._serialized_start=1148
-  _OUTPUT._serialized_end=1224
-  _USERNAVIGATION._serialized_start=1227
-  _USERNAVIGATION._serialized_end=1405
-  _BACK._serialized_start=1407
-  _BACK._serialized_end=1455
-  _SELECTTAB._serialized_start=1457
-  _SELECTTAB._serialized_end=1483
-  _CLOSEMODAL._serialized_start=1485
-  _CLOSEMODAL._serialized_end=1539
-  _OPENLINK._serialized_start=1541
-  _OPENLINK._serialized_end=1565
-  _LINKOPENED._serialized_start=1567
-  _LINKOPENED._serialized_end=1684
+  _PATHELEMENT._serialized_start=83
+  _PATHELEMENT._serialized_end=217
+  _PLACEMENT._serialized_start=219
+  _PLACEMENT._serialized_end=302
+  _PLACE._serialized_start=305
+  _PLACE._serialized_end=489
+  _UPDATE._serialized_start=491
+  _UPDATE._serialized_end=568
+  _PLACEMENTCHANGED._serialized_start=571
+  _PLACEMENTCHANGED._serialized_end=862
+  _PLACEMENTCHANGED_CHANGE._serialized_start=718
+  _PLACEMENTCHANGED_CHANGE._serialized_end=862
+  _DISMISS._serialized_start=865
+  _DISMISS._serialized_end=1127
+  _DISMISS_REASON._serialized_start=972
+  _DISMISS_REASON._serialized_end=1127
+  _ACK._serialized_start=1129
+  _ACK._serialized_end=1169
+  _OUTPUT._serialized_start=1171
+  _OUTPUT._serialized_end=1247
+  _USERNAVIGATION._serialized_start=1250
+  _USERNAVIGATION._serialized_end=1428
+  _BACK._serialized_start=1430
+  _BACK._serialized_end=1478
+  _SELECTTAB._serialized_start=1480
+  _SELECTTAB._serialized_end=1506
+  _CLOSEMODAL._serialized_start=1508
+  _CLOSEMODAL._serialized_end=1562
+  _OPENLINK._serialized_start=1564
+  _OPENLINK._serialized_end=1588
+  _LINKOPENED._serialized_start=1590
+  _LINKOPENED._serialized_end=1707
 # @@protoc_insertion_point(module_scope)

@@ -103,6 +103,10 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
   /// OpenLink: a flow declined the link (its reason in Error.message), or the
   /// app cannot open links now (a dismissal in flight, no app).
   case linkRefused // = 22
+
+  /// Fatal: after the handshake, a frame was begun and the peer then sent
+  /// nothing for the frame timeout (flowd --frame-timeout).
+  case frameTimeout // = 23
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -134,6 +138,7 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
     case 20: self = .badLink
     case 21: self = .unknownLink
     case 22: self = .linkRefused
+    case 23: self = .frameTimeout
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -163,6 +168,7 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
     case .badLink: return 20
     case .unknownLink: return 21
     case .linkRefused: return 22
+    case .frameTimeout: return 23
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -192,6 +198,7 @@ public nonisolated enum Flowd_V1_ErrorCode: SwiftProtobuf.Enum, Swift.CaseIterab
     .badLink,
     .unknownLink,
     .linkRefused,
+    .frameTimeout,
   ]
 
 }
@@ -334,7 +341,7 @@ public nonisolated struct Flowd_V1_Shutdown: Sendable {
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_ErrorCode: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_MALFORMED_FRAME\0\u{1}ERROR_CODE_FRAME_TOO_LARGE\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNEXPECTED_MESSAGE\0\u{1}ERROR_CODE_HANDSHAKE_TIMEOUT\0\u{1}ERROR_CODE_UNKNOWN_SCREEN\0\u{1}ERROR_CODE_NOT_YOUR_SCREEN\0\u{1}ERROR_CODE_UNKNOWN_SERIAL\0\u{1}ERROR_CODE_BAD_PAYLOAD\0\u{1}ERROR_CODE_ACK_TIMEOUT\0\u{1}ERROR_CODE_WRITE_QUEUE_OVERFLOW\0\u{1}ERROR_CODE_UNKNOWN_KIND\0\u{1}ERROR_CODE_INVALID_NAVIGATION\0\u{1}ERROR_CODE_UNKNOWN_FLOW\0\u{1}ERROR_CODE_LIMIT_EXCEEDED\0\u{1}ERROR_CODE_SHUTTING_DOWN\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RESUME_REFUSED\0\u{1}ERROR_CODE_BAD_LINK\0\u{1}ERROR_CODE_UNKNOWN_LINK\0\u{1}ERROR_CODE_LINK_REFUSED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ERROR_CODE_UNSPECIFIED\0\u{1}ERROR_CODE_MALFORMED_FRAME\0\u{1}ERROR_CODE_FRAME_TOO_LARGE\0\u{1}ERROR_CODE_UNSUPPORTED_VERSION\0\u{1}ERROR_CODE_UNAUTHORIZED\0\u{1}ERROR_CODE_UNEXPECTED_MESSAGE\0\u{1}ERROR_CODE_HANDSHAKE_TIMEOUT\0\u{1}ERROR_CODE_UNKNOWN_SCREEN\0\u{1}ERROR_CODE_NOT_YOUR_SCREEN\0\u{1}ERROR_CODE_UNKNOWN_SERIAL\0\u{1}ERROR_CODE_BAD_PAYLOAD\0\u{1}ERROR_CODE_ACK_TIMEOUT\0\u{1}ERROR_CODE_WRITE_QUEUE_OVERFLOW\0\u{1}ERROR_CODE_UNKNOWN_KIND\0\u{1}ERROR_CODE_INVALID_NAVIGATION\0\u{1}ERROR_CODE_UNKNOWN_FLOW\0\u{1}ERROR_CODE_LIMIT_EXCEEDED\0\u{1}ERROR_CODE_SHUTTING_DOWN\0\u{1}ERROR_CODE_INTERNAL\0\u{1}ERROR_CODE_RESUME_REFUSED\0\u{1}ERROR_CODE_BAD_LINK\0\u{1}ERROR_CODE_UNKNOWN_LINK\0\u{1}ERROR_CODE_LINK_REFUSED\0\u{1}ERROR_CODE_FRAME_TIMEOUT\0")
 }
 
 nonisolated extension Flowd_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

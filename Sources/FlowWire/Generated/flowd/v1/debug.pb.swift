@@ -76,6 +76,11 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
   /// A deep link was opened (OpenLink, flowctl open, flowd --open); the
   /// payload is the link (text/plain), the text says what it opened.
   case linkOpened // = 27
+
+  /// A screen was lost (its host died, was cut off, or did not come back in
+  /// time) and removed; the text says whether its flow carries on without it
+  /// or ended with it.
+  case screenLost // = 28
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -112,6 +117,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case 25: self = .hostHung
     case 26: self = .restored
     case 27: self = .linkOpened
+    case 28: self = .screenLost
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -146,6 +152,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case .hostHung: return 25
     case .restored: return 26
     case .linkOpened: return 27
+    case .screenLost: return 28
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -180,6 +187,7 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     .hostHung,
     .restored,
     .linkOpened,
+    .screenLost,
   ]
 
 }
@@ -693,7 +701,7 @@ public nonisolated struct Flowd_V1_CommandResult: Sendable {
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_EventKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0\u{1}EVENT_KIND_RESTORED\0\u{1}EVENT_KIND_LINK_OPENED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0\u{1}EVENT_KIND_RESTORED\0\u{1}EVENT_KIND_LINK_OPENED\0\u{1}EVENT_KIND_SCREEN_LOST\0")
 }
 
 nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -165,6 +165,10 @@ public nonisolated struct Flowd_V1_PathElement: Sendable {
   /// Tab bars only: the number of tabs.
   public var tabCount: UInt32 = 0
 
+  /// Presented nodes only: the id of the node it is presented on — a screen
+  /// (not itself on the path) or the previous element. 0 when not presented.
+  public var presenterID: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -670,7 +674,7 @@ nonisolated extension Flowd_V1_Payload: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_PathElement: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PathElement"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{1}id\0\u{1}index\0\u{1}presented\0\u{3}tab_count\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{1}id\0\u{1}index\0\u{1}presented\0\u{3}tab_count\0\u{3}presenter_id\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -683,6 +687,7 @@ nonisolated extension Flowd_V1_PathElement: SwiftProtobuf.Message, SwiftProtobuf
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.index) }()
       case 4: try { try decoder.decodeSingularBoolField(value: &self.presented) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.tabCount) }()
+      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.presenterID) }()
       default: break
       }
     }
@@ -704,6 +709,9 @@ nonisolated extension Flowd_V1_PathElement: SwiftProtobuf.Message, SwiftProtobuf
     if self.tabCount != 0 {
       try visitor.visitSingularUInt32Field(value: self.tabCount, fieldNumber: 5)
     }
+    if self.presenterID != 0 {
+      try visitor.visitSingularUInt64Field(value: self.presenterID, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -713,6 +721,7 @@ nonisolated extension Flowd_V1_PathElement: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.index != rhs.index {return false}
     if lhs.presented != rhs.presented {return false}
     if lhs.tabCount != rhs.tabCount {return false}
+    if lhs.presenterID != rhs.presenterID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
