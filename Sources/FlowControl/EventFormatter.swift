@@ -24,10 +24,18 @@ public struct EventFormatter {
         let kind = EventKindName.name(of: event.kind).padding(toLength: 17, withPad: " ", startingAt: 0)
         let time = Self.clock(event.timeUnixNanos)
         var text = event.text
-        if event.hasPayload, !event.payload.data.isEmpty, event.kind != .output, event.kind != .injected {
-            text += "  " + String(decoding: event.payload.data.prefix(300), as: UTF8.self)
+        // JSON and text payloads follow the text unless it already says them; navigation and
+        // termination payloads are binary, and the daemon's text already says them in words.
+        if event.hasPayload, !event.payload.data.isEmpty, event.payload.isJSON || event.payload.contentType.hasPrefix("text/") {
+            let payload = event.payload.readableText
+            if !text.contains(payload) { text += "  " + Self.truncated(payload) }
         }
         return "\(paint(time, "2")) \(paint("#\(event.seq)", "2")) \(paint(kind, Self.colorCode(event.kind))) \(text)"
+    }
+
+    /// At most 300 characters, marked when cut.
+    static func truncated(_ text: String) -> String {
+        text.count <= 300 ? text : text.prefix(300) + "…"
     }
 
     /// `lagged: 120 events dropped (the watcher read too slowly); next event #900; run flowctl tree to resynchronise`.
@@ -56,7 +64,7 @@ public struct EventFormatter {
             if event.payload.isJSON, let value = try? JSONSerialization.jsonObject(with: event.payload.data, options: [.fragmentsAllowed]) {
                 object["payload"] = value
             } else {
-                object["payload"] = String(decoding: event.payload.data, as: UTF8.self)
+                object["payload"] = event.payload.readableText
                 object["payloadContentType"] = event.payload.contentType
             }
         }

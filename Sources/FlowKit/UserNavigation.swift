@@ -1,9 +1,18 @@
 /// Navigation the user started in a screen host, reported for the screen the user acted on.
-public enum UserNavigation: Hashable, Codable, Sendable {
+public enum UserNavigation: Hashable, Codable, Sendable, CustomStringConvertible {
     /// Back (button or swipe): `began` and `cancelled` change nothing; `committed` pops the screen.
     case back(GesturePhase)
     /// The user selected tab `index` of the tab bar around the screen.
     case selectTab(Int)
     /// The user closed the modal the screen is in (with everything inside it).
     case closeModal
+
+    /// `back(committed)`, `selectTab(1)`, `closeModal`: what logs and `flowctl` print.
+    public var description: String {
+        switch self {
+        case .back(let phase): "back(\(phase.rawValue))"
+        case .selectTab(let index): "selectTab(\(index))"
+        case .closeModal: "closeModal"
+        }
+    }
 }

@@ -24,6 +24,7 @@ struct FlowctlDriveTests {
         // Back from "All set" pops it; Next pushes a new one.
         var run = try flowctl(["back", "\(done.screenID)"], daemon)
         #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "back(committed) applied on screen \(done.screenID)\n", "as docs/flowctl.md shows: \(run.stdout)")
         #expect(try host.settle().compactMap(\.dismiss).map(\.screenID) == [done.screenID])
         #expect(try flowctl(["back", "\(welcome.screenID)"], daemon).status == 1)  // the root of its stack
         #expect(try flowctl(["inject", "\(welcome.screenID)", next], daemon).status == 0)

@@ -101,6 +101,64 @@ struct FlowctlWatchTests {
         #expect(watch.waitForExit() == 0)
     }
 
+    /// `watch --payloads` says every payload in words: JSON as JSON, user navigation and terminations
+    /// in words, never raw protobuf bytes; and a flow's result once per line.
+    @Test func watchWithPayloadsPrintsEveryPayloadReadably() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "modal"])
+        let watch = try FlowctlProcess(["watch", "--payloads", "--socket", daemon.socketPath])
+        let json = try FlowctlProcess(["watch", "--payloads", "--json", "--socket", daemon.socketPath])
+        #expect(watch.waitForStderr("watching"))
+        #expect(json.waitForStderr("watching"))
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: ["item"])
+        let home = try #require(try host.settle().compactMap(\.place).first)
+        try host.press(0, on: home.screenID)
+        let detail = try #require(try host.settle().compactMap(\.place).first)
+        try host.press(0, on: detail.screenID)
+        let pushed = try #require(try host.settle().compactMap(\.place).first)
+        var back = Flowd_V1_UserNavigation()
+        back.screenID = pushed.screenID
+        var phase = Flowd_V1_Back()
+        phase.phase = .commit
+        back.back = phase
+        try host.send(.userNavigation(back))
+        _ = try host.settle()
+        let backRun = try flowctl(["back", "\(detail.screenID)"], daemon)
+        #expect(backRun.status != 0, "the root of the modal stack cannot go back")
+        let terminator = try FlowctlProcess(["terminate", "\(detail.flowID)", "--socket", daemon.socketPath])
+        while terminator.process.isRunning, let frame = try host.receive(timeoutMilliseconds: 2_000) {
+            try host.ackAll([frame])
+            if frame.dismiss != nil { break }
+        }
+        #expect(terminator.waitForExit() == 0)
+        _ = try host.settle()
+        try host.press(1, on: home.screenID)  // Finish: the app's result is "finished"
+        while let frame = try host.receive() { try host.ackAll([frame]) }
+        #expect(daemon.waitForExit() == 0)
+        #expect(watch.waitForExit() == 0)
+        #expect(json.waitForExit() == 0)
+
+        let lines = watch.stdoutLines
+        let navigation = try #require(lines.first { $0.contains(" user-navigation ") }, "\(lines)")
+        #expect(navigation.hasSuffix("user back(committed) on #\(pushed.screenID)"), "\(navigation)")
+        let injected = try #require(lines.first { $0.contains(" injected  ") }, "\(lines)")
+        #expect(injected.hasSuffix("terminates ModalDetailFlow flow#\(detail.flowID)"), "\(injected)")
+        let outputs = lines.filter { $0.contains(" output ") }
+        #expect(outputs.contains { $0.contains(#"{"didPressButton":{"index":0}}"#) }, "\(outputs)")
+        let finished = try #require(lines.first { $0.contains(" flow-finished ") && $0.contains("ModalFlow") }, "\(lines)")
+        #expect(finished.hasSuffix("finished ModalFlow flow#1: finished"), "the result once: \(finished)")
+        // JSON says the binary payloads in words too.
+        let events = jsonLines(json.stdout)
+        let navigationEvent = try #require(events.first { $0["kind"] as? String == "user-navigation" })
+        #expect(navigationEvent["payload"] as? String == "back(committed)", "\(navigationEvent)")
+        let terminateEvent = try #require(events.first { $0["kind"] as? String == "injected" })
+        #expect(terminateEvent["payload"] as? String == "terminate flow \(detail.flowID)", "\(terminateEvent)")
+        // Nothing but printable text: no protobuf bytes leak into the lines.
+        for line in lines {
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{FFFD}" }, "\(line.debugDescription)")
+        }
+    }
+
     @Test func recordThenReplayGivesTheSamePlacements() throws {
         let daemon = try DaemonProcess(arguments: ["--app", "modal"])
         let file = daemon.directory + "/session.rec"

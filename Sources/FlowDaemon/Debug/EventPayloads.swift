@@ -6,11 +6,11 @@ import Foundation
 /// (docs/flowctl.md, "Recording format").
 package enum EventPayloads {
     /// A flow's output, result or ending described as UTF-8 text.
-    package static let textContentType = "text/plain; charset=utf-8"
+    package static let textContentType = Flowd_V1_Payload.EventContentType.text
     /// A `flowd.v1.UserNavigation` in protobuf binary (USER_NAVIGATION events).
-    package static let userNavigationContentType = "application/x-flowd-user-navigation"
+    package static let userNavigationContentType = Flowd_V1_Payload.EventContentType.userNavigation
     /// A `flowd.v1.TerminateFlow` in protobuf binary (INJECTED events of `flowctl terminate`).
-    package static let terminateFlowContentType = "application/x-flowd-terminate-flow"
+    package static let terminateFlowContentType = Flowd_V1_Payload.EventContentType.terminateFlow
 
     /// A link as text (LINK_OPENED events).
     package static func link(_ text: String) -> Flowd_V1_Payload {
