@@ -42,8 +42,9 @@ public enum BuiltInApps {
         })
         for kind in PythonScreens.kinds { screens[kind] = python }
         // Version 2: the login checks the name with asynchronous work (a journaled request) before it
-        // pushes the success screen; a version-1 journal would replay a login without it.
-        return App(name: "launcher", version: "2", screens: screens, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
+        // pushes the success screen; a version-1 journal would replay a login without it. Version 3:
+        // the student editor applies edits as they are made (back keeps them).
+        return App(name: "launcher", version: "3", screens: screens, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
     }
 
     static func tutorial() -> App {

@@ -99,6 +99,7 @@ public final class TerminalHost {
         view.screen = screen
         view.hostedElsewhere = visible == nil && !deck.cards.isEmpty
         view.editing = keys.editing
+        view.editingReplaces = keys.replacesText
         if view.hostedElsewhere {
             if let input = stdinInput {
                 host.removeInput(input)

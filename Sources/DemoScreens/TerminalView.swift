@@ -49,6 +49,8 @@ public struct TerminalView: Sendable, Equatable {
     public var hostedElsewhere = false
     /// The text field's line while `e` editing is under way.
     public var editing: String?
+    /// Whether `editing` is the field's text still selected: typing replaces it.
+    public var editingReplaces = false
     /// The last notice (a refused navigation, an error), shown at the bottom.
     public var status = ""
     /// A line always shown under the keys (scripts/demo: how to attach flowctl).
@@ -113,7 +115,8 @@ public struct TerminalView: Sendable, Equatable {
     /// The keys that apply now, in one sentence.
     public var keyHelp: String {
         if editing != nil, let field = screen?.state.field {
-            return "editing \(field): type, Enter sends, Backspace erases, Esc cancels"
+            if editingReplaces { return "editing \(field): typing replaces it, Backspace edits it, Enter sends, Esc cancels" }
+            return "editing \(field): type, Enter sends, Backspace erases, Ctrl-U clears, Esc cancels"
         }
         var keys: [String] = []
         if let screen {

@@ -27,7 +27,7 @@ public enum DotRenderer {
             case .stack:
                 out.append("  \(id) [label=\(quote("stack \(node.id)")) shape=box3d]")
             case .tabBar:
-                out.append("  \(id) [label=\(quote("tab bar \(node.id)\ntab \(node.selectedTab) selected")) shape=tab]")
+                out.append("  \(id) [label=\(quote("tab bar \(node.id)\ntab \(node.selectedTab + 1) selected")) shape=tab]")
             case .screen:
                 let screen = node.screen
                 var label = "screen \(node.id)\n\(screen.kind)"
@@ -38,7 +38,7 @@ public enum DotRenderer {
                 out.append("  \(id) [label=\(quote("node \(node.id)"))]")
             }
             for (index, child) in node.children.enumerated() {
-                var label = node.kind == .stack || node.kind == .tabBar ? "\(index)" : ""
+                var label = node.kind == .stack ? "\(index)" : node.kind == .tabBar ? "\(index + 1)" : ""
                 if node.kind == .tabBar && UInt32(index) == node.selectedTab { label += "*" }
                 out.append("  \(id) -> n\(child.id)\(label.isEmpty ? "" : " [label=\(quote(label))]")")
                 nav(child)

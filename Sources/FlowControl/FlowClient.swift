@@ -133,7 +133,7 @@ public enum ClientError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noDaemon(let path):
-            "no flowd at \(path); start one with `flowd --socket \(path)` or `scripts/demo`"
+            Self.noDaemonAdvice(path)
         case .socket(let error):
             "\(error)"
         case .timeout(let ms):
@@ -146,6 +146,22 @@ public enum ClientError: Error, CustomStringConvertible {
             "flowd is shutting down: \(shutdown.message)"
         case .unexpected(let message):
             message
+        }
+    }
+
+    /// What is at `path`, and what to do: start flowd there only when nothing else is.
+    static func noDaemonAdvice(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            return "no flowd at \(path): nothing is there; start one with `flowd --socket \(path)` or `scripts/demo`, or pass the socket it uses"
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFSOCK:
+            return "no flowd at \(path): the socket file is there but nothing listens (a flowd that crashed?); start one, which reclaims it"
+        case S_IFDIR:
+            return "\(path) is a directory, not a socket; flowd's socket is a file in it, such as \(path.hasSuffix("/") ? path : path + "/")flowd.sock"
+        default:
+            return "\(path) is not a socket but a file; pass the socket flowd listens on (`flowd` logs it; by default $XDG_RUNTIME_DIR/flowd/flowd.sock)"
         }
     }
 }

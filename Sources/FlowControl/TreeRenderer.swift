@@ -75,7 +75,8 @@ public enum TreeRenderer {
         case .stack:
             out.append("\(indent)\(prefix)stack \(node.id)  \(node.children.count) screen\(node.children.count == 1 ? "" : "s") deep")
         case .tabBar:
-            out.append("\(indent)\(prefix)tab bar \(node.id)  \(node.children.count) tabs, tab \(node.selectedTab) selected")
+            // Tabs count from 1 for people, as the demo's header and `flowctl select-tab` do (JSON keeps the wire's 0).
+            out.append("\(indent)\(prefix)tab bar \(node.id)  \(node.children.count) tabs, tab \(node.selectedTab + 1) selected")
         case .screen:
             out.append("\(indent)\(prefix)\(screenLine(node, flowTypes: flowTypes, hosts: hosts))")
         default:
@@ -85,7 +86,7 @@ public enum TreeRenderer {
             let childPrefix: String
             switch node.kind {
             case .stack: childPrefix = "[\(index)] "
-            case .tabBar: childPrefix = "tab \(index)\(UInt32(index) == node.selectedTab ? "*" : ""): "
+            case .tabBar: childPrefix = "tab \(index + 1)\(UInt32(index) == node.selectedTab ? "*" : ""): "
             default: childPrefix = ""
             }
             navLines(child, prefix: childPrefix, depth: depth + 1, flowTypes: flowTypes, hosts: hosts, into: &out)
@@ -138,6 +139,18 @@ extension Flowd_V1_Tree {
     /// The node with `id`, if the tree has it.
     public func node(_ id: UInt64) -> Flowd_V1_NavNode? {
         allNodes.first { $0.id == id }
+    }
+
+    /// The nearest tab bar around the screen `id` without crossing a modal, if any.
+    public func tabBar(around id: UInt64) -> Flowd_V1_NavNode? {
+        var found: Flowd_V1_NavNode?
+        func walk(_ node: Flowd_V1_NavNode, bar: Flowd_V1_NavNode?) {
+            if node.id == id { found = bar }
+            for child in node.children { walk(child, bar: node.kind == .tabBar ? node : bar) }
+            if node.hasPresented { walk(node.presented, bar: nil) }
+        }
+        if hasWindow { walk(window, bar: nil) }
+        return found
     }
 
     /// A screen whose nearest tab bar is `bar` (so that selecting a tab from

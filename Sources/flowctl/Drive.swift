@@ -83,11 +83,12 @@ struct SelectTab: ParsableCommand {
         discussion: """
             ID is the tab bar's node id as `flowctl tree` shows it ("tab bar 2"), or the id of any screen \
             inside the tab bar (the daemon's InjectNavigation names a screen; flowctl finds one in the \
-            tab bar for you). TAB counts from 0. The tab bar must not be covered by a modal.
+            tab bar for you). TAB counts from 1, as `flowctl tree` and the demo's header count them (the \
+            wire's SelectTab.index is TAB - 1). The tab bar must not be covered by a modal.
 
             Examples:
-              flowctl select-tab 2 1        # tab bar 2, second tab
-              flowctl select-tab 5 0        # the tab bar around screen 5, first tab
+              flowctl select-tab 2 2        # tab bar 2, second tab
+              flowctl select-tab 5 1        # the tab bar around screen 5, first tab
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -95,8 +96,12 @@ struct SelectTab: ParsableCommand {
     @Argument(help: ArgumentHelp("A tab bar id, or a screen inside the tab bar.", valueName: "id"))
     var id: UInt64
 
-    @Argument(help: ArgumentHelp("The tab to select, from 0.", valueName: "tab"))
+    @Argument(help: ArgumentHelp("The tab to select, from 1.", valueName: "tab"))
     var tab: UInt32
+
+    func validate() throws {
+        guard tab >= 1 else { throw ValidationError("tabs count from 1 (as `flowctl tree` shows them); got \(tab)") }
+    }
 
     func run() throws {
         let tree = connection.with { client throws(ClientError) in try client.tree(timeoutMilliseconds: connection.milliseconds) }
@@ -104,19 +109,24 @@ struct SelectTab: ParsableCommand {
             fail("no node \(id) in the navigation hierarchy; see `flowctl tree` for tab bar and screen ids")
         }
         let screen: UInt64
+        let bar: Flowd_V1_NavNode
         switch node.kind {
         case .screen:
-            screen = node.id
+            guard let around = tree.tabBar(around: node.id) else { fail("screen \(id) is not in a tab bar") }
+            (screen, bar) = (node.id, around)
         case .tabBar:
             guard let found = tree.screen(inTabBar: node) else { fail("tab bar \(id) has no screen to act from") }
-            screen = found
+            (screen, bar) = (found, node)
         default:
             fail("node \(id) is a \(node.kind == .stack ? "stack" : "window"), not a tab bar; pass a tab bar id or a screen inside one")
+        }
+        guard Int(tab) <= bar.children.count else {
+            fail("tab bar \(bar.id) has \(bar.children.count) tabs (1 to \(bar.children.count)); there is no tab \(tab)")
         }
         var navigation = Flowd_V1_UserNavigation()
         navigation.screenID = screen
         var select = Flowd_V1_SelectTab()
-        select.index = tab
+        select.index = tab - 1
         navigation.selectTab = select
         injectNavigation(navigation, connection: connection)
     }
@@ -158,7 +168,9 @@ struct Terminate: ParsableCommand {
             Sub-flows are terminated first (last started first), then the flow's screens are dismissed \
             top-most first; its parent is told the flow ended (terminated). Waits until every screen \
             acknowledged its dismissal (or timed out), then prints the daemon's answer. The daemon logs \
-            the termination with flowctl's process id.
+            the termination with flowctl's process id. Terminating the app's root flow (flow 1 in \
+            `flowctl tree`) ends the app: the answer says so, and flowd then stops (unless it runs with \
+            --stay-up).
 
             Examples:
               flowctl terminate 2
@@ -177,7 +189,15 @@ struct Terminate: ParsableCommand {
         var terminate = Flowd_V1_TerminateFlow()
         terminate.flowID = flow
         terminate.animated = animated
-        let message = connection.with { client throws(ClientError) in try client.command(.terminateFlow(terminate), timeoutMilliseconds: connection.milliseconds) }
+        let message = connection.with { client throws(ClientError) -> String in
+            do throws(ClientError) {
+                return try client.command(.terminateFlow(terminate), timeoutMilliseconds: connection.milliseconds)
+            } catch {
+                // The flow was the app's root (or its end ended the app) and the answer did not get out first.
+                guard case .shutdown(let shutdown) = error, shutdown.reason == .appFinished else { throw error }
+                return "terminated flow#\(flow): the app ended and flowd is shutting down"
+            }
+        }
         emitLine(message)
     }
 }

@@ -35,11 +35,28 @@ import Testing
         #expect(tester.state(NameEditorScreen.self)?.body == "Age: 30")
         try tester.back()
         #expect(tester.expectVisible(StudentListScreen.self) != nil)
-        #expect(tester.state(StudentListScreen.self)?.buttons.first == "Ann (20)")
+        #expect(tester.state(StudentListScreen.self)?.buttons == ["Ann (20)", "Bob (30)", "Back to menu"], "back kept the edit")
         press(2, on: StudentListScreen.self, in: tester)
         #expect(tester.expectVisible(MenuScreen.self) != nil)
-        #expect(menuStatus(tester) == "Student editor: Ann 20, Bob 21 (dismiss animated)", "back from Bob's editor dropped the edit")
+        #expect(menuStatus(tester) == "Student editor: Ann 20, Bob 30 (dismiss animated)", "back from Bob's editor kept the edit")
         tester.expectSound()
+    }
+
+    /// A rename is kept when the person leaves the editor with back, as with "Back to list".
+    @Test func backFromTheStudentEditorKeepsTheRename() throws {
+        let (tester, _) = launch()
+        press(4, on: MenuScreen.self, in: tester)
+        press(0, on: StudentListScreen.self, in: tester)
+        tester.send(.didEnterText("Anna"), from: NameEditorScreen.self)
+        try tester.back()
+        #expect(tester.state(StudentListScreen.self)?.buttons == ["Anna (20)", "Bob (21)", "Back to menu"])
+        press(1, on: StudentListScreen.self, in: tester)
+        press(0, on: NameEditorScreen.self, in: tester)
+        tester.send(.didEnterText("22"), from: AgeEditorScreen.self)
+        try tester.back()
+        #expect(tester.state(NameEditorScreen.self)?.body == "Age: 22", "back from the age editor kept the age")
+        try tester.back()
+        #expect(tester.state(StudentListScreen.self)?.buttons == ["Anna (20)", "Bob (22)", "Back to menu"])
     }
 
     @Test func backFromTheDeepLinkedAgeEditorWalksToTheMenu() throws {

@@ -43,7 +43,7 @@ struct TerminalViewTests {
         view.status = "flowd: back: not above the root"
         lines = view.lines()
         #expect(lines.contains("  Name: Gra_"))
-        #expect(lines.suffix(2) == ["editing Name: type, Enter sends, Backspace erases, Esc cancels", "flowd: back: not above the root"])
+        #expect(lines.suffix(2) == ["editing Name: type, Enter sends, Backspace erases, Ctrl-U clears, Esc cancels", "flowd: back: not above the root"])
     }
 
     @Test func fitsAnEightyByTwentyFourTerminalWithLongText() {
@@ -90,7 +90,10 @@ struct TerminalKeysTests {
         #expect(keys.key(UInt8(ascii: "b"), screen: form) == .back)
         #expect(keys.key(UInt8(ascii: "t"), screen: form) == .hint("next tab: profile is not in a tab bar"))
         #expect(keys.key(UInt8(ascii: "c"), screen: form) == .hint("close modal: profile is not in a modal presentation"))
-        #expect(keys.key(UInt8(ascii: "x"), screen: form) == nil)
+        #expect(keys.key(UInt8(ascii: "x"), screen: form) == .hint("'x': that key does nothing here; the keys that do are listed below"))
+        // An arrow key (ESC [ A) is one key that does nothing, not three.
+        #expect([27, 91, 65].map { keys.key($0, screen: form) } == [nil, nil, .hint(TerminalKeys.noSuchKey)])
+        #expect(keys.key(UInt8(ascii: "b"), screen: form) == .back, "the sequence ended; keys work again")
         #expect(keys.key(UInt8(ascii: "1"), screen: nil) == nil)
         for quit in [UInt8(ascii: "q"), 3, 4] { #expect(keys.key(quit, screen: nil) == .quit) }
     }
@@ -99,6 +102,19 @@ struct TerminalKeysTests {
         var keys = TerminalKeys()
         #expect(keys.key(UInt8(ascii: "e"), screen: form) == .redraw)
         #expect(keys.editing == "Ada")
+        #expect(keys.replacesText, "the field's text starts selected")
+        for byte in Array("Bea".utf8) { _ = keys.key(byte, screen: form) }
+        #expect(keys.editing == "Bea", "typing replaced the selected text instead of appending to it")
+        #expect(keys.key(27, screen: form) == .redraw)
+        _ = keys.key(UInt8(ascii: "e"), screen: form)
+        _ = keys.key(127, screen: form)
+        #expect(keys.editing == "Ad" && !keys.replacesText, "Backspace edits the text instead")
+        _ = keys.key(UInt8(ascii: "a"), screen: form)
+        #expect(keys.editing == "Ada")
+        _ = keys.key(21, screen: form)
+        #expect(keys.editing == "", "Ctrl-U clears")
+        #expect(keys.key(27, screen: form) == .redraw)
+        _ = keys.key(UInt8(ascii: "e"), screen: form)
         for byte: UInt8 in [127, 127, 127] { _ = keys.key(byte, screen: form) }
         for byte in Array("Zoë q1".utf8) { _ = keys.key(byte, screen: form) }
         #expect(keys.editing == "Zoë q1", "q and digits are text while editing; UTF-8 is decoded")

@@ -182,6 +182,12 @@ struct InteractiveDemoTests {
         try terminal.press("q")
         try terminal.waitFor("DEMO-EXITED 0", "flowd stopped (exit 0)", "icanon echo")
         #expect(!FileManager.default.fileExists(atPath: socket), "flowd removed its socket: it stopped cleanly")
+        // A normal quit reads as one in flowd's log: nothing lost, failed or unacknowledged.
+        let log = try String(contentsOfFile: directory + "/flowd.log", encoding: .utf8)
+        for alarming in ["lost", "ended:", "warning", "error", "critical", "acknowledged=false", "failed"] {
+            #expect(!log.contains(alarming), "a normal quit logged '\(alarming)':\n\(log)")
+        }
+        #expect(log.contains("app launcher stopped with flowd; its journal is kept for the next start"), "\(log)")
         #expect(try processes(matching: "--socket \(socket)").isEmpty, "flowd and demo-screens are gone")
     }
 

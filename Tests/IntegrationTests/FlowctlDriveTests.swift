@@ -92,10 +92,17 @@ struct FlowctlDriveTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/flowd.sock"
         for arguments in [["tree"], ["dot"], ["watch"], ["record", directory + "/r.rec"], ["inject", "1", "{}"], ["back", "1"],
-                          ["select-tab", "1", "0"], ["close-modal", "1"], ["terminate", "1"], ["stats"]] {
+                          ["select-tab", "1", "1"], ["close-modal", "1"], ["terminate", "1"], ["stats"]] {
             let run = try ProductRun.run("flowctl", arguments + ["--socket", path])
             #expect(run.status == 69, "\(arguments)")
-            #expect(run.stderr.contains("no flowd at \(path); start one with"), "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("no flowd at \(path): nothing is there; start one with"), "\(arguments): \(run.stderr)")
+        }
+        // Something else at the path: said, and never "start flowd on it".
+        for (path, what) in [("/etc/passwd", "is not a socket but a file"), (directory, "is a directory, not a socket")] {
+            let run = try ProductRun.run("flowctl", ["tree", "--socket", path])
+            #expect(run.status == 69)
+            #expect(run.stderr.contains("\(path) \(what)"), "\(run.stderr)")
+            #expect(!run.stderr.contains("start one with"), "\(run.stderr)")
         }
     }
 

@@ -76,30 +76,34 @@ struct FlowctlTreeTests {
         let bar = try #require(places.first?.placement.path.first { $0.kind == .tabBar })
 
         var run = try flowctl(["tree"], daemon)
-        #expect(run.stdout.contains("tab bar \(bar.id)  2 tabs, tab 0 selected"), "\(run.stdout)")
-        #expect(run.stdout.contains("tab 0*: screen \(places[0].screenID) item"), "\(run.stdout)")
-        #expect(run.stdout.contains("tab 1: screen \(places[1].screenID) tutorial"), "\(run.stdout)")
+        // Tabs count from 1, as the demo's header does.
+        #expect(run.stdout.contains("tab bar \(bar.id)  2 tabs, tab 1 selected"), "\(run.stdout)")
+        #expect(run.stdout.contains("tab 1*: screen \(places[0].screenID) item"), "\(run.stdout)")
+        #expect(run.stdout.contains("tab 2: screen \(places[1].screenID) tutorial"), "\(run.stdout)")
 
-        run = try flowctl(["select-tab", "\(bar.id)", "1"], daemon)
+        run = try flowctl(["select-tab", "\(bar.id)", "2"], daemon)
         #expect(run.status == 0, "\(run.stderr)")
         let changes = try host.settle().compactMap(\.placementChanged)
         #expect(changes.first { $0.screenID == places[1].screenID }?.placement.visible == true)
         run = try flowctl(["tree"], daemon)
-        #expect(run.stdout.contains("tab bar \(bar.id)  2 tabs, tab 1 selected"), "\(run.stdout)")
-        #expect(run.stdout.contains("tab 1*: screen \(places[1].screenID) tutorial"))
+        #expect(run.stdout.contains("tab bar \(bar.id)  2 tabs, tab 2 selected"), "\(run.stdout)")
+        #expect(run.stdout.contains("tab 2*: screen \(places[1].screenID) tutorial"))
 
         // A screen id inside the tab bar works too.
-        run = try flowctl(["select-tab", "\(places[1].screenID)", "0"], daemon)
+        run = try flowctl(["select-tab", "\(places[1].screenID)", "1"], daemon)
         #expect(run.status == 0, "\(run.stderr)")
         _ = try host.settle()
-        #expect(try flowctl(["tree"], daemon).stdout.contains("2 tabs, tab 0 selected"))
+        #expect(try flowctl(["tree"], daemon).stdout.contains("2 tabs, tab 1 selected"))
 
-        // Not a tab bar, or no such tab: refused with a reason.
-        run = try flowctl(["select-tab", "1", "0"], daemon)
+        // Not a tab bar, no such tab, or a tab 0: refused with a reason.
+        run = try flowctl(["select-tab", "1", "1"], daemon)
         #expect(run.status == 1)
         #expect(run.stderr.contains("not a tab bar"))
         run = try flowctl(["select-tab", "\(bar.id)", "5"], daemon)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("tab 5"))
+        #expect(run.stderr.contains("has 2 tabs (1 to 2); there is no tab 5"), "\(run.stderr)")
+        run = try flowctl(["select-tab", "\(bar.id)", "0"], daemon)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("tabs count from 1"), "\(run.stderr)")
     }
 }

@@ -211,11 +211,22 @@ struct FlowctlWatchTests {
         #expect(replay.status == 1)
         #expect(replay.stdout.contains("another state"), "\(replay.stdout)")
         // Not a recording at all.
-        let junk = daemon.directory + "/junk.rec"
-        _ = FileManager.default.createFile(atPath: junk, contents: Data("hello".utf8))
-        replay = try ProductRun.run("flowd", ["replay", junk])
+        for (junk, contents) in [("junk.rec", "hello"), ("text.rec", "a text file, long enough to have a length prefix\n")] {
+            let path = daemon.directory + "/" + junk
+            _ = FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
+            replay = try ProductRun.run("flowd", ["replay", path])
+            #expect(replay.status == 1)
+            #expect(replay.stderr.contains("\(path) is not a flowctl recording"), "\(replay.stderr)")
+            // Advice for peers of the wire protocol is not advice for a file.
+            #expect(!replay.stderr.contains("max_frame_size") && !replay.stderr.contains("recorder was killed"), "\(replay.stderr)")
+        }
+        // A recording cut short is one, damaged at its end.
+        let cut = daemon.directory + "/cut.rec"
+        let whole = try #require(FileManager.default.contents(atPath: file))
+        _ = FileManager.default.createFile(atPath: cut, contents: whole.dropLast(3))
+        replay = try ProductRun.run("flowd", ["replay", cut])
         #expect(replay.status == 1)
-        #expect(replay.stderr.contains("not a flowctl recording") || replay.stderr.contains("ends in the middle"), "\(replay.stderr)")
+        #expect(replay.stderr.contains("ends in the middle of a frame"), "\(replay.stderr)")
     }
 
     @Test func recordStopsWhenTheDaemonShutsDownAndReplaysAWalk() throws {

@@ -71,3 +71,17 @@ ensure_python_protobuf() {
     fi
     python3 "$check" --check >&2
 }
+
+# swift_build ARGS...: `swift build` whose compiler flags do not depend on the terminal. SwiftPM adds
+# -color-diagnostics to every compile when stdout is a terminal whose TERM is not "dumb", so the same
+# build run from tmux, from an IDE, through a pipe or with TERM=dumb changes the flags and recompiles
+# everything (40-45 s for flowd in release). Pinning --no-color-diagnostics keeps one build for all.
+swift_build() {
+    swift build --no-color-diagnostics "$@"
+}
+
+# print_help SCRIPT: prints the script's leading comment block (after the #! line) as its --help,
+# however long the block grows.
+print_help() {
+    awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"
+}

@@ -7,7 +7,9 @@ public struct Student: Sendable, Equatable {
 }
 
 /// The list of students; choosing one runs `EditStudentFlow` pushed on the
-/// same stack and applies its result to the list. The last button finishes.
+/// same stack. Its edits apply as they are made (its outputs), so leaving
+/// the editor by back keeps them, as "Back to list" does. The last button
+/// finishes.
 public final class StudentsFlow: Flow {
     public typealias RequiredContext = NavigationStack
     public typealias Result = [Student]
@@ -31,12 +33,15 @@ public final class StudentsFlow: Flow {
     }
 
     private func edit(_ index: Int, with editor: EditStudentFlow, in flow: FlowContext<StudentsFlow>) {
-        flow.start(editor, .pushed(in: flow.context)) { [unowned self] student, dismisser in
+        flow.start(editor, .pushed(in: flow.context)) { [unowned self] student in
+            students[index] = student
+            list?.update(state())
+        } onFinish: { [unowned self] student, dismisser in
             students[index] = student
             list?.update(state())
             dismisser.dismiss(animated: true)
         } onEnd: { [unowned self] ending in
-            // Back from the editor keeps the list as it was; anything else is shown.
+            // Back from the editor keeps what was edited (the outputs applied it); anything else is shown.
             guard ending != .dismissedByUser else { return }
             list?.update(state(note: "Editing \(students[index].name) \(ending)."))
         }
@@ -49,10 +54,13 @@ public final class StudentsFlow: Flow {
 }
 
 /// Edits the name; from there the age (a sub-flow whose "Done" returns here
-/// with the new age); "Back to list" finishes with the edited student.
+/// with the new age); "Back to list" finishes with the edited student. Every
+/// edit is also an output, so that back (which ends the flow without a
+/// result) loses nothing.
 public final class EditStudentFlow: Flow {
     public typealias RequiredContext = NavigationStack
     public typealias Result = Student
+    public typealias Output = Student
 
     private var student: Student
     /// The name the editor was opened for: the place a link names (`students/Bob`).
@@ -72,6 +80,7 @@ public final class EditStudentFlow: Flow {
             case .didEnterText(let name):
                 student.name = name
                 editor.update(state())
+                flow.emit(student)
             case .didPressButton(index: 0):
                 editAge(EditAgeFlow(student.age), in: flow)
             case .didPressButton:
@@ -81,9 +90,14 @@ public final class EditStudentFlow: Flow {
     }
 
     private func editAge(_ ageEditor: EditAgeFlow, in flow: FlowContext<EditStudentFlow>) {
-        flow.start(ageEditor, .pushed(in: flow.context)) { [unowned self] age, dismisser in
+        flow.start(ageEditor, .pushed(in: flow.context)) { [unowned self] age in
             student.age = age
             editor?.update(state())
+            flow.emit(student)
+        } onFinish: { [unowned self] age, dismisser in
+            student.age = age
+            editor?.update(state())
+            flow.emit(student)
             dismisser.dismiss(animated: true)
         } onEnd: { [unowned self] ending in
             guard ending != .dismissedByUser else { return }
@@ -97,10 +111,12 @@ public final class EditStudentFlow: Flow {
     }
 }
 
-/// Edits the age; "Done" finishes with it.
+/// Edits the age; "Done" finishes with it. A valid age entered is also an
+/// output, so that back keeps it.
 public final class EditAgeFlow: Flow {
     public typealias RequiredContext = NavigationStack
     public typealias Result = Int
+    public typealias Output = Int
 
     private var age: Int
 
@@ -119,6 +135,7 @@ public final class EditAgeFlow: Flow {
                 }
                 age = value
                 editor.update(state())
+                flow.emit(value)
             case .didPressButton:
                 flow.finish(age)
             }

@@ -41,7 +41,9 @@ public struct Recording: Sendable {
             do {
                 envelope = try decoder.nextEnvelope()
             } catch {
-                throw ReplayError("\(name) is not a flowctl recording: frame \(index) is bad (\(error))")
+                // The frame codec's own advice (a larger max_frame_size, ...) is for peers, not files.
+                guard index > 0 else { throw notARecording(name) }
+                throw ReplayError("\(name) is damaged: frame \(index) does not decode (\(error.errorCode)); the frames before it were a recording")
             }
             guard let envelope else { break }
             switch envelope.body {
@@ -57,10 +59,15 @@ public struct Recording: Sendable {
             index += 1
         }
         if decoder.isMidFrame {
+            guard index > 0 else { throw notARecording(name) }
             throw ReplayError("\(name) ends in the middle of a frame (\(decoder.bufferedByteCount) bytes left): the recorder was killed while writing")
         }
         guard let tree else { throw ReplayError("\(name) is empty: a recording starts with the daemon's Tree") }
         return Recording(tree: tree, events: events, lagged: lagged)
+    }
+
+    private static func notARecording(_ name: String) -> ReplayError {
+        ReplayError("\(name) is not a flowctl recording: it does not start with the frame of a daemon's Tree; make one with `flowctl record FILE`")
     }
 }
 

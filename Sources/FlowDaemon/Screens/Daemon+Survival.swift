@@ -29,7 +29,7 @@ extension Daemon {
             emitEvent(.restartGaveUp, screen: screen, flow: runtime?.owner(of: screen), name: kind,
                       text: "gave up on \(kind) \(screen) after \(restarts) restarts (policy \(policy)); its flow is told")
         case .detached(let host, let count):
-            logger.notice("screen host dropped; holding its screens for it to resume", metadata: [
+            logger.notice("screen host disconnected; holding its screens for it to resume", metadata: [
                 "connection": "\(host)", "screens": "\(count)", "grace_ms": "\(configuration.resumeGraceMilliseconds)",
             ])
             emitEvent(.hostDetached, connection: host,

@@ -18,6 +18,9 @@ extension Daemon {
             return
         case .finished(let result, let report):
             logger.info("app \(appName) finished with \(result); unwound \(report.outcomes.count) screens")
+        case .ended(.terminated) where phase != .running:
+            // A stop (a signal, the service manager): nothing went wrong, and the journal is kept.
+            logger.info("app \(appName) stopped with flowd\(stateJournal == nil ? "" : "; its journal is kept for the next start")")
         case .ended(let ending):
             logger.notice("app \(appName) ended: \(ending)")
         }

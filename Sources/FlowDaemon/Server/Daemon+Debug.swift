@@ -42,9 +42,12 @@ extension Daemon {
         emitEvent(.injected, flow: flow, connection: connection.id, name: type, payload: EventPayloads.terminate(request),
                     text: "debug client pid \(connection.peerPID) terminates \(type) \(flow)")
         let connectionID = connection.id
+        // Terminating a root flow ends the app: the answer says so before the Shutdown that follows.
+        let ending = runtime.subFlows(of: .host).contains(flow)
+            ? ", the app's root flow: the app ended\(configuration.exitWhenAppFinishes ? " and flowd stops" : "")" : ""
         do {
             try runtime.terminate(flow: flow, animated: request.animated) { [weak self] report in
-                let text = "terminated \(type) \(flow); \(report.outcomes.count) screen\(report.outcomes.count == 1 ? "" : "s") unwound"
+                let text = "terminated \(type) \(flow)\(ending); \(report.outcomes.count) screen\(report.outcomes.count == 1 ? "" : "s") unwound"
                 self?.notices.append(.terminated(connection: connectionID, seq: seq, text: text))
             }
         } catch {

@@ -196,7 +196,11 @@ extension Daemon {
             appReported(outcome)
         case .unwound(let reason, let message, let report):
             if let report {
-                logger.info("unwound", metadata: ["screens": "\(report.outcomes.count)", "acknowledged": "\(report.allAcknowledged)"])
+                let count = { (outcome: DismissOutcome) in report.outcomes.filter { $0.outcome == outcome }.count }
+                logger.info("unwound", metadata: [
+                    "screens": "\(report.outcomes.count)", "acknowledged": "\(count(.acknowledged))",
+                    "without_host": "\(count(.hostLost))", "timed_out": "\(count(.timedOut))",
+                ])
             }
             flowsUnwound(reason: reason, message: message)
         case .terminated(let connectionID, let seq, let text):
