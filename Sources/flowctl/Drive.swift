@@ -41,11 +41,12 @@ struct Inject: ParsableCommand {
 }
 
 /// Sends user navigation for a screen and prints the answer.
-func injectNavigation(_ navigation: Flowd_V1_UserNavigation, connection: ConnectionOptions) {
+/// Sends the navigation and prints the daemon's answer, or `saying` instead when given.
+func injectNavigation(_ navigation: Flowd_V1_UserNavigation, connection: ConnectionOptions, saying: String? = nil) {
     var inject = Flowd_V1_InjectNavigation()
     inject.navigation = navigation
     let message = connection.with { client throws(ClientError) in try client.command(.injectNavigation(inject), timeoutMilliseconds: connection.milliseconds) }
-    emitLine(message)
+    emitLine(saying ?? message)
 }
 
 /// `flowctl back SCREEN`: the user's back navigation.
@@ -128,7 +129,8 @@ struct SelectTab: ParsableCommand {
         var select = Flowd_V1_SelectTab()
         select.index = tab - 1
         navigation.selectTab = select
-        injectNavigation(navigation, connection: connection)
+        // In the words the person typed: tabs from 1 (the daemon's answer says the wire's index).
+        injectNavigation(navigation, connection: connection, saying: "tab \(tab) of tab bar \(bar.id) selected (from screen \(screen))")
     }
 }
 

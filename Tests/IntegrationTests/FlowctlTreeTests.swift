@@ -83,6 +83,7 @@ struct FlowctlTreeTests {
 
         run = try flowctl(["select-tab", "\(bar.id)", "2"], daemon)
         #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "tab 2 of tab bar \(bar.id) selected (from screen \(places[0].screenID))\n", "\(run.stdout)")
         let changes = try host.settle().compactMap(\.placementChanged)
         #expect(changes.first { $0.screenID == places[1].screenID }?.placement.visible == true)
         run = try flowctl(["tree"], daemon)
