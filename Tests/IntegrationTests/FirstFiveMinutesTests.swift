@@ -41,8 +41,25 @@ struct FirstFiveMinutesTests {
         #expect(setup.contains("swift build --no-color-diagnostics \"$@\""))
     }
 
+    /// Shell completions come from the tools themselves, through scripts/generate-cli-docs (the man pages too,
+    /// which need a tool built once; the script's run is reported in the docs, not repeated here).
+    @Test func completionsAreGeneratedForFlowdAndFlowctl() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try ProductRun.run(executable: URL(fileURLWithPath: repositoryRoot + "/scripts/generate-cli-docs"), [
+            "--no-build", "--completions-only", "--out", directory,
+            productsDirectory.appendingPathComponent("flowd").path, productsDirectory.appendingPathComponent("flowctl").path,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let bash = try String(contentsOfFile: directory + "/completions/bash/flowctl", encoding: .utf8)
+        for command in ["tree", "watch", "select-tab", "terminate", "open"] { #expect(bash.contains(command), "\(command)") }
+        let zsh = try String(contentsOfFile: directory + "/completions/zsh/_flowd", encoding: .utf8)
+        #expect(zsh.contains("replay") && zsh.contains("--state"), "\(zsh.prefix(400))")
+        #expect(FileManager.default.fileExists(atPath: directory + "/completions/fish/flowctl.fish"))
+    }
+
     /// `--help` prints the whole comment block at the top of a script, not a fixed number of lines.
-    @Test(arguments: ["demo", "kill-flowd", "install-service", "generate-proto"])
+    @Test(arguments: ["demo", "kill-flowd", "install-service", "generate-proto", "generate-cli-docs"])
     func scriptHelpIsTheWholeHeader(script: String) throws {
         let path = repositoryRoot + "/scripts/" + script
         let header = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
