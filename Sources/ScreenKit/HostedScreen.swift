@@ -157,6 +157,11 @@ extension HostedScreen: AnyHostedScreen {
         guard self.dismissal == nil else { return }
         if let serial { lastSerial = serial }
         self.dismissal = dismissal
-        dismissHandler?(dismissal)
+        let handler = dismissHandler
+        // The screen is over: its handlers go, and with them whatever they captured (the screen itself too).
+        updateHandler = nil
+        placementHandler = nil
+        dismissHandler = nil
+        handler?(dismissal)
     }
 }

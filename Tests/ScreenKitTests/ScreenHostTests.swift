@@ -111,6 +111,26 @@ struct ScreenHostTests {
         #expect(try daemon.hostClosed())
     }
 
+    @Test("a dismissed screen lets go of its handlers: a screen they capture strongly is freed")
+    func dismissedScreenReleasesItsHandlers() throws {
+        let daemon = try FakeDaemon()
+        let (host, _) = try daemon.connectHost()
+        weak var placed: HostedScreen<Tutorial>?
+        host.register(Tutorial.self) { screen in
+            placed = screen
+            // Strong captures of the screen in its own handlers: no [weak]/[unowned] needed.
+            screen.onUpdate { _ in _ = screen.state }
+            screen.onPlacementChanged { _ in _ = screen.placement }
+            screen.onDismiss { _ in _ = screen.id }
+        }
+        try daemon.place(5, state: Tutorial.State.welcome)
+        #expect(try host.pollOnce(timeoutMilliseconds: 0) == nil)
+        #expect(placed != nil)
+        try daemon.dismiss(5, serial: 2)
+        #expect(try host.pollOnce(timeoutMilliseconds: 0) == nil)
+        #expect(placed == nil, "the screen and its handlers were released at its dismissal")
+    }
+
     @Test("a spawned host whose daemon stays silent after the last dismissal ends after the grace period")
     func spawnedHostGrace() throws {
         let daemon = try FakeDaemon()
