@@ -6,7 +6,7 @@ catches all of it; `except flowd_screens.errors.InvalidNavigation` catches one c
 import enum
 
 
-class ErrorCode(enum.IntEnum):
+class ErrorCode(enum.Enum):
     """The wire ErrorCode (docs/protocol.md §13); unknown values read as UNSPECIFIED."""
 
     UNSPECIFIED = 0

@@ -32,7 +32,7 @@ class ExitReason(enum.Enum):
     STOPPED = "stopped"  # `stop()` or `close()` was called
 
 
-class ShutdownReason(enum.IntEnum):
+class ShutdownReason(enum.Enum):
     """The reason of flowd's Shutdown (docs/protocol.md §11)."""
 
     UNSPECIFIED = 0

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 
-class NodeKind(enum.IntEnum):
+class NodeKind(enum.Enum):
     """A node of the navigation model."""
 
     UNSPECIFIED = 0
@@ -15,7 +15,7 @@ class NodeKind(enum.IntEnum):
     SCREEN = 4
 
 
-class Change(enum.IntEnum):
+class Change(enum.Enum):
     """Why a placement changed (`PlacementChanged.change`)."""
 
     UNSPECIFIED = 0

@@ -40,7 +40,7 @@ class Dismissal:
     animated: bool
 
 
-class Phase(enum.IntEnum):
+class Phase(enum.Enum):
     """The phase of user navigation: a button press is IMMEDIATE; a gesture is BEGIN, then CANCEL or COMMIT."""
 
     IMMEDIATE = 0
@@ -113,7 +113,7 @@ class HostedScreen:
     def back(self, phase=Phase.IMMEDIATE):
         """Reports that the user popped this screen off its stack (a back button: IMMEDIATE; a swipe:
         BEGIN, then CANCEL or COMMIT). flowd answers with Dismiss/PlacementChanged, not directly."""
-        self._navigate(back=screen_pb2.Back(phase=int(phase)))
+        self._navigate(back=screen_pb2.Back(phase=phase.value))
 
     def select_tab(self, index):
         """Reports that the user selected tab `index` (from 0) of the tab bar containing this screen."""
@@ -123,7 +123,7 @@ class HostedScreen:
 
     def close_modal(self, phase=Phase.IMMEDIATE):
         """Reports that the user closed the modal presentation containing this screen."""
-        self._navigate(close_modal=screen_pb2.CloseModal(phase=int(phase)))
+        self._navigate(close_modal=screen_pb2.CloseModal(phase=phase.value))
 
     def ack(self, serial=None):
         """Acks `serial` (default: the last one received). Needed only with `ScreenHost.auto_ack = False`."""
