@@ -29,6 +29,7 @@ Both are looked up normally, then in this checkout: the library's source folder
 and .build-python/site (where scripts/demo installs protobuf).
 """
 
+import importlib
 import os
 import re
 import signal
@@ -42,7 +43,7 @@ sys.path.append(os.path.join(ROOT, ".build-python", "site"))
 
 if "--check" in sys.argv[1:]:
     try:
-        import flowd_screens  # noqa: F401
+        importlib.import_module("flowd_screens")
     except ImportError as error:
         print(error, file=sys.stderr)
         sys.exit(3)

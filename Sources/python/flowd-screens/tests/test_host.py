@@ -239,25 +239,26 @@ class Reconnecting(HostTestCase):
         self.assertTrue(daemon.wait_for_log("screen host resumed"))
         self.assertEqual(proxy.connections, 2)
 
-    def test_an_output_lost_in_a_cut_is_sent_again(self):
+    def push_through_a_cut(self, direction, body):
+        """Presses Push on Item 1 while the proxy loses the next `body` frame going `direction` (and
+        cuts there); returns the host and its record after a barrier across the reconnection."""
         _, proxy, host, record = self.through_proxy()
-        proxy.lose_next("up", lambda envelope: envelope.WhichOneof("body") == "output")
+        proxy.lose_next(direction, lambda envelope: envelope.WhichOneof("body") == body)
         record.screen("Item 1").send(PRESS_0)
         host.ping()
         self.assertEqual(len(proxy.lost), 1)
-        self.assertIn(Resent(1), record.reconnects)
-        record.screen("Item 2")  # the output was applied once it was sent again
+        self.assertIn(Resent(1), record.reconnects)  # no Pong confirmed it: sent again with its key
+        return host, record
+
+    def test_an_output_lost_in_a_cut_is_sent_again(self):
+        _, record = self.push_through_a_cut("up", "output")
+        record.screen("Item 2")  # applied once it was sent again
 
     def test_an_output_applied_before_the_cut_is_not_applied_twice(self):
-        _, proxy, host, record = self.through_proxy()
-        proxy.lose_next("down", lambda envelope: envelope.WhichOneof("body") == "pong")
-        record.screen("Item 1").send(PRESS_0)
-        host.ping()
-        self.assertEqual(len(proxy.lost), 1)
-        self.assertIn(Resent(1), record.reconnects)  # no Pong confirmed it: sent again with its key ...
+        host, record = self.push_through_a_cut("down", "pong")
         host.ping()
         self.assertEqual(sorted(screen.state["title"] for screen in host.screens.values()), ["Item 1", "Item 2"])
-        self.assertNotIn("+ item Item 3", record.lines)  # ... and dropped by flowd, which had applied it
+        self.assertNotIn("+ item Item 3", record.lines)  # flowd had applied it and dropped the repeat
 
     def test_a_refused_token_starts_fresh(self):
         daemon = self.start("deep-stack")
