@@ -24,7 +24,7 @@ How it acts (docs/demo.md):
   neither                   only logs what it is told.
 
 `python3 login_screen.py --check` exits 0 if flowd_screens and the protobuf
-package it needs (>=4.21,<5) can be imported, else prints why and exits 3.
+package it needs (>=4.21,<7) can be imported, else prints why and exits 3.
 Both are looked up normally, then in this checkout: the library's source folder
 and .build-python/site (where scripts/demo installs protobuf).
 """

@@ -17,7 +17,7 @@ import re as _re
 
 #: The protobuf versions the generated code in flowd_screens.proto works with (protoc 3.21's output);
 #: keep in step with pyproject.toml.
-PROTOBUF_REQUIREMENT = ">=4.21,<5"
+PROTOBUF_REQUIREMENT = ">=4.21,<7"
 
 
 def _protobuf_problem():
@@ -28,7 +28,7 @@ def _protobuf_problem():
     except ImportError:
         return f"flowd_screens needs the Python package protobuf{PROTOBUF_REQUIREMENT}, which is not installed ({install})"
     version = tuple(int(part) for part in _re.findall(r"\d+", google.protobuf.__version__)[:2])
-    if not (4, 21) <= version < (5, 0):
+    if not (4, 21) <= version < (7, 0):
         return (f"flowd_screens needs protobuf{PROTOBUF_REQUIREMENT}, but protobuf {google.protobuf.__version__} "
                 f"is installed ({install})")
     return None
