@@ -237,7 +237,7 @@ class Reconnecting(HostTestCase):
         host.ping()
         record.screen("Item 2")
         self.assertTrue(daemon.wait_for_log("screen host resumed"))
-        self.assertEqual(proxy.connections, 2)
+        self.assertGreaterEqual(proxy.connections, 2)  # the host came back through the proxy
 
     def push_through_a_cut(self, direction, body):
         """Presses Push on Item 1 while the proxy loses the next `body` frame going `direction` (and
