@@ -28,8 +28,17 @@ class Daemon:
     """`flowd serve --app APP --no-state` on a socket in a short temporary directory; killed and its
     directory removed by `stop()` (use it as a context manager or with addCleanup)."""
 
+    @staticmethod
+    def scratch_directory():
+        """A new short directory under /tmp (socket paths must stay under 107 bytes)."""
+        return tempfile.mkdtemp(prefix="fpy-", dir="/tmp")
+
+    @staticmethod
+    def remove(directory):
+        shutil.rmtree(directory, ignore_errors=True)
+
     def __init__(self, app, *arguments, directory=None):
-        self.directory = directory or tempfile.mkdtemp(prefix="fpy-", dir="/tmp")
+        self.directory = directory or self.scratch_directory()
         self.socket_path = os.path.join(self.directory, "flowd.sock")
         # The launcher spawns Python screens; these tests host every kind themselves.
         environment = dict(os.environ, FLOWD_PYTHON_SCREENS="0")
@@ -67,8 +76,10 @@ class Daemon:
         return True
 
     def wait(self, timeout=20):
-        """flowd's exit status, waiting at most `timeout` seconds."""
-        return self.process.wait(timeout)
+        """flowd's exit status, waiting at most `timeout` seconds; its whole log is read by then."""
+        status = self.process.wait(timeout)
+        self._reader.join(5)
+        return status
 
     def kill(self):
         if self.process.poll() is None:
@@ -80,7 +91,7 @@ class Daemon:
         self._reader.join(5)
         self.process.stderr.close()
         if remove:
-            shutil.rmtree(self.directory, ignore_errors=True)
+            self.remove(self.directory)
 
     def __enter__(self):
         return self

@@ -1,6 +1,7 @@
 """ScreenHost against a real flowd: the handshake, placed/updated/dismissed, outputs, user navigation,
 the Ping barrier, typed errors, and reconnecting and resuming after a drop."""
 
+import os
 import unittest
 
 from flowd_screens import (Change, DaemonError, DismissReason, ErrorCode, ExitReason, FlowdError, NodeKind, Phase,
@@ -209,6 +210,43 @@ class Errors(HostTestCase):
             ScreenHost.from_environment(environ={})
         self.assertTrue(issubclass(errors.SpawnEnvironmentError, FlowdError))
         self.assertFalse(ScreenHost.spawned_by_flowd({}))
+
+
+# A screen process for `flowd --spawn-screens`: pushes once, then finishes; logs to flowd's stderr.
+SPAWNED_ITEM = """#!/usr/bin/env python3
+import sys
+from flowd_screens import ScreenHost
+
+def say(text):
+    print("spawned:", text, file=sys.stderr, flush=True)
+
+host = ScreenHost.from_environment()
+
+@host.register("item")
+def placed(screen):
+    say(f"placed {screen.state['title']} animated={screen.animated}")
+    screen.on_dismiss(lambda dismissal: say(f"dismissed {screen.state['title']} {dismissal.reason.name}"))
+    screen.send({"didPressButton": {"index": 0 if screen.placement.stack_index == 0 else 2}})
+
+say(f"ended {host.run().name}")
+"""
+
+
+class Spawned(HostTestCase):
+    def test_a_spawned_process_serves_its_one_screen_and_ends_with_it(self):
+        directory = Daemon.scratch_directory()
+        self.addCleanup(Daemon.remove, directory)
+        script = os.path.join(directory, "item.py")
+        with open(script, "w", encoding="utf-8") as file:
+            file.write(SPAWNED_ITEM)
+        os.chmod(script, 0o755)
+        daemon = self.start("deep-stack", "--spawn-screens", script)
+        self.assertEqual(daemon.wait(), 0, daemon.log)
+        log = daemon.log
+        for line in ["placed Item 1 animated=False", "placed Item 2 animated=True", "dismissed Item 1 FLOW_FINISHED",
+                     "dismissed Item 2 FLOW_FINISHED"]:
+            self.assertIn(f"spawned: {line}\n", log)
+        self.assertEqual(log.count("spawned: ended ONLY_SCREEN_DISMISSED"), 2, log)
 
 
 class Reconnecting(HostTestCase):
