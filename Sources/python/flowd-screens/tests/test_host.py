@@ -182,6 +182,25 @@ class Errors(HostTestCase):
         host.ping()
         record.screen("Item 2")
 
+    def test_an_unacked_command_times_out_and_the_screen_goes(self):
+        daemon = self.start("modal", "--ack-timeout", "0.5")
+        host, record = self.connect(daemon.socket_path, ["item"])
+        host.auto_ack = False
+        host.ping()
+        home = record.screen("Home")
+        home.ack()  # by hand: Home stays
+        home.send(PRESS_0)  # Present: Detail 1 is never acked
+        host.ping()
+        home.ack()  # its PlacementChanged (covered)
+        detail = record.screen("Detail 1")
+        while not detail.is_dismissed and host.poll_once(5) is None:
+            pass
+        self.assertEqual(detail.dismissal.reason, DismissReason.ACK_TIMEOUT)
+        timeout, = [error for error in record.errors if isinstance(error, errors.AckTimeout)]
+        self.assertEqual((timeout.screen_id, timeout.fatal), (detail.id, False))
+        host.ping()
+        self.assertFalse(home.is_dismissed)
+
     def test_local_misuse_is_refused_before_sending(self):
         daemon = self.start("deep-stack")
         host, record = self.connect(daemon.socket_path, ["item"])
