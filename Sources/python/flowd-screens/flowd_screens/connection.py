@@ -103,6 +103,25 @@ class Connection:
         self._buffer += chunk
         return self._frames()
 
+    def read_rest(self):
+        """The complete envelopes still readable without waiting (after a failed send: what flowd said
+        before it closed, such as a fatal Error and its Shutdown); [] if there are none or they are garbled."""
+        self.sock.setblocking(False)
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    break
+                self._buffer += chunk
+        except OSError:
+            pass
+        finally:
+            self.sock.setblocking(True)
+        try:
+            return self._frames()
+        except errors.ProtocolViolation:
+            return []
+
     def _frames(self):
         envelopes = []
         while len(self._buffer) >= 4:

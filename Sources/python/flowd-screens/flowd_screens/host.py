@@ -310,7 +310,7 @@ class ScreenHost:
         try:
             return self._connection.send(body, message, reply_to)
         except errors.ConnectionClosed:
-            self._dropped("connection closed")
+            self._write_failed()
             return self._send(body, message, reply_to)  # raises Reconnecting or ConnectionClosed
 
     def _send_input(self, body, message):
@@ -530,6 +530,19 @@ class ScreenHost:
             self._failure = error
         self._pending = []
         self._connection.close()
+
+    def _write_failed(self):
+        """flowd closed the connection under a write. If it said why first (a fatal Error, a Shutdown),
+        that ends the session as it would have when read; otherwise it is a drop."""
+        for envelope in self._connection.read_rest():
+            body = envelope.WhichOneof("body")
+            if body == "error" and envelope.error.fatal:
+                self._fail(errors.DaemonError.from_wire(envelope.error))
+                return
+            if body == "shutdown":
+                self._shutdown(envelope.shutdown)
+                return
+        self._dropped("connection closed")
 
     def _dropped(self, why):
         """The connection is gone (end of stream, a reset, Shutdown(HUNG)). A host that can resume starts

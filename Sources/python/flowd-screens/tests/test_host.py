@@ -215,6 +215,9 @@ class Errors(HostTestCase):
         daemon = self.start("deep-stack")
         host, _ = self.connect(daemon.socket_path, ["item"])
         host._connection.send("hello", hello("again"))  # a second Hello breaks the protocol
+        # flowd has closed the connection before the host read anything: acking its Place meets a
+        # closed socket, and the Error flowd sent before closing still says why.
+        self.assertTrue(daemon.wait_for_log("screen lost"))
         with self.assertRaises(errors.UnexpectedMessage) as raised:
             host.run()
         self.assertTrue(raised.exception.fatal)
