@@ -239,8 +239,9 @@ SPAWNED_ITEM = """#!/usr/bin/env python3
 import sys
 from flowd_screens import ScreenHost
 
-def say(text):
-    print("spawned:", text, file=sys.stderr, flush=True)
+def say(text):  # one write: two processes share flowd's stderr
+    sys.stderr.write(f"spawned: {text}\\n")
+    sys.stderr.flush()
 
 host = ScreenHost.from_environment()
 
