@@ -3,6 +3,7 @@ the Ping barrier, typed errors, and reconnecting and resuming after a drop."""
 
 import os
 import unittest
+from dataclasses import dataclass
 
 from flowd_screens import (Change, DaemonError, DismissReason, ErrorCode, ExitReason, FlowdError, NodeKind, Phase,
                            ScreenHost, ShutdownReason, errors)
@@ -108,6 +109,41 @@ class HandshakeAndScreens(HostTestCase):
         self.assertFalse(first.placement.visible)
         self.assertTrue(first.previous_placement.visible)
         self.assertEqual(record.errors, [])
+
+
+@dataclass
+class Card:
+    """The demo's CardState, typed."""
+
+    title: str
+    body: str
+    buttons: list
+    field: str = None
+    text: str = None
+
+
+class Decoding(HostTestCase):
+    def test_a_decoder_types_the_state(self):
+        daemon = self.start("deep-stack")
+        host = ScreenHost.connect(daemon.socket_path, provides=["item"])
+        self.addCleanup(host.close)
+        placed = []
+        host.register("item", placed.append, decode=lambda value: Card(**value))
+        host.ping()
+        self.assertEqual(placed[0].state, Card("Item 1", "", ["Push", "Push 999", "Finish"]))
+
+    def test_a_state_the_decoder_refuses_is_refused_to_flowd(self):
+        daemon = self.start("deep-stack")
+        host = ScreenHost.connect(daemon.socket_path, provides=["item"])
+        self.addCleanup(host.close)
+        refused = []
+        host.on_error = refused.append
+        host.register("item", self.fail, decode=lambda value: Card(**value, extra=1))
+        host.ping()
+        self.assertEqual(host.screens, {})
+        self.assertIsInstance(refused[0], errors.StateNotDecoded)
+        self.assertIn("kind 'item'", refused[0].message)
+        self.assertTrue(daemon.wait_for_log("code=badPayload"), daemon.log)  # flowd got the refusal
 
 
 class Navigation(HostTestCase):
