@@ -1,9 +1,6 @@
 #!/usr/bin/env python3
-"""The demo's `login` and `login-success` screens, in Python.
-
-Written from docs/protocol.md alone (framing, Hello with the spawn token,
-Place/Update/PlacementChanged/Dismiss answered by Ack, Output as JSON, Ping,
-Shutdown, resuming after a drop). Two ways to run:
+"""The demo's `login` and `login-success` screens, in Python, on the flowd_screens library
+(Sources/python/flowd-screens, docs/screens-python.md). Two ways to run:
 
   spawned   flowd spawns one process per screen: the launcher app's factory
             runs `python3 scripts/screens/login_screen.py` with the connected
@@ -11,13 +8,9 @@ Shutdown, resuming after a drop). Two ways to run:
             FLOWD_SCREEN_KIND. It ends with its screen.
   attached  `login_screen.py --socket PATH` (or $FLOWD_SOCKET when
             FLOWD_SOCKET_FD is unset) connects to flowd's named socket and
-            provides both login kinds for as long as flowd runs. When the
-            connection drops (end of stream, a reset, Shutdown(HUNG)) it
-            connects again with the resume token of its latest Welcome
-            (docs/protocol.md §19): 25 ms doubling to 500 ms between tries,
-            giving up after the Welcome's resume grace plus 1 s (exit 1).
-            Resumed, it forgets its screens and serves the Places that
-            follow; refused (RESUME_REFUSED), it starts fresh without a token.
+            provides both login kinds for as long as flowd runs. The library
+            reconnects and resumes after a drop (docs/protocol.md §19); giving
+            up on it exits 1.
 
 How it acts (docs/demo.md):
   DEMO_SCREENS_SCRIPT=FILE  headless: runs the file's steps for its own kind,
@@ -30,50 +23,38 @@ How it acts (docs/demo.md):
                             attached: leaves flowd);
   neither                   only logs what it is told.
 
-`python3 login_screen.py --check` exits 0 if the protobuf package (>= 4.21,
-< 5; the generated code in flowd/v1/ is from protoc 3.21) can be imported,
-else prints why and exits 3. The package is looked up normally and in
-.build-python/site of the repository (where scripts/demo installs it).
+`python3 login_screen.py --check` exits 0 if flowd_screens and the protobuf
+package it needs (>=4.21,<7) can be imported, else prints why and exits 3.
+Both are looked up normally, then in this checkout: the library's source folder
+and .build-python/site (where scripts/demo installs protobuf).
 """
 
-import json
+import importlib
 import os
-import random
 import re
-import select
 import signal
-import socket
-import struct
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.append(os.path.join(HERE, "..", "..", ".build-python", "site"))
-
-
-def check_protobuf():
-    """None if the protobuf package fits the generated code, else why not."""
-    try:
-        import google.protobuf
-    except ImportError:
-        return "the Python package protobuf is not installed (python3 -m pip install 'protobuf>=4.21,<5')"
-    version = tuple(int(part) for part in re.findall(r"\d+", google.protobuf.__version__)[:2])
-    if not (4, 21) <= version < (5, 0):
-        return f"protobuf {google.protobuf.__version__} is installed; the generated code needs >=4.21,<5"
-    return None
-
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+# The checkout's library comes first: this screen goes with the library of its checkout.
+sys.path.insert(0, os.path.join(ROOT, "Sources", "python", "flowd-screens"))
+sys.path.append(os.path.join(ROOT, ".build-python", "site"))
 
 if "--check" in sys.argv[1:]:
-    problem = check_protobuf()
-    print(problem or "ok", file=sys.stderr if problem else sys.stdout)
-    sys.exit(3 if problem else 0)
+    try:
+        importlib.import_module("flowd_screens")
+    except ImportError as error:
+        print(error, file=sys.stderr)
+        sys.exit(3)
+    print("ok")
+    sys.exit(0)
 
-from flowd.v1 import control_pb2, envelope_pb2, handshake_pb2, screen_pb2  # noqa: E402
+from flowd_screens import DismissReason, ExitReason, FlowdError, ScreenHost, errors  # noqa: E402
+from flowd_screens.reconnect import GaveUp  # noqa: E402
 
 KINDS = ["login", "login-success"]
 KIND = os.environ.get("FLOWD_SCREEN_KIND", "login")
-MAX_FRAME = 1 << 20
 # Who this process is in its log lines: the spawned kind, or "attached".
 LABEL = KIND
 
@@ -124,239 +105,114 @@ def parse_script(text, kinds):
     return steps
 
 
-# --- The connection ---------------------------------------------------------
+class LoginScreens:
+    """The login screens of one host (one when spawned, any number attached): what they log,
+    the script's steps, and the terminal while one of them is visible."""
 
-class ConnectionLost(ConnectionError):
-    """The socket broke while sending: the daemon is gone or cut this connection off."""
-
-
-class Refused(Exception):
-    """flowd answered Hello with an Error (e.g. RESUME_REFUSED) instead of Welcome."""
-
-    def __init__(self, error):
-        super().__init__(error.message)
-        self.error = error
-
-
-class Connection:
-    """Frames (uint32 little-endian length + Envelope) on a connected stream socket."""
-
-    def __init__(self, sock):
-        self.sock = sock
-        self.seq = 0
-        self.buffer = b""
-
-    @classmethod
-    def inherited(cls, fd):
-        return cls(socket.socket(fileno=fd))
-
-    @classmethod
-    def attach(cls, path):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(path)
-        except OSError:
-            sock.close()
-            raise
-        return cls(sock)
-
-    def send(self, body, message, reply_to=0):
-        self.seq += 1
-        envelope = envelope_pb2.Envelope(seq=self.seq, reply_to=reply_to)
-        getattr(envelope, body).CopyFrom(message)
-        data = envelope.SerializeToString()
-        try:
-            self.sock.sendall(struct.pack("<I", len(data)) + data)
-        except (BrokenPipeError, ConnectionResetError) as error:
-            raise ConnectionLost(f"sending {body}: {error}") from error
-
-    def frames(self):
-        """Reads what is available; returns the complete envelopes (None at end of stream or a reset)."""
-        try:
-            chunk = self.sock.recv(65536)
-        except ConnectionResetError:
-            return None
-        if not chunk:
-            return None
-        self.buffer += chunk
-        envelopes = []
-        while len(self.buffer) >= 4:
-            (length,) = struct.unpack("<I", self.buffer[:4])
-            if length == 0 or length > MAX_FRAME:
-                raise RuntimeError(f"bad frame length {length}")
-            if len(self.buffer) < 4 + length:
-                break
-            envelope = envelope_pb2.Envelope()
-            envelope.ParseFromString(self.buffer[4:4 + length])
-            self.buffer = self.buffer[4 + length:]
-            envelopes.append(envelope)
-        return envelopes
-
-    def handshake(self, hello, timeout=5.0):
-        """Sends Hello, waits for Welcome (None: for ever); returns it and the frames that came after
-        it. Raises Refused for an Error, ConnectionLost if the socket ends or nothing comes in time."""
-        self.send("hello", hello)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([self.sock], [], [], wait)
-            if not ready:
-                raise ConnectionLost(f"no Welcome within {timeout} s")
-            envelopes = self.frames()
-            if envelopes is None:
-                raise ConnectionLost("closed before Welcome")
-            if not envelopes:
-                continue
-            first = envelopes[0]
-            body = first.WhichOneof("body")
-            if body == "welcome":
-                return first.welcome, envelopes[1:]
-            raise Refused(first.error if body == "error" else control_pb2.Error(message=f"flowd answered Hello with {body}"))
-
-    def close(self):
-        self.sock.close()
-
-
-class Screen:
-    """The one screen this process hosts."""
-
-    def __init__(self, place):
-        self.id = place.screen_id
-        self.kind = place.kind
-        self.state = json.loads(place.state.data or b"{}")
-        self.placement = place.placement
-
-    @property
-    def in_modal(self):
-        return any(element.presented for element in self.placement.path)
-
-    @property
-    def can_go_back(self):
-        path = self.placement.path
-        return len(path) >= 2 and path[-2].kind == screen_pb2.NODE_KIND_STACK and path[-1].index > 0
-
-
-class LoginHost:
-    """The login screens this process hosts: one when spawned, any number attached."""
-
-    def __init__(self, connection, steps, tty, attached=False):
-        self.connection = connection
+    def __init__(self, host, steps, tty, attached):
+        self.host = host
         self.steps = steps
         self.tty = tty
+        self.tty_input = None
         self.attached = attached
-        self.screens = {}
         self.editing = None
         self.status = ""
-        # Input keys (docs/protocol.md §20): every output and navigation gets one and is kept until
-        # the Pong of the Ping sent after it confirms it; after a drop the rest is sent again.
-        self.key_base = random.getrandbits(62) + 1
-        self.next_input = 1
-        self.unconfirmed = []  # (number, body name, message)
+        self.gave_up = False
+        for kind in KINDS:
+            host.register(kind, self.placed)
+        host.on_error = self.error
+        host.on_reconnect = self.reconnect_event
 
     @property
     def screen(self):
         """The visible screen, else the one placed last (the only one, when spawned)."""
-        visible = [screen for screen in self.screens.values() if screen.placement.visible]
-        if visible:
-            return visible[-1]
-        return next(reversed(self.screens.values()), None)
-
-    # Sending.
-    def send_input(self, body, message):
-        """Sends an output or navigation with its key, then a Ping whose Pong confirms it."""
-        number = self.next_input
-        self.next_input += 1
-        message.key = self.key_base + number
-        self.connection.send(body, message)
-        self.unconfirmed.append((number, body, message))
-        self.connection.send("ping", control_pb2.Ping(nonce=number))
-
-    def resend_unconfirmed(self):
-        """On a new connection: the inputs no Pong confirmed, again with their keys (flowd applies each once)."""
-        if self.unconfirmed:
-            log(f"sending again {len(self.unconfirmed)} input(s) flowd had not confirmed")
-        for number, body, message in self.unconfirmed:
-            self.connection.send(body, message)
-            self.connection.send("ping", control_pb2.Ping(nonce=number))
-
-    def output(self, value):
-        payload = screen_pb2.Payload(content_type="application/json", data=json.dumps(value).encode())
-        self.send_input("output", screen_pb2.Output(screen_id=self.screen.id, payload=payload))
-
-    def press(self, index):
-        log(f"press {index + 1} \"{self.screen.state['buttons'][index]}\"")
-        self.output({"didPressButton": {"index": index}})
-
-    def enter_text(self, text):
-        log(f"type \"{text}\"")
-        self.output({"didEnterText": {"_0": text}})
-
-    def navigate(self, action):
-        log(action.replace("_", " "))
-        navigation = screen_pb2.UserNavigation(screen_id=self.screen.id)
-        getattr(navigation, action).SetInParent()
-        self.send_input("user_navigation", navigation)
-
-    # Receiving.
-    def handle(self, envelope):
-        """Applies one frame; returns None while the session goes on, else how it ended:
-        "hung" (Shutdown(HUNG): resume), "shutdown" (any other Shutdown) or "fatal"."""
-        body = envelope.WhichOneof("body")
-        if body == "place":
-            screen = Screen(envelope.place)
-            self.screens[screen.id] = screen
-            log(f"+ {screen.kind} \"{screen.state.get('title', '')}\" visible={self.placement_text(screen)}")
-            self.ack(envelope.place.screen_id, envelope.place.serial)
-        elif body == "update":
-            screen = self.screens.get(envelope.update.screen_id)
-            if screen:
-                screen.state = json.loads(envelope.update.state.data or b"{}")
-                log(f"~ updated: {screen.state.get('body', '')} [{screen.state.get('text', '')}]")
-            self.ack(envelope.update.screen_id, envelope.update.serial)
-        elif body == "placement_changed":
-            screen = self.screens.get(envelope.placement_changed.screen_id)
-            if screen:
-                screen.placement = envelope.placement_changed.placement
-                log(f"~ {self.placement_text(screen)}")
-            self.ack(envelope.placement_changed.screen_id, envelope.placement_changed.serial)
-        elif body == "dismiss":
-            log(f"- dismissed ({screen_pb2.Dismiss.Reason.Name(envelope.dismiss.reason)})")
-            self.screens.pop(envelope.dismiss.screen_id, None)
-            self.ack(envelope.dismiss.screen_id, envelope.dismiss.serial)
-        elif body == "ping":
-            self.connection.send("pong", control_pb2.Pong(nonce=envelope.ping.nonce), reply_to=envelope.seq)
-        elif body == "pong":
-            confirmed = envelope.pong.nonce
-            self.unconfirmed = [entry for entry in self.unconfirmed if entry[0] > confirmed]
-        elif body == "error":
-            error = envelope.error
-            log(f"! flowd: {error.message}")
-            self.status = error.message
-            if error.fatal:
-                return "fatal"
-        elif body == "shutdown":
-            reason = envelope.shutdown.reason
-            log(f"session ended: {control_pb2.Shutdown.Reason.Name(reason)}")
-            return "hung" if reason == control_pb2.Shutdown.REASON_HUNG else "shutdown"
-        return None
-
-    def ack(self, screen_id, serial):
-        self.connection.send("ack", screen_pb2.Ack(screen_id=screen_id, serial=serial))
-
-    def forget(self, why):
-        """Drops every screen of a connection that is gone (§19: resumed ones are placed again)."""
-        for screen in self.screens.values():
-            log(f"- {screen.kind} forgotten ({why})")
-        self.screens = {}
-        self.editing = None
-
-    @staticmethod
-    def placement_text(screen):
-        return "visible" if screen and screen.placement.visible else "hidden"
+        screens = list(self.host.screens.values())
+        visible = [screen for screen in screens if screen.placement.visible]
+        return (visible or screens or [None])[-1]
 
     @property
     def visible(self):
         return self.screen is not None and self.screen.placement.visible
+
+    # What flowd does to the screens.
+    def placed(self, screen):
+        log(f"+ {screen.kind} \"{screen.state.get('title', '')}\" visible={self.visibility(screen)}")
+
+        @screen.on_update
+        def updated(state):
+            log(f"~ updated: {state.get('body', '')} [{state.get('text', '')}]")
+
+        @screen.on_placement_changed
+        def moved(change):
+            log(f"~ {self.visibility(screen)}")
+
+        @screen.on_dismiss
+        def dismissed(dismissal):
+            if dismissal.reason in (DismissReason.RESUMED, DismissReason.CONNECTION_LOST):
+                why = "resumed" if dismissal.reason == DismissReason.RESUMED else "connection lost"
+                log(f"- {screen.kind} forgotten ({why})")
+                self.editing = None
+            else:
+                log(f"- dismissed ({dismissal.reason.name})")
+
+    @staticmethod
+    def visibility(screen):
+        return "visible" if screen.placement.visible else "hidden"
+
+    def error(self, error):
+        log(f"! flowd: {error.message}")
+        self.status = error.message
+
+    def reconnect_event(self, event):
+        log(str(event))
+        self.gave_up = self.gave_up or isinstance(event, GaveUp)
+
+    # Answers.
+    def press(self, index):
+        log(f"press {index + 1} \"{self.screen.state['buttons'][index]}\"")
+        self.screen.send({"didPressButton": {"index": index}})
+
+    def enter_text(self, text):
+        log(f"type \"{text}\"")
+        self.screen.send({"didEnterText": {"_0": text}})
+
+    def back(self):
+        log("back")
+        self.screen.back()
+
+    def close_modal(self):
+        log("close modal")
+        self.screen.close_modal()
+
+    def serve(self):
+        """Until the session ends: frames, then the script's steps, then the terminal."""
+        while True:
+            reason = self.host.poll_once(None)
+            if reason is not None:
+                return reason
+            try:
+                self.run_steps()
+            except errors.Reconnecting:
+                pass  # the step runs again once the screen is back
+            self.follow_tty()
+
+    def follow_tty(self):
+        """Reads the terminal's keys only while visible: a spawned login-success shares it with login."""
+        if self.tty is None:
+            return
+        if self.visible:
+            self.draw()
+            if self.tty_input is None:
+                self.tty_input = self.host.add_input(self.tty, self.read_key)
+        elif self.tty_input is not None:
+            self.host.remove_input(self.tty_input)
+            self.tty_input = None
+
+    def read_key(self):
+        try:
+            self.key(os.read(self.tty, 1))
+        except errors.Reconnecting as reconnecting:
+            self.status = reconnecting.message
 
     # Headless: the script's steps for our kind, in order.
     def run_steps(self):
@@ -385,9 +241,9 @@ class LoginHost:
             elif action == "type":
                 self.enter_text(argument)
             elif action == "back":
-                self.navigate("back")
+                self.back()
             elif action == "close":
-                self.navigate("close_modal")
+                self.close_modal()
             elif action != "expect":
                 log(f"script line {line}: {action} does not apply to {kind}")
                 sys.exit(1)
@@ -397,7 +253,7 @@ class LoginHost:
     # Interactive: draw on the terminal, read its keys while visible.
     def draw(self):
         state = self.screen.state
-        place = " › ".join(part for part in ["modal" if self.screen.in_modal else "",
+        place = " › ".join(part for part in ["modal" if self.screen.placement.in_modal else "",
                                              f"stack depth {self.screen.placement.path[-1].index + 1}"] if part)
         header = f"flowd demo · {self.screen.kind} (Python, pid {os.getpid()})"
         lines = [(header + " " * max(1, 80 - len(header) - len(place)) + place)[:80], "",
@@ -409,9 +265,9 @@ class LoginHost:
             text = self.editing if self.editing is not None else state.get("text", "")
             lines += ["", f"  {state['field']}: {text}" + ("_" if self.editing is not None else "")]
             keys.append("e edit")
-        if self.screen.can_go_back:
+        if self.screen.placement.can_go_back:
             keys.append("b back")
-        if self.screen.in_modal:
+        if self.screen.placement.in_modal:
             keys.append("c close modal")
         keys.append("q quit")
         if self.editing is not None:
@@ -438,7 +294,7 @@ class LoginHost:
         if byte in (b"q", b"\x03", b"\x04"):
             if self.attached:
                 log("quit: leaving flowd")
-                self.connection.send("shutdown", control_pb2.Shutdown())
+                self.host.close()
                 sys.exit(0)
             log("quit: asking flowd (the parent) to stop")
             os.kill(os.getppid(), signal.SIGTERM)
@@ -446,138 +302,10 @@ class LoginHost:
             self.press(int(byte) - 1)
         elif byte == b"e" and self.screen.state.get("field") is not None:
             self.editing = self.screen.state.get("text", "")
-        elif byte == b"b" and self.screen.can_go_back:
-            self.navigate("back")
-        elif byte == b"c" and self.screen.in_modal:
-            self.navigate("close_modal")
-
-
-class Resumer:
-    """Brings an attached host back after a drop (docs/protocol.md §19): connects again with the
-    resume token of the latest Welcome, 25 ms doubling to 500 ms between tries, until the
-    Welcome's resume grace plus a margin has passed."""
-
-    FIRST_DELAY, MAX_DELAY, MARGIN = 0.025, 0.5, 1.0
-
-    def __init__(self, path, hello):
-        self.path = path
-        self.hello = hello
-        self.token = ""
-        self.grace = 0.0
-
-    def welcomed(self, welcome):
-        self.token = welcome.resume_token
-        self.grace = welcome.resume_grace_ms / 1000
-
-    def reconnect(self, host):
-        """Returns a new connection and the frames after its Welcome; exits 1 if no try succeeds in time."""
-        deadline = time.monotonic() + self.grace + self.MARGIN
-        wait, attempts = self.FIRST_DELAY, 0
-        while True:
-            time.sleep(wait)
-            attempts += 1
-            hello = handshake_pb2.Hello()
-            hello.CopyFrom(self.hello)
-            hello.resume_token = self.token
-            connection = None
-            try:
-                connection = Connection.attach(self.path)
-                welcome, pending = connection.handshake(hello)
-            except Refused as refused:
-                connection.close()
-                if refused.error.code != control_pb2.ERROR_CODE_RESUME_REFUSED:
-                    log(f"flowd refused the host: {refused.error.message}")
-                    sys.exit(1)
-                log(f"flowd refused to resume ({refused.error.message}); starting fresh without a token")
-                host.forget("connection lost")
-                self.token, wait = "", 0
-                continue
-            except OSError as error:  # nobody listens yet, the handshake broke (ConnectionLost too)
-                if connection is not None:
-                    connection.close()
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    log(f"gave up reconnecting to {self.path} after {attempts} tries: {error}")
-                    sys.exit(1)
-                wait = min(max(wait * 2, self.FIRST_DELAY), self.MAX_DELAY, left)
-                continue
-            host.forget("resumed" if welcome.resumed else "connection lost")
-            self.welcomed(welcome)
-            log(f"reconnected as connection {welcome.connection_id} after {attempts} tr{'y' if attempts == 1 else 'ies'}; "
-                + ("resumed" if welcome.resumed else "a fresh start"))
-            return connection, pending
-
-
-def serve(connection, host, envelopes):
-    """Serves one connection, starting with frames already read; returns how it ended: "closed"
-    (end of stream or a reset), "hung", "shutdown" or "fatal". Raises ConnectionLost when a send
-    finds the socket broken."""
-    while True:
-        for envelope in envelopes:
-            ended = host.handle(envelope)
-            if ended:
-                return ended
-        host.run_steps()
-        if host.tty is not None and host.visible:
-            host.draw()
-        readers = [connection.sock] + ([host.tty] if host.tty is not None and host.visible else [])
-        ready, _, _ = select.select(readers, [], [])
-        if host.tty is not None and host.tty in ready and host.visible:
-            host.key(os.read(host.tty, 1))
-            host.draw()
-        envelopes = []
-        if connection.sock in ready:
-            envelopes = connection.frames()
-            if envelopes is None:
-                return "closed"
-
-
-def run_spawned(fd, token, steps, tty):
-    """One screen on the inherited socket, until flowd ends the session."""
-    connection = Connection.inherited(int(fd))
-    hello = handshake_pb2.Hello(min_version=1, max_version=1, role=handshake_pb2.ROLE_SCREEN_HOST,
-                                token=token, name=f"login_screen.py ({KIND})", pid=os.getpid())
-    try:
-        welcome, pending = connection.handshake(hello, timeout=None)
-    except Refused as refused:
-        log(f"flowd refused the handshake: {refused.error.message}")
-        sys.exit(1)
-    except ConnectionLost:
-        log("session ended: connection closed")
-        return
-    log(f"connected to {welcome.server}, app {welcome.app}")
-    if serve(connection, LoginHost(connection, steps, tty), pending) == "closed":
-        log("session ended: connection closed")
-
-
-def run_attached(path, steps, tty):
-    """Both login kinds on flowd's named socket, resuming after drops, until flowd ends the session."""
-    hello = handshake_pb2.Hello(min_version=1, max_version=1, role=handshake_pb2.ROLE_SCREEN_HOST,
-                                name="login_screen.py (attached)", provides=KINDS, pid=os.getpid())
-    try:
-        connection = Connection.attach(path)
-        welcome, pending = connection.handshake(hello)
-    except (OSError, Refused) as error:
-        sys.exit(f"login_screen.py: cannot connect to flowd at {path}: {error}")
-    log(f"connected to {welcome.server}, app {welcome.app}, as connection {welcome.connection_id}")
-    host = LoginHost(connection, steps, tty, attached=True)
-    resumer = Resumer(path, hello)
-    resumer.welcomed(welcome)
-    while True:
-        try:
-            ended = serve(connection, host, pending)
-        except ConnectionLost as lost:
-            log(f"connection lost: {lost}")
-            ended = "closed"
-        connection.close()
-        if ended == "closed":
-            log("connection closed")
-        if ended not in ("closed", "hung") or not resumer.token:
-            sys.exit(1 if ended == "fatal" else 0)
-        log(f"reconnecting to {path} to resume {len(host.screens)} screen(s)")
-        connection, pending = resumer.reconnect(host)
-        host.connection = connection
-        host.resend_unconfirmed()
+        elif byte == b"b" and self.screen.placement.can_go_back:
+            self.back()
+        elif byte == b"c" and self.screen.placement.in_modal:
+            self.close_modal()
 
 
 def socket_option():
@@ -589,6 +317,41 @@ def socket_option():
     if index + 1 >= len(args):
         sys.exit("login_screen.py: --socket needs a PATH")
     return args[index + 1]
+
+
+def open_tty():
+    """The terminal in raw mode and its saved settings, or (None, None)."""
+    try:
+        import termios
+        import tty as ttymodule
+        tty = os.open("/dev/tty", os.O_RDWR)
+        saved = termios.tcgetattr(tty)
+        ttymodule.setraw(tty)
+        return tty, saved
+    except (OSError, ImportError):
+        return None, None
+
+
+def run(path, steps, tty):
+    """Serves until the session ends; returns the exit status."""
+    try:
+        if path:
+            host = ScreenHost.connect(path, name="login_screen.py (attached)", provides=KINDS)
+        else:
+            host = ScreenHost.from_environment(name=f"login_screen.py ({KIND})")
+    except FlowdError as error:
+        log(f"cannot connect to flowd{f' at {path}' if path else ''}: {error}")
+        return 1
+    log(f"connected to {host.daemon.server}, app {host.daemon.app}, as connection {host.daemon.connection_id}")
+    screens = LoginScreens(host, steps, tty, attached=bool(path))
+    try:
+        reason = screens.serve()
+    except FlowdError as error:
+        log(f"session ended: {error}")
+        return 1
+    shutdown = f" {host.shutdown_reason.name}" if reason == ExitReason.SHUTDOWN else ""
+    log(f"session ended: {reason.value}{shutdown}")
+    return 1 if screens.gave_up else 0
 
 
 def main():
@@ -605,24 +368,12 @@ def main():
     if script:
         with open(script, encoding="utf-8") as file:
             steps = parse_script(file.read(), KINDS if path else [KIND])
-    tty, saved = None, None
-    if not script and os.environ.get("FLOWD_DEMO_TTY"):
-        try:
-            import termios
-            import tty as ttymodule
-            tty = os.open("/dev/tty", os.O_RDWR)
-            saved = termios.tcgetattr(tty)
-            ttymodule.setraw(tty)
-        except (OSError, ImportError):
-            tty = None
+    tty, saved = open_tty() if not script and os.environ.get("FLOWD_DEMO_TTY") else (None, None)
 
     # SIGTERM (flowd outlived by us) ends the loop through the finally below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        if path:
-            run_attached(path, steps, tty)
-        else:
-            run_spawned(fd, token, steps, tty)
+        sys.exit(run(path, steps, tty))
     finally:
         if saved is not None:
             import termios

@@ -11,10 +11,10 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
-from flowd.v1 import handshake_pb2 as flowd_dot_v1_dot_handshake__pb2
-from flowd.v1 import control_pb2 as flowd_dot_v1_dot_control__pb2
-from flowd.v1 import screen_pb2 as flowd_dot_v1_dot_screen__pb2
-from flowd.v1 import debug_pb2 as flowd_dot_v1_dot_debug__pb2
+from flowd_screens.proto import handshake_pb2 as flowd_dot_v1_dot_handshake__pb2
+from flowd_screens.proto import control_pb2 as flowd_dot_v1_dot_control__pb2
+from flowd_screens.proto import screen_pb2 as flowd_dot_v1_dot_screen__pb2
+from flowd_screens.proto import debug_pb2 as flowd_dot_v1_dot_debug__pb2
 
 
 DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x66lowd/v1/envelope.proto\x12\x08\x66lowd.v1\x1a\x18\x66lowd/v1/handshake.proto\x1a\x16\x66lowd/v1/control.proto\x1a\x15\x66lowd/v1/screen.proto\x1a\x14\x66lowd/v1/debug.proto\"\xf5\x08\n\x08\x45nvelope\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x10\n\x08reply_to\x18\x02 \x01(\x04\x12 \n\x05hello\x18\n \x01(\x0b\x32\x0f.flowd.v1.HelloH\x00\x12$\n\x07welcome\x18\x0b \x01(\x0b\x32\x11.flowd.v1.WelcomeH\x00\x12 \n\x05\x65rror\x18\x0c \x01(\x0b\x32\x0f.flowd.v1.ErrorH\x00\x12\x1e\n\x04ping\x18\r \x01(\x0b\x32\x0e.flowd.v1.PingH\x00\x12\x1e\n\x04pong\x18\x0e \x01(\x0b\x32\x0e.flowd.v1.PongH\x00\x12&\n\x08shutdown\x18\x0f \x01(\x0b\x32\x12.flowd.v1.ShutdownH\x00\x12 \n\x05place\x18\x14 \x01(\x0b\x32\x0f.flowd.v1.PlaceH\x00\x12\"\n\x06update\x18\x15 \x01(\x0b\x32\x10.flowd.v1.UpdateH\x00\x12\x37\n\x11placement_changed\x18\x16 \x01(\x0b\x32\x1a.flowd.v1.PlacementChangedH\x00\x12$\n\x07\x64ismiss\x18\x17 \x01(\x0b\x32\x11.flowd.v1.DismissH\x00\x12\x1c\n\x03\x61\x63k\x18\x18 \x01(\x0b\x32\r.flowd.v1.AckH\x00\x12\"\n\x06output\x18\x1e \x01(\x0b\x32\x10.flowd.v1.OutputH\x00\x12\x33\n\x0fuser_navigation\x18\x1f \x01(\x0b\x32\x18.flowd.v1.UserNavigationH\x00\x12\'\n\topen_link\x18  \x01(\x0b\x32\x12.flowd.v1.OpenLinkH\x00\x12+\n\x0blink_opened\x18! \x01(\x0b\x32\x14.flowd.v1.LinkOpenedH\x00\x12%\n\x08get_tree\x18( \x01(\x0b\x32\x11.flowd.v1.GetTreeH\x00\x12\x1e\n\x04tree\x18) \x01(\x0b\x32\x0e.flowd.v1.TreeH\x00\x12(\n\tsubscribe\x18* \x01(\x0b\x32\x13.flowd.v1.SubscribeH\x00\x12,\n\x0bunsubscribe\x18+ \x01(\x0b\x32\x15.flowd.v1.UnsubscribeH\x00\x12 \n\x05\x65vent\x18, \x01(\x0b\x32\x0f.flowd.v1.EventH\x00\x12\"\n\x06lagged\x18- \x01(\x0b\x32\x10.flowd.v1.LaggedH\x00\x12/\n\rinject_output\x18. \x01(\x0b\x32\x16.flowd.v1.InjectOutputH\x00\x12\x37\n\x11inject_navigation\x18/ \x01(\x0b\x32\x1a.flowd.v1.InjectNavigationH\x00\x12\x31\n\x0eterminate_flow\x18\x30 \x01(\x0b\x32\x17.flowd.v1.TerminateFlowH\x00\x12\x31\n\x0e\x63ommand_result\x18\x31 \x01(\x0b\x32\x17.flowd.v1.CommandResultH\x00\x12\'\n\tget_stats\x18\x32 \x01(\x0b\x32\x12.flowd.v1.GetStatsH\x00\x12 \n\x05stats\x18\x33 \x01(\x0b\x32\x0f.flowd.v1.StatsH\x00\x42\x06\n\x04\x62odyb\x06proto3')

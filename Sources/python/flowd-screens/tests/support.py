@@ -1,0 +1,200 @@
+"""A real flowd for the tests, and a proxy that can cut a connection or lose a frame on purpose."""
+
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+
+from flowd_screens.proto import envelope_pb2
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.normpath(os.path.join(PACKAGE, "..", "..", ".."))
+
+
+def flowd_binary():
+    """$FLOWD_BINARY, else the debug build of this checkout (scripts/test builds it first)."""
+    path = os.environ.get("FLOWD_BINARY") or os.path.join(ROOT, ".build", "debug", "flowd")
+    if not os.access(path, os.X_OK):
+        raise RuntimeError(f"no flowd at {path}: run `swift build` first, or set FLOWD_BINARY")
+    return path
+
+
+class Daemon:
+    """`flowd serve --app APP --no-state` on a socket in a short temporary directory; killed and its
+    directory removed by `stop()` (use it as a context manager or with addCleanup)."""
+
+    @staticmethod
+    def scratch_directory():
+        """A new short directory under /tmp (socket paths must stay under 107 bytes)."""
+        return tempfile.mkdtemp(prefix="fpy-", dir="/tmp")
+
+    @staticmethod
+    def remove(directory):
+        shutil.rmtree(directory, ignore_errors=True)
+
+    def __init__(self, app, *arguments, directory=None):
+        self.directory = directory or self.scratch_directory()
+        self.socket_path = os.path.join(self.directory, "flowd.sock")
+        # The launcher spawns Python screens; these tests host every kind themselves.
+        environment = dict(os.environ, FLOWD_PYTHON_SCREENS="0")
+        self.process = subprocess.Popen(
+            [flowd_binary(), "serve", "--app", app, "--socket", self.socket_path, "--no-state", *arguments],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
+        self._log = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read_log, daemon=True)
+        self._reader.start()
+        if not self.wait_for_log("listening on", 30):
+            self.stop()
+            raise RuntimeError(f"flowd did not start:\n{self.log}")
+
+    def _read_log(self):
+        for line in self.process.stderr:
+            with self._changed:
+                self._log.append(line.decode(errors="replace"))
+                self._changed.notify_all()
+
+    @property
+    def log(self):
+        with self._changed:
+            return "".join(self._log)
+
+    def wait_for_log(self, text, timeout=10):
+        """True once flowd's log has `text`; False after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while text not in "".join(self._log):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(min(left, 0.2))
+        return True
+
+    def wait(self, timeout=20):
+        """flowd's exit status, waiting at most `timeout` seconds; its whole log is read by then."""
+        status = self.process.wait(timeout)
+        self._reader.join(5)
+        return status
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self, remove=True):
+        self.kill()
+        self._reader.join(5)
+        self.process.stderr.close()
+        if remove:
+            self.remove(self.directory)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.stop()
+
+
+def frames(buffer):
+    """Splits bytes into (complete frames, the rest); a frame is (its bytes, its Envelope)."""
+    found = []
+    while len(buffer) >= 4:
+        (length,) = struct.unpack("<I", buffer[:4])
+        if len(buffer) < 4 + length:
+            break
+        envelope = envelope_pb2.Envelope()
+        envelope.ParseFromString(buffer[4:4 + length])
+        found.append((buffer[:4 + length], envelope))
+        buffer = buffer[4 + length:]
+    return found, buffer
+
+
+class CuttingProxy:
+    """Listens on `path` and relays each connection to flowd's socket, frame by frame. `cut()` drops the
+    current connection (both sides see the end of the stream); `lose_next(direction, predicate)` drops
+    the next frame of that direction ("up": host to flowd, "down": flowd to host) whose envelope
+    matches, and cuts the connection right there, as a crash of the link would."""
+
+    def __init__(self, daemon_path, path):
+        self.daemon_path = daemon_path
+        self.path = path
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(8)
+        self.lock = threading.Lock()
+        self.pairs = []
+        self.losses = {"up": None, "down": None}
+        self.lost = []
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def lose_next(self, direction, predicate):
+        with self.lock:
+            self.losses[direction] = predicate
+
+    def cut(self):
+        with self.lock:
+            pairs, self.pairs = self.pairs, []
+        for pair in pairs:
+            self._drop(pair)
+
+    @staticmethod
+    def _drop(pair):
+        for end in pair:
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            end.close()
+
+    def close(self):
+        self.cut()
+        self.listener.close()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            upstream.connect(self.daemon_path)
+            with self.lock:
+                self.pairs.append((client, upstream))
+                self.connections += 1
+            threading.Thread(target=self._relay, args=(client, upstream, "up", (client, upstream)), daemon=True).start()
+            threading.Thread(target=self._relay, args=(upstream, client, "down", (client, upstream)), daemon=True).start()
+
+    def _relay(self, source, target, direction, pair):
+        buffer = b""
+        while True:
+            try:
+                chunk = source.recv(65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            complete, buffer = frames(buffer + chunk)
+            for data, envelope in complete:
+                with self.lock:
+                    predicate = self.losses[direction]
+                    lose = predicate is not None and predicate(envelope)
+                    if lose:
+                        self.losses[direction] = None
+                        self.lost.append(envelope)
+                if lose:
+                    self.cut()
+                    return
+                try:
+                    target.sendall(data)
+                except OSError:
+                    break
+        with self.lock:
+            if pair in self.pairs:
+                self.pairs.remove(pair)
+        self._drop(pair)
