@@ -70,8 +70,8 @@ struct InteractiveDemoTests {
         /// The tmux server's pid, to kill it even if its socket is gone.
         private var serverPID: pid_t = 0
 
-        init(command: String) throws {
-            try tmux(["new-session", "-d", "-s", name, "-x", "80", "-y", "24", command], capture: false)
+        init(command: String, width: Int = 80) throws {
+            try tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "24", command], capture: false)
             serverPID = pid_t(try tmux(["display-message", "-p", "-t", name, "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
 
@@ -189,6 +189,24 @@ struct InteractiveDemoTests {
         }
         #expect(log.contains("app launcher stopped with flowd; its journal is kept for the next start"), "\(log)")
         #expect(try processes(matching: "--socket \(socket)").isEmpty, "flowd and demo-screens are gone")
+    }
+
+    /// The Python login screen draws as wide as the terminal, with the watch line the Swift screens show.
+    @Test(.enabled(if: Terminal.python3 != nil)) func thePythonScreenFillsAWideTerminalAndShowsTheWatchLine() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/flowd.sock"
+        let terminal = try Terminal(command: """
+            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(socket)' FLOWD_DEMO_LOGS='\(directory)' XDG_STATE_HOME='\(directory)/state' NO_COLOR=1 scripts/demo --debug --no-build; \
+            echo "DEMO-EXITED $?"; read
+            """, width: 120)
+        try terminal.waitFor("flowd demos", "[8] Quit")
+        try terminal.press("7")
+        try terminal.waitFor("(Python, pid", "keys: 1-2 press", "watch: .build/debug/flowctl watch --socket \(socket)")
+        let screen = try terminal.screen()
+        #expect(screen.contains(String(repeating: "─", count: 120)), "a 120-column rule:\n\(screen)")
+        try terminal.press("q")
+        try terminal.waitFor("DEMO-EXITED")
     }
 
     @Test func afterAKillOfFlowdTheNextDemoPutsThePersonBackOnTheSameScreen() throws {

@@ -116,6 +116,7 @@ class LoginScreens:
         self.tty_input = None
         self.attached = attached
         self.editing = None
+        self.replaces = False  # editing starts with the field's text selected
         self.status = ""
         self.gave_up = False
         for kind in KINDS:
@@ -250,13 +251,17 @@ class LoginScreens:
             # Done only once sent: a step whose output a drop lost runs again after the resume.
             self.steps.pop(0)
 
-    # Interactive: draw on the terminal, read its keys while visible.
+    # Interactive: draw on the terminal, as wide as it is, read its keys while visible.
     def draw(self):
         state = self.screen.state
+        try:
+            width = max(20, os.get_terminal_size(self.tty).columns)
+        except OSError:
+            width = 80
         place = " › ".join(part for part in ["modal" if self.screen.placement.in_modal else "",
                                              f"stack depth {self.screen.placement.path[-1].index + 1}"] if part)
         header = f"flowd demo · {self.screen.kind} (Python, pid {os.getpid()})"
-        lines = [(header + " " * max(1, 80 - len(header) - len(place)) + place)[:80], "",
+        lines = [(header + " " * max(1, width - len(header) - len(place)) + place)[:width], "",
                  "  " + state.get("title", ""), "", "  " + state.get("body", ""), ""]
         lines += [f"  [{i + 1}] {label}" for i, label in enumerate(state.get("buttons", []))]
         count = len(state.get("buttons", []))
@@ -271,10 +276,15 @@ class LoginScreens:
             keys.append("c close modal")
         keys.append("q quit")
         if self.editing is not None:
-            keys = ["editing: type, Enter sends, Esc cancels"]
-        lines += ["", "─" * 80, "keys: " + " · ".join(keys)]
+            keys = ["editing: typing replaces it, Backspace edits it, Enter sends, Esc cancels" if self.replaces
+                    else "editing: type, Enter sends, Backspace erases, Esc cancels"]
+        lines += ["", "─" * width, "keys: " + " · ".join(keys)]
+        # The line scripts/demo gives every screen host (how to watch flowd), as the Swift screens show it.
+        note = os.environ.get("FLOWD_DEMO_NOTE", "")
+        if note:
+            lines.append(note[:width])
         if self.status:
-            lines.append(self.status[:80])
+            lines.append(self.status[:width])
         os.write(self.tty, ("\x1b[H\x1b[2J" + "\r\n".join(lines)).encode())
 
     def key(self, byte):
@@ -286,8 +296,11 @@ class LoginScreens:
             elif byte == b"\x1b":
                 self.editing = None
             elif byte in (b"\x7f", b"\x08"):
+                self.replaces = False
                 self.editing = self.editing[:-1]
             elif byte >= b" ":
+                if self.replaces:  # the field's text was selected: typing replaces it
+                    self.editing, self.replaces = "", False
                 self.editing += byte.decode(errors="ignore")
             return
         buttons = self.screen.state.get("buttons", [])
@@ -302,6 +315,7 @@ class LoginScreens:
             self.press(int(byte) - 1)
         elif byte == b"e" and self.screen.state.get("field") is not None:
             self.editing = self.screen.state.get("text", "")
+            self.replaces = bool(self.editing)
         elif byte == b"b" and self.screen.placement.can_go_back:
             self.back()
         elif byte == b"c" and self.screen.placement.in_modal:

@@ -32,6 +32,7 @@ class ErrorCode(enum.Enum):
     BAD_LINK = 20
     UNKNOWN_LINK = 21
     LINK_REFUSED = 22
+    FRAME_TIMEOUT = 23
 
     @classmethod
     def of(cls, value):
@@ -162,10 +163,11 @@ ResumeRefused = _daemon_error(ErrorCode.RESUME_REFUSED, "The resume token is unk
 BadLink = _daemon_error(ErrorCode.BAD_LINK, "OpenLink.link is malformed.")
 UnknownLink = _daemon_error(ErrorCode.UNKNOWN_LINK, "No flow understood a segment of the link.")
 LinkRefused = _daemon_error(ErrorCode.LINK_REFUSED, "A flow declined the link.")
+FrameTimeout = _daemon_error(ErrorCode.FRAME_TIMEOUT, "A frame was begun and the rest did not come within the frame timeout (fatal).")
 
 _BY_CODE = {cls.code: cls for cls in [
     MalformedFrame, FrameTooLarge, UnsupportedVersion, Unauthorized, UnexpectedMessage, HandshakeTimeout,
     UnknownScreen, NotYourScreen, UnknownSerial, BadPayload, AckTimeout, WriteQueueOverflow, UnknownKind,
     InvalidNavigation, UnknownFlow, LimitExceeded, ShuttingDown, Internal, ResumeRefused, BadLink,
-    UnknownLink, LinkRefused,
+    UnknownLink, LinkRefused, FrameTimeout,
 ]}
