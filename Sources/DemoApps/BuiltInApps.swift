@@ -43,46 +43,53 @@ public enum BuiltInApps {
         for kind in PythonScreens.kinds { screens[kind] = python }
         // Version 2: the login checks the name with asynchronous work (a journaled request) before it
         // pushes the success screen; a version-1 journal would replay a login without it.
-        return App(name: "launcher", version: "2", screens: screens, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
+        return App(name: "launcher", version: "2", screens: screens, modules: launcherModules,
+                   placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
+    }
+
+    /// The kinds the launcher's flows show: every card but the conformance apps' item.
+    static var launcherModules: [any ScreenModule.Type] {
+        allCardScreens.filter { $0.kind != ItemScreen.kind }.map { $0 as any ScreenModule.Type }
     }
 
     static func tutorial() -> App {
-        App(name: "tutorial", screens: [TutorialScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { OnboardingFlow() }
+        App(name: "tutorial", modules: [TutorialScreen.self], placer: windowRoot.withNavigationEmbedding()) { OnboardingFlow() }
     }
 
     static func deepStack() -> App {
-        App(name: "deep-stack", screens: [ItemScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { DeepStackFlow() }
+        App(name: "deep-stack", modules: [ItemScreen.self], placer: windowRoot.withNavigationEmbedding()) { DeepStackFlow() }
     }
 
     static func mirror() -> App {
-        App(name: "mirror", screens: [ItemScreen.kind: .attached, TutorialScreen.kind: .attached], placer: windowRoot) { MirrorFlow() }
+        App(name: "mirror", modules: [ItemScreen.self, TutorialScreen.self], placer: windowRoot) { MirrorFlow() }
     }
 
     static func modal() -> App {
-        App(name: "modal", screens: [ItemScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { ModalFlow() }
+        App(name: "modal", modules: [ItemScreen.self], placer: windowRoot.withNavigationEmbedding()) { ModalFlow() }
     }
 
     static func leaveInPlace() -> App {
-        App(name: "leave-in-place", screens: [ItemScreen.kind: .attached, TutorialScreen.kind: .attached],
+        App(name: "leave-in-place", modules: [ItemScreen.self, TutorialScreen.self],
             placer: windowRoot.withNavigationEmbedding()) { LeaveInPlaceFlow() }
     }
 
     static func benchRelay() -> App {
-        App(name: "bench-relay", screens: [BenchRelayAScreen.kind: .attached, BenchRelayBScreen.kind: .attached],
+        App(name: "bench-relay", modules: [BenchRelayAScreen.self, BenchRelayBScreen.self],
             placer: windowRoot) { BenchRelayFlow() }
     }
 
     static func benchEcho() -> App {
         let count = BenchEchoFlow.screensFromEnvironment
-        let screens = Dictionary(uniqueKeysWithValues: (0..<max(1, min(count, 10_000))).map { (BenchEchoFlow.kind($0), ScreenFactory.attached) })
-        return App(name: "bench-echo", screens: screens, placer: windowRoot) { BenchEchoFlow(screens: count) }
+        let modules = (0..<max(1, min(count, 10_000))).map(BenchEchoFlow.module)
+        return App(name: "bench-echo", modules: modules, placer: windowRoot) { BenchEchoFlow(screens: count) }
     }
 
     /// The spawned screen runs `$FLOWD_BENCH_SPAWN _spawned` (attached if the variable is unset).
     static func benchSpawn() -> App {
         let executable = ProcessInfo.processInfo.environment["FLOWD_BENCH_SPAWN"]
         let spawned: ScreenFactory = executable.map { .spawn(executable: $0, arguments: ["_spawned"]) } ?? .attached
-        return App(name: "bench-spawn", screens: [BenchHomeScreen.kind: .attached, BenchSpawnedScreen.kind: spawned],
+        return App(name: "bench-spawn", screens: [BenchSpawnedScreen.kind: spawned],
+                   modules: [BenchHomeScreen.self, BenchSpawnedScreen.self],
                    placer: windowRoot) { BenchSpawnFlow() }
     }
 }

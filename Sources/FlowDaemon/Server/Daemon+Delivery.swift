@@ -143,7 +143,7 @@ extension Daemon {
     /// A screen host finished its handshake (`resuming` the screens of the dropped host with that id, if set).
     func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
         if spawnedHosts[connection.id] == nil, let app {
-            let known = Set(app.screens.keys)
+            let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
             if !unknown.isEmpty {
                 send(.error(Flowd_V1_Error(

@@ -18,6 +18,8 @@ public final class Daemon {
     public internal(set) var configuration: DaemonConfiguration
     /// The app this daemon runs, if any.
     public let app: App?
+    /// Every kind the app names (`App.kinds`), computed once: hosts offering others are told.
+    let appKinds: Set<String>
     /// The name of the app, reported in `Welcome`.
     public var appName: String { app?.name ?? "none" }
     let logger: Logger
@@ -128,6 +130,7 @@ public final class Daemon {
                  spawner: any ScreenSpawner) {
         self.configuration = configuration
         self.app = app
+        self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
