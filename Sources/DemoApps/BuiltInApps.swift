@@ -4,17 +4,17 @@ import Foundation
 
 /// The apps `flowd --app NAME` can run.
 public enum BuiltInApps {
-    /// Every app by name, with what it shows.
-    public static let all: [(name: String, summary: String, make: @Sendable () -> App)] = [
-        ("launcher", "the demo launcher: every demo app from one menu (the default)", launcher),
-        ("tutorial", "the onboarding tutorial in a stack; done ends the app", tutorial),
-        ("deep-stack", "a stack that grows on demand; finish unwinds it with one dismisser", deepStack),
-        ("leave-in-place", "a parent that leaves its sub-flow's screens in place", leaveInPlace),
-        ("mirror", "two tabs updated together, for slow-host tests", mirror),
-        ("modal", "a home screen that presents a sub-flow modally in its own stack", modal),
-        ("bench-relay", "flowbench: output of screen A updates screen B and back (two hosts)", benchRelay),
-        ("bench-echo", "flowbench: $FLOWD_BENCH_SCREENS screens echo-0... in tabs, each output updates its screen", benchEcho),
-        ("bench-spawn", "flowbench: a home screen that shows a spawned screen ($FLOWD_BENCH_SPAWN _spawned)", benchSpawn),
+    /// Every app by name, with what it shows (`flowd --list-apps`), the launcher first (the default).
+    public static let all: [DaemonApp] = [
+        DaemonApp(name: "launcher", summary: "the demo launcher: every demo app from one menu (the default)", make: launcher),
+        DaemonApp(name: "tutorial", summary: "the onboarding tutorial in a stack; done ends the app", make: tutorial),
+        DaemonApp(name: "deep-stack", summary: "a stack that grows on demand; finish unwinds it with one dismisser", make: deepStack),
+        DaemonApp(name: "leave-in-place", summary: "a parent that leaves its sub-flow's screens in place", make: leaveInPlace),
+        DaemonApp(name: "mirror", summary: "two tabs updated together, for slow-host tests", make: mirror),
+        DaemonApp(name: "modal", summary: "a home screen that presents a sub-flow modally in its own stack", make: modal),
+        DaemonApp(name: "bench-relay", summary: "flowbench: output of screen A updates screen B and back (two hosts)", make: benchRelay),
+        DaemonApp(name: "bench-echo", summary: "flowbench: $FLOWD_BENCH_SCREENS screens echo-0... in tabs, each output updates its screen", make: benchEcho),
+        DaemonApp(name: "bench-spawn", summary: "flowbench: a home screen that shows a spawned screen ($FLOWD_BENCH_SPAWN _spawned)", make: benchSpawn),
     ]
 
     /// The app called `name`.
@@ -43,13 +43,8 @@ public enum BuiltInApps {
         for kind in PythonScreens.kinds { screens[kind] = python }
         // Version 2: the login checks the name with asynchronous work (a journaled request) before it
         // pushes the success screen; a version-1 journal would replay a login without it.
-        return App(name: "launcher", version: "2", screens: screens, modules: launcherModules,
+        return App(name: "launcher", version: "2", screens: screens, modules: allCardScreens.map { $0 as any ScreenModule.Type },
                    placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
-    }
-
-    /// The kinds the launcher's flows show: every card but the conformance apps' item.
-    static var launcherModules: [any ScreenModule.Type] {
-        allCardScreens.filter { $0.kind != ItemScreen.kind }.map { $0 as any ScreenModule.Type }
     }
 
     static func tutorial() -> App {

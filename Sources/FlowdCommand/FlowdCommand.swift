@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowApp
 import FlowWire
 import Foundation
 

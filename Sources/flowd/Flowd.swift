@@ -5,6 +5,6 @@ import FlowdCommand
 @main
 enum Flowd {
     static func main() {
-        FlowdCommand.main(name: "flowd", apps: BuiltInApps.all.map { DaemonApp(name: $0.name, summary: $0.summary, make: $0.make) })
+        FlowdCommand.main(name: "flowd", apps: BuiltInApps.all)
     }
 }

@@ -31,11 +31,12 @@ public indirect enum JSONSchema: Hashable, Sendable {
         case .number: return .object(["type": .string("number")])
         case .boolean: return .object(["type": .string("boolean")])
         case .nullable(let schema):
-            if case .object(var fields) = schema.json, case .string(let type)? = fields["type"], fields.count == 1 {
+            let inner = schema.json
+            if case .object(var fields) = inner, case .string(let type)? = fields["type"], fields.count == 1 {
                 fields["type"] = .array([.string(type), .string("null")])
                 return .object(fields)
             }
-            return .object(["anyOf": .array([schema.json, .object(["type": .string("null")])])])
+            return .object(["anyOf": .array([inner, .object(["type": .string("null")])])])
         case .array(let items): return .object(["type": .string("array"), "items": items.json])
         case .object(let properties, let required, let closed):
             var fields: [String: JSONValue] = [

@@ -1,4 +1,4 @@
-import FlowApp
+import FlowKit
 
 /// One app a daemon executable can run (`--app NAME`), as `--list-apps` shows it.
 public struct DaemonApp: Sendable {
