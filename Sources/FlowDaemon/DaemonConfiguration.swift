@@ -29,6 +29,9 @@ public struct DaemonConfiguration: Sendable {
     /// it is treated as hung, in milliseconds (0: no watchdog). Keep it below the ack timeout: a hang
     /// is found within 1.75 × this.
     public var hangTimeoutMilliseconds: UInt64 = 1_000
+    /// How long an attached screen may wait for a host providing its kind before the daemon reports
+    /// it (log, `NO_HOST` event, `screens_without_host`), in milliseconds (0: never). It keeps waiting.
+    public var hostWaitMilliseconds: UInt64 = 5_000
     /// The journal that keeps the app's state across restarts of the daemon (nil: none). Opened by
     /// `Daemon.openState()`; see docs/restore.md.
     public var statePath: String?

@@ -115,6 +115,12 @@ struct ServeCommand: ParsableCommand {
     /// The hang timeout in effect: as given, else 1 s or half the ack timeout.
     private var effectiveHangTimeout: Double { hangTimeout ?? min(1, ackTimeout / 2) }
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a screen may wait for a host providing its kind before it is reported (0: never).",
+        discussion: "Logged as a warning, a no-host event and the screens_without_host counter of flowctl stats; the screen keeps waiting.",
+        valueName: "seconds"))
+    var hostWait: Double = 5
+
     @Option(name: .long, help: ArgumentHelp("Seconds a spawned screen process may outlive its screen before SIGTERM (and again before SIGKILL).", valueName: "seconds"))
     var spawnGrace: Double = 2
 
@@ -149,6 +155,9 @@ struct ServeCommand: ParsableCommand {
         }
         if let restartScreens, RestartPolicy(parsing: restartScreens) == nil {
             throw ValidationError("--restart-screens must be never, N or N/SECONDS (e.g. 5/10), got '\(restartScreens)'")
+        }
+        guard hostWait >= 0, hostWait <= 3600 else {
+            throw ValidationError("--host-wait must be between 0 and 3600 seconds, got \(hostWait)")
         }
         guard resumeGrace >= 0, resumeGrace <= 3600 else {
             throw ValidationError("--resume-grace must be between 0 and 3600 seconds, got \(resumeGrace)")
@@ -196,6 +205,7 @@ struct ServeCommand: ParsableCommand {
         configuration.exitWhenAppFinishes = !stayUp
         configuration.openLink = open
         configuration.resumeGraceMilliseconds = UInt64(resumeGrace * 1000)
+        configuration.hostWaitMilliseconds = UInt64(hostWait * 1000)
         configuration.hangTimeoutMilliseconds = UInt64(effectiveHangTimeout * 1000)
 
         if !noState {

@@ -47,6 +47,8 @@ public final class Daemon {
     var watchdog: HangWatchdog?
     /// Restarts, resumes and hangs so far, for `Stats`.
     var survival = SurvivalCounts()
+    /// Screens waiting for a host of their kind, and what hosts and the app disagreed on.
+    var contractWatch = ContractWatch()
     /// The journal of inputs that keeps the app across restarts of the daemon (nil: `--no-state`).
     var stateJournal: DaemonJournal?
     /// Set while a restore replays the journal: the screen commands are folded here instead of
@@ -386,9 +388,13 @@ public final class Daemon {
         case .pong(let pong):
             watchdog?.pong(from: connection.id, nonce: pong.nonce)
         case .error(let error):
-            logger.notice("peer reported an error", metadata: [
-                "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
-            ])
+            if error.screenID != 0, connection.agreement?.role == .screenHost {
+                reportRefusal(error, from: connection)
+            } else {
+                logger.notice("peer reported an error", metadata: [
+                    "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
+                ])
+            }
         case .ack(let ack):
             receiveAck(ack, seq: seq, from: connection)
         case .output(let output):
@@ -479,7 +485,7 @@ public final class Daemon {
         if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
         let next = phase == .stopped ? nil
             : earlier(earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick),
-                      earlier(requests.timers.next, stateJournal?.retryAt))
+                      earlier(earlier(requests.timers.next, stateJournal?.retryAt), contractWatch.hostWaits.next))
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -500,6 +506,7 @@ public final class Daemon {
         }
         expireAckDeadlines(now: now)
         fireRequestTimers(now: now)
+        reportScreensWithoutHost(now: now)
         if let tick = watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
         for id in closeDeadlines.expired(now: now) {
             if let connection = connections[id] {
