@@ -86,9 +86,9 @@ struct Stats: ParsableCommand {
                 journaled inputs  \(stats.journaledInputs)
                 restored inputs   \(stats.restoredInputs)
                 journal pending   \(stats.journalPending)\(stats.journalPending > 0 ? "  (the last journal write failed; flowd retries every second)" : "")
-                unknown kinds     \(stats.unknownKindsOffered)  (hosts that offered kinds the app does not use)
-                without host      \(stats.screensWithoutHost)  (screens that waited --host-wait for a host of their kind)
-                refused commands  \(stats.commandsRefused)  (commands hosts refused, e.g. a State they cannot decode)
+                unknown kinds     \(stats.unknownKindsOffered)
+                without host      \(stats.screensWithoutHost)
+                refused commands  \(stats.commandsRefused)
                 """)
         }
     }
