@@ -38,6 +38,8 @@ public struct FlowdCommand: Sendable {
     /// What it prints goes to `output` (standard output by default); errors and help for bad
     /// arguments go to standard error, as ArgumentParser writes them.
     public func run(_ arguments: [String], output: @escaping @Sendable (String) -> Void = { print($0) }) -> Int32 {
+        CommandContext.lock.lock()
+        defer { CommandContext.lock.unlock() }
         CommandContext.install(CommandContext(command: self, output: output))
         do {
             var parsed = try RootCommand.parseAsRoot(arguments)
@@ -55,6 +57,8 @@ public struct FlowdCommand: Sendable {
 
     /// The help text of `subcommand` (nil: the top level), as `--help` prints it.
     public func help(_ subcommand: String? = nil) -> String {
+        CommandContext.lock.lock()
+        defer { CommandContext.lock.unlock() }
         CommandContext.install(CommandContext(command: self, output: { _ in }))
         let type: ParsableCommand.Type = switch subcommand {
         case "serve": ServeCommand.self
@@ -73,10 +77,13 @@ public struct FlowdCommand: Sendable {
 }
 
 /// The command being run: ArgumentParser builds commands from their types, so the apps and the
-/// output sink are read from here. Set before every parse, by one thread.
+/// output sink are read from here. Set before every parse; `lock` makes runs in one process (tests)
+/// take turns.
 struct CommandContext: Sendable {
     let command: FlowdCommand
     let output: @Sendable (String) -> Void
+
+    static let lock = NSLock()
 
     nonisolated(unsafe) private static var installed: CommandContext?
 
