@@ -45,6 +45,23 @@ enum ProbedScreen: ScreenModule {
         #expect(result.schema.json.text.contains(#""next""#))
     }
 
+    /// A subclass whose synthesized coding keys have no "super": its superclass decodes from `superDecoder()`.
+    class Base: Codable { var id = 0 }
+    final class Derived: Base {
+        var extra = ""
+        enum CodingKeys: String, CodingKey { case extra }
+        required init(from decoder: Decoder) throws {
+            extra = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .extra)
+            try super.init(from: decoder.container(keyedBy: CodingKeys.self).superDecoder())
+        }
+    }
+
+    @Test func aSuperDecoderIsProbedUnderSuper() {
+        let result = SchemaProbe.probe(Derived.self)
+        #expect(result.failure == nil)
+        #expect(result.schema.json.text == #"{"properties":{"extra":{"type":"string"},"super":{"properties":{"id":{"type":"integer"}},"required":["id"],"type":"object"}},"required":["extra","super"],"type":"object"}"#)
+    }
+
     @Test func enumCasesComeFromTheExamplesAndAreProbedByName() throws {
         let contract = ScreenContract(ProbedScreen.self)
         #expect(contract.notes.isEmpty)

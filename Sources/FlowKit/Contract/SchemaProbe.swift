@@ -211,7 +211,9 @@ struct KeyedProbe<Key: CodingKey>: KeyedDecodingContainerProtocol {
             .unkeyedContainer()
     }
 
-    func superDecoder() throws -> Decoder { try superDecoder(forKey: Key(stringValue: "super")!) }
+    func superDecoder() throws -> Decoder {
+        ProbeDecoder(node: node.property("super"), depth: depth + 1, codingPath: codingPath + [ProbeKey(stringValue: "super")], forcedKey: nil)
+    }
 
     func superDecoder(forKey key: Key) throws -> Decoder {
         ProbeDecoder(node: node.property(key.stringValue), depth: depth + 1, codingPath: codingPath + [key], forcedKey: nil)
