@@ -4,6 +4,7 @@ import FlowKit
 /// declare (`ScreenContract`), and the kinds it names without a module (hosted on trust).
 /// `flowd describe APP` prints it; a running daemon answers `Describe` with its `json`.
 public struct AppContract: Sendable, Equatable {
+    /// The app's name.
     public var app: String
     /// One per module, by kind.
     public var screens: [ScreenContract]

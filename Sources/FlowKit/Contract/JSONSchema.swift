@@ -4,9 +4,13 @@
 public indirect enum JSONSchema: Hashable, Sendable {
     /// Anything (what a probe could not see into).
     case any
+    /// A string.
     case string
+    /// A number without a fraction.
     case integer
+    /// Any number.
     case number
+    /// `true` or `false`.
     case boolean
     /// `schema`, or `null`.
     case nullable(JSONSchema)

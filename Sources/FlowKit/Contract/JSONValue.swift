@@ -3,14 +3,22 @@ import Foundation
 /// Any JSON value, for schemas and examples (`ScreenContract`): decoded strictly (a `true` is never a
 /// number, `1` never a `Double`), encoded with sorted keys so that the same value prints the same.
 public enum JSONValue: Codable, Hashable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without a fraction that fits an `Int`.
     case integer(Int)
+    /// Any other number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
 
+    /// Decodes any JSON value, trying the narrowest type first.
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -30,6 +38,7 @@ public enum JSONValue: Codable, Hashable, Sendable {
         }
     }
 
+    /// Encodes the value as it is.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

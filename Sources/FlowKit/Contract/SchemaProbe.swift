@@ -15,8 +15,11 @@ public enum SchemaProbe {
     /// cases must be named to be probed). `failure` says where a type refused the placeholder values
     /// (that part of the schema is `.any`).
     public struct Result: Sendable {
+        /// What the type decodes from.
         public var schema: JSONSchema
+        /// Whether its top level asked which keys are present (a dictionary or an enum).
         public var asksForKeys: Bool
+        /// The error the type threw at a placeholder, if it did.
         public var failure: String?
     }
 

@@ -9,12 +9,15 @@ public struct ScreenContract: Sendable, Equatable {
     public struct OutputCase: Sendable, Equatable {
         /// The case's JSON key (`didPressButton`), or `output` for a non-enum `Output`.
         public var name: String
+        /// The case as JSON: an object whose one key is `name`.
         public var schema: JSONSchema
         /// An example from the module's `exampleOutputs`.
         public var example: JSONValue
     }
 
+    /// The module's `kind`.
     public var kind: String
+    /// What `State` decodes from.
     public var state: JSONSchema
     /// The module's `exampleState`, if it gives one.
     public var stateExample: JSONValue?
