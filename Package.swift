@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FlowDaemonTesting", targets: ["FlowDaemonTesting"]),
         .library(name: "FlowWire", targets: ["FlowWire"]),
         .library(name: "ScreenKit", targets: ["ScreenKit"]),
+        .library(name: "FlowdCommand", targets: ["FlowdCommand"]),
         .executable(name: "flowd", targets: ["flowd"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "demo-screens", targets: ["demo-screens"]),
@@ -85,14 +86,16 @@ let package = Package(
             name: "demo-screens",
             dependencies: ["DemoScreens", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .executableTarget(
-            name: "flowd",
+        // The whole flowd command line (serve, replay, describe, exit codes) over any apps: flowd and custom daemons.
+        .target(
+            name: "FlowdCommand",
             dependencies: [
-                "FlowDaemon", "FlowApp", "FlowKit", "FlowWire", "DemoApps",
+                "FlowDaemon", "FlowApp", "FlowKit", "FlowWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "flowd", dependencies: ["FlowdCommand", "DemoApps"]),
         .executableTarget(
             name: "flowctl",
             dependencies: [
@@ -124,7 +127,7 @@ let package = Package(
         .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "FlowdTestSupport"]),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps", "DaemonFuzzing", "FlowdTestSupport"],
+            dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps", "DaemonFuzzing", "FlowdTestSupport", "FlowdCommand"],
             exclude: ["FuzzRegressions"]
         ),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowKit", "FlowKitWire", "FlowWire", "FlowSocket", "FlowdTestSupport"]),

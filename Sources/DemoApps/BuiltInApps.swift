@@ -4,17 +4,17 @@ import Foundation
 
 /// The apps `flowd --app NAME` can run.
 public enum BuiltInApps {
-    /// Every app by name, with what it shows.
-    public static let all: [(name: String, summary: String, make: @Sendable () -> App)] = [
-        ("launcher", "the demo launcher: every demo app from one menu (the default)", launcher),
-        ("tutorial", "the onboarding tutorial in a stack; done ends the app", tutorial),
-        ("deep-stack", "a stack that grows on demand; finish unwinds it with one dismisser", deepStack),
-        ("leave-in-place", "a parent that leaves its sub-flow's screens in place", leaveInPlace),
-        ("mirror", "two tabs updated together, for slow-host tests", mirror),
-        ("modal", "a home screen that presents a sub-flow modally in its own stack", modal),
-        ("bench-relay", "flowbench: output of screen A updates screen B and back (two hosts)", benchRelay),
-        ("bench-echo", "flowbench: $FLOWD_BENCH_SCREENS screens echo-0... in tabs, each output updates its screen", benchEcho),
-        ("bench-spawn", "flowbench: a home screen that shows a spawned screen ($FLOWD_BENCH_SPAWN _spawned)", benchSpawn),
+    /// Every app by name, with what it shows (`flowd --list-apps`), the launcher first (the default).
+    public static let all: [DaemonApp] = [
+        DaemonApp(name: "launcher", summary: "the demo launcher: every demo app from one menu (the default)", make: launcher),
+        DaemonApp(name: "tutorial", summary: "the onboarding tutorial in a stack; done ends the app", make: tutorial),
+        DaemonApp(name: "deep-stack", summary: "a stack that grows on demand; finish unwinds it with one dismisser", make: deepStack),
+        DaemonApp(name: "leave-in-place", summary: "a parent that leaves its sub-flow's screens in place", make: leaveInPlace),
+        DaemonApp(name: "mirror", summary: "two tabs updated together, for slow-host tests", make: mirror),
+        DaemonApp(name: "modal", summary: "a home screen that presents a sub-flow modally in its own stack", make: modal),
+        DaemonApp(name: "bench-relay", summary: "flowbench: output of screen A updates screen B and back (two hosts)", make: benchRelay),
+        DaemonApp(name: "bench-echo", summary: "flowbench: $FLOWD_BENCH_SCREENS screens echo-0... in tabs, each output updates its screen", make: benchEcho),
+        DaemonApp(name: "bench-spawn", summary: "flowbench: a home screen that shows a spawned screen ($FLOWD_BENCH_SPAWN _spawned)", make: benchSpawn),
     ]
 
     /// The app called `name`.
@@ -44,46 +44,48 @@ public enum BuiltInApps {
         // Version 2: the login checks the name with asynchronous work (a journaled request) before it
         // pushes the success screen; a version-1 journal would replay a login without it. Version 3:
         // the student editor applies edits as they are made (back keeps them).
-        return App(name: "launcher", version: "3", screens: screens, placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
+        return App(name: "launcher", version: "3", screens: screens, modules: allCardScreens.map { $0 as any ScreenModule.Type },
+                   placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
     }
 
     static func tutorial() -> App {
-        App(name: "tutorial", screens: [TutorialScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { OnboardingFlow() }
+        App(name: "tutorial", modules: [TutorialScreen.self], placer: windowRoot.withNavigationEmbedding()) { OnboardingFlow() }
     }
 
     static func deepStack() -> App {
-        App(name: "deep-stack", screens: [ItemScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { DeepStackFlow() }
+        App(name: "deep-stack", modules: [ItemScreen.self], placer: windowRoot.withNavigationEmbedding()) { DeepStackFlow() }
     }
 
     static func mirror() -> App {
-        App(name: "mirror", screens: [ItemScreen.kind: .attached, TutorialScreen.kind: .attached], placer: windowRoot) { MirrorFlow() }
+        App(name: "mirror", modules: [ItemScreen.self, TutorialScreen.self], placer: windowRoot) { MirrorFlow() }
     }
 
     static func modal() -> App {
-        App(name: "modal", screens: [ItemScreen.kind: .attached], placer: windowRoot.withNavigationEmbedding()) { ModalFlow() }
+        App(name: "modal", modules: [ItemScreen.self], placer: windowRoot.withNavigationEmbedding()) { ModalFlow() }
     }
 
     static func leaveInPlace() -> App {
-        App(name: "leave-in-place", screens: [ItemScreen.kind: .attached, TutorialScreen.kind: .attached],
+        App(name: "leave-in-place", modules: [ItemScreen.self, TutorialScreen.self],
             placer: windowRoot.withNavigationEmbedding()) { LeaveInPlaceFlow() }
     }
 
     static func benchRelay() -> App {
-        App(name: "bench-relay", screens: [BenchRelayAScreen.kind: .attached, BenchRelayBScreen.kind: .attached],
+        App(name: "bench-relay", modules: [BenchRelayAScreen.self, BenchRelayBScreen.self],
             placer: windowRoot) { BenchRelayFlow() }
     }
 
     static func benchEcho() -> App {
         let count = BenchEchoFlow.screensFromEnvironment
-        let screens = Dictionary(uniqueKeysWithValues: (0..<max(1, min(count, 10_000))).map { (BenchEchoFlow.kind($0), ScreenFactory.attached) })
-        return App(name: "bench-echo", screens: screens, placer: windowRoot) { BenchEchoFlow(screens: count) }
+        let modules = (0..<max(1, min(count, 10_000))).map(BenchEchoFlow.module)
+        return App(name: "bench-echo", modules: modules, placer: windowRoot) { BenchEchoFlow(screens: count) }
     }
 
     /// The spawned screen runs `$FLOWD_BENCH_SPAWN _spawned` (attached if the variable is unset).
     static func benchSpawn() -> App {
         let executable = ProcessInfo.processInfo.environment["FLOWD_BENCH_SPAWN"]
         let spawned: ScreenFactory = executable.map { .spawn(executable: $0, arguments: ["_spawned"]) } ?? .attached
-        return App(name: "bench-spawn", screens: [BenchHomeScreen.kind: .attached, BenchSpawnedScreen.kind: spawned],
+        return App(name: "bench-spawn", screens: [BenchSpawnedScreen.kind: spawned],
+                   modules: [BenchHomeScreen.self, BenchSpawnedScreen.self],
                    placer: windowRoot) { BenchSpawnFlow() }
     }
 }

@@ -14,6 +14,10 @@ public struct App {
     /// Screen kinds the app uses and how each is created. Kinds not listed
     /// here default to `.attached`.
     public var screens: [String: ScreenFactory]
+    /// The screen modules the app's flows show: their contracts (`State`, `Output`, examples) are what
+    /// `flowd describe` and `flowctl describe` list, so that a host in any language can be written
+    /// from them. Kinds without a module here are listed without a contract.
+    public var modules: [any ScreenModule.Type]
     /// Starts the root flow on a runtime; calls `finished` once with how it ended (the daemon's entry point).
     package let start: (FlowRuntime, @escaping (AppOutcome) -> Void) -> Void
 
@@ -23,12 +27,14 @@ public struct App {
         name: String,
         version: String = "1",
         screens: [String: ScreenFactory] = [:],
+        modules: [any ScreenModule.Type] = [],
         placer: ScreenPlacer<F.RequiredContext>,
         root makeRoot: @escaping () -> F
     ) {
         self.name = name
         self.version = version
         self.screens = screens
+        self.modules = modules
         self.start = { runtime, finished in
             let flow = makeRoot()
             runtime.start(flow, placer) { event in
@@ -50,6 +56,9 @@ public struct App {
     public func factory(for kind: String) -> ScreenFactory {
         screens[kind] ?? .attached
     }
+
+    /// Every kind the app names, in `screens` or `modules`, sorted.
+    public var kinds: [String] { Set(screens.keys).union(modules.map { $0.kind }).sorted() }
 
     /// The same app with every screen created by `factory` (e.g. all spawned).
     public func withAllScreens(_ factory: ScreenFactory, kinds: [String]) -> App {

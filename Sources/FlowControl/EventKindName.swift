@@ -13,7 +13,8 @@ public enum EventKindName {
         ("process-exited", .processExited), ("injected", .injected), ("shutdown", .shutdown),
         ("screen-restarted", .screenRestarted), ("restart-gave-up", .restartGaveUp), ("host-detached", .hostDetached),
         ("host-resumed", .hostResumed), ("resume-expired", .resumeExpired), ("host-hung", .hostHung),
-        ("restored", .restored), ("link-opened", .linkOpened), ("screen-lost", .screenLost),
+        ("restored", .restored), ("link-opened", .linkOpened), ("unknown-kinds", .unknownKinds), ("no-host", .noHost),
+        ("screen-refused", .screenRefused), ("screen-lost", .screenLost),
     ]
 
     /// The name of a kind (`place`, `flow-started`, ...).

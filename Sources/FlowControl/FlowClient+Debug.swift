@@ -8,6 +8,13 @@ extension FlowClient {
         return tree
     }
 
+    /// The running app's screen contract (`Describe`): its name and the JSON `flowd describe APP --json` prints.
+    public func describe(timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_AppContract {
+        let reply = try request(.describe(Flowd_V1_Describe()), timeoutMilliseconds: timeoutMilliseconds)
+        guard case .appContract(let contract) = reply.body else { throw .unexpected("expected AppContract, got \(reply.bodyName)") }
+        return contract
+    }
+
     /// Sends a debug command (InjectOutput, InjectNavigation, TerminateFlow)
     /// and returns the message of its `CommandResult`; a refusal throws `.daemon`.
     public func command(_ body: Flowd_V1_Envelope.OneOf_Body, timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> String {

@@ -33,6 +33,9 @@ public struct DaemonConfiguration: Sendable {
     /// with `FRAME_TIMEOUT`, in milliseconds (0: forever). Checked with this granularity: a stalled
     /// peer goes between one and two of these after its last byte.
     public var frameTimeoutMilliseconds: UInt64 = 10_000
+    /// How long an attached screen may wait for a host providing its kind before the daemon reports
+    /// it (log, `NO_HOST` event, `screens_without_host`), in milliseconds (0: never). It keeps waiting.
+    public var hostWaitMilliseconds: UInt64 = 5_000
     /// The journal that keeps the app's state across restarts of the daemon (nil: none). Opened by
     /// `Daemon.openState()`; see docs/restore.md.
     public var statePath: String?

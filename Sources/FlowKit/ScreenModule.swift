@@ -8,4 +8,17 @@ public protocol ScreenModule {
     associatedtype Output: Codable
     /// The kind name screen hosts provide, e.g. `"tutorial"`.
     static var kind: String { get }
+    /// An example state for the module's contract (`flowd describe`); see the extension.
+    static var exampleState: State? { get }
+    /// One example per `Output` case for the module's contract; see the extension.
+    static var exampleOutputs: [Output] { get }
+}
+
+extension ScreenModule {
+    /// An example state, shown by `flowd describe` (none by default).
+    public static var exampleState: State? { nil }
+    /// One example of every `Output` case, shown by `flowd describe`. An enum's cases cannot be listed
+    /// by looking at the type, so these name them: the JSON Schema of each case is probed from the
+    /// type once its name is known (`ScreenContract`). None by default.
+    public static var exampleOutputs: [Output] { [] }
 }

@@ -42,6 +42,8 @@ extension Flowd_V1_Envelope.OneOf_Body {
         case .commandResult: "CommandResult"
         case .getStats: "GetStats"
         case .stats: "Stats"
+        case .describe: "Describe"
+        case .appContract: "AppContract"
         }
     }
 }

@@ -230,8 +230,9 @@ public final class ScreenHost {
         } catch {
             throw ScreenKitError(
                 .badState,
-                "the state of screen \(screenID) does not decode as \(Module.self).State (kind \"\(Module.kind)\"): \(error); "
-                    + "check that the app's module and this screen process agree on the State type",
+                "kind \"\(Module.kind)\": the state of screen \(screenID) does not decode as \(Module.self).State: "
+                    + "\(DecodingProblem(error)); check that the app's module and this screen process agree on the State type "
+                    + "(`flowd describe` shows the app's)",
                 screenID: screenID, serial: serial)
         }
     }

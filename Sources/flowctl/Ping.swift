@@ -86,6 +86,9 @@ struct Stats: ParsableCommand {
                 journaled inputs  \(stats.journaledInputs)
                 restored inputs   \(stats.restoredInputs)
                 journal pending   \(stats.journalPending)\(stats.journalPending > 0 ? "  (the last journal write failed; flowd retries every second)" : "")
+                unknown kinds     \(stats.unknownKindsOffered)
+                without host      \(stats.screensWithoutHost)
+                refused commands  \(stats.commandsRefused)
                 """)
         }
     }

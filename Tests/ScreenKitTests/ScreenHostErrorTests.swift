@@ -78,7 +78,24 @@ struct ScreenHostErrorTests {
             return
         }
         #expect(sent.code == .badPayload && sent.screenID == 8)
+        #expect(sent.message.hasPrefix(#"kind "tutorial": the state of screen 8 does not decode as Tutorial.State: field "title" is missing"#),
+                "the error names the kind and the field: \(sent.message)")
         #expect(errors.values.map(\.code) == [.badState])
+    }
+
+    @Test("a field of the wrong type is named with its path")
+    func badStateField() throws {
+        let daemon = try FakeDaemon()
+        let (host, _) = try daemon.connectHost()
+        host.register(Tutorial.self) { _ in Issue.record("the handler must not run") }
+        struct Wrong: Encodable { var title = "t"; var buttons: [Int] = [1] }
+        try daemon.place(8, state: Wrong())
+        #expect(try host.pollOnce(timeoutMilliseconds: 0) == nil)
+        guard case .error(let sent)? = try daemon.receiveAvailable().first?.body else {
+            Issue.record("expected an Error frame")
+            return
+        }
+        #expect(sent.message.contains(#"kind "tutorial""#) && sent.message.contains(#"field "buttons.0": expected String"#), "\(sent.message)")
     }
 
     @Test("with autoAck off nothing is acked until the test acks; ack() acks the last serial")

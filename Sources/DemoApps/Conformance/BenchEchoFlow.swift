@@ -33,6 +33,19 @@ public final class BenchEchoFlow: Flow {
         }
     }
 
+    /// The module of screen `index` (`BenchEchoScreen` of its digits), for the app's contract.
+    public static func module(_ index: Int) -> any ScreenModule.Type {
+        let all = digits
+        let thousands: Int = index / 1000 % 10, hundreds: Int = index / 100 % 10, tens: Int = index / 10 % 10, ones: Int = index % 10
+        return echoModule(all[thousands], all[hundreds], all[tens], all[ones])
+    }
+
+    private static func echoModule<A: BenchDigit, B: BenchDigit, C: BenchDigit, D: BenchDigit>(
+        _: A.Type, _: B.Type, _: C.Type, _: D.Type
+    ) -> any ScreenModule.Type {
+        BenchEchoScreen<A, B, C, D>.self
+    }
+
     private static var digits: [any BenchDigit.Type] { [
         BenchDigit0.self, BenchDigit1.self, BenchDigit2.self, BenchDigit3.self, BenchDigit4.self,
         BenchDigit5.self, BenchDigit6.self, BenchDigit7.self, BenchDigit8.self, BenchDigit9.self,
@@ -56,6 +69,8 @@ public enum BenchEchoScreen<A: BenchDigit, B: BenchDigit, C: BenchDigit, D: Benc
     public typealias State = CardState
     public typealias Output = CardOutput
     public static var kind: String { BenchEchoFlow.kind(A.value * 1000 + B.value * 100 + C.value * 10 + D.value) }
+    public static var exampleState: CardState? { CardState.example }
+    public static var exampleOutputs: [CardOutput] { CardOutput.examples }
 }
 
 /// A decimal digit as a type, for `BenchEchoScreen`'s kinds.

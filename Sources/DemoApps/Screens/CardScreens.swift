@@ -39,6 +39,23 @@ public enum ItemScreen: CardScreen { public static let kind = "item" }
 /// (ScreenKit's hosts take it too).
 public protocol CardScreen: ScreenModule where State == CardState, Output == CardOutput {}
 
+extension CardScreen {
+    /// A form card, for `flowd describe`.
+    public static var exampleState: CardState? { CardState.example }
+    /// Every `CardOutput` case, for `flowd describe`.
+    public static var exampleOutputs: [CardOutput] { CardOutput.examples }
+}
+
+extension CardState {
+    /// A card with every field set (the contract's example).
+    public static let example = CardState(title: "Your name", body: "Shown on your profile.", buttons: ["Save", "Cancel"], field: "Name", text: "Ann")
+}
+
+extension CardOutput {
+    /// One example of every case (a test checks that none is missing).
+    public static let examples: [CardOutput] = [.didPressButton(index: 0), .didEnterText("Ann")]
+}
+
 /// Every card kind the demo apps use.
 public var allCardScreens: [any CardScreen.Type] {
     [

@@ -22,6 +22,8 @@ extension Daemon {
             receiveNavigation(inject.navigation, seq: seq, from: connection, injected: true)
         case .terminateFlow(let terminate):
             terminateFlow(terminate, seq: seq, from: connection)
+        case .describe:
+            send(.appContract(appContract()), to: connection, replyTo: seq)
         default:
             refuse(Flowd_V1_Error(code: .unexpectedMessage, message: "\(body.name) is not a request flowd serves"), seq: seq, to: connection)
         }
@@ -79,6 +81,9 @@ extension Daemon {
         stats.journaledInputs = UInt64(stateJournal?.committed ?? 0)
         stats.restoredInputs = UInt64(restoredInputs)
         stats.journalPending = UInt64(stateJournal?.pendingCount ?? 0)
+        stats.unknownKindsOffered = contractWatch.unknownKindsOffered
+        stats.screensWithoutHost = contractWatch.screensWithoutHost
+        stats.commandsRefused = contractWatch.commandsRefused
         return stats
     }
 

@@ -65,6 +65,7 @@ extension Daemon {
         if let serial {
             if listened { emitCommandEvent(command, kind: kind, serial: serial) } else { events.countUnheard() }
         }
+        if case .place(let place) = command { watchHostWait(place.screen) }
         perform(actions)
         actionBuffer = actions
     }
@@ -145,9 +146,10 @@ extension Daemon {
     /// A screen host finished its handshake (`resuming` the screens of the dropped host with that id, if set).
     func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
         if spawnedHosts[connection.id] == nil, let app {
-            let known = Set(app.screens.keys)
+            let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
             if !unknown.isEmpty {
+                reportUnknownKinds(unknown, from: connection)
                 send(.error(Flowd_V1_Error(
                     code: .unknownKind,
                     message: "app \(app.name) uses none of the kinds \(unknown.joined(separator: ", ")); it uses \(known.sorted().joined(separator: ", "))")),

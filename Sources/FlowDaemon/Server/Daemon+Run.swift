@@ -11,7 +11,7 @@ extension Daemon {
     /// way `flowd` does: the socket is `socketPath`, else `$FLOWD_SOCKET`,
     /// else the per-user default. `configure` adjusts limits and timeouts.
     /// Started by systemd, it serves the socket it was passed, says when it is ready and pings the
-    /// watchdog (docs/service.md). This is all a custom daemon's `main` needs (docs/daemon.md).
+    /// watchdog (docs/service.md). For the whole `flowd` command line instead, see `FlowdCommand` (docs/daemon.md).
     public static func run(
         app: App,
         socketPath: String? = nil,

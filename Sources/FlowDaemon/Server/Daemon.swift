@@ -18,6 +18,8 @@ public final class Daemon {
     public internal(set) var configuration: DaemonConfiguration
     /// The app this daemon runs, if any.
     public let app: App?
+    /// Every kind the app names (`App.kinds`), computed once: hosts offering others are told.
+    let appKinds: Set<String>
     /// The name of the app, reported in `Welcome`.
     public var appName: String { app?.name ?? "none" }
     let logger: Logger
@@ -45,6 +47,8 @@ public final class Daemon {
     var watchdog: HangWatchdog?
     /// Restarts, resumes and hangs so far, for `Stats`.
     var survival = SurvivalCounts()
+    /// Screens waiting for a host of their kind, and what hosts and the app disagreed on.
+    var contractWatch = ContractWatch()
     /// The journal of inputs that keeps the app across restarts of the daemon (nil: `--no-state`).
     var stateJournal: DaemonJournal?
     /// Set while a restore replays the journal: the screen commands are folded here instead of
@@ -130,6 +134,7 @@ public final class Daemon {
                  spawner: any ScreenSpawner) {
         self.configuration = configuration
         self.app = app
+        self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
@@ -417,9 +422,13 @@ public final class Daemon {
         case .pong(let pong):
             watchdog?.pong(from: connection.id, nonce: pong.nonce)
         case .error(let error):
-            logger.notice("peer reported an error", metadata: [
-                "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
-            ])
+            if error.screenID != 0, connection.agreement?.role == .screenHost {
+                reportRefusal(error, from: connection)
+            } else {
+                logger.notice("peer reported an error", metadata: [
+                    "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
+                ])
+            }
         case .ack(let ack):
             receiveAck(ack, seq: seq, from: connection)
         case .output(let output):
@@ -510,7 +519,7 @@ public final class Daemon {
         if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
         let next = phase == .stopped ? nil
             : earlier(earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick),
-                      earlier(earlier(requests.timers.next, stateJournal?.retryAt), frameDeadlines.next))
+                      earlier(earlier(earlier(requests.timers.next, stateJournal?.retryAt), frameDeadlines.next), contractWatch.hostWaits.next))
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -532,6 +541,7 @@ public final class Daemon {
         expireFrameDeadlines(now: now)
         expireAckDeadlines(now: now)
         fireRequestTimers(now: now)
+        reportScreensWithoutHost(now: now)
         if let tick = watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
         for id in closeDeadlines.expired(now: now) {
             if let connection = connections[id] {

@@ -77,10 +77,22 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
   /// payload is the link (text/plain), the text says what it opened.
   case linkOpened // = 27
 
+  /// A screen host's Hello offered kinds the app does not use (name: the
+  /// kinds, comma-separated); it got a non-fatal UNKNOWN_KIND.
+  case unknownKinds // = 28
+
+  /// A screen has waited --host-wait for a host providing its kind and none
+  /// is connected (name: the kind); it keeps waiting.
+  case noHost // = 29
+
+  /// A screen host refused a command with a non-fatal Error naming the screen
+  /// (a State it cannot decode: the text names the kind and the field).
+  case screenRefused // = 30
+
   /// A screen was lost (its host died, was cut off, or did not come back in
   /// time) and removed; the text says whether its flow carries on without it
   /// or ended with it.
-  case screenLost // = 28
+  case screenLost // = 31
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -117,7 +129,10 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case 25: self = .hostHung
     case 26: self = .restored
     case 27: self = .linkOpened
-    case 28: self = .screenLost
+    case 28: self = .unknownKinds
+    case 29: self = .noHost
+    case 30: self = .screenRefused
+    case 31: self = .screenLost
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -152,7 +167,10 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case .hostHung: return 25
     case .restored: return 26
     case .linkOpened: return 27
-    case .screenLost: return 28
+    case .unknownKinds: return 28
+    case .noHost: return 29
+    case .screenRefused: return 30
+    case .screenLost: return 31
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -187,6 +205,9 @@ public nonisolated enum Flowd_V1_EventKind: SwiftProtobuf.Enum, Swift.CaseIterab
     .hostHung,
     .restored,
     .linkOpened,
+    .unknownKinds,
+    .noHost,
+    .screenRefused,
     .screenLost,
   ]
 
@@ -302,6 +323,25 @@ public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
   public var journalPending: UInt64 {
     get {_storage._journalPending}
     set {_uniqueStorage()._journalPending = newValue}
+  }
+
+  /// Screen hosts whose Hello offered kinds the app does not use (each got UNKNOWN_KIND).
+  public var unknownKindsOffered: UInt64 {
+    get {_storage._unknownKindsOffered}
+    set {_uniqueStorage()._unknownKindsOffered = newValue}
+  }
+
+  /// Screens that waited longer than --host-wait for a host of their kind (since start).
+  public var screensWithoutHost: UInt64 {
+    get {_storage._screensWithoutHost}
+    set {_uniqueStorage()._screensWithoutHost = newValue}
+  }
+
+  /// Commands a screen host refused with a non-fatal Error naming the screen (a State it cannot
+  /// decode, a kind it does not host).
+  public var commandsRefused: UInt64 {
+    get {_storage._commandsRefused}
+    set {_uniqueStorage()._commandsRefused = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -696,12 +736,49 @@ public nonisolated struct Flowd_V1_CommandResult: Sendable {
   public init() {}
 }
 
+/// Ask for the app's screen contract. Answered by AppContract.
+public nonisolated struct Flowd_V1_Describe: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Answer to Describe: every screen kind of the app with the JSON Schema and
+/// an example of its State and of every Output case, as `flowd describe APP
+/// --json` prints it (content type application/json; docs/protocol.md §23).
+public nonisolated struct Flowd_V1_AppContract: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var app: String = String()
+
+  public var contract: Flowd_V1_Payload {
+    get {_contract ?? Flowd_V1_Payload()}
+    set {_contract = newValue}
+  }
+  /// Returns true if `contract` has been explicitly set.
+  public var hasContract: Bool {self._contract != nil}
+  /// Clears the value of `contract`. Subsequent reads from it will return its default value.
+  public mutating func clearContract() {self._contract = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _contract: Flowd_V1_Payload? = nil
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_EventKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0\u{1}EVENT_KIND_RESTORED\0\u{1}EVENT_KIND_LINK_OPENED\0\u{1}EVENT_KIND_SCREEN_LOST\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0EVENT_KIND_UNSPECIFIED\0\u{1}EVENT_KIND_CONNECTED\0\u{1}EVENT_KIND_HANDSHAKE\0\u{1}EVENT_KIND_DISCONNECTED\0\u{1}EVENT_KIND_FLOW_STARTED\0\u{1}EVENT_KIND_FLOW_OUTPUT\0\u{1}EVENT_KIND_FLOW_FINISHED\0\u{1}EVENT_KIND_FLOW_TERMINATED\0\u{1}EVENT_KIND_PLACE\0\u{1}EVENT_KIND_UPDATE\0\u{1}EVENT_KIND_PLACEMENT_CHANGED\0\u{1}EVENT_KIND_DISMISS\0\u{1}EVENT_KIND_ACK\0\u{1}EVENT_KIND_OUTPUT\0\u{1}EVENT_KIND_USER_NAVIGATION\0\u{1}EVENT_KIND_ERROR\0\u{1}EVENT_KIND_PROCESS_SPAWNED\0\u{1}EVENT_KIND_PROCESS_EXITED\0\u{1}EVENT_KIND_INJECTED\0\u{1}EVENT_KIND_SHUTDOWN\0\u{1}EVENT_KIND_SCREEN_RESTARTED\0\u{1}EVENT_KIND_RESTART_GAVE_UP\0\u{1}EVENT_KIND_HOST_DETACHED\0\u{1}EVENT_KIND_HOST_RESUMED\0\u{1}EVENT_KIND_RESUME_EXPIRED\0\u{1}EVENT_KIND_HOST_HUNG\0\u{1}EVENT_KIND_RESTORED\0\u{1}EVENT_KIND_LINK_OPENED\0\u{1}EVENT_KIND_UNKNOWN_KINDS\0\u{1}EVENT_KIND_NO_HOST\0\u{1}EVENT_KIND_SCREEN_REFUSED\0\u{1}EVENT_KIND_SCREEN_LOST\0")
 }
 
 nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -725,7 +802,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -745,6 +822,9 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _journaledInputs: UInt64 = 0
     var _restoredInputs: UInt64 = 0
     var _journalPending: UInt64 = 0
+    var _unknownKindsOffered: UInt64 = 0
+    var _screensWithoutHost: UInt64 = 0
+    var _commandsRefused: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -772,6 +852,9 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _journaledInputs = source._journaledInputs
       _restoredInputs = source._restoredInputs
       _journalPending = source._journalPending
+      _unknownKindsOffered = source._unknownKindsOffered
+      _screensWithoutHost = source._screensWithoutHost
+      _commandsRefused = source._commandsRefused
     }
   }
 
@@ -807,6 +890,9 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 15: try { try decoder.decodeSingularUInt64Field(value: &_storage._journaledInputs) }()
         case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._restoredInputs) }()
         case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalPending) }()
+        case 18: try { try decoder.decodeSingularUInt64Field(value: &_storage._unknownKindsOffered) }()
+        case 19: try { try decoder.decodeSingularUInt64Field(value: &_storage._screensWithoutHost) }()
+        case 20: try { try decoder.decodeSingularUInt64Field(value: &_storage._commandsRefused) }()
         default: break
         }
       }
@@ -866,6 +952,15 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if _storage._journalPending != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._journalPending, fieldNumber: 17)
       }
+      if _storage._unknownKindsOffered != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._unknownKindsOffered, fieldNumber: 18)
+      }
+      if _storage._screensWithoutHost != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._screensWithoutHost, fieldNumber: 19)
+      }
+      if _storage._commandsRefused != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._commandsRefused, fieldNumber: 20)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -892,6 +987,9 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._journaledInputs != rhs_storage._journaledInputs {return false}
         if _storage._restoredInputs != rhs_storage._restoredInputs {return false}
         if _storage._journalPending != rhs_storage._journalPending {return false}
+        if _storage._unknownKindsOffered != rhs_storage._unknownKindsOffered {return false}
+        if _storage._screensWithoutHost != rhs_storage._screensWithoutHost {return false}
+        if _storage._commandsRefused != rhs_storage._commandsRefused {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -1590,6 +1688,64 @@ nonisolated extension Flowd_V1_CommandResult: SwiftProtobuf.Message, SwiftProtob
 
   public static func ==(lhs: Flowd_V1_CommandResult, rhs: Flowd_V1_CommandResult) -> Bool {
     if lhs.message != rhs.message {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_Describe: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Describe"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_Describe, rhs: Flowd_V1_Describe) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_AppContract: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AppContract"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}contract\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.app) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._contract) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.app.isEmpty {
+      try visitor.visitSingularStringField(value: self.app, fieldNumber: 1)
+    }
+    try { if let v = self._contract {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_AppContract, rhs: Flowd_V1_AppContract) -> Bool {
+    if lhs.app != rhs.app {return false}
+    if lhs._contract != rhs._contract {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

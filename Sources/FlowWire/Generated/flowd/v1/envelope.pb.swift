@@ -264,6 +264,22 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     set {body = .stats(newValue)}
   }
 
+  public var describe: Flowd_V1_Describe {
+    get {
+      if case .describe(let v)? = body {return v}
+      return Flowd_V1_Describe()
+    }
+    set {body = .describe(newValue)}
+  }
+
+  public var appContract: Flowd_V1_AppContract {
+    get {
+      if case .appContract(let v)? = body {return v}
+      return Flowd_V1_AppContract()
+    }
+    set {body = .appContract(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -300,6 +316,8 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     case commandResult(Flowd_V1_CommandResult)
     case getStats(Flowd_V1_GetStats)
     case stats(Flowd_V1_Stats)
+    case describe(Flowd_V1_Describe)
+    case appContract(Flowd_V1_AppContract)
 
   }
 
@@ -312,7 +330,7 @@ fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{4}\u{7}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{4}\u{7}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0\u{1}describe\0\u{3}app_contract\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -673,6 +691,32 @@ nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
           self.body = .stats(v)
         }
       }()
+      case 52: try {
+        var v: Flowd_V1_Describe?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .describe(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .describe(v)
+        }
+      }()
+      case 53: try {
+        var v: Flowd_V1_AppContract?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .appContract(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .appContract(v)
+        }
+      }()
       default: break
       }
     }
@@ -797,6 +841,14 @@ nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
     case .stats?: try {
       guard case .stats(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 51)
+    }()
+    case .describe?: try {
+      guard case .describe(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 52)
+    }()
+    case .appContract?: try {
+      guard case .appContract(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 53)
     }()
     case nil: break
     }

@@ -1,13 +1,13 @@
 import ArgumentParser
-import DemoApps
 import FlowApp
 import FlowDaemon
 import Foundation
 
-/// `flowd replay FILE`: runs a built-in app in-process on fake screens, feeds
+/// `flowd replay FILE`: runs an app in-process on fake screens, feeds
 /// it the inputs of a `flowctl record` file and compares the placements.
-struct Replay: ParsableCommand {
-    static let configuration = CommandConfiguration(
+struct ReplayCommand: ParsableCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(
+        commandName: "replay",
         abstract: "Replay a `flowctl record` file against an app on fake screens and compare the placements.",
         discussion: """
             The app runs in this process (no socket, no screens): its screens acknowledge everything at once. \
@@ -21,37 +21,40 @@ struct Replay: ParsableCommand {
 
             Examples:
               flowctl record bug.rec &  ...reproduce the bug...  ; kill -INT %1
-              flowd replay bug.rec                     # the app named in the recording
-              flowd replay bug.rec --app leave-in-place
+              \(CommandContext.current.command.name) replay bug.rec              # the app named in the recording
+              \(CommandContext.current.command.name) replay bug.rec --app \(CommandContext.current.command.apps[0].name)
             """)
+    }
 
     @Argument(help: ArgumentHelp("The file `flowctl record` wrote.", valueName: "file"))
     var file: String
 
-    @Option(name: .long, help: ArgumentHelp("The built-in app to replay against (default: the app named in the recording).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The app to replay against (default: the app named in the recording).", valueName: "name"))
     var app: String?
 
     func validate() throws {
-        if let app, BuiltInApps.named(app) == nil {
-            throw ValidationError("no built-in app named '\(app)'; choose one of: \(BuiltInApps.all.map(\.name).joined(separator: ", "))")
+        let command = CommandContext.current.command
+        if let app, command.app(named: app) == nil {
+            throw ValidationError("no app named '\(app)'; \(command.appChoices)")
         }
     }
 
     func run() throws {
+        let context = CommandContext.current
         do {
             let recording = try Recording.read(path: file)
             let name = app ?? recording.tree.app
-            guard let chosen = BuiltInApps.named(name) else {
-                throw ReplayError("the recording ran app '\(name)', which is not built in; pass --app NAME (one of: \(BuiltInApps.all.map(\.name).joined(separator: ", ")))")
+            guard let chosen = context.command.app(named: name) else {
+                throw ReplayError("the recording ran app '\(name)', which \(context.command.name) does not run; pass --app NAME (\(context.command.appChoices))")
             }
-            let result = try FlowDaemon.Replay.run(recording, app: chosen)
+            let result = try Replay.run(recording, app: chosen.make())
             if let difference = result.difference {
-                print("different placements after \(result.compared) equal ones (\(result.inputs) inputs replayed): \(difference)")
+                context.output("different placements after \(result.compared) equal ones (\(result.inputs) inputs replayed): \(difference)")
                 throw ExitCode(1)
             }
-            print("same placements (\(result.compared)); \(result.inputs) inputs replayed against app \(name)")
+            context.output("same placements (\(result.compared)); \(result.inputs) inputs replayed against app \(name)")
         } catch let error as ReplayError {
-            FileHandle.standardError.write(Data("flowd replay: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
             throw ExitCode(1)
         }
     }

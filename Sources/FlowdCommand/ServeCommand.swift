@@ -1,0 +1,244 @@
+import ArgumentParser
+import FlowApp
+import FlowDaemon
+import FlowKit
+import FlowWire
+import Foundation
+import Logging
+
+/// `flowd serve` (the default): parses arguments, sets up logging, runs the daemon.
+struct ServeCommand: ParsableCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(
+        commandName: "serve",
+        abstract: "The flowd daemon: runs an app's flows for screen processes connected over a Unix socket.",
+        discussion: """
+            Stops gracefully on SIGTERM or SIGINT (Ctrl-C): every client gets a Shutdown frame and the \
+            daemon exits 0. A second signal exits at once.
+
+            The app's state is journaled (--state) and restored when flowd starts again after a crash, \
+            a kill or a stop: the user is back where they were (docs/restore.md). A stop by signal keeps \
+            the journal; the app finishing clears it.
+
+            Exit codes: 0 clean stop, 64 bad arguments, 69 another flowd already serves the socket, \
+            73 the socket cannot be created, 74 the state file cannot be used (it cannot be read or \
+            written, a directory is in the way, or a journal to move aside cannot be moved), 75 another flowd holds \
+            the state file, 70 internal error, 78 what the \
+            service manager passed is unusable (LISTEN_FDS is not 1, its socket is not a listening Unix \
+            stream socket, or --socket names another path).
+
+            Under systemd (docs/service.md): a socket passed with LISTEN_FDS is served instead of binding one \
+            (and left in place on exit), READY=1 (after the restore), STATUS= and STOPPING=1 go to \
+            $NOTIFY_SOCKET, the watchdog is pinged every half WATCHDOG_USEC, and log lines carry journal \
+            priorities instead of timestamps.
+
+            Examples:
+              \(examples)
+            """,
+        version: CommandContext.current.command.version)
+    }
+
+    /// The examples of the help, with this command's name and its first app.
+    private static var examples: String {
+        let name = CommandContext.current.command.name
+        let app = CommandContext.current.command.apps[0].name
+        return [
+            "\(name)                                   # \(app) on the default socket",
+            "\(name) --list-apps",
+            "\(name) --app \(app) --socket /tmp/f/flowd.sock --log-level debug",
+            "\(name) --app \(app) --spawn-screens my-screens",
+        ].joined(separator: "\n  ")
+    }
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The Unix socket to listen on.",
+            discussion: "Default: $FLOWD_SOCKET, else $XDG_RUNTIME_DIR/flowd/flowd.sock, else /tmp/flowd-<uid>/flowd.sock. A socket passed by systemd (LISTEN_FDS) is served instead, and --socket must then name it.",
+            valueName: "path"))
+    var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp("The app to run (see --list-apps; default: the first).", valueName: "name"))
+    var app: String?
+
+    @Flag(name: .long, help: "List the apps and exit.")
+    var listApps = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The journal that keeps the app's state across restarts of flowd.",
+            discussion: "Default: $XDG_STATE_HOME/flowd/APP.journal ($XDG_STATE_HOME defaults to ~/.local/state). Its directory is created. A journal of another app, version or schema, a damaged one or a file that is not a journal is moved aside (PATH.refused-DATE, as it was) and the app starts fresh; every case: docs/restore.md, Bad state files.",
+            valueName: "path"))
+    var state: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Open this deep link once the app started (e.g. students/Bob/age).",
+            discussion: "Through the app's flows, with the stack behind it (docs/flows.md, Links). A malformed link exits 64; a link the flows do not open is logged and the app starts where it starts.",
+            valueName: "link"))
+    var open: String?
+
+    @Flag(name: .long, help: "Journal nothing: every start is a fresh start.")
+    var noState = false
+
+    @Flag(name: .long, help: "Keep running after the app's root flow finished (default: exit 0).")
+    var stayUp = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Spawn a process of this executable for every screen instead of waiting for attached hosts.",
+            discussion: "A name without a slash is looked up next to flowd, then in PATH.",
+            valueName: "executable"))
+    var spawnScreens: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a screen has to acknowledge its Dismiss.", valueName: "seconds"))
+    var ackTimeout: Double = 2
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Restart policy for every spawned screen whose process crashes: never, N (within 10 s) or N/SECONDS.",
+            discussion: "At most N restarts within SECONDS, then the flow is told the screen was lost (docs/restore.md). Default: the app's own (the launcher restarts its Python screens 5 times in 10 s).",
+            valueName: "policy"))
+    var restartScreens: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a dropped screen host's screens are held for it to resume (0: lost at once).", valueName: "seconds"))
+    var resumeGrace: Double = 5
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a host with commands unacknowledged may leave a Ping unanswered before it is treated as hung (0: no watchdog).",
+        discussion: "Default: 1, or half of --ack-timeout if that is shorter. A hang is found within 1.75 × this, which must be below --ack-timeout.", valueName: "seconds"))
+    var hangTimeout: Double?
+
+    /// The hang timeout in effect: as given, else 1 s or half the ack timeout.
+    private var effectiveHangTimeout: Double { hangTimeout ?? min(1, ackTimeout / 2) }
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a screen may wait for a host providing its kind before it is reported (0: never).",
+        discussion: "Logged as a warning, a no-host event and the screens_without_host counter of flowctl stats; the screen keeps waiting.",
+        valueName: "seconds"))
+    var hostWait: Double = 5
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a peer that began a frame after the handshake may stay silent before it is cut off (0: forever).",
+        discussion: "It is cut off with a FRAME_TIMEOUT error between one and two of these after its last byte.", valueName: "seconds"))
+    var frameTimeout: Double = 10
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a spawned screen process may outlive its screen before SIGTERM (and again before SIGKILL).", valueName: "seconds"))
+    var spawnGrace: Double = 2
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a new connection has to send Hello.", valueName: "seconds"))
+    var handshakeTimeout: Double = 5
+
+    @Option(name: .long, help: ArgumentHelp("Largest frame accepted, in bytes.", valueName: "bytes"))
+    var maxFrameSize: Int = 1 << 20
+
+    @Option(name: .long, help: ArgumentHelp("Bytes queued for one client before it is disconnected as stalled.", valueName: "bytes"))
+    var writeQueueLimit: Int = 4 << 20
+
+    func validate() throws {
+        guard handshakeTimeout > 0, handshakeTimeout <= 3600 else {
+            throw ValidationError("--handshake-timeout must be between 0 and 3600 seconds, got \(handshakeTimeout)")
+        }
+        guard (4096...(64 << 20)).contains(maxFrameSize) else {
+            throw ValidationError("--max-frame-size must be between 4096 and 67108864 bytes, got \(maxFrameSize)")
+        }
+        let command = CommandContext.current.command
+        if let app, command.app(named: app) == nil {
+            throw ValidationError("no app named '\(app)'; \(command.appChoices)")
+        }
+        guard ackTimeout > 0, ackTimeout <= 3600 else {
+            throw ValidationError("--ack-timeout must be between 0 and 3600 seconds, got \(ackTimeout)")
+        }
+        guard spawnGrace > 0, spawnGrace <= 3600 else {
+            throw ValidationError("--spawn-grace must be between 0 and 3600 seconds, got \(spawnGrace)")
+        }
+        if let restartScreens, RestartPolicy(parsing: restartScreens) == nil {
+            throw ValidationError("--restart-screens must be never, N or N/SECONDS (e.g. 5/10), got '\(restartScreens)'")
+        }
+        guard frameTimeout >= 0, frameTimeout <= 3600 else {
+            throw ValidationError("--frame-timeout must be between 0 (off) and 3600 seconds, got \(frameTimeout)")
+        }
+        guard hostWait >= 0, hostWait <= 3600 else {
+            throw ValidationError("--host-wait must be between 0 and 3600 seconds, got \(hostWait)")
+        }
+        guard resumeGrace >= 0, resumeGrace <= 3600 else {
+            throw ValidationError("--resume-grace must be between 0 and 3600 seconds, got \(resumeGrace)")
+        }
+        if let hangTimeout, hangTimeout < 0 || (hangTimeout != 0 && hangTimeout * 1.75 >= ackTimeout) {
+            throw ValidationError(
+                "--hang-timeout must be 0 (off) or such that a hang is found before the ack timeout: 1.75 × it below --ack-timeout (\(ackTimeout) s), got \(hangTimeout)")
+        }
+        if let open {
+            do throws(LinkError) {
+                _ = try Link(parsing: open)
+            } catch {
+                throw ValidationError("--open: \(error.message)")
+            }
+        }
+        if noState, state != nil {
+            throw ValidationError("--state and --no-state contradict each other; give one")
+        }
+        if let state, state.isEmpty || state.hasSuffix("/") {
+            throw ValidationError("--state must be a file path (the journal), got '\(state)'")
+        }
+        guard writeQueueLimit >= maxFrameSize else {
+            throw ValidationError("--write-queue-limit (\(writeQueueLimit)) must be at least --max-frame-size (\(maxFrameSize))")
+        }
+    }
+
+    func run() throws {
+        let context = CommandContext.current
+        if listApps {
+            for app in context.command.apps { context.output("\(app.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(app.summary)") }
+            return
+        }
+        let name = app ?? context.command.apps[0].name
+        DaemonLogging.bootstrap(level: logLevel)
+        let logger = Logger(label: context.command.name)
+        ResourceLimits.raiseOpenFileLimit()
+
+        var configuration = DaemonConfiguration(
+            socketPath: socket ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid()))
+        configuration.handshakeTimeoutMilliseconds = UInt64(handshakeTimeout * 1000)
+        configuration.maxFrameSize = maxFrameSize
+        configuration.writeQueueLimit = writeQueueLimit
+        configuration.ackTimeoutMilliseconds = UInt64(ackTimeout * 1000)
+        configuration.spawnExitGraceMilliseconds = UInt64(spawnGrace * 1000)
+        configuration.exitWhenAppFinishes = !stayUp
+        configuration.openLink = open
+        configuration.resumeGraceMilliseconds = UInt64(resumeGrace * 1000)
+        configuration.hostWaitMilliseconds = UInt64(hostWait * 1000)
+        configuration.hangTimeoutMilliseconds = UInt64(effectiveHangTimeout * 1000)
+        configuration.frameTimeoutMilliseconds = UInt64(frameTimeout * 1000)
+
+        if !noState {
+            configuration.statePath = state ?? StatePath.default(app: name, environment: ProcessInfo.processInfo.environment)
+        }
+
+        var chosen = context.command.app(named: name)!.make()
+        if let spawnScreens {
+            chosen = chosen.withAllScreens(.spawn(executable: spawnScreens), kinds: chosen.kinds)
+        }
+        if let restartScreens, let policy = RestartPolicy(parsing: restartScreens) {
+            chosen = chosen.withRestartPolicy(policy)
+        }
+        do {
+            if let path = configuration.statePath { try StatePath.createDirectory(of: path) }
+            let service = try ServiceEnvironment.take(requestedSocketPath: socket, logger: logger)
+            let daemon = try Daemon(configuration: configuration, app: chosen, logger: logger)
+            try daemon.run(service: service)
+        } catch {
+            let priority = JournalLogHandler.isJournalStandardError() ? JournalLogHandler.prefix(for: .error) : ""
+            FileHandle.standardError.write(Data("\(priority)\(context.command.name): \(error.description)\n".utf8))
+            throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

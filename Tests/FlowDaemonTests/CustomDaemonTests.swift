@@ -1,0 +1,84 @@
+import DemoApps
+import FlowApp
+import FlowdCommand
+import Foundation
+import Testing
+
+/// The custom daemon of docs/daemon.md (CustomDaemonExample.swift) is the same tool as flowd: its
+/// command line, run through the library, has flowd's options, subcommands and exit codes.
+/// scripts/try-custom-daemon builds it as a package of its own and runs the binary.
+@Suite(.serialized) struct CustomDaemonTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let greeting = FlowdCommand(name: "greeting-daemon", apps: greetingApps)
+    let flowd = FlowdCommand(name: "flowd", apps: BuiltInApps.all)
+
+    /// Runs `command` and returns its exit code and what it printed.
+    func run(_ command: FlowdCommand, _ arguments: [String]) -> (code: Int32, output: String) {
+        let printed = Printed()
+        let code = command.run(arguments) { printed.append($0) }
+        return (code, printed.text)
+    }
+
+    @Test func thePageShowsTheCompiledExample() throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/daemon.md"), encoding: .utf8)
+        let example = try String(contentsOf: Self.root.appendingPathComponent("Tests/FlowDaemonTests/CustomDaemonExample.swift"), encoding: .utf8)
+        let marker = "// file: Sources/greeting-daemon/Greeting.swift"
+        let fromExample = try #require(example.range(of: marker)).lowerBound
+        let end = try #require(example.range(of: "// end of file")).lowerBound
+        let code = String(example[fromExample..<end])
+        #expect(page.contains("```swift\n" + code + "```"), "docs/daemon.md must show CustomDaemonExample.swift from '\(marker)' to '// end of file'")
+    }
+
+    @Test func helpListsFlowdsOptionsAndSubcommands() {
+        func options(_ help: String, _ name: String) -> String {
+            let text = help.replacingOccurrences(of: name, with: "flowd")
+            return String(text[text.range(of: "OPTIONS:")!.lowerBound...])
+        }
+        #expect(options(greeting.help("serve"), "greeting-daemon") == options(flowd.help("serve"), "flowd"))
+        #expect(options(greeting.help("replay"), "greeting-daemon") == options(flowd.help("replay"), "flowd"))
+        #expect(options(greeting.help("describe"), "greeting-daemon") == options(flowd.help("describe"), "flowd"))
+        let top = greeting.help()
+        #expect(top.contains("USAGE: greeting-daemon <subcommand>"))
+        #expect(options(top, "greeting-daemon") == options(flowd.help(), "flowd"))
+        #expect(run(greeting, ["--help"]).code == 0)
+        #expect(run(greeting, ["--version"]) == (0, "0.1.0"))
+    }
+
+    @Test func listsItsApps() {
+        #expect(run(greeting, ["--list-apps"]) == (0, "greeting         says hello until OK is pressed"))
+        #expect(run(greeting, ["serve", "--list-apps"]) == (0, "greeting         says hello until OK is pressed"))
+    }
+
+    @Test func describesItsScreens() throws {
+        let (code, output) = run(greeting, ["describe", "greeting", "--json"])
+        #expect(code == 0)
+        #expect(output == """
+            {"app":"greeting","screens":[{"kind":"greeting","outputs":[{"example":{"ok":{}},"name":"ok","schema":{"additionalProperties":false,"properties":{"ok":{"properties":{},"type":"object"}},"required":["ok"],"type":"object"}}],"state":{"example":{"text":"Hello"},"schema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}}],"undescribed_kinds":[]}
+            """)
+        #expect(run(greeting, ["describe"]).output.hasPrefix("app greeting: 1 screen kind with a contract\n\nkind greeting\n"))
+    }
+
+    @Test func badArgumentsExit64AsFlowdsDo() {
+        for arguments in [["--app", "nope"], ["describe", "nope"], ["replay", "x.rec", "--app", "nope"], ["--ack-timeout", "0"],
+                          ["--state", "a", "--no-state"], ["--open", "a//b"], ["--bogus"], ["describe", "--json", "--markdown"]] {
+            #expect(run(greeting, arguments).code == 64, "\(arguments)")
+            #expect(run(flowd, arguments).code == 64, "\(arguments)")
+        }
+    }
+
+    @Test func replayOfAFileThatIsNotARecordingExits1() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-recording-\(getpid())")
+        try Data("hello\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(run(greeting, ["replay", file.path]).code == 1)
+        #expect(run(flowd, ["replay", file.path]).code == 1)
+    }
+}
+
+/// Collects what a command printed.
+final class Printed: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var text: String { lock.withLock { lines.joined(separator: "\n") } }
+}
