@@ -40,6 +40,20 @@ import Testing
         #expect(delivery.screens[Self.screen]?.phase == .live(host: 9))
     }
 
+    /// A process's start-up and handshake are bounded by the handshake timeout, not the ack timeout:
+    /// the ack clocks of its held commands start when they are sent.
+    @Test func aSlowStartingSpawnedHostDoesNotTimeOutItsAcks() {
+        var delivery = ScreenDelivery(ackTimeout: 100)
+        _ = delivery.apply(Self.place(), route: .spawn(.never), now: 0)
+        _ = delivery.spawned(Self.screen, host: 9, now: 1)
+        #expect(delivery.nextAckDeadline == nil, "no ack clock while the process starts")
+        #expect(delivery.expire(now: 250).isEmpty, "a start-up longer than the ack timeout removes nothing")
+        #expect(Self.sends(delivery.hostJoined(9, provides: [], now: 300)).map(\.1) == [1])
+        #expect(delivery.nextAckDeadline == 400, "the clock starts at the handshake")
+        #expect(delivery.expire(now: 399).isEmpty)
+        #expect(delivery.expire(now: 400).first == .ackTimedOut(Self.screen, kind: "item", serial: 1, host: 9))
+    }
+
     @Test func aFailedSpawnLosesTheScreen() {
         var delivery = ScreenDelivery(ackTimeout: 100)
         _ = delivery.apply(Self.place(), route: .spawn(.never), now: 0)

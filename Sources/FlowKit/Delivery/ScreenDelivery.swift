@@ -319,8 +319,6 @@ public struct ScreenDelivery: Sendable {
             // One hash look-up, the screen mutated in place: this runs for every output a flow answers.
             guard let index = screens.index(forKey: command.screen), !screens.values[index].isDismissing else { return nil }
             let serial = screens.values[index].serials.next()
-            let host = screens.values[index].host
-            if let host { expectAck(command.screen, serial: serial, host: host, now: now) }
             // Kept current for a host that must be given the screen again.
             if case .update(_, let state, let owner) = command {
                 screens.values[index].current.state = state
@@ -330,6 +328,7 @@ public struct ScreenDelivery: Sendable {
                 screens.values[index].current.owner = owner
             }
             if case .live(let live) = screens.values[index].phase {
+                expectAck(command.screen, serial: serial, host: live, now: now)
                 actions.append(.send(Outgoing(command: command, serial: serial), to: live))
             } else {
                 screens.values[index].held.append(Outgoing(command: command, serial: serial))
@@ -376,8 +375,10 @@ public struct ScreenDelivery: Sendable {
         let wasLive = screen.phase == .live(host: host)
         screen.phase = .dismissing(host: host)
         screens[id] = screen
-        expectAck(id, serial: outgoing.serial, host: host, now: now)
-        if wasLive { return (outgoing.serial, [.send(outgoing, to: host)]) }
+        if wasLive {
+            expectAck(id, serial: outgoing.serial, host: host, now: now)
+            return (outgoing.serial, [.send(outgoing, to: host)])
+        }
         screens[id]?.held.append(outgoing)
         return (outgoing.serial, [])
     }
@@ -405,7 +406,7 @@ public struct ScreenDelivery: Sendable {
         var actions: [Action] = []
         if hosts[host]?.isSpawned == true {
             hosts[host]?.isReady = true
-            for id in (hosts[host]?.screens ?? []).sorted() { actions += release(id, on: host) }
+            for id in (hosts[host]?.screens ?? []).sorted() { actions += release(id, on: host, now: now) }
             return actions
         }
         var joined = hosts[host] ?? Host(isReady: true, isSpawned: false)
@@ -425,24 +426,26 @@ public struct ScreenDelivery: Sendable {
         hostsByKind[kind]?.first { hosts[$0]?.isReady == true }
     }
 
-    /// Puts a screen on a host: its held commands get their ack clocks and go out once the host is ready.
+    /// Puts a screen on a host: its held commands go out once the host is ready.
     private mutating func assign(_ id: ScreenID, to host: UInt64, now: UInt64) -> [Action] {
         guard var screen = screens[id] else { return [] }
         hosts[host]?.screens.insert(id)
         screen.phase = screen.isDismissing ? .dismissing(host: host) : .waitingForHandshake(host: host)
         screens[id] = screen
-        for outgoing in screen.held { expectAck(id, serial: outgoing.serial, host: host, now: now) }
         guard hosts[host]?.isReady == true else { return [] }
-        return release(id, on: host)
+        return release(id, on: host, now: now)
     }
 
-    /// Sends a screen's held commands to its ready host.
-    private mutating func release(_ id: ScreenID, on host: UInt64) -> [Action] {
+    /// Sends a screen's held commands to its ready host. Their ack clocks start now, when they can be
+    /// read: a spawned process's start-up and handshake are the handshake timeout's to bound, not the
+    /// ack timeout's (a Python screen on a loaded machine took over 2 s to say Hello).
+    private mutating func release(_ id: ScreenID, on host: UInt64, now: UInt64) -> [Action] {
         guard var screen = screens[id] else { return [] }
         if case .waitingForHandshake = screen.phase { screen.phase = .live(host: host) }
         let held = screen.held
         screen.held = []
         screens[id] = screen
+        for outgoing in held { expectAck(id, serial: outgoing.serial, host: host, now: now) }
         return held.map { .send($0, to: host) }
     }
 
