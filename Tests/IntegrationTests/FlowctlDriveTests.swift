@@ -53,12 +53,7 @@ struct FlowctlDriveTests {
     @Test func terminateUnwindsASubtree() throws {
         let daemon = try DaemonProcess(arguments: ["--app", "modal"])
         let host = try RawClient(path: daemon.socketPath)
-        try host.handshake(provides: ["item"])
-        let home = try #require(try host.settle().compactMap(\.place).first)
-        try host.press(0, on: home.screenID)
-        let detail = try #require(try host.settle().compactMap(\.place).first)
-        try host.press(0, on: detail.screenID)
-        let pushed = try #require(try host.settle().compactMap(\.place).first)
+        let (home, detail, pushed) = try host.walkModalAppToAPushInTheModal()
         #expect(detail.flowID == 2 && pushed.flowID == 2)
 
         // flowctl waits for the unwinding: the host acks each Dismiss, top-most first.

@@ -110,19 +110,8 @@ struct FlowctlWatchTests {
         #expect(watch.waitForStderr("watching"))
         #expect(json.waitForStderr("watching"))
         let host = try RawClient(path: daemon.socketPath)
-        try host.handshake(provides: ["item"])
-        let home = try #require(try host.settle().compactMap(\.place).first)
-        try host.press(0, on: home.screenID)
-        let detail = try #require(try host.settle().compactMap(\.place).first)
-        try host.press(0, on: detail.screenID)
-        let pushed = try #require(try host.settle().compactMap(\.place).first)
-        var back = Flowd_V1_UserNavigation()
-        back.screenID = pushed.screenID
-        var phase = Flowd_V1_Back()
-        phase.phase = .commit
-        back.back = phase
-        try host.send(.userNavigation(back))
-        _ = try host.settle()
+        let (home, detail, pushed) = try host.walkModalAppToAPushInTheModal()
+        try host.back(from: pushed.screenID, phase: .commit)
         let backRun = try flowctl(["back", "\(detail.screenID)"], daemon)
         #expect(backRun.status != 0, "the root of the modal stack cannot go back")
         let terminator = try FlowctlProcess(["terminate", "\(detail.flowID)", "--socket", daemon.socketPath])
@@ -165,19 +154,10 @@ struct FlowctlWatchTests {
         let recorder = try FlowctlProcess(["record", file, "--socket", daemon.socketPath])
         #expect(recorder.waitForStderr("recording flowd at"))
 
-        let host = try RawClient(path: daemon.socketPath)
-        try host.handshake(provides: ["item"])
-        let home = try #require(try host.settle().compactMap(\.place).first)
         // Present, push, go back (the host's own navigation), close the modal (flowctl).
-        try host.press(0, on: home.screenID)
-        let detail = try #require(try host.settle().compactMap(\.place).first)
-        try host.press(0, on: detail.screenID)
-        let pushed = try #require(try host.settle().compactMap(\.place).first)
-        var back = Flowd_V1_UserNavigation()
-        back.screenID = pushed.screenID
-        back.back = Flowd_V1_Back()
-        try host.send(.userNavigation(back))
-        _ = try host.settle()
+        let host = try RawClient(path: daemon.socketPath)
+        let (home, detail, pushed) = try host.walkModalAppToAPushInTheModal()
+        try host.back(from: pushed.screenID)
         #expect(try flowctl(["close-modal", "\(detail.screenID)"], daemon).status == 0)
         _ = try host.settle()
         // Present again and terminate it with flowctl; present a third time and finish it.

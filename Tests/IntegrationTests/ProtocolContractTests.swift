@@ -80,11 +80,7 @@ struct ProtocolContractTests {
     /// §7: a modal presented on a screen names that screen, as `flowctl tree` draws it under the screen.
     @Test func aModalOnAScreenNamesItsPresenter() throws {
         let daemon = try DaemonProcess(arguments: ["--app", "modal"])
-        let host = try RawClient(path: daemon.socketPath)
-        try host.handshake(provides: ["item"])
-        let home = try #require(try host.settle().compactMap(\.place).first)
-        try host.press(0, on: home.screenID)
-        let detail = try #require(try host.settle().compactMap(\.place).first)
+        let (home, detail, _) = try RawClient(path: daemon.socketPath).walkModalAppToAPushInTheModal()
         let presented = try #require(detail.placement.path.first { $0.presented })
         #expect(presented.kind == .stack)
         #expect(presented.presenterID == home.screenID, "\(detail.placement.path)")

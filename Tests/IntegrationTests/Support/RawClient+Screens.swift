@@ -57,3 +57,29 @@ extension Flowd_V1_Payload {
         (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 }
+
+extension RawClient {
+    /// The screens of the `modal` app after its usual walk: home presents the detail flow, whose first
+    /// screen pushes a second (each step acknowledged). Handshakes first, providing `item`.
+    func walkModalAppToAPushInTheModal() throws -> (home: Flowd_V1_Place, detail: Flowd_V1_Place, pushed: Flowd_V1_Place) {
+        try handshake(provides: ["item"])
+        let home = try #require(try settle().compactMap(\.place).first)
+        try press(0, on: home.screenID)
+        let detail = try #require(try settle().compactMap(\.place).first)
+        try press(0, on: detail.screenID)
+        let pushed = try #require(try settle().compactMap(\.place).first)
+        return (home, detail, pushed)
+    }
+
+    /// The user's back from `screen`, in `phase`; returns what it caused.
+    @discardableResult
+    func back(from screen: UInt64, phase: Flowd_V1_NavigationPhase = .immediate) throws -> [Flowd_V1_Envelope] {
+        var navigation = Flowd_V1_UserNavigation()
+        navigation.screenID = screen
+        var back = Flowd_V1_Back()
+        back.phase = phase
+        navigation.back = back
+        try send(.userNavigation(navigation))
+        return try settle()
+    }
+}
