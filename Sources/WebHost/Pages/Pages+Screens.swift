@@ -112,8 +112,9 @@ extension Pages {
     }
 
     const inModal = (view) => view.placement.path.some((step) => step.step === "modal");
-    const transitionIn = (view) => (inModal(view) && view.placement.index === 0 && lastStep(view).step === "modal") ? "present" : "push";
-    const transitionOut = (view) => (lastStep(view).step === "modal") ? "dismiss" : "pop";
+    // The root of a modal (or of a stack or tab in one) slides up; anything else is a push.
+    const transitionIn = (view) => (inModal(view) && view.placement.index === 0) ? "present" : "push";
+    const transitionOut = (view) => (inModal(view) && view.placement.index === 0) ? "dismiss" : "pop";
     const lastStep = (view) => view.placement.path[view.placement.path.length - 1];
 
     // The screen to draw: the visible one this tab hosts.
