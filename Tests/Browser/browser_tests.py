@@ -20,7 +20,8 @@ import traceback
 import urllib.error
 import urllib.request
 
-from harness import ActionChains, By, Keys, Stack, WAIT, chrome, nav_nodes, on_screen, press, screens, stage, visible_screen, wait
+from harness import (ActionChains, By, StaleElementReferenceException, Keys, Stack, WAIT, chrome, nav_nodes, on_screen, press, screens, settled, stage, tap,
+                     visible_screen, wait)
 
 EDITOR_KINDS = "student-name,student-age"
 
@@ -95,7 +96,7 @@ def test_tutorial(ctx):
     check(d.find_element(By.ID, "breadcrumb").text == "flowd demos › Welcome", "breadcrumb " + d.find_element(By.ID, "breadcrumb").text)
     press(d, "Next")
     on_screen(d, "tutorial", "All set")
-    d.find_element(By.ID, "back").click()
+    tap(d, "#back")
     popped = on_screen(d, "tutorial", "Welcome")
     check(popped.get_attribute("data-animation") != "pop", "the user's own back is not animated again (Dismiss.animated is false)")
     press(d, "Next")
@@ -117,6 +118,7 @@ def test_tutorial(ctx):
 
 def drag(driver, selector, dx, dy):
     """Drags the element from its left part by (dx, dy) with pointer events."""
+    settled(driver)
     element = driver.find_element(By.CSS_SELECTOR, selector)
     ActionChains(driver).move_to_element_with_offset(element, -element.size["width"] // 2 + 140, 0).click_and_hold() \
         .move_by_offset(dx // 2, dy // 2).move_by_offset(dx - dx // 2, dy - dy // 2).release().perform()
@@ -140,7 +142,7 @@ def test_reload_mid_flow(ctx):
     check(screen_after == screen_before, f"the same screen id after the reload ({screen_before} → {screen_after})")
     check(info_after["connectionId"] != info_before["connectionId"], "a new connection hosts it")
     check(sorted(screens(after)) == sorted(screens(before)), "the same screens")
-    d.find_element(By.ID, "back").click()
+    tap(d, "#back")
     on_screen(d, "tutorial", "Welcome")
     press(d, "Skip")
     wait(d, lambda d: "Tutorial skipped" in stage(d).text, "the menu saying Tutorial skipped")
@@ -193,13 +195,13 @@ def test_tabbed_app(ctx):
     on_screen(d, "directory-detail", "Ann")
     check(d.find_element(By.ID, "back"), "a back button inside the tab's stack")
     ctx.shot("tabbed-app.png")
-    d.find_elements(By.CSS_SELECTOR, "#stage .tabbar .tab")[1].click()
+    tap(d, "#stage .tabbar .tab", 1)
     on_screen(d, "directory", "Events")
     bars = [n for n in nav_nodes(ctx.stack.tree()) if n.get("kind") == "NODE_KIND_TAB_BAR"]
     check(len(bars) == 1 and int(bars[0].get("selectedTab", 0)) == 1, f"flowd selected tab 2: {bars}")
-    d.find_elements(By.CSS_SELECTOR, "#stage .tabbar .tab")[0].click()
+    tap(d, "#stage .tabbar .tab", 0)
     on_screen(d, "directory-detail", "Ann")
-    d.find_element(By.ID, "close").click()
+    tap(d, "#close")
     wait(d, lambda d: "modal closed by the user" in stage(d).text, "the menu saying the modal was closed by the user")
     check(not [n for n in nav_nodes(ctx.stack.tree()) if n.get("kind") == "NODE_KIND_TAB_BAR"], "the tab bar is gone")
 
@@ -214,9 +216,13 @@ def test_security(ctx):
         except urllib.error.HTTPError as error:
             check(error.code == 403, f"{path}: expected 403, got {error.code}")
             check("token" in error.read().decode(), "the refusal says why")
-    check(handshake_status(stack, "/ws/screens?token=wrong", None).startswith("HTTP/1.1 403"), "a WebSocket with a wrong token is refused")
+    # A refused WebSocket handshake is answered 400 (no upgrade); flowd-web's log says why.
+    status = handshake_status(stack, "/ws/screens?token=wrong", None)
+    check(status.startswith("HTTP/1.1 400"), f"a WebSocket with a wrong token is refused: {status}")
+    wait_log(stack, "wrong token")
     status = handshake_status(stack, "/ws/screens?token=" + stack.token, "http://evil.example")
-    check(status.startswith("HTTP/1.1 403"), f"a foreign Origin is refused: {status}")
+    check(status.startswith("HTTP/1.1 400"), f"a foreign Origin is refused: {status}")
+    wait_log(stack, 'the Origin "http://evil.example" is not this server\'s page')
     check(handshake_status(stack, "/ws/screens?token=" + stack.token, stack.base).startswith("HTTP/1.1 101"), "the page's own Origin is accepted")
     # From a real page of another origin, the browser's WebSocket never opens.
     foreign = ForeignSite(stack.port, stack.token)
@@ -247,6 +253,10 @@ def test_security(ctx):
     d.refresh()
     wait(d, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-connection"), "tab B reconnected")
     ctx.switch(ctx.tab_a)
+
+
+def wait_log(stack, text):
+    eventually(lambda: text in stack.web_output(), f"flowd-web logging {text!r}")
 
 
 def handshake_status(stack, path, origin):
@@ -299,7 +309,7 @@ def test_inspector(ctx):
     d.find_element(By.ID, "record").click()
     wait(d, lambda d: "Stop" in d.find_element(By.ID, "record").text, "the recording to start")
     # Inject "Contacts and events" (button 5) into the menu, as if the tab had sent it.
-    node(d, "screen", menu_id).click()
+    click_node(d, "screen", menu_id)
     wait(d, lambda d: d.find_elements(By.ID, "output"), "the inject form")
     offered = [o.text for o in d.find_elements(By.CSS_SELECTOR, "#shape option")]
     check('{"didPressButton":{"index":0}}' in offered, f"the menu's output shapes are offered: {offered}")
@@ -311,7 +321,7 @@ def test_inspector(ctx):
     check(visible_screen(stack.tree())[1]["kind"] == "directory", "the injected output opened the tabbed app")
     # Select tab 2 from the inspector.
     bar = int(node(d, "tabbar").get_attribute("data-id"))
-    node(d, "tabbar", bar).click()
+    click_node(d, "tabbar", bar)
     wait(d, lambda d: d.find_elements(By.ID, "tab-1"), "the tab buttons")
     d.find_element(By.ID, "tab-1").click()
     eventually(lambda: int([n for n in nav_nodes(stack.tree()) if n.get("kind") == "NODE_KIND_TAB_BAR"][0].get("selectedTab", 0)) == 1, "tab 2 selected")
@@ -328,9 +338,9 @@ def test_inspector(ctx):
     ctx.switch(inspector)
     # Close the modal from the inspector.
     events_id, _ = visible_screen(stack.tree())
-    node(d, "screen", events_id).click()
+    click_node(d, "screen", events_id)
     wait(d, lambda d: d.find_elements(By.ID, "close"), "the close button")
-    d.find_element(By.ID, "close").click()
+    tap(d, "#close")
     eventually(lambda: visible_screen(stack.tree())[1]["kind"] == "menu", "the modal closed")
     # Open the tutorial and go back from the inspector.
     press_from_inspector(d, stack, 0)
@@ -338,15 +348,14 @@ def test_inspector(ctx):
     press_from_inspector(d, stack, 1)
     eventually(lambda: len(screens(stack.tree())) == 3, "the tutorial's second screen")
     top, _ = visible_screen(stack.tree())
-    wait(d, lambda d: node(d, "screen", top), "the new screen in the picture")
-    node(d, "screen", top).click()
+    click_node(d, "screen", top)
     wait(d, lambda d: d.find_elements(By.ID, "back"), "the back button")
-    d.find_element(By.ID, "back").click()
+    tap(d, "#back")
     eventually(lambda: len(screens(stack.tree())) == 2, "back from the inspector")
     # Terminate the tutorial's flow.
     flow = [f for f in stack.tree()["rootFlow"].get("children", []) if f["type"] == "OnboardingFlow"]
     check(flow, "the tutorial flow runs")
-    node(d, "flow", int(flow[0]["id"])).click()
+    click_node(d, "flow", int(flow[0]["id"]))
     d.find_element(By.ID, "terminate").click()
     eventually(lambda: not stack.tree()["rootFlow"].get("children"), "the flow terminated")
     ctx.switch(ctx.tab_a)
@@ -368,10 +377,23 @@ def node(driver, kind, node_id=None):
     return found[0] if found else None
 
 
+def click_node(driver, kind, node_id):
+    """Clicks a node of a picture; the pictures are redrawn on every event, so a click may need a second try."""
+    def attempt(d):
+        try:
+            found = node(d, kind, node_id)
+            if found is None:
+                return False
+            found.click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait(driver, attempt, f"clicking {kind} {node_id} in the picture")
+
+
 def press_from_inspector(d, stack, index):
     visible, _ = visible_screen(stack.tree())
-    wait(d, lambda d: node(d, "screen", visible), f"screen {visible} in the picture")
-    node(d, "screen", visible).click()
+    click_node(d, "screen", visible)
     area = wait(d, lambda d: d.find_element(By.ID, "output"), "the inject form")
     area.clear()
     area.send_keys('{"didPressButton":{"index":%d}}' % index)

@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, ".build-python", "site"))
 
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402,F401
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402,F401
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -96,8 +97,10 @@ def chrome():
 
 
 def wait(driver, condition, what):
-    """Waits for a DOM condition; the failure names it."""
-    return WebDriverWait(driver, WAIT, poll_frequency=0.02).until(lambda d: condition(d), message=f"waiting for {what}")
+    """Waits for a DOM condition; the failure names it. The inspector redraws its pictures on every
+    event, so an element found a moment ago may be gone: the condition is then tried again."""
+    return WebDriverWait(driver, WAIT, poll_frequency=0.02, ignored_exceptions=(StaleElementReferenceException,)) \
+        .until(lambda d: condition(d), message=f"waiting for {what}")
 
 
 def stage(driver):
@@ -116,8 +119,20 @@ def on_screen(driver, kind, title=None):
     return wait(driver, check, f"a {kind} screen" + (f' "{title}"' if title else ""))
 
 
+def settled(driver):
+    """Waits until no transition runs (a click during a slide may land on the moving element's parent)."""
+    wait(driver, lambda d: d.execute_script("return document.getAnimations().length === 0"), "the animations to end")
+
+
+def tap(driver, selector, index=0):
+    """Clicks the `index`th element matching `selector` once the page is still."""
+    settled(driver)
+    driver.find_elements(By.CSS_SELECTOR, selector)[index].click()
+
+
 def press(driver, label):
     """Clicks the visible screen's button labelled `label`."""
+    settled(driver)
     for button in driver.find_elements(By.CSS_SELECTOR, "#stage button.action"):
         if button.text == label:
             button.click()

@@ -190,8 +190,11 @@ extension Pages {
     function drawSelection() {
       const box = $("selected");
       if (!selection) return;
-      if (box.dataset.for === selection.kind + selection.id && box.contains(document.activeElement)) return;  // keep what is being typed
-      box.dataset.for = selection.kind + selection.id;
+      // Rebuilt only when the selection or what it offers changes: keeps what is typed and the buttons under the pointer.
+      const selected = selection.kind === "flow" ? null : findNav(tree.window, selection.id);
+      const signature = selection.kind + selection.id + "/" + (selected ? (selected.children || []).length + (selected.screen ? selected.screen.kind : "") : "");
+      if (box.dataset.for === signature) return;
+      box.dataset.for = signature;
       box.replaceChildren();
       const add = (html) => { box.insertAdjacentHTML("beforeend", html); };
       const button = (label, id, message) => {
