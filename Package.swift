@@ -177,6 +177,10 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport", "ScreenKit", "DemoScreens", "DemoApps", "FlowJournal"]
         ),
+        .testTarget(
+            name: "WebHostTests",
+            dependencies: ["WebHost", "WebBridge", "FlowKit", "FlowControl", "FlowWire", "FlowdTestSupport"]
+        ),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]
 )

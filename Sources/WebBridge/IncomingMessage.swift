@@ -22,6 +22,7 @@ struct IncomingMessage: Decodable {
             throw MessageError("malformed message: no \"\(key.stringValue)\" field")
         } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
             let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            if field.isEmpty { throw MessageError("malformed message: not a JSON object") }
             throw MessageError("malformed message: field \"\(field)\" has the wrong type")
         } catch {
             throw MessageError("malformed message: not a JSON object")
