@@ -2,7 +2,7 @@ import Foundation
 
 /// The fields a page's message may carry (docs/web.md, "Messages"); which ones a `type` needs is
 /// checked by `TabRequest` and `InspectorRequest`, which turn it into a typed request.
-struct IncomingMessage: Decodable {
+package struct IncomingMessage: Decodable {
     var type: String
     var screen: UInt64?
     var flow: UInt64?
@@ -45,7 +45,7 @@ struct IncomingMessage: Decodable {
     }
 
     /// A user navigation's phase as the page names it.
-    enum Phase: String, Sendable {
+    package enum Phase: String, Sendable {
         case immediate, begin, cancel, commit
     }
 }

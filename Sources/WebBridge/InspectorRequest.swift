@@ -1,5 +1,5 @@
 /// What the inspector page asks of the daemon (docs/web.md, "Messages").
-enum InspectorRequest: Equatable, Sendable {
+package enum InspectorRequest: Equatable, Sendable {
     /// An output as if the screen had sent it (`flowctl inject`); `output` is JSON text.
     case inject(screen: UInt64, output: String)
     /// Back from a screen (`flowctl back`).

@@ -12,49 +12,26 @@ import Glibc
 /// It streams every event with its payload to the page, sends the tree again after each batch
 /// of events, and runs the page's actions (inject, back, close, select tab, terminate, record).
 /// Works against any daemon; only the offered output shapes come from the demo (docs/web.md).
-public final class InspectorSession: @unchecked Sendable {  // `requests` is the only state shared across threads
-    private enum Request: Sendable {
-        case page(InspectorRequest)
-        case leave
-    }
-
+package final class InspectorSession: PageSession<InspectorRequest>, @unchecked Sendable {  // only `requests` is shared across threads
     private let socketPath: String
     private let send: @Sendable (String) -> Void
     private let keepRecording: @Sendable ([UInt8]) -> String
-    private let requests = WakeQueue<Request>()
 
     /// An inspector of the daemon at `socketPath` that tells the page through `send`; a stopped
     /// recording is handed to `keepRecording`, which answers the address to download it from.
-    public init(
+    package init(
         socketPath: String, send: @escaping @Sendable (String) -> Void,
         keepRecording: @escaping @Sendable ([UInt8]) -> String
     ) {
         self.socketPath = socketPath
         self.send = send
         self.keepRecording = keepRecording
-    }
-
-    /// Connects and serves on a new thread until the daemon shuts down or the page leaves.
-    public func start() {
-        let thread = Thread { [self] in serve() }
-        thread.name = "flowd-web inspector"
-        thread.start()
-    }
-
-    /// Takes one message from the page; a malformed one throws and changes nothing.
-    public func receive(_ text: String) throws(MessageError) {
-        requests.push(.page(try InspectorRequest.parse(text)))
-    }
-
-    /// The page has gone.
-    public func pageLeft() {
-        requests.push(.leave)
-        requests.close()
+        super.init(threadName: "flowd-web inspector", parse: InspectorRequest.parse)
     }
 
     // MARK: The session's thread
 
-    private func serve() {
+    override func serve() {
         let client: FlowClient
         do {
             client = try FlowClient.connect(path: socketPath, role: .debug, name: "flowd-web inspector")

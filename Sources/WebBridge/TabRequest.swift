@@ -1,5 +1,5 @@
 /// What a screen page asks of its tab's host (docs/web.md, "Messages").
-enum TabRequest: Equatable, Sendable {
+package enum TabRequest: Equatable, Sendable {
     /// Button `index` of a screen was pressed.
     case press(screen: UInt64, index: Int)
     /// A screen's text field now says `text`.

@@ -11,19 +11,19 @@ import ScreenKit
 /// The tab leaving (closed, reloaded) `disconnect()`s the host without `Shutdown`: flowd holds
 /// its screens for the resume grace, and a reloaded tab that presents the resume token gets them
 /// back. A tab that does not come back is a host that crashed.
-public final class TabSession: @unchecked Sendable {  // `requests` is the only state shared across threads
+package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  // only `requests` is shared across threads
     /// How the tab connects.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// flowd's socket; nil for the default path.
-        public var socketPath: String?
+        package var socketPath: String?
         /// The name in `Hello` (as `flowctl tree` shows it).
-        public var name: String
+        package var name: String
         /// The kinds this tab provides (a subset of `TabSession.kinds`).
-        public var kinds: [String]
+        package var kinds: [String]
         /// The resume token of the tab's previous page, if it had one.
-        public var resumeToken: String
+        package var resumeToken: String
 
-        public init(socketPath: String?, name: String, kinds: [String] = TabSession.kinds, resumeToken: String = "") {
+        package init(socketPath: String?, name: String, kinds: [String] = TabSession.kinds, resumeToken: String = "") {
             self.socketPath = socketPath
             self.name = name
             self.kinds = kinds
@@ -32,44 +32,21 @@ public final class TabSession: @unchecked Sendable {  // `requests` is the only 
     }
 
     /// Every kind a tab can host: the demo's card kinds.
-    public static var kinds: [String] { DemoScreens.kinds }
-
-    private enum Request: Sendable {
-        case page(TabRequest)
-        case leave
-    }
+    package static var kinds: [String] { DemoScreens.kinds }
 
     private let options: Options
     private let send: @Sendable (String) -> Void
-    private let requests = WakeQueue<Request>()
 
     /// A session that will tell the page through `send` (called on the session's thread).
-    public init(options: Options, send: @escaping @Sendable (String) -> Void) {
+    package init(options: Options, send: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.send = send
-    }
-
-    /// Connects to flowd and serves on a new thread until the daemon ends the session or the page leaves.
-    public func start() {
-        let thread = Thread { [self] in serve() }
-        thread.name = "flowd-web tab"
-        thread.start()
-    }
-
-    /// Takes one message from the page; a malformed one throws and changes nothing.
-    public func receive(_ text: String) throws(MessageError) {
-        requests.push(.page(try TabRequest.parse(text)))
-    }
-
-    /// The page has gone (closed, reloaded, or cut off for a bad message).
-    public func pageLeft() {
-        requests.push(.leave)
-        requests.close()
+        super.init(threadName: "flowd-web tab", parse: TabRequest.parse)
     }
 
     // MARK: The session's thread
 
-    private func serve() {
+    override func serve() {
         let host: ScreenHost
         do {
             host = try connect()
