@@ -37,10 +37,17 @@ class Context:
     def switch(self, handle):
         self.driver.switch_to.window(handle)
 
-    def shot(self, name):
-        if self.screenshots:
-            os.makedirs(self.screenshots, exist_ok=True)
-            self.driver.save_screenshot(os.path.join(self.screenshots, name))
+    def shot(self, name, height=None):
+        """Saves a screenshot for docs/web.md (with --screenshots), the window `height` tall if given."""
+        if not self.screenshots:
+            return
+        os.makedirs(self.screenshots, exist_ok=True)
+        size = self.driver.get_window_size()
+        if height:
+            self.driver.set_window_size(size["width"], height)
+        self.driver.save_screenshot(os.path.join(self.screenshots, name))
+        if height:
+            self.driver.set_window_size(size["width"], size["height"])
 
 
 def check(condition, message):
@@ -157,6 +164,7 @@ def test_student_editor(ctx):
     wait(d, lambda d: "covered by a screen another host shows" in stage(d).text, "tab A showing that another tab has the screen")
     ctx.switch(ctx.tab_b)
     on_screen(d, "student-name", "Edit Ann")
+    check(d.find_element(By.ID, "breadcrumb").text == "… › Edit Ann", "the list below it is another tab's: " + d.find_element(By.ID, "breadcrumb").text)
     press(d, "Edit age")
     on_screen(d, "student-age")
     field = d.find_element(By.ID, "field")
@@ -330,7 +338,7 @@ def test_inspector(ctx):
     wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#events li[data-kind=injected]"), "the injection in the event list")
     d.find_element(By.ID, "filter-kinds").send_keys("place")
     wait(d, lambda d: {li.get_attribute("data-kind") for li in d.find_elements(By.CSS_SELECTOR, "#events li")} == {"place"}, "only place events")
-    ctx.shot("inspector.png")
+    ctx.shot("inspector.png", height=1180)
     d.find_element(By.ID, "filter-kinds").clear()
     # The tab shows what the inspector did.
     ctx.switch(ctx.tab_a)

@@ -216,6 +216,8 @@ extension Pages {
         .filter((other) => { const last = lastStep(other); return last.step === "stack" && last.id === step.id && other.placement.index <= view.placement.index; })
         .sort((a, b) => a.placement.index - b.placement.index)
         .map((other) => other.title);
+      // Screens below this one that another tab hosts are not known here: "…" stands for them.
+      if (crumbs.length < view.placement.index + 1) crumbs.unshift("…");
       const crumb = el("span", "", crumbs.join(" › "));
       crumb.id = "breadcrumb";
       bar.append(crumb);
