@@ -40,7 +40,8 @@ public struct WebServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until SIGINT or SIGTERM; `ready` gets the bound port once listening.
+    /// Serves until the process ends (signals are the caller's: flowd-web exits on them); `ready`
+    /// gets the bound port once listening.
     public func run(ready: @escaping @Sendable (Int) -> Void) async throws {
         let boundPort = PortBox()
         let router = Router()
@@ -60,7 +61,7 @@ public struct WebServer: Sendable {
             },
             logger: logger
         )
-        try await app.runService()
+        try await app.runService(gracefulShutdownSignals: [])
     }
 
     // MARK: Pages

@@ -44,6 +44,8 @@ struct FlowdWeb: AsyncParsableCommand {
         let path = socket ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
         let options = WebServer.Options(host: host, port: port, socketPath: path)
         let server = WebServer(options: options, logger: logger)
+        let signals = exitOnSignals()
+        defer { signals.forEach { $0.cancel() } }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         try await server.run { port in
             let base = "http://\(shownHost):\(port)"
@@ -55,5 +57,21 @@ struct FlowdWeb: AsyncParsableCommand {
 
                 """.utf8))
         }
+    }
+}
+
+/// Ctrl-C and SIGTERM end flowd-web at once (exit 0). Its tabs' connections to flowd drop, so flowd
+/// holds their screens for the resume grace, as for any host that went away; a graceful stop
+/// would wait for every open WebSocket, i.e. for every browser tab to close.
+private func exitOnSignals() -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler {
+            FileHandle.standardError.write(Data("flowd-web: stopped by signal \(number)\n".utf8))
+            exit(0)
+        }
+        source.resume()
+        return source
     }
 }
