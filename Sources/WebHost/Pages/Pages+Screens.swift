@@ -86,9 +86,10 @@ extension Pages {
         setStatus("connected", "ok");
         document.body.dataset.connection = message.connection;
         break;
+      // `data-animation` names the transition of the last change to the drawn screen ("none": drawn at once).
       case "place":
         screens.set(message.screen.id, message.screen);
-        draw(message.animated ? transitionIn(message.screen) : "none");
+        draw(message.screen.placement.visible ? (message.animated ? transitionIn(message.screen) : "none") : null);
         break;
       case "update":
       case "move":
@@ -98,7 +99,8 @@ extension Pages {
       case "dismiss": {
         const gone = screens.get(message.id);
         screens.delete(message.id);
-        draw(message.animated && gone && gone.id === drawnId ? transitionOut(gone) : null);
+        const wasDrawn = gone && gone.id === drawnId;
+        draw(wasDrawn ? (message.animated ? transitionOut(gone) : "none") : null);
         break;
       }
       case "forget":
@@ -139,11 +141,13 @@ extension Pages {
       } else {
         stage.append(frame(view, animation));
       }
+      // The screen that goes slides out above the stage, so the redraws that follow do not cut it short.
       if (leaving) {
         leaving.removeAttribute("id");
+        for (const key of Object.keys(leaving.dataset)) delete leaving.dataset[key];
         leaving.className = "leaving anim-" + animation;
         leaving.addEventListener("animationend", () => leaving.remove());
-        stage.append(leaving);
+        document.getElementById("device").append(leaving);
       }
     }
 
