@@ -52,11 +52,11 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
                     switch frame.body {
                     case .event(let event):
                         send(#"{"type":"event","event":"# + EventFormatter.json(event) + "}")
-                        recording.map { _ in Self.append(.event(event), to: &recording) }
+                        Self.append(.event(event), to: &recording)
                         sawEvents = true
                     case .lagged(let lagged):
                         send(#"{"type":"event","event":"# + EventFormatter.json(lagged) + "}")
-                        recording.map { _ in Self.append(.lagged(lagged), to: &recording) }
+                        Self.append(.lagged(lagged), to: &recording)
                         sawEvents = true
                     case .shutdown(let shutdown):
                         send(Self.message("closed", ["text": "flowd is shutting down: \(shutdown.message)"]))
@@ -165,9 +165,10 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
         return inject
     }
 
-    /// Appends one frame in `flowctl record`'s format (4-byte little-endian length, an envelope).
+    /// Appends one frame in `flowctl record`'s format (4-byte little-endian length, an envelope)
+    /// to a running recording; nothing when none runs.
     private static func append(_ body: Flowd_V1_Envelope.OneOf_Body, to recording: inout [UInt8]?) {
-        guard let frame = try? FrameEncoder.encode(Flowd_V1_Envelope(body), maxFrameSize: Int(UInt32.max)) else { return }
+        guard recording != nil, let frame = try? FrameEncoder.encode(Flowd_V1_Envelope(body), maxFrameSize: Int(UInt32.max)) else { return }
         recording?.append(contentsOf: frame)
     }
 
