@@ -216,6 +216,30 @@ def test_tabbed_app(ctx):
     check(not [n for n in nav_nodes(ctx.stack.tree()) if n.get("kind") == "NODE_KIND_TAB_BAR"], "the tab bar is gone")
 
 
+def test_profile_and_login(ctx):
+    """The rest of the launcher: a form whose text goes before the press that uses it, and the login."""
+    d = ctx.driver
+    press(d, "Personal profile (dismiss animated)")
+    on_screen(d, "profile", "Personal profile")
+    field = d.find_element(By.ID, "field")
+    field.clear()
+    field.send_keys("Grace")
+    press(d, "Save")  # sends didEnterText("Grace"), then didPressButton
+    on_screen(d, "summary", "Profile of Grace")
+    press(d, "Done")
+    wait(d, lambda d: "Personal profile: saved Grace (dismiss animated)" in stage(d).text, "the menu with the profile")
+    press(d, "Log in")
+    on_screen(d, "login")
+    press(d, "Log in")
+    wait(d, lambda d: "Enter a user name first." in stage(d).text, "the login asking for a name")
+    field = d.find_element(By.ID, "field")
+    field.send_keys("ann")
+    press(d, "Log in")
+    on_screen(d, "login-success", "Welcome, ann")
+    press(d, "Continue")
+    wait(d, lambda d: "Login: logged in as ann" in stage(d).text, "the menu with the login")
+
+
 def test_security(ctx):
     """A wrong token, a foreign Origin, a malformed and an oversized message."""
     stack = ctx.stack
@@ -330,7 +354,7 @@ def test_inspector(ctx):
     wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#navigation g.node[data-kind=tabbar]"), "a tab bar in the picture")
     check(visible_screen(stack.tree())[1]["kind"] == "directory", "the injected output opened the tabbed app")
     # Select tab 2 from the inspector.
-    bar = int(node(d, "tabbar").get_attribute("data-id"))
+    bar = int(wait(d, lambda d: node(d, "tabbar").get_attribute("data-id"), "the tab bar's id"))
     click_node(d, "tabbar", bar)
     wait(d, lambda d: d.find_elements(By.ID, "tab-1"), "the tab buttons")
     d.find_element(By.ID, "tab-1").click()
@@ -413,7 +437,7 @@ def press_from_inspector(d, stack, index):
 
 
 TESTS = [test_two_tabs_connect, test_tutorial, test_reload_mid_flow, test_student_editor, test_tabbed_app,
-         test_security, test_inspector]
+         test_profile_and_login, test_security, test_inspector]
 
 
 def main():
