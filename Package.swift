@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "demo-screens", targets: ["demo-screens"]),
         .executable(name: "flowbench", targets: ["flowbench"]),
+        .executable(name: "flowd-web", targets: ["flowd-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
@@ -25,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // flowd-web's HTTP and WebSocket server (docs/web.md says why these).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // SQLite from the system (Debian: libsqlite3-dev). Only FlowJournal imports it (docs/journal.md).
@@ -85,6 +89,33 @@ let package = Package(
         .executableTarget(
             name: "demo-screens",
             dependencies: ["DemoScreens", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The browser side of flowd (docs/web.md): a tab as a screen host, the inspector as a debug
+        // client, and the JSON messages they exchange with the page. No HTTP here.
+        .target(
+            name: "WebBridge",
+            dependencies: [
+                "DemoScreens", "DemoApps", "ScreenKit", "FlowKit", "FlowControl", "FlowWire",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        // The HTTP and WebSocket server around WebBridge: token, Origin check, message limits.
+        .target(
+            name: "WebHost",
+            dependencies: [
+                "WebBridge",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "flowd-web",
+            dependencies: [
+                "WebHost", "FlowWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The whole flowd command line (serve, replay, describe, exit codes) over any apps: flowd and custom daemons.
         .target(
@@ -148,6 +179,10 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["FlowWire", "FlowControl", "FlowSocket", "FlowdTestSupport", "ScreenKit", "DemoScreens", "DemoApps", "FlowJournal"]
+        ),
+        .testTarget(
+            name: "WebHostTests",
+            dependencies: ["WebHost", "WebBridge", "FlowKit", "FlowControl", "FlowWire", "FlowdTestSupport"]
         ),
         .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
     ]

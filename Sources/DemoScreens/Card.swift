@@ -17,34 +17,58 @@ public final class Card {
     public internal(set) var placement: Placement
     /// Set once dismissed.
     public internal(set) var isDismissed = false
+    /// How it went, once dismissed.
+    public internal(set) var dismissal: Dismissal?
+    /// The owning flow's id.
+    public let flowID: UInt64
+    /// Whether its `Place` asked for an animated appearance.
+    public let animated: Bool
+    /// The serial of the last command about it (what an ack acknowledges).
+    public internal(set) var serial: UInt64
+    /// Why it last moved (with `CardDeck.Change.moved`).
+    public internal(set) var lastChange: PlacementChange?
 
-    let sendOutput: (CardOutput) throws -> Void
-    let navigate: (Navigation) throws -> Void
+    private let output: (CardOutput) throws -> Void
+    private let navigation: (Navigation) throws -> Void
 
-    /// User navigation a card can start.
-    enum Navigation {
-        case back
+    /// User navigation a card can start; a gesture goes `.begin`, then `.cancel` or `.commit`.
+    public enum Navigation: Sendable, Equatable {
+        case back(NavigationPhase = .immediate)
         case selectTab(Int)
-        case closeModal
+        case closeModal(NavigationPhase = .immediate)
+
+        /// Back at once (a button).
+        public static let back = Navigation.back(.immediate)
+        /// Close the modal at once (a button).
+        public static let closeModal = Navigation.closeModal(.immediate)
     }
 
     init<M: CardScreen>(_ screen: HostedScreen<M>) {
         id = screen.id
         kind = M.kind
         flowType = screen.flowType
+        flowID = screen.flowID
+        animated = screen.animated
+        serial = screen.lastSerial
         state = screen.state
         placement = screen.placement
         // Weak: the screen's callbacks hold the card, the card must not hold the screen.
-        sendOutput = { [weak screen] output in try screen?.send(output) }
-        navigate = { [weak screen] navigation in
+        output = { [weak screen] output in try screen?.send(output) }
+        navigation = { [weak screen] navigation in
             guard let screen else { return }
             switch navigation {
-            case .back: try screen.back()
+            case .back(let phase): try screen.back(phase: phase)
             case .selectTab(let index): try screen.selectTab(index)
-            case .closeModal: try screen.closeModal()
+            case .closeModal(let phase): try screen.closeModal(phase: phase)
             }
         }
     }
+
+    /// Sends a user event to the flow.
+    public func sendOutput(_ event: CardOutput) throws { try output(event) }
+
+    /// Reports user navigation from this card.
+    public func navigate(_ request: Navigation) throws { try navigation(request) }
 
     /// The stack depth (1 = root), if the card is in a stack.
     public var stackDepth: Int? {

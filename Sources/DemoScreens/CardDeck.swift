@@ -28,16 +28,21 @@ public final class CardDeck {
         host.register(module) { [unowned self] screen in
             let card = Card(screen)
             cards[card.id] = card
-            screen.onUpdate { [unowned self, card] state in
+            screen.onUpdate { [unowned self, unowned screen, card] state in
                 card.state = state
+                card.serial = screen.lastSerial
                 onChange?(.updated(card))
             }
-            screen.onPlacementChanged { [unowned self, unowned screen, card] _ in
+            screen.onPlacementChanged { [unowned self, unowned screen, card] change in
                 card.placement = screen.placement
+                card.serial = screen.lastSerial
+                card.lastChange = change
                 onChange?(.moved(card))
             }
-            screen.onDismiss { [unowned self, card] _ in
+            screen.onDismiss { [unowned self, unowned screen, card] dismissal in
                 card.isDismissed = true
+                card.dismissal = dismissal
+                card.serial = screen.lastSerial
                 cards[card.id] = nil
                 onChange?(.dismissed(card))
             }

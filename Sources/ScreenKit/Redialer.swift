@@ -41,6 +41,9 @@ final class Redialer {
     /// True if there is a token to resume with (a daemon that keeps nothing sends none).
     var canResume: Bool { !hello.resumeToken.isEmpty }
 
+    /// The token the next resume presents: the latest `Welcome`'s.
+    var resumeToken: String { hello.resumeToken }
+
     /// The token and grace of a new `Welcome` are the ones to resume with next time.
     func welcomed(_ welcome: Flowd_V1_Welcome) {
         hello.resumeToken = welcome.resumeToken

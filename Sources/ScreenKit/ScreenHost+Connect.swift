@@ -15,13 +15,17 @@ extension ScreenHost {
     /// `Shutdown(HUNG)`), connect to the same path again and resume the screens with the latest
     /// `Welcome`'s token (docs/protocol.md §19), backing off as the policy says; nil turns it off
     /// (`run()` then returns `.connectionClosed` or `.shutdown(.hung)` at once).
+    ///
+    /// `resumeToken`: another process's `ScreenHost.resumeToken`, to take over the screens of a
+    /// host that `disconnect()`ed (a reloaded browser tab, docs/web.md); the daemon places them
+    /// again (`daemon.resumed`), or refuses a stale token with a `RESUME_REFUSED` error thrown here.
     public static func connect(
         path: String? = nil, name: String, provides: [String], timeoutMilliseconds: Int32 = 5_000,
-        reconnect: ReconnectPolicy? = ReconnectPolicy()
+        reconnect: ReconnectPolicy? = ReconnectPolicy(), resumeToken: String = ""
     ) throws(ScreenKitError) -> ScreenHost {
         let path = path ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
         let socket = try Handshake.connect(path: path)
-        let hello = Handshake.hello(name: name, token: "", provides: provides)
+        let hello = Handshake.hello(name: name, token: "", provides: provides, resumeToken: resumeToken)
         let (host, welcome) = try handshake(hello, on: socket, isSpawned: false, timeoutMilliseconds: timeoutMilliseconds)
         if let reconnect {
             host.redial = Redialer(

@@ -5,6 +5,19 @@ import FlowWire
 /// §19): it connects again with the resume token of its latest `Welcome`, forgets the screens
 /// it showed, and serves the `Place`s the daemon sends for those that still exist.
 extension ScreenHost {
+    /// The token that resumes this host's screens after a drop: the latest `Welcome`'s; empty for
+    /// hosts that do not reconnect and when the daemon keeps nothing (docs/protocol.md §19).
+    public var resumeToken: String { redial?.resumeToken ?? "" }
+
+    /// Closes the connection without saying `Shutdown`, as a crashed host would, and does not
+    /// reconnect: the daemon holds the screens for its resume grace, and whoever presents
+    /// `resumeToken` (read it first) gets them back. `run()` returns `.stopped`. A browser tab
+    /// that closes or reloads is such a host (docs/web.md).
+    public func disconnect() {
+        session.stop()
+        socket.close()
+    }
+
     /// True while the connection is down and the host is trying to get a new one.
     /// Outputs and navigation then throw `.reconnecting` (nothing is sent).
     public var isReconnecting: Bool { redial?.schedule != nil }

@@ -37,6 +37,8 @@ public final class ScreenHost {
         public var app: String
         /// The negotiated maximum frame size, both directions, in bytes.
         public var maxFrameSize: Int
+        /// The daemon took the `Hello`'s resume token: the old connection's screens are placed again.
+        public var resumed: Bool
     }
 
     /// What the daemon said in `Welcome` (the latest one, after a reconnection).
@@ -243,6 +245,7 @@ extension ScreenHost.DaemonInfo {
     init(_ welcome: Flowd_V1_Welcome) {
         self.init(
             version: welcome.version, connectionID: welcome.connectionID, server: welcome.server, app: welcome.app,
-            maxFrameSize: welcome.maxFrameSize == 0 ? WireProtocol.defaultMaxFrameSize : Int(welcome.maxFrameSize))
+            maxFrameSize: welcome.maxFrameSize == 0 ? WireProtocol.defaultMaxFrameSize : Int(welcome.maxFrameSize),
+            resumed: welcome.resumed)
     }
 }

@@ -86,3 +86,25 @@ swift_build() {
 print_help() {
     awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"
 }
+
+# ensure_browser: the browser tests (Tests/Browser, docs/web.md) drive Debian's chromium through
+# its chromedriver with the Python package selenium. Installs the two Debian packages with apt-get
+# and selenium with pip into .build-python/site (beside protobuf) when missing. Returns 1, after
+# saying why, if it cannot.
+ensure_browser() {
+    if ! command -v python3 >/dev/null 2>&1; then
+        echo "setup: python3 not found; the browser tests need it" >&2
+        return 1
+    fi
+    if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+        echo "setup: installing chromium and chromium-driver" >&2
+        apt_install chromium chromium-driver || return 1
+    fi
+    PYTHONPATH="$flowd_root/.build-python/site" python3 -c 'import selenium' >/dev/null 2>&1 && return 0
+    echo "setup: installing the Python package selenium>=4.20,<5 into .build-python/site" >&2
+    if ! python3 -m pip install --quiet --disable-pip-version-check --target "$flowd_root/.build-python/site" \
+        'selenium>=4.20,<5' >&2; then
+        echo "setup: pip could not install selenium (is python3-pip installed? PyPI reachable?)" >&2
+        return 1
+    fi
+}

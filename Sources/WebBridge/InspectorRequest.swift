@@ -1,0 +1,41 @@
+/// What the inspector page asks of the daemon (docs/web.md, "Messages").
+package enum InspectorRequest: Equatable, Sendable {
+    /// An output as if the screen had sent it (`flowctl inject`); `output` is JSON text.
+    case inject(screen: UInt64, output: String)
+    /// Back from a screen (`flowctl back`).
+    case back(screen: UInt64)
+    /// Close the modal a screen is in (`flowctl close`).
+    case closeModal(screen: UInt64)
+    /// Select a tab of a tab bar, named by its node id or a screen inside it (`flowctl select-tab`).
+    case selectTab(node: UInt64, index: Int)
+    /// Terminate a flow and its sub-flows (`flowctl terminate`).
+    case terminate(flow: UInt64, animated: Bool)
+    /// Start recording every event (`flowctl record`), or stop and offer the file.
+    case recordStart
+    case recordStop
+    /// Send the tree again.
+    case refresh
+
+    /// The request a message makes, or what is wrong with it.
+    static func parse(_ text: String) throws(MessageError) -> InspectorRequest {
+        let message = try IncomingMessage.decode(text)
+        switch message.type {
+        case "inject":
+            return .inject(screen: try message.required(message.screen, "screen"), output: try message.required(message.output, "output").text)
+        case "back": return .back(screen: try message.required(message.screen, "screen"))
+        case "closeModal": return .closeModal(screen: try message.required(message.screen, "screen"))
+        case "selectTab":
+            let index = try message.required(message.index, "index")
+            guard index >= 0 else { throw MessageError("malformed message: tab index \(index) is negative") }
+            return .selectTab(node: try message.required(message.screen, "screen"), index: index)
+        case "terminate": return .terminate(flow: try message.required(message.flow, "flow"), animated: message.animated ?? true)
+        case "recordStart": return .recordStart
+        case "recordStop": return .recordStop
+        case "refresh": return .refresh
+        default:
+            throw MessageError(
+                "unknown message type \"\(message.type)\"; the inspector sends inject, back, closeModal, selectTab, "
+                    + "terminate, recordStart, recordStop, refresh")
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import DemoApps
+import FlowControl
+import FlowWire
+import Foundation
+import SwiftProtobuf
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One inspector page: a flowd debug client (the one `flowctl` uses) on a thread of its own.
+/// It streams every event with its payload to the page, sends the tree again after each batch
+/// of events, and runs the page's actions (inject, back, close, select tab, terminate, record).
+/// Works against any daemon; only the offered output shapes come from the demo (docs/web.md).
+package final class InspectorSession: PageSession<InspectorRequest>, @unchecked Sendable {  // only `requests` is shared across threads
+    private let socketPath: String
+    private let send: @Sendable (String) -> Void
+    private let keepRecording: @Sendable ([UInt8]) -> String
+
+    /// An inspector of the daemon at `socketPath` that tells the page through `send`; a stopped
+    /// recording is handed to `keepRecording`, which answers the address to download it from.
+    package init(
+        socketPath: String, send: @escaping @Sendable (String) -> Void,
+        keepRecording: @escaping @Sendable ([UInt8]) -> String
+    ) {
+        self.socketPath = socketPath
+        self.send = send
+        self.keepRecording = keepRecording
+        super.init(threadName: "flowd-web inspector", parse: InspectorRequest.parse)
+    }
+
+    // MARK: The session's thread
+
+    override func serve() {
+        let client: FlowClient
+        do {
+            client = try FlowClient.connect(path: socketPath, role: .debug, name: "flowd-web inspector")
+            try client.subscribe(payloads: true)
+        } catch {
+            send(Self.message("closed", ["text": "cannot attach to flowd: \(error)"]))
+            return
+        }
+        defer { client.close() }
+        send(Self.message("hello", ["app": client.welcome.app, "server": client.welcome.server, "socket": socketPath]))
+        send(Self.message("shapes", ["shapes": Self.outputShapes]))
+        var recording: [UInt8]?
+        do {
+            try sendTree(client, recording: &recording, start: false)
+            while true {
+                var sawEvents = false
+                while let frame = try client.receiveIfAvailable(timeoutMilliseconds: 0) {
+                    switch frame.body {
+                    case .event(let event):
+                        send(#"{"type":"event","event":"# + EventFormatter.json(event) + "}")
+                        Self.append(.event(event), to: &recording)
+                        sawEvents = true
+                    case .lagged(let lagged):
+                        send(#"{"type":"event","event":"# + EventFormatter.json(lagged) + "}")
+                        Self.append(.lagged(lagged), to: &recording)
+                        sawEvents = true
+                    case .shutdown(let shutdown):
+                        send(Self.message("closed", ["text": "flowd is shutting down: \(shutdown.message)"]))
+                        return
+                    default:
+                        break
+                    }
+                }
+                if sawEvents { try sendTree(client, recording: &recording, start: false) }
+                guard wait(for: client) else { continue }
+                for request in requests.drain() {
+                    guard case .page(let request) = request else { return }
+                    try perform(request, client, recording: &recording)
+                }
+            }
+        } catch {
+            send(Self.message("closed", ["text": "lost flowd: \(error)"]))
+        }
+    }
+
+    /// Waits for the daemon or the page; true if the page asked something.
+    private func wait(for client: FlowClient) -> Bool {
+        var descriptors = [
+            pollfd(fd: client.socket.descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: requests.descriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        _ = poll(&descriptors, 2, -1)
+        return descriptors[1].revents != 0
+    }
+
+    private func perform(_ request: InspectorRequest, _ client: FlowClient, recording: inout [UInt8]?) throws(ClientError) {
+        let action: String
+        let body: Flowd_V1_Envelope.OneOf_Body
+        switch request {
+        case .refresh:
+            try sendTree(client, recording: &recording, start: false)
+            return
+        case .recordStart:
+            try sendTree(client, recording: &recording, start: true)
+            send(Self.message("recording", ["state": "started"]))
+            return
+        case .recordStop:
+            guard let bytes = recording else {
+                send(Self.message("result", ["action": "recordStop", "ok": false, "message": "no recording is running"]))
+                return
+            }
+            recording = nil
+            send(Self.message("recording", ["state": "stopped", "url": keepRecording(bytes), "bytes": bytes.count]))
+            return
+        case .inject(let screen, let output):
+            action = "inject"
+            var inject = Flowd_V1_InjectOutput()
+            inject.screenID = screen
+            inject.payload = .json(Data(output.utf8))
+            body = .injectOutput(inject)
+        case .back(let screen):
+            action = "back"
+            var back = Flowd_V1_Back()
+            back.phase = .immediate
+            body = .injectNavigation(Self.navigation(screen, .back(back)))
+        case .closeModal(let screen):
+            action = "closeModal"
+            var close = Flowd_V1_CloseModal()
+            close.phase = .immediate
+            body = .injectNavigation(Self.navigation(screen, .closeModal(close)))
+        case .selectTab(let node, let index):
+            action = "selectTab"
+            var select = Flowd_V1_SelectTab()
+            select.index = UInt32(clamping: index)
+            // Like `flowctl select-tab`: a tab bar's id stands for any screen inside it.
+            let tree = try client.tree()
+            var screen = node
+            if let bar = tree.node(node), bar.kind == .tabBar, let inside = tree.screen(inTabBar: bar) { screen = inside }
+            body = .injectNavigation(Self.navigation(screen, .selectTab(select)))
+        case .terminate(let flow, let animated):
+            action = "terminate"
+            var terminate = Flowd_V1_TerminateFlow()
+            terminate.flowID = flow
+            terminate.animated = animated
+            body = .terminateFlow(terminate)
+        }
+        do {
+            let message = try client.command(body)
+            send(Self.message("result", ["action": action, "ok": true, "message": message]))
+        } catch .daemon(let error) {
+            send(Self.message("result", ["action": action, "ok": false, "message": error.message]))
+        }
+    }
+
+    /// Sends the tree to the page; with `start`, it also begins a recording (the tree is its first frame).
+    private func sendTree(_ client: FlowClient, recording: inout [UInt8]?, start: Bool) throws(ClientError) {
+        let tree = try client.tree()
+        if start {
+            recording = []
+            Self.append(.tree(tree), to: &recording)
+        }
+        send(#"{"type":"tree","tree":"# + ((try? tree.jsonString()) ?? "{}") + "}")
+    }
+
+    private static func navigation(_ screen: UInt64, _ action: Flowd_V1_UserNavigation.OneOf_Action) -> Flowd_V1_InjectNavigation {
+        var navigation = Flowd_V1_UserNavigation()
+        navigation.screenID = screen
+        navigation.action = action
+        var inject = Flowd_V1_InjectNavigation()
+        inject.navigation = navigation
+        return inject
+    }
+
+    /// Appends one frame in `flowctl record`'s format (4-byte little-endian length, an envelope)
+    /// to a running recording; nothing when none runs.
+    private static func append(_ body: Flowd_V1_Envelope.OneOf_Body, to recording: inout [UInt8]?) {
+        guard recording != nil, let frame = try? FrameEncoder.encode(Flowd_V1_Envelope(body), maxFrameSize: Int(UInt32.max)) else { return }
+        recording?.append(contentsOf: frame)
+    }
+
+    /// The outputs the inspector offers to inject, per screen kind: every demo card sends
+    /// `CardOutput` (as `flowctl inject` takes it). Kinds it does not know get no offer.
+    static var outputShapes: [String: [String]] {
+        let card = [#"{"didPressButton":{"index":0}}"#, #"{"didEnterText":{"_0":"text"}}"#]
+        return Dictionary(uniqueKeysWithValues: allCardScreens.map { ($0.kind, card) })
+    }
+
+    private static func message(_ type: String, _ fields: [String: Any]) -> String {
+        var object = fields
+        object["type"] = type
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,173 @@
+import DemoApps
+import DemoScreens
+import Foundation
+import ScreenKit
+
+/// One browser tab as a flowd screen host: a `ScreenHost` with the demo's card kinds (a
+/// `CardDeck`) on a thread of its own, fed by the page's messages and telling the page what
+/// the daemon placed. The page acks each command once drawn, so the daemon's acks mean
+/// "the browser shows it" (docs/web.md).
+///
+/// The tab leaving (closed, reloaded) `disconnect()`s the host without `Shutdown`: flowd holds
+/// its screens for the resume grace, and a reloaded tab that presents the resume token gets them
+/// back. A tab that does not come back is a host that crashed.
+package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  // only `requests` is shared across threads
+    /// How the tab connects.
+    package struct Options: Sendable {
+        /// flowd's socket; nil for the default path.
+        package var socketPath: String?
+        /// The name in `Hello` (as `flowctl tree` shows it).
+        package var name: String
+        /// The kinds this tab provides (a subset of `TabSession.kinds`).
+        package var kinds: [String]
+        /// The resume token of the tab's previous page, if it had one.
+        package var resumeToken: String
+
+        package init(socketPath: String?, name: String, kinds: [String] = TabSession.kinds, resumeToken: String = "") {
+            self.socketPath = socketPath
+            self.name = name
+            self.kinds = kinds
+            self.resumeToken = resumeToken
+        }
+    }
+
+    /// Every kind a tab can host: the demo's card kinds.
+    package static var kinds: [String] { DemoScreens.kinds }
+
+    private let options: Options
+    private let send: @Sendable (String) -> Void
+
+    /// A session that will tell the page through `send` (called on the session's thread).
+    package init(options: Options, send: @escaping @Sendable (String) -> Void) {
+        self.options = options
+        self.send = send
+        super.init(threadName: "flowd-web tab", parse: TabRequest.parse)
+    }
+
+    // MARK: The session's thread
+
+    override func serve() {
+        let host: ScreenHost
+        do {
+            host = try connect()
+        } catch {
+            send(TabEvent.closed("cannot connect to flowd: \(error.message)").json)
+            return
+        }
+        host.autoAck = false
+        let deck = CardDeck()
+        deck.register(on: host)
+        deck.onChange = { [send] change in send(Self.event(for: change).json) }
+        host.onError = { [send] error in send(TabEvent.notice("flowd: \(error.message)").json) }
+        host.onReconnect = { [send, unowned host] event in
+            send(TabEvent.notice(event.description).json)
+            if case .reconnected = event { send(Self.hello(host).json) }
+        }
+        var left = false
+        host.addInput(descriptor: requests.descriptor) { [unowned host] in
+            for request in self.requests.drain() {
+                switch request {
+                case .page(let request): self.perform(request, deck: deck, host: host)
+                case .leave:
+                    left = true
+                    host.disconnect()
+                }
+            }
+        }
+        send(Self.hello(host).json)
+        do {
+            while true {
+                guard let reason = try host.pollOnce(timeoutMilliseconds: -1) else { continue }
+                if !left { send(TabEvent.closed("the session ended: \(reason)").json) }
+                return
+            }
+        } catch {
+            send(TabEvent.closed("the session failed: \(error.message)").json)
+        }
+    }
+
+    /// Connects, resuming the previous page's screens when it left a token; a token the daemon
+    /// refuses (it expired, or flowd restarted) means a fresh start.
+    private func connect() throws(ScreenKitError) -> ScreenHost {
+        let kinds = options.kinds
+        if !options.resumeToken.isEmpty {
+            do {
+                return try ScreenHost.connect(
+                    path: options.socketPath, name: options.name, provides: kinds, resumeToken: options.resumeToken)
+            } catch where error.daemonCode == .resumeRefused {
+                send(TabEvent.notice("flowd did not resume the previous page's screens (\(error.message)); starting fresh").json)
+            }
+        }
+        return try ScreenHost.connect(path: options.socketPath, name: options.name, provides: kinds)
+    }
+
+    private static func hello(_ host: ScreenHost) -> TabEvent {
+        .hello(
+            app: host.daemon.app, server: host.daemon.server, connection: host.daemon.connectionID,
+            resumeToken: host.resumeToken, resumed: host.daemon.resumed)
+    }
+
+    private func perform(_ request: TabRequest, deck: CardDeck, host: ScreenHost) {
+        let screen: UInt64
+        switch request {
+        case .ack(let id, let serial):
+            // Sent as is: a dismissed screen has left the deck, and the daemon waits for this ack.
+            do { try host.ack(screenID: id, serial: serial) } catch { send(TabEvent.notice("could not ack: \(error.message)").json) }
+            return
+        case .press(let id, _), .text(let id, _), .back(let id, _), .closeModal(let id, _), .selectTab(let id, _):
+            screen = id
+        }
+        guard let card = deck.cards[screen] else { return }  // a late click on a screen that just went
+        do {
+            switch request {
+            case .press(_, let index): try card.sendOutput(.didPressButton(index: index))
+            case .text(_, let text): try card.sendOutput(.didEnterText(text))
+            case .back(_, let phase): try card.navigate(.back(phase.navigationPhase))
+            case .closeModal(_, let phase): try card.navigate(.closeModal(phase.navigationPhase))
+            case .selectTab(_, let index): try card.navigate(.selectTab(index))
+            case .ack: break
+            }
+        } catch {
+            send(TabEvent.notice("could not send to flowd: \(error)").json)
+        }
+    }
+
+    /// The page's message for a change of the deck.
+    static func event(for change: CardDeck.Change) -> TabEvent {
+        switch change {
+        case .placed(let card):
+            return .place(ScreenView(card), serial: card.serial, animated: card.animated)
+        case .updated(let card):
+            return .update(ScreenView(card), serial: card.serial)
+        case .moved(let card):
+            return .move(ScreenView(card), serial: card.serial, change: card.lastChange?.rawValue ?? "moved")
+        case .dismissed(let card):
+            let dismissal = card.dismissal ?? Dismissal(reason: .unspecified, animated: false)
+            switch dismissal.reason {
+            case .resumed, .connectionLost, .ackTimeout:
+                return .forget(screen: card.id, reason: "\(dismissal.reason)")
+            default:
+                return .dismiss(screen: card.id, serial: card.serial, animated: dismissal.animated, reason: "\(dismissal.reason)")
+            }
+        }
+    }
+}
+
+extension ScreenView {
+    init(_ card: Card) {
+        self.init(
+            id: card.id, kind: card.kind, flow: card.flowID, flowType: card.flowType, state: card.state,
+            placement: card.placement)
+    }
+}
+
+extension IncomingMessage.Phase {
+    var navigationPhase: NavigationPhase {
+        switch self {
+        case .immediate: .immediate
+        case .begin: .begin
+        case .cancel: .cancel
+        case .commit: .commit
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Who may use flowd-web (docs/web.md, "Security"): every page and WebSocket presents the token
+/// printed at start (as Jupyter does), the `Host` header names this server (no DNS rebinding),
+/// and a WebSocket's `Origin`, when a browser sends one, is this server's own page.
+public struct AccessPolicy: Sendable {
+    /// The secret in every URL.
+    public let token: String
+    /// The host names the server answers to: the one it listens on, and the loopback names.
+    let hosts: Set<String>
+    /// The port it listens on (set once bound).
+    let port: Int
+
+    /// A policy for a server listening on `host`:`port`.
+    public init(token: String, host: String, port: Int) {
+        self.token = token
+        self.port = port
+        hosts = [host.lowercased(), "127.0.0.1", "localhost", "[::1]"]
+    }
+
+    /// 32 random bytes as hex, from the system's generator.
+    public static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    /// Why a request is refused, in words for the page or the log; nil if it may go on.
+    public func refusal(token presented: String?, host: String?, origin: String?) -> String? {
+        guard let presented, !presented.isEmpty else {
+            return "no token: open the URL flowd-web printed when it started (it ends with ?token=...)"
+        }
+        guard Self.equalInConstantTime(presented, token) else {
+            return "wrong token: open the URL flowd-web printed when it started"
+        }
+        guard let host, allows(authority: host) else {
+            return "the Host header \"\(host ?? "")\" does not name this server; use the URL flowd-web printed"
+        }
+        if let origin, !allows(origin: origin) {
+            return "the Origin \"\(origin)\" is not this server's page; only flowd-web's own pages may open its WebSockets"
+        }
+        return nil
+    }
+
+    /// `host:port` names this server.
+    func allows(authority: String) -> Bool {
+        guard let colon = authority.lastIndex(of: ":"), Int(authority[authority.index(after: colon)...]) == port else {
+            return false
+        }
+        return hosts.contains(authority[..<colon].lowercased())
+    }
+
+    /// `http://host:port` is a page of this server.
+    func allows(origin: String) -> Bool {
+        let prefix = "http://"
+        guard origin.lowercased().hasPrefix(prefix) else { return false }
+        return allows(authority: String(origin.dropFirst(prefix.count)))
+    }
+
+    private static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for (x, y) in zip(left, right) { difference |= x ^ y }
+        return difference == 0
+    }
+}

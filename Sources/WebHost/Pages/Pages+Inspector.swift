@@ -1,0 +1,258 @@
+extension Pages {
+    static let inspectorBody = #"""
+    <header class="top"><b>flowd inspector</b><span class="meta" id="meta">attaching…</span><span id="status"></span>
+    <button id="record">● Record</button><a id="download" hidden>download recording</a></header>
+    <div id="layout">
+      <section id="pictures">
+        <h2>Flows</h2><div id="flows" class="picture"></div>
+        <h2>Navigation</h2><div id="navigation" class="picture"></div>
+        <h2>Connections</h2><table id="connections"></table>
+      </section>
+      <section id="side">
+        <h2>Selected</h2><div id="selected"><p class="hint">Click a flow, a screen or a tab bar in the pictures.</p></div>
+        <div id="result"></div>
+        <h2>Events <span id="count"></span></h2>
+        <div id="filters">
+          <input id="filter-kinds" placeholder="kinds, e.g. place,dismiss">
+          <input id="filter-flow" placeholder="flow" size="5"><input id="filter-screen" placeholder="screen" size="5">
+          <input id="filter-text" placeholder="text">
+          <label><input type="checkbox" id="filter-acks"> acks</label>
+        </div>
+        <ol id="events"></ol>
+      </section>
+    </div>
+    """#
+
+    static let inspectorStyle = #"""
+    #layout { display:grid; grid-template-columns: minmax(0,3fr) minmax(320px,2fr); gap:16px; padding:16px; }
+    h2 { font-size:13px; text-transform:uppercase; letter-spacing:.06em; color:var(--muted); margin:12px 0 6px; }
+    .picture { background:#fff; border:1px solid var(--line); border-radius:10px; overflow:auto; min-height:60px; }
+    .picture svg { display:block; }
+    .picture .node rect { fill:#fff; stroke:#aab2c5; rx:7; }
+    .picture .node { cursor:pointer; }
+    .picture .node.visible rect { stroke:var(--accent); stroke-width:2; fill:#eef2ff; }
+    .picture .node.pending rect { stroke:#d68910; stroke-dasharray:4 3; }
+    .picture .node.selected rect { stroke:#111; stroke-width:2.5; }
+    .picture .node text { font-size:11px; fill:var(--ink); }
+    .picture .node text.sub { fill:var(--muted); }
+    .picture path.edge { fill:none; stroke:#b9c0d0; }
+    .picture path.edge.presented { stroke:#8e44ad; stroke-dasharray:5 4; }
+    table { border-collapse:collapse; font-size:12px; background:#fff; width:100%; }
+    td, th { border-bottom:1px solid var(--line); padding:3px 6px; text-align:left; }
+    #selected { background:#fff; border:1px solid var(--line); border-radius:10px; padding:10px; font-size:13px; }
+    #selected textarea { width:100%; font:12px ui-monospace, monospace; height:54px; }
+    #selected .row { display:flex; gap:6px; flex-wrap:wrap; margin-top:6px; }
+    #selected button, header button { border:1px solid var(--line); background:#fff; border-radius:7px; padding:4px 10px; }
+    #result { font-size:12px; min-height:1.2em; margin-top:6px; }
+    #result.bad { color:var(--bad); }
+    #filters { display:flex; gap:6px; flex-wrap:wrap; font-size:12px; }
+    #filters input { font:inherit; padding:3px 6px; border:1px solid var(--line); border-radius:6px; }
+    #events { list-style:none; margin:6px 0; padding:0; max-height:58vh; overflow:auto; font:12px ui-monospace, monospace;
+              background:#fff; border:1px solid var(--line); border-radius:10px; }
+    #events li { padding:3px 8px; border-bottom:1px solid #eef0f4; }
+    #events li .kind { display:inline-block; min-width:128px; color:var(--accent); }
+    #events li.lagged { color:var(--bad); }
+    .hint { color:var(--muted); margin:0; }
+    header button.on { color:var(--bad); border-color:var(--bad); }
+    """#
+
+    static let inspectorScript = #"""
+    "use strict";
+    const token = new URLSearchParams(location.search).get("token") || "";
+    const events = [];
+    let tree = null, shapes = {}, selection = null, socket = null;
+    const $ = (id) => document.getElementById(id);
+    const num = (value) => Number(value || 0);
+
+    function connect() {
+      const url = new URL("/ws/inspector", location.href);
+      url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+      url.searchParams.set("token", token);
+      socket = new WebSocket(url);
+      socket.onmessage = (event) => receive(JSON.parse(event.data));
+      socket.onclose = (event) => status("disconnected" + (event.reason ? ": " + event.reason : ""), "bad");
+    }
+    function send(message) { if (socket && socket.readyState === 1) socket.send(JSON.stringify(message)); }
+    function status(text, kind) { $("status").textContent = text; $("status").className = kind || ""; }
+
+    function receive(message) {
+      switch (message.type) {
+      case "hello": $("meta").textContent = message.app + " · " + message.server + " · " + message.socket; status("live", "ok"); break;
+      case "shapes": shapes = message.shapes; break;
+      case "tree": tree = message.tree; drawTree(); break;
+      case "event": events.push(message.event); if (events.length > 2000) events.shift(); drawEvents(); break;
+      case "result":
+        $("result").textContent = message.action + ": " + message.message;
+        $("result").className = message.ok ? "" : "bad";
+        break;
+      case "recording":
+        if (message.state === "started") { $("record").textContent = "■ Stop recording"; $("record").classList.add("on"); $("download").hidden = true; }
+        else {
+          $("record").textContent = "● Record"; $("record").classList.remove("on");
+          $("download").href = message.url; $("download").hidden = false;
+          $("download").textContent = "download recording (" + message.bytes + " bytes)";
+        }
+        break;
+      case "closed": status(message.text, "bad"); break;
+      }
+    }
+
+    $("record").addEventListener("click", () => send({ type: $("record").classList.contains("on") ? "recordStop" : "recordStart" }));
+    for (const id of ["filter-kinds", "filter-flow", "filter-screen", "filter-text", "filter-acks"]) $(id).addEventListener("input", drawEvents);
+
+    // MARK: pictures
+
+    const W = 168, H = 46, GAP_X = 14, GAP_Y = 34;
+
+    // A tidy tree: leaves left to right, each parent centred over its children.
+    function layout(root, children) {
+      const placed = [];
+      let next = 0;
+      (function visit(node, depth) {
+        const kids = children(node);
+        const entries = kids.map((kid) => visit(kid.node, depth + 1));
+        const x = entries.length ? (entries[0].x + entries[entries.length - 1].x) / 2 : (next++) * (W + GAP_X);
+        const entry = { node, x, y: depth * (H + GAP_Y), kids: entries.map((e, i) => ({ entry: e, presented: kids[i].presented })) };
+        placed.push(entry);
+        return entry;
+      })(root, 0);
+      return placed;
+    }
+
+    function svgPicture(container, placed, describe) {
+      const ns = "http://www.w3.org/2000/svg";
+      const width = Math.max(...placed.map((e) => e.x)) + W + 16, height = Math.max(...placed.map((e) => e.y)) + H + 16;
+      const svg = document.createElementNS(ns, "svg");
+      svg.setAttribute("width", width); svg.setAttribute("height", height);
+      const g = document.createElementNS(ns, "g"); g.setAttribute("transform", "translate(8,8)"); svg.append(g);
+      for (const entry of placed) for (const kid of entry.kids) {
+        const path = document.createElementNS(ns, "path");
+        const x1 = entry.x + W / 2, y1 = entry.y + H, x2 = kid.entry.x + W / 2, y2 = kid.entry.y;
+        path.setAttribute("d", `M${x1},${y1} C${x1},${y1 + 18} ${x2},${y2 - 18} ${x2},${y2}`);
+        path.setAttribute("class", "edge" + (kid.presented ? " presented" : ""));
+        g.append(path);
+      }
+      for (const entry of placed) {
+        const info = describe(entry.node);
+        const node = document.createElementNS(ns, "g");
+        node.setAttribute("class", "node " + (info.classes || ""));
+        node.setAttribute("transform", `translate(${entry.x},${entry.y})`);
+        node.dataset.kind = info.kind; node.dataset.id = info.id;
+        const rect = document.createElementNS(ns, "rect"); rect.setAttribute("width", W); rect.setAttribute("height", H);
+        const title = document.createElementNS(ns, "text"); title.setAttribute("x", 8); title.setAttribute("y", 18); title.textContent = info.title;
+        const sub = document.createElementNS(ns, "text"); sub.setAttribute("x", 8); sub.setAttribute("y", 35); sub.setAttribute("class", "sub"); sub.textContent = info.sub || "";
+        node.append(rect, title, sub);
+        node.addEventListener("click", () => { selection = { kind: info.kind, id: info.id }; drawTree(); });
+        if (selection && selection.kind === info.kind && selection.id === info.id) node.classList.add("selected");
+        g.append(node);
+      }
+      container.replaceChildren(svg);
+    }
+
+    function drawTree() {
+      if (!tree) return;
+      if (tree.rootFlow) {
+        svgPicture($("flows"), layout(tree.rootFlow, (f) => (f.children || []).map((node) => ({ node }))), (flow) => ({
+          kind: "flow", id: num(flow.id), title: "#" + num(flow.id) + " " + flow.type,
+          sub: (flow.screenIds || []).length ? "running · screens " + flow.screenIds.map(num).join(", ") : "running",
+        }));
+      } else $("flows").innerHTML = '<p class="hint" style="padding:8px">no flow runs</p>';
+      svgPicture($("navigation"), layout(tree.window || { kind: "NODE_KIND_WINDOW", id: "1" }, (n) =>
+        (n.children || []).map((node) => ({ node })).concat(n.presented ? [{ node: n.presented, presented: true }] : [])), describeNav);
+      const rows = (tree.connections || []).map((c) => `<tr><td>${num(c.id)}</td><td>${c.role}</td><td>${escape(c.name)}</td><td>${c.pid || ""}</td><td>${num(c.screens)}</td><td>${escape((c.provides || []).join(", "))}</td></tr>`);
+      $("connections").innerHTML = "<tr><th>id</th><th>role</th><th>name</th><th>pid</th><th>screens</th><th>provides</th></tr>" + rows.join("");
+      drawSelection();
+    }
+
+    function describeNav(node) {
+      const id = num(node.id);
+      switch (node.kind) {
+      case "NODE_KIND_WINDOW": return { kind: "window", id, title: "window" };
+      case "NODE_KIND_STACK": return { kind: "stack", id, title: "stack " + id, sub: (node.children || []).length + " deep" };
+      case "NODE_KIND_TAB_BAR": return { kind: "tabbar", id, title: "tab bar " + id, sub: "tab " + (num(node.selectedTab) + 1) + " of " + (node.children || []).length };
+      default: {
+        const s = node.screen || {};
+        const pending = num(s.ackedSerial) < num(s.lastSerial);
+        return { kind: "screen", id, title: "screen " + id + " · " + s.kind,
+          sub: "conn " + num(s.connectionId) + " · acked " + num(s.ackedSerial) + "/" + num(s.lastSerial) + (s.delivery ? " · " + s.delivery : ""),
+          classes: (s.visible ? "visible " : "") + (pending || s.dismissing ? "pending" : "") };
+      }
+      }
+    }
+
+    function findNav(node, id) {
+      if (!node) return null;
+      if (num(node.id) === id) return node;
+      for (const kid of (node.children || []).concat(node.presented ? [node.presented] : [])) { const found = findNav(kid, id); if (found) return found; }
+      return null;
+    }
+
+    function drawSelection() {
+      const box = $("selected");
+      if (!selection) return;
+      // Rebuilt only when the selection or what it offers changes: keeps what is typed and the buttons under the pointer.
+      const selected = selection.kind === "flow" ? null : findNav(tree.window, selection.id);
+      const signature = selection.kind + selection.id + "/" + (selected ? (selected.children || []).length + (selected.screen ? selected.screen.kind : "") : "");
+      if (box.dataset.for === signature) return;
+      box.dataset.for = signature;
+      box.replaceChildren();
+      const add = (html) => { box.insertAdjacentHTML("beforeend", html); };
+      const button = (label, id, message) => {
+        const b = document.createElement("button"); b.textContent = label; b.id = id;
+        b.addEventListener("click", () => send(typeof message === "function" ? message() : message));
+        return b;
+      };
+      if (selection.kind === "flow") {
+        add(`<p>Flow <b>#${selection.id}</b></p><label><input type="checkbox" id="animated" checked> animated</label>`);
+        const row = document.createElement("div"); row.className = "row";
+        row.append(button("Terminate flow", "terminate", () => ({ type: "terminate", flow: selection.id, animated: $("animated").checked })));
+        box.append(row);
+      } else if (selection.kind === "screen") {
+        const node = findNav(tree.window, selection.id);
+        const kind = node && node.screen ? node.screen.kind : "";
+        const offered = shapes[kind] || [];
+        add(`<p>Screen <b>${selection.id}</b> (${escape(kind)})</p><label>Output JSON</label>`);
+        const select = document.createElement("select"); select.id = "shape";
+        for (const shape of offered) { const o = document.createElement("option"); o.textContent = shape; select.append(o); }
+        const area = document.createElement("textarea"); area.id = "output"; area.value = offered[0] || "{}";
+        select.addEventListener("change", () => { area.value = select.value; });
+        if (offered.length) box.append(select);
+        box.append(area);
+        const row = document.createElement("div"); row.className = "row";
+        row.append(
+          button("Inject output", "inject", () => { let output; try { output = JSON.parse(area.value); } catch (e) { $("result").textContent = "not JSON: " + e.message; $("result").className = "bad"; return null; } return { type: "inject", screen: selection.id, output }; }),
+          button("Back", "back", { type: "back", screen: selection.id }),
+          button("Close modal", "close", { type: "closeModal", screen: selection.id }));
+        box.append(row);
+      } else if (selection.kind === "tabbar") {
+        const node = findNav(tree.window, selection.id);
+        add(`<p>Tab bar <b>${selection.id}</b></p>`);
+        const row = document.createElement("div"); row.className = "row";
+        (node ? node.children || [] : []).forEach((_, index) => row.append(button("Tab " + (index + 1), "tab-" + index, { type: "selectTab", screen: selection.id, index })));
+        box.append(row);
+      } else add(`<p class="hint">Nothing to do with a ${selection.kind}.</p>`);
+    }
+
+    // MARK: events
+
+    function drawEvents() {
+      const kinds = $("filter-kinds").value.split(",").map((k) => k.trim()).filter(Boolean);
+      const flow = num($("filter-flow").value), screen = num($("filter-screen").value);
+      const text = $("filter-text").value.toLowerCase(), acks = $("filter-acks").checked;
+      const shown = events.filter((e) =>
+        (kinds.length ? kinds.includes(e.kind) : (acks || e.kind !== "ack")) &&
+        (!flow || e.flow === flow) && (!screen || e.screen === screen) &&
+        (!text || JSON.stringify(e).toLowerCase().includes(text)));
+      $("count").textContent = "(" + shown.length + " of " + events.length + ")";
+      $("events").innerHTML = shown.slice(-300).reverse().map((e) => {
+        if (e.kind === "lagged") return `<li class="lagged">lagged: ${e.dropped} events dropped</li>`;
+        const about = [e.flow ? "flow " + e.flow : "", e.screen ? "screen " + e.screen : "", e.serial ? "#" + e.serial : ""].filter(Boolean).join(" ");
+        return `<li data-kind="${e.kind}"><span class="seq">${e.seq}</span> <span class="kind">${e.kind}</span> ${escape(about)} ${escape(e.text || e.name || "")}${e.payload !== undefined ? " " + escape(JSON.stringify(e.payload)) : ""}</li>`;
+      }).join("");
+    }
+
+    function escape(text) { return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
+
+    connect();
+    """#
+}

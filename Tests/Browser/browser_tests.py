@@ -1,0 +1,475 @@
+#!/usr/bin/env python3
+"""flowd in a real browser (docs/web.md): headless Chromium walks the demo through flowd-web by
+clicking, and each test asserts on the DOM and on `flowctl tree --json`. scripts/test runs it.
+
+    python3 Tests/Browser/browser_tests.py --bin .build/debug [--screenshots docs/web]
+
+Tests run in order on one daemon, as a person would: two browser tabs host the screens (tab B
+provides only the student editor's kinds and connects first, so flowd places those there), the
+tutorial, the student editor and the tabbed app are walked by clicking, the tab is reloaded
+mid-flow, the security checks run, and the inspector drives the daemon."""
+
+import argparse
+import http.server
+import os
+import socket
+import sys
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+from harness import (ActionChains, By, StaleElementReferenceException, Keys, Stack, WAIT, chrome, nav_nodes, on_screen, press, screens, settled, stage, tap,
+                     visible_screen, wait)
+
+EDITOR_KINDS = "student-name,student-age"
+
+
+class Context:
+    def __init__(self, stack, driver, screenshots):
+        self.stack = stack
+        self.driver = driver
+        self.screenshots = screenshots
+        self.tab_a = None
+        self.tab_b = None
+
+    def switch(self, handle):
+        self.driver.switch_to.window(handle)
+
+    def shot(self, name, height=None):
+        """Saves a screenshot for docs/web.md (with --screenshots), the window `height` tall if given."""
+        if not self.screenshots:
+            return
+        os.makedirs(self.screenshots, exist_ok=True)
+        size = self.driver.get_window_size()
+        if height:
+            self.driver.set_window_size(size["width"], height)
+        self.driver.save_screenshot(os.path.join(self.screenshots, name))
+        if height:
+            self.driver.set_window_size(size["width"], size["height"])
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def acked_everything(stack):
+    """True once every screen's last command is acknowledged (the browser drew it)."""
+    return all(int(s.get("ackedSerial", 0)) == int(s.get("lastSerial", 0)) for s in screens(stack.tree()).values())
+
+
+def eventually(condition, what):
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def tab_connections(stack):
+    return {int(c["id"]): c for c in stack.tree().get("connections", []) if c.get("name") == "flowd-web tab"}
+
+
+# MARK: tests
+
+def test_two_tabs_connect(ctx):
+    """Tab B (the student editor's kinds only) connects first, then tab A (every kind): the menu goes to A."""
+    d = ctx.driver
+    d.get(ctx.stack.url + "&kinds=" + EDITOR_KINDS)
+    ctx.tab_b = d.current_window_handle
+    wait(d, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-connection"), "tab B's connection")
+    check("No screen here yet" in stage(d).text, f"tab B should start empty, shows: {stage(d).text!r}")
+    d.switch_to.new_window("tab")
+    ctx.tab_a = d.current_window_handle
+    d.get(ctx.stack.url)
+    menu = on_screen(d, "menu", "flowd demos")
+    check(menu.get_attribute("data-animation") == "none", "the window root appears without animation (Place.animated is false)")
+    check(not d.find_elements(By.ID, "back"), "a window root has no back button")
+    eventually(lambda: len(tab_connections(ctx.stack)) == 2, "two flowd-web tab connections in the tree")
+    _, info = visible_screen(ctx.stack.tree())
+    check(info["kind"] == "menu" and info["hostName"] == "flowd-web tab", f"the menu is hosted by a tab: {info}")
+    eventually(lambda: acked_everything(ctx.stack), "the menu's Place acked by the browser")
+    ctx.shot("menu.png")
+
+
+def test_tutorial(ctx):
+    """Push, back button, a cancelled and a committed back gesture, and the result on the menu."""
+    d = ctx.driver
+    press(d, "Onboarding tutorial")
+    welcome = on_screen(d, "tutorial", "Welcome")
+    check(welcome.get_attribute("data-animation") == "push", "a push is animated")
+    check(d.find_element(By.ID, "breadcrumb").text == "flowd demos › Welcome", "breadcrumb " + d.find_element(By.ID, "breadcrumb").text)
+    press(d, "Next")
+    on_screen(d, "tutorial", "All set")
+    tap(d, "#back")
+    popped = on_screen(d, "tutorial", "Welcome")
+    check(popped.get_attribute("data-animation") == "none", "the user's own back is not animated again (Dismiss.animated is false)")
+    press(d, "Next")
+    on_screen(d, "tutorial", "All set")
+    all_set, _ = visible_screen(ctx.stack.tree())
+    # A back gesture abandoned half way changes nothing (begin, then cancel).
+    # (Had it popped the screen, the committed gesture below would go back to the menu instead.)
+    drag(d, "#stage .navbar", 60, 0)
+    check(visible_screen(ctx.stack.tree())[0] == all_set, "a cancelled back gesture leaves the screen in place")
+    # One dragged past a third of the width commits.
+    drag(d, "#stage .navbar", 300, 0)
+    on_screen(d, "tutorial", "Welcome")
+    press(d, "Next")
+    on_screen(d, "tutorial", "All set")
+    press(d, "Done")
+    wait(d, lambda d: stage(d).get_attribute("data-kind") == "menu" and "Tutorial completed" in stage(d).text, "the menu saying Tutorial completed")
+    check(stage(d).get_attribute("data-animation") == "pop", "the finished flow's screens are dismissed animated")
+    eventually(lambda: acked_everything(ctx.stack), "every command acked")
+
+
+def drag(driver, selector, dx, dy):
+    """Drags the element from its left part by (dx, dy) with pointer events."""
+    settled(driver)
+    element = driver.find_element(By.CSS_SELECTOR, selector)
+    ActionChains(driver).move_to_element_with_offset(element, -element.size["width"] // 2 + 140, 0).click_and_hold() \
+        .move_by_offset(dx // 2, dy // 2).move_by_offset(dx - dx // 2, dy - dy // 2).release().perform()
+
+
+def test_reload_mid_flow(ctx):
+    """A reloaded tab is a host that disconnects and resumes: same screens, same ids, a new connection."""
+    d = ctx.driver
+    press(d, "Onboarding tutorial")
+    on_screen(d, "tutorial", "Welcome")
+    press(d, "Next")
+    on_screen(d, "tutorial", "All set")
+    before = ctx.stack.tree()
+    screen_before, info_before = visible_screen(before)
+    d.refresh()
+    on_screen(d, "tutorial", "All set")
+    wait(d, lambda d: "(resumed)" in d.find_element(By.ID, "meta").text, "the page saying it resumed")
+    check(d.find_element(By.ID, "breadcrumb").text == "flowd demos › Welcome › All set", "the stack came back whole")
+    after = ctx.stack.tree()
+    screen_after, info_after = visible_screen(after)
+    check(screen_after == screen_before, f"the same screen id after the reload ({screen_before} → {screen_after})")
+    check(info_after["connectionId"] != info_before["connectionId"], "a new connection hosts it")
+    check(sorted(screens(after)) == sorted(screens(before)), "the same screens")
+    tap(d, "#back")
+    on_screen(d, "tutorial", "Welcome")
+    press(d, "Skip")
+    wait(d, lambda d: "Tutorial skipped" in stage(d).text, "the menu saying Tutorial skipped")
+
+
+def test_student_editor(ctx):
+    """The list in tab A, the editors in tab B (several tabs host one app's screens at once)."""
+    d = ctx.driver
+    press(d, "Student editor")
+    on_screen(d, "students", "Students")
+    press(d, "Ann (20)")
+    wait(d, lambda d: "covered by a screen another host shows" in stage(d).text, "tab A showing that another tab has the screen")
+    ctx.switch(ctx.tab_b)
+    on_screen(d, "student-name", "Edit Ann")
+    check(d.find_element(By.ID, "breadcrumb").text == "… › Edit Ann", "the list below it is another tab's: " + d.find_element(By.ID, "breadcrumb").text)
+    press(d, "Edit age")
+    on_screen(d, "student-age")
+    field = d.find_element(By.ID, "field")
+    field.clear()
+    field.send_keys("abc" + Keys.ENTER)  # Enter sends the text alone
+    wait(d, lambda d: "'abc' is not an age" in stage(d).text, "the age editor refusing abc")
+    field = d.find_element(By.ID, "field")
+    field.clear()
+    field.send_keys("33")
+    press(d, "Done")
+    wait(d, lambda d: stage(d).get_attribute("data-kind") == "student-name" and "Age: 33" in stage(d).text, "Ann's editor showing Age: 33")
+    tree = ctx.stack.tree()
+    _, info = visible_screen(tree)
+    check(info["kind"] == "student-name", f"flowd shows the name editor: {info}")
+    b_connection = int(d.find_element(By.TAG_NAME, "body").get_attribute("data-connection"))
+    check(int(info["connectionId"]) == b_connection, "tab B's connection hosts it")
+    ctx.shot("student-editor.png")
+    press(d, "Back to list")
+    wait(d, lambda d: "No screen here yet" in stage(d).text, "tab B empty again")
+    ctx.switch(ctx.tab_a)
+    on_screen(d, "students", "Students")
+    press(d, "Back to menu")
+    wait(d, lambda d: "Student editor: Ann 33, Bob 21" in stage(d).text, "the menu with the editor's result")
+
+
+def test_tabbed_app(ctx):
+    """A modal tab bar: presented animated, tabs selected by clicking, a stack in a tab, closed with ×."""
+    d = ctx.driver
+    press(d, "Contacts and events")
+    contacts = on_screen(d, "directory", "Contacts")
+    check(contacts.get_attribute("data-animation") == "present", "a modal presentation is animated")
+    check(d.find_elements(By.CSS_SELECTOR, "#stage .sheet"), "drawn in a modal sheet")
+    tabs = d.find_elements(By.CSS_SELECTOR, "#stage .tabbar .tab")
+    check(len(tabs) == 2, f"two tabs, got {len(tabs)}")
+    press(d, "Ann")
+    on_screen(d, "directory-detail", "Ann")
+    check(d.find_element(By.ID, "back"), "a back button inside the tab's stack")
+    ctx.shot("tabbed-app.png")
+    tap(d, "#stage .tabbar .tab", 1)
+    on_screen(d, "directory", "Events")
+    bars = [n for n in nav_nodes(ctx.stack.tree()) if n.get("kind") == "NODE_KIND_TAB_BAR"]
+    check(len(bars) == 1 and int(bars[0].get("selectedTab", 0)) == 1, f"flowd selected tab 2: {bars}")
+    tap(d, "#stage .tabbar .tab", 0)
+    on_screen(d, "directory-detail", "Ann")
+    tap(d, "#close")
+    wait(d, lambda d: "modal closed by the user" in stage(d).text, "the menu saying the modal was closed by the user")
+    check(stage(d).get_attribute("data-animation") == "none", "the user's own close is not animated again")
+    check(not [n for n in nav_nodes(ctx.stack.tree()) if n.get("kind") == "NODE_KIND_TAB_BAR"], "the tab bar is gone")
+
+
+def test_profile_and_login(ctx):
+    """The rest of the launcher: a form whose text goes before the press that uses it, and the login."""
+    d = ctx.driver
+    press(d, "Personal profile (dismiss animated)")
+    on_screen(d, "profile", "Personal profile")
+    field = d.find_element(By.ID, "field")
+    field.clear()
+    field.send_keys("Grace")
+    press(d, "Save")  # sends didEnterText("Grace"), then didPressButton
+    on_screen(d, "summary", "Profile of Grace")
+    press(d, "Done")
+    wait(d, lambda d: "Personal profile: saved Grace (dismiss animated)" in stage(d).text, "the menu with the profile")
+    press(d, "Log in")
+    on_screen(d, "login")
+    press(d, "Log in")
+    wait(d, lambda d: "Enter a user name first." in stage(d).text, "the login asking for a name")
+    field = d.find_element(By.ID, "field")
+    field.send_keys("ann")
+    press(d, "Log in")
+    on_screen(d, "login-success", "Welcome, ann")
+    press(d, "Continue")
+    wait(d, lambda d: "Login: logged in as ann" in stage(d).text, "the menu with the login")
+
+
+def test_security(ctx):
+    """A wrong token, a foreign Origin, a malformed and an oversized message."""
+    stack = ctx.stack
+    for path in ["/?token=wrong", "/inspector", "/inspector?token=" + "0" * len(stack.token)]:
+        try:
+            urllib.request.urlopen(stack.base + path, timeout=10)
+            raise AssertionError(f"{path} was served without the right token")
+        except urllib.error.HTTPError as error:
+            check(error.code == 403, f"{path}: expected 403, got {error.code}")
+            check("token" in error.read().decode(), "the refusal says why")
+    # A refused WebSocket handshake is answered 400 (no upgrade); flowd-web's log says why.
+    status = handshake_status(stack, "/ws/screens?token=wrong", None)
+    check(status.startswith("HTTP/1.1 400"), f"a WebSocket with a wrong token is refused: {status}")
+    wait_log(stack, "wrong token")
+    status = handshake_status(stack, "/ws/screens?token=" + stack.token, "http://evil.example")
+    check(status.startswith("HTTP/1.1 400"), f"a foreign Origin is refused: {status}")
+    wait_log(stack, 'the Origin "http://evil.example" is not this server\'s page')
+    check(handshake_status(stack, "/ws/screens?token=" + stack.token, stack.base).startswith("HTTP/1.1 101"), "the page's own Origin is accepted")
+    # From a real page of another origin, the browser's WebSocket never opens.
+    foreign = ForeignSite(stack.port, stack.token)
+    d = ctx.driver
+    d.switch_to.new_window("tab")
+    d.get(foreign.url)
+    result = wait(d, lambda d: d.execute_script("return window.outcome"), "the foreign page's WebSocket outcome")
+    check(result == "refused", f"the foreign page's WebSocket must not open: {result}")
+    d.close()
+    foreign.stop()
+    ctx.switch(ctx.tab_b)
+    # Tab B sends garbage, tab A an oversized message: each loses its socket with a reason, nothing else does.
+    d.execute_script("socket.send('not json')")
+    wait(d, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-closed"), "tab B's socket closing")
+    closed = d.find_element(By.TAG_NAME, "body").get_attribute("data-closed")
+    check(closed.startswith("1007 malformed message"), f"closed with 1007 and the reason: {closed}")
+    ctx.switch(ctx.tab_a)
+    d.execute_script("socket.send('x'.repeat(100000))")
+    wait(d, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-closed"), "tab A's socket closing")
+    closed = d.find_element(By.TAG_NAME, "body").get_attribute("data-closed")
+    check(closed.startswith("1009 message of 100000 bytes is over the 65536-byte limit"), f"closed with 1009 and the reason: {closed}")
+    check(stack.alive(), "flowd and flowd-web still run")
+    check(stack.tree()["app"] == "launcher", "flowd still answers")
+    # Both pages come back by reloading: the same menu, resumed.
+    d.refresh()
+    on_screen(d, "menu", "flowd demos")
+    ctx.switch(ctx.tab_b)
+    d.refresh()
+    wait(d, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-connection"), "tab B reconnected")
+    ctx.switch(ctx.tab_a)
+
+
+def wait_log(stack, text):
+    eventually(lambda: text in stack.web_output(), f"flowd-web logging {text!r}")
+
+
+def handshake_status(stack, path, origin):
+    """The status line flowd-web answers a raw WebSocket handshake with."""
+    request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+               + (f"Origin: {origin}\r\n" if origin else "") + "\r\n")
+    with socket.create_connection(("127.0.0.1", stack.port), timeout=10) as connection:
+        connection.sendall(request.encode())
+        return connection.recv(4096).decode(errors="replace").split("\r\n")[0]
+
+
+class ForeignSite:
+    """Another origin on this machine, whose page tries to open flowd-web's WebSocket with the right token."""
+
+    def __init__(self, port, token):
+        page = f"""<script>
+          window.outcome = null;
+          const s = new WebSocket("ws://127.0.0.1:{port}/ws/screens?token={token}");
+          s.onopen = () => {{ window.outcome = "opened"; }};
+          s.onclose = () => {{ window.outcome = window.outcome || "refused"; }};
+        </script>""".encode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.end_headers()
+                self.wfile.write(page)
+
+            def log_message(self, *args):
+                pass
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+
+
+def test_inspector(ctx):
+    """The pictures follow the daemon live; inject, back, select tab, close, terminate and record act on it."""
+    d = ctx.driver
+    stack = ctx.stack
+    d.switch_to.new_window("tab")
+    inspector = d.current_window_handle
+    d.get(stack.inspector_url)
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#navigation g.node[data-kind=screen]"), "the navigation picture")
+    menu_id, _ = visible_screen(stack.tree())
+    d.find_element(By.ID, "record").click()
+    wait(d, lambda d: "Stop" in d.find_element(By.ID, "record").text, "the recording to start")
+    # Inject "Contacts and events" (button 5) into the menu, as if the tab had sent it.
+    click_node(d, "screen", menu_id)
+    wait(d, lambda d: d.find_elements(By.ID, "output"), "the inject form")
+    offered = [o.text for o in d.find_elements(By.CSS_SELECTOR, "#shape option")]
+    check('{"didPressButton":{"index":0}}' in offered, f"the menu's output shapes are offered: {offered}")
+    area = d.find_element(By.ID, "output")
+    area.clear()
+    area.send_keys('{"didPressButton":{"index":5}}')
+    d.find_element(By.ID, "inject").click()
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#navigation g.node[data-kind=tabbar]"), "a tab bar in the picture")
+    check(visible_screen(stack.tree())[1]["kind"] == "directory", "the injected output opened the tabbed app")
+    # Select tab 2 from the inspector.
+    bar = int(wait(d, lambda d: node(d, "tabbar").get_attribute("data-id"), "the tab bar's id"))
+    click_node(d, "tabbar", bar)
+    wait(d, lambda d: d.find_elements(By.ID, "tab-1"), "the tab buttons")
+    d.find_element(By.ID, "tab-1").click()
+    eventually(lambda: int([n for n in nav_nodes(stack.tree()) if n.get("kind") == "NODE_KIND_TAB_BAR"][0].get("selectedTab", 0)) == 1, "tab 2 selected")
+    wait(d, lambda d: "tab 2 of 2" in node(d, "tabbar", bar).text, "the picture showing tab 2")
+    # The event list: every kind, then only placements.
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#events li[data-kind=injected]"), "the injection in the event list")
+    d.find_element(By.ID, "filter-kinds").send_keys("place")
+    wait(d, lambda d: {li.get_attribute("data-kind") for li in d.find_elements(By.CSS_SELECTOR, "#events li")} == {"place"}, "only place events")
+    ctx.shot("inspector.png", height=1180)
+    d.find_element(By.ID, "filter-kinds").clear()
+    # The tab shows what the inspector did.
+    ctx.switch(ctx.tab_a)
+    on_screen(d, "directory", "Events")
+    ctx.switch(inspector)
+    # Close the modal from the inspector.
+    events_id, _ = visible_screen(stack.tree())
+    click_node(d, "screen", events_id)
+    wait(d, lambda d: d.find_elements(By.ID, "close"), "the close button")
+    tap(d, "#close")
+    eventually(lambda: visible_screen(stack.tree())[1]["kind"] == "menu", "the modal closed")
+    # Open the tutorial and go back from the inspector.
+    press_from_inspector(d, stack, 0)
+    eventually(lambda: visible_screen(stack.tree())[1]["kind"] == "tutorial", "the tutorial open")
+    press_from_inspector(d, stack, 1)
+    eventually(lambda: len(screens(stack.tree())) == 3, "the tutorial's second screen")
+    top, _ = visible_screen(stack.tree())
+    click_node(d, "screen", top)
+    wait(d, lambda d: d.find_elements(By.ID, "back"), "the back button")
+    tap(d, "#back")
+    eventually(lambda: len(screens(stack.tree())) == 2, "back from the inspector")
+    # Terminate the tutorial's flow.
+    flow = [f for f in stack.tree()["rootFlow"].get("children", []) if f["type"] == "OnboardingFlow"]
+    check(flow, "the tutorial flow runs")
+    click_node(d, "flow", int(flow[0]["id"]))
+    d.find_element(By.ID, "terminate").click()
+    eventually(lambda: not stack.tree()["rootFlow"].get("children"), "the flow terminated")
+    ctx.switch(ctx.tab_a)
+    on_screen(d, "menu")
+    ctx.switch(inspector)
+    # Stop recording and fetch the file.
+    d.find_element(By.ID, "record").click()
+    link = wait(d, lambda d: d.find_element(By.ID, "download").get_attribute("href") if not d.find_element(By.ID, "download").get_attribute("hidden") else None, "the download link")
+    data = urllib.request.urlopen(link, timeout=10).read()
+    first = int.from_bytes(data[:4], "little")
+    check(len(data) > 100 and 0 < first < len(data), f"a recording of wire frames ({len(data)} bytes)")
+    d.close()
+    ctx.switch(ctx.tab_a)
+
+
+def node(driver, kind, node_id=None):
+    selector = f"#{'flows' if kind == 'flow' else 'navigation'} g.node[data-kind={kind}]" + (f"[data-id='{node_id}']" if node_id is not None else "")
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return found[0] if found else None
+
+
+def click_node(driver, kind, node_id):
+    """Clicks a node of a picture; the pictures are redrawn on every event, so a click may need a second try."""
+    def attempt(d):
+        try:
+            found = node(d, kind, node_id)
+            if found is None:
+                return False
+            found.click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait(driver, attempt, f"clicking {kind} {node_id} in the picture")
+
+
+def press_from_inspector(d, stack, index):
+    visible, _ = visible_screen(stack.tree())
+    click_node(d, "screen", visible)
+    area = wait(d, lambda d: d.find_element(By.ID, "output"), "the inject form")
+    area.clear()
+    area.send_keys('{"didPressButton":{"index":%d}}' % index)
+    d.find_element(By.ID, "inject").click()
+    wait(d, lambda d: "inject: " in d.find_element(By.ID, "result").text, "the inject result")
+    d.execute_script("document.getElementById('result').textContent = ''")
+
+
+TESTS = [test_two_tabs_connect, test_tutorial, test_reload_mid_flow, test_student_editor, test_tabbed_app,
+         test_profile_and_login, test_security, test_inspector]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True, help="the folder with flowd, flowctl and flowd-web")
+    parser.add_argument("--screenshots", help="save the demo's and the inspector's screenshots here")
+    args = parser.parse_args()
+    started = time.monotonic()
+    stack = Stack(os.path.abspath(args.bin))
+    driver = chrome()
+    failures = 0
+    ctx = Context(stack, driver, args.screenshots)
+    try:
+        for test in TESTS:
+            begun = time.monotonic()
+            try:
+                test(ctx)
+                print(f"ok   {test.__name__} ({time.monotonic() - begun:.1f} s)", flush=True)
+            except Exception:
+                failures += 1
+                print(f"FAIL {test.__name__}\n{traceback.format_exc()}", flush=True)
+                shot = os.path.join(stack.dir, test.__name__ + ".png")
+                driver.save_screenshot(shot)
+                print(f"     screenshot {shot}; logs in {stack.dir}", flush=True)
+                break  # the tests walk one daemon in order: later ones depend on earlier ones
+    finally:
+        driver.quit()
+        stack.stop(keep_logs=failures > 0)
+    print(f"browser tests: {len(TESTS) - failures if not failures else TESTS.index(test)} of {len(TESTS)} passed "
+          f"in {time.monotonic() - started:.1f} s", flush=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
