@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "FlowKit", targets: ["FlowKit"]),
         .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
         .library(name: "FlowApp", targets: ["FlowApp"]),
+        .library(name: "FlowProtobuf", targets: ["FlowProtobuf"]),
         .library(name: "FlowDaemon", targets: ["FlowDaemon"]),
         .library(name: "FlowDaemonTesting", targets: ["FlowDaemonTesting"]),
         .library(name: "FlowWire", targets: ["FlowWire"]),
@@ -70,6 +71,11 @@ let package = Package(
         .target(name: "FlowKitWire", dependencies: ["FlowKit", "FlowWire"]),
         // What an app is (root flow, placer, screen factories): apps import it without the daemon.
         .target(name: "FlowApp", dependencies: ["FlowKit"]),
+        // Screen modules whose State and Output are protobuf messages (docs/flows.md, "Payloads").
+        .target(
+            name: "FlowProtobuf",
+            dependencies: ["FlowKit", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
         .target(
             name: "FlowDaemon",
             dependencies: [
@@ -83,7 +89,11 @@ let package = Package(
             dependencies: ["FlowDaemon", "FlowApp", "FlowKit", "FlowWire", "UVKit", .product(name: "Logging", package: "swift-log")]
         ),
         // The example apps: flows and screen modules, written as app authors should.
-        .target(name: "DemoApps", dependencies: ["FlowKit", "FlowApp"]),
+        // Its card screens' payloads are protobuf (proto/flowd/demo/v1, generated code in Generated/).
+        .target(
+            name: "DemoApps",
+            dependencies: ["FlowKit", "FlowApp", "FlowProtobuf", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+        ),
         // The demo's screen host (library part): cards, scripts, the terminal.
         .target(name: "DemoScreens", dependencies: ["DemoApps", "FlowKit", "ScreenKit"]),
         .executableTarget(
@@ -184,7 +194,13 @@ let package = Package(
             name: "WebHostTests",
             dependencies: ["WebHost", "WebBridge", "FlowKit", "FlowControl", "FlowWire", "FlowdTestSupport"]
         ),
-        .testTarget(name: "DemoScreensTests", dependencies: ["DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting"]),
+        .testTarget(
+            name: "DemoScreensTests",
+            dependencies: [
+                "DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting", "FlowProtobuf",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
     ]
 )
 

@@ -484,7 +484,7 @@ int cbr_load_run(cbr_load *load, const uint8_t *request, size_t request_len, int
         load_connection *c = &load->connections[i];
         if (c->flow) {
             uint8_t frame[1200];
-            c->request_len = cbr_encode_output(frame, sizeof frame, c->screen_id, (const char *)request);
+            c->request_len = cbr_encode_press(frame, sizeof frame, c->screen_id, 0);
             c->pattern = malloc(c->request_len * (size_t)(window + 1));
             for (int k = 0; k <= window; k++) memcpy(c->pattern + (size_t)k * c->request_len, frame, c->request_len);
             c->owed = c->request_len * (size_t)window;
@@ -565,7 +565,7 @@ static int push_sample(cbr_latency_sample **samples, size_t *count, size_t *capa
     return 0;
 }
 
-int cbr_load_run_latency(cbr_load *load, const char *json, int window, int control_fd,
+int cbr_load_run_latency(cbr_load *load, uint32_t button, int window, int control_fd,
                          cbr_latency_sample **samples_out, size_t *count_out, char *error) {
     if (window <= 0) {
         snprintf(error, CBR_ERROR_SIZE, "the window (%d) must not be empty", window);
@@ -581,8 +581,7 @@ int cbr_load_run_latency(cbr_load *load, const char *json, int window, int contr
             return -1;
         }
         uint8_t frame[1200];
-        c->request_len = cbr_encode_output(frame, sizeof frame, c->screen_id, json);
-        if (c->request_len == 0) { snprintf(error, CBR_ERROR_SIZE, "the output JSON is over 900 bytes"); return -1; }
+        c->request_len = cbr_encode_press(frame, sizeof frame, c->screen_id, button);
         free(c->pattern);
         c->pattern = malloc(c->request_len * (size_t)(window + 1));
         for (int k = 0; k <= window; k++) memcpy(c->pattern + (size_t)k * c->request_len, frame, c->request_len);

@@ -61,16 +61,26 @@ size_t cbr_encode_hello(uint8_t *out, size_t capacity, const char *name, const c
     return put_frame(out, 10, body, n);
 }
 
-size_t cbr_encode_output(uint8_t *out, size_t capacity, uint64_t screen_id, const char *json) {
-    size_t json_len = strlen(json);
-    if (capacity < json_len + 64 || json_len > 900) return 0;
+size_t cbr_encode_output(uint8_t *out, size_t capacity, uint64_t screen_id, const char *content_type,
+                         const uint8_t *data, size_t data_len) {
+    size_t type_len = strlen(content_type);
+    if (capacity < type_len + data_len + 64 || type_len + data_len > 900) return 0;
     uint8_t payload[1024], body[1100];
-    size_t p = put_bytes(payload, 1, "application/json", 16);
-    p += put_bytes(payload + p, 2, json, json_len);
+    size_t p = put_bytes(payload, 1, content_type, type_len);
+    p += put_bytes(payload + p, 2, data, data_len);
     size_t n = put_key(body, 1, 0);
     n += put_varint(body + n, screen_id);
     n += put_bytes(body + n, 2, payload, p);
     return put_frame(out, 30, body, n);
+}
+
+size_t cbr_encode_press(uint8_t *out, size_t capacity, uint64_t screen_id, uint32_t button) {
+    // flowd.demo.v1.CardOutput { did_press_button (1) = DidPressButton { index (1) = button } }
+    uint8_t press[16], output[24];
+    size_t n = put_key(press, 1, 0);
+    n += put_varint(press + n, button);
+    size_t m = put_bytes(output, 1, press, n);
+    return cbr_encode_output(out, capacity, screen_id, CBR_CARD_OUTPUT_CONTENT_TYPE, output, m);
 }
 
 size_t cbr_encode_ack(uint8_t *out, uint64_t screen_id, uint64_t serial) {

@@ -131,7 +131,7 @@ public final class ScriptRunner {
             try card.sendOutput(.didPressButton(index: index))
         case .type(let text):
             log("\(prefix) type \"\(text)\"")
-            try card.sendOutput(.didEnterText(text))
+            try card.sendOutput(.didEnterText(text: text))
         case .back:
             log("\(prefix) back")
             try card.navigate(.back)

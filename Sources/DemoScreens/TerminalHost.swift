@@ -138,7 +138,7 @@ public final class TerminalHost {
             case .press(let index):
                 try card.sendOutput(.didPressButton(index: index))
             case .enterText(let text):
-                try card.sendOutput(.didEnterText(text))
+                try card.sendOutput(.didEnterText(text: text))
             case .back:
                 try card.navigate(.back)
             case .nextTab:

@@ -6,13 +6,13 @@ extension FlowRuntime {
         guard owner.isRunning else { return nil }
         let data: Data
         do {
-            data = try codec.encode(state)
+            data = try M.stateCoder.encode(state, with: codec)
         } catch {
             fail(owner, FlowKitError(.stateEncodingFailed, "state for a new \(M.kind) screen of \(owner.typeName) did not encode (\(error)); make State encodable"))
             return nil
         }
         let id = model.createScreen(owner: owner.id)
-        screens[id] = ScreenRecord(outlet: TypedOutlet<M>(handler: nil), pendingState: data, animated: placer.animated)
+        screens[id] = ScreenRecord(outlet: TypedOutlet<M>(handler: nil), state: data, animated: placer.animated)
         let tracker = PlacementTracker(owner: owner.id)
         do throws(FlowKitError) {
             let context = try placer.place(PlacementRequest(runtime: self, content: id, tracker: tracker))

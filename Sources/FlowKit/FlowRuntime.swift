@@ -10,8 +10,9 @@ public final class FlowRuntime {
     struct ScreenRecord {
         /// The screen's typed side: its module and the owner's output handler.
         var outlet: any ScreenOutlet
-        /// The state to send with `place`, dropped once sent.
-        var pendingState: Data?
+        /// Its current state's payload: sent with `place`, and compared with each update's (an update
+        /// that changes nothing sends nothing).
+        var state: Data
         /// Whether the placer asked for an animated appearance.
         var animated: Bool
     }
@@ -57,6 +58,9 @@ public final class FlowRuntime {
     public init(codec: any PayloadCodec = JSONPayloadCodec()) {
         self.codec = codec
     }
+
+    /// Updates not sent because the new state's payload equalled the screen's current one.
+    public internal(set) var unchangedUpdates: UInt64 = 0
 
     /// Flows running now (the host not counted).
     public var liveFlowCount: Int { controllers.count }
@@ -136,27 +140,32 @@ public final class FlowRuntime {
             switch change {
             case .placed(let id, let placement):
                 guard let record = screens[id] else { continue }
-                screens[id]?.pendingState = nil
                 let owner = model[id]?.owner ?? .host
                 send(.place(PlaceCommand(
-                    screen: id, kind: record.outlet.kind, state: record.pendingState ?? Data(), placement: placement,
-                    owner: owner, flowType: controller(owner)?.typeName ?? "", animated: record.animated)))
+                    screen: id, kind: record.outlet.kind, state: record.state, contentType: record.outlet.stateContentType,
+                    placement: placement, owner: owner, flowType: controller(owner)?.typeName ?? "", animated: record.animated)))
             case .changed(let id, let placement, let change):
                 send(.placementChanged(id, placement: placement, change: change, owner: model[id]?.owner ?? .host))
             }
         }
     }
 
-    /// Encodes a screen's new state and sends it; an encoding error fails the owning flow, as in `show`.
-    func update<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, state: M.State, owner: FlowController) {
-        guard model[screen]?.owner == owner.id, screens[screen] != nil else { return }
+    /// Encodes a screen's new state and sends it, unless its payload equals the screen's current one
+    /// and `forced` is false; an encoding error fails the owning flow, as in `show`.
+    func update<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, state: M.State, forced: Bool, owner: FlowController) {
+        guard model[screen]?.owner == owner.id, let index = screens.index(forKey: screen) else { return }
         let data: Data
         do {
-            data = try codec.encode(state)
+            data = try M.stateCoder.encode(state, with: codec)
         } catch {
             fail(owner, FlowKitError(.stateEncodingFailed, "new state for \(M.kind) screen \(screen) of \(owner.typeName) did not encode (\(error)); make State encodable"))
             return
         }
+        if !forced, screens.values[index].state == data {
+            unchangedUpdates += 1
+            return
+        }
+        screens.values[index].state = data
         send(.update(screen, state: data, owner: owner.id))
     }
 

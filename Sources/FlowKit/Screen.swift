@@ -13,10 +13,12 @@ public struct Screen<M: ScreenModule>: NavigationContext {
     /// Whether the screen is still placed.
     public var isPlaced: Bool { controller.runtime.model[node]?.kind == .screen }
 
-    /// Sends new state to the screen (ignored once the screen is gone or the flow ended).
-    public func update(_ state: M.State) {
+    /// Sends new state to the screen (ignored once the screen is gone or the flow ended). A state whose
+    /// payload equals the screen's current one sends nothing, unless `forced` (a screen that must redraw
+    /// anyway, e.g. to restart an animation, gets the `Update` and acks it as any other).
+    public func update(_ state: M.State, forced: Bool = false) {
         guard controller.isRunning else { return }
-        controller.runtime.update(node, M.self, state: state, owner: controller)
+        controller.runtime.update(node, M.self, state: state, forced: forced, owner: controller)
     }
 
     /// Observes the screen's outputs (replaces an earlier observer). Outputs arrive while the flow runs.

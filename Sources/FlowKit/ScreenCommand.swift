@@ -38,8 +38,10 @@ public struct PlaceCommand: Hashable, Sendable {
     public var screen: ScreenID
     /// Its kind name.
     public var kind: String
-    /// Its first state, encoded by the runtime's payload codec.
+    /// Its first state, encoded by its module's `stateCoder`.
     public var state: Data
+    /// The content type of `state` (`application/json` unless the module's State is a `BinaryPayload`).
+    public var contentType: String
     /// Where it is placed.
     public var placement: Placement
     /// The flow that owns it.
@@ -50,10 +52,14 @@ public struct PlaceCommand: Hashable, Sendable {
     public var animated: Bool
 
     /// A place command.
-    public init(screen: ScreenID, kind: String, state: Data, placement: Placement, owner: FlowID, flowType: String, animated: Bool) {
+    public init(
+        screen: ScreenID, kind: String, state: Data, contentType: String = "application/json", placement: Placement, owner: FlowID,
+        flowType: String, animated: Bool
+    ) {
         self.screen = screen
         self.kind = kind
         self.state = state
+        self.contentType = contentType
         self.placement = placement
         self.owner = owner
         self.flowType = flowType

@@ -1,6 +1,8 @@
 /// The Swift description of one kind of screen: its `kind` name, the `State` a flow gives it and the
-/// `Output`s it sends back. State and outputs cross the process boundary as JSON. The same type
-/// describes the kind to a screen process (ScreenKit's `ScreenHost.register`).
+/// `Output`s it sends back. State and outputs cross the process boundary as JSON, or in their own
+/// binary form when the types are `BinaryPayload`s (protobuf messages: FlowProtobuf); see
+/// `stateCoder`. The same type describes the kind to a screen process (ScreenKit's
+/// `ScreenHost.register`).
 public protocol ScreenModule {
     /// The state a flow passes to the screen.
     associatedtype State: Codable
@@ -12,6 +14,10 @@ public protocol ScreenModule {
     static var exampleState: State? { get }
     /// One example per `Output` case for the module's contract; see the extension.
     static var exampleOutputs: [Output] { get }
+    /// How `State` crosses the wire: `.binary` when it is a `BinaryPayload`, else `.json`.
+    static var stateCoder: PayloadCoder<State> { get }
+    /// How `Output` crosses the wire: `.binary` when it is a `BinaryPayload`, else `.json`.
+    static var outputCoder: PayloadCoder<Output> { get }
 }
 
 extension ScreenModule {
@@ -21,4 +27,18 @@ extension ScreenModule {
     /// by looking at the type, so these name them: the JSON Schema of each case is probed from the
     /// type once its name is known (`ScreenContract`). None by default.
     public static var exampleOutputs: [Output] { [] }
+    /// JSON.
+    public static var stateCoder: PayloadCoder<State> { .json }
+    /// JSON.
+    public static var outputCoder: PayloadCoder<Output> { .json }
+}
+
+extension ScreenModule where State: BinaryPayload {
+    /// The state's own binary form.
+    public static var stateCoder: PayloadCoder<State> { .binary }
+}
+
+extension ScreenModule where Output: BinaryPayload {
+    /// The output's own binary form.
+    public static var outputCoder: PayloadCoder<Output> { .binary }
 }

@@ -5,9 +5,19 @@ import Foundation
 protocol ScreenOutlet {
     /// The screen's kind name.
     var kind: String { get }
+    /// The content type of its states.
+    var stateContentType: String { get }
+    /// The content type of its outputs.
+    var outputContentType: String { get }
     /// Decodes `payload` as the module's `Output` (throwing if it does not decode) and hands it to the
     /// handler when `deliver` is true; returns whether a handler received it.
     func receive(_ payload: Data, with codec: any PayloadCodec, deliver: Bool) throws -> Bool
+    /// The output payload of JSON a person wrote.
+    func outputPayload(fromJSON json: Data, with codec: any PayloadCodec) throws -> Data
+    /// The JSON people read for an output payload.
+    func outputJSON(_ payload: Data, with codec: any PayloadCodec) throws -> Data
+    /// The JSON people read for a state payload.
+    func stateJSON(_ payload: Data, with codec: any PayloadCodec) throws -> Data
     /// The same screen with no handler (its owner changed).
     func withoutHandler() -> any ScreenOutlet
 }
@@ -18,12 +28,26 @@ struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
     var handler: ((M.Output) -> Void)?
 
     var kind: String { M.kind }
+    var stateContentType: String { M.stateCoder.contentType }
+    var outputContentType: String { M.outputCoder.contentType }
 
     func receive(_ payload: Data, with codec: any PayloadCodec, deliver: Bool) throws -> Bool {
-        let output = try codec.decode(M.Output.self, from: payload)
+        let output = try M.outputCoder.decode(payload, with: codec)
         guard deliver, let handler else { return false }
         handler(output)
         return true
+    }
+
+    func outputPayload(fromJSON json: Data, with codec: any PayloadCodec) throws -> Data {
+        try M.outputCoder.payload(fromJSON: json, with: codec)
+    }
+
+    func outputJSON(_ payload: Data, with codec: any PayloadCodec) throws -> Data {
+        try M.outputCoder.json(fromPayload: payload, with: codec)
+    }
+
+    func stateJSON(_ payload: Data, with codec: any PayloadCodec) throws -> Data {
+        try M.stateCoder.json(fromPayload: payload, with: codec)
     }
 
     func withoutHandler() -> any ScreenOutlet { TypedOutlet<M>(handler: nil) }

@@ -8,8 +8,6 @@ public final class FlowTester {
     public let transport: FakeScreenTransport
     /// The runtime under test.
     public let runtime: FlowRuntime
-    private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
 
     /// A runtime with an empty window over a fake transport.
     public init(acknowledgesAutomatically: Bool = true) {
@@ -48,7 +46,7 @@ public final class FlowTester {
     /// The latest state of a screen, decoded as its module's `State`.
     public func state<M: ScreenModule>(of screen: ScreenID, as module: M.Type) -> M.State? {
         guard let data = transport.screens[screen]?.state else { return nil }
-        return try? decoder.decode(M.State.self, from: data)
+        return try? M.stateCoder.decode(data, with: runtime.codec)
     }
 
     /// The latest state of the newest screen of a kind.
@@ -61,10 +59,10 @@ public final class FlowTester {
 
     // MARK: acting
 
-    /// Sends an output from a screen, as its host would (JSON-encoded).
+    /// Sends an output from a screen, as its host would (encoded by the module's `outputCoder`).
     public func send<M: ScreenModule>(_ output: M.Output, from screen: ScreenID, as module: M.Type) throws {
         defer { settle() }
-        try runtime.receiveOutput(screen: screen, payload: encoder.encode(output))
+        try runtime.receiveOutput(screen: screen, payload: M.outputCoder.encode(output, with: runtime.codec))
     }
 
     /// Sends an output from the newest screen of the module's kind; a missing screen fails the test.

@@ -17,6 +17,9 @@ enum ContractText {
                 lines.append("            schema  \(output.schema.json.text)")
                 lines.append("            example \(output.example.text)")
             }
+            if screen.stateContentType != "application/json" || screen.outputContentType != "application/json" {
+                lines.append("  on the wire: State \(screen.stateContentType), Output \(screen.outputContentType) (JSON above is what people write)")
+            }
             for note in screen.notes { lines.append("  note: \(note)") }
         }
         if !contract.undescribedKinds.isEmpty {
@@ -54,6 +57,9 @@ enum ContractText {
             lines.append("| State | \(cell(group.contract.state.json)) | \(group.contract.stateExample.map(cell) ?? "") |")
             for output in group.contract.outputs {
                 lines.append("| Output `\(output.name)` | \(cell(output.schema.json)) | \(cell(output.example)) |")
+            }
+            if group.contract.stateContentType != "application/json" || group.contract.outputContentType != "application/json" {
+                lines.append("| on the wire | State `\(group.contract.stateContentType)`, Output `\(group.contract.outputContentType)`; the JSON here is protobuf's JSON mapping | |")
             }
             for note in group.contract.notes { lines.append("| note | \(note) | |") }
         }

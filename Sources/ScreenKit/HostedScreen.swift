@@ -66,15 +66,17 @@ public final class HostedScreen<Module: ScreenModule> {
 
     // MARK: Answers
 
-    /// Sends a user event as the JSON of `Module.Output`. Dropped without error once the screen is dismissed.
+    /// Sends a user event in `Module.outputCoder`'s form (JSON, or the output's protobuf message).
+    /// Dropped without error once the screen is dismissed.
     public func send(_ output: Module.Output) throws(ScreenKitError) {
         guard dismissal == nil else { return }
-        let payload: Flowd_V1_Payload
+        var payload = Flowd_V1_Payload()
+        payload.contentType = Module.outputCoder.contentType
         do {
-            payload = try .json(encoding: output)
+            payload.data = try Module.outputCoder.encode(output, with: ScreenHost.jsonCodec)
         } catch {
             throw ScreenKitError(
-                .encoding, "cannot encode an output of screen \(id) (kind \"\(Module.kind)\") as JSON: \(error)",
+                .encoding, "cannot encode an output of screen \(id) (kind \"\(Module.kind)\") as \(payload.contentType): \(error)",
                 screenID: id)
         }
         var message = Flowd_V1_Output()

@@ -216,19 +216,30 @@ public final class ScreenHost {
 
     // MARK: Coding
 
-    /// Decodes a state payload as `Module.State`, or explains why it does not fit.
+    /// A JSON coder for one call (FlowKit's fast coders, Foundation's bytes): hosts may run on
+    /// several threads, and the coder keeps buffers, so none is shared.
+    static var jsonCodec: any PayloadCodec { JSONPayloadCodec() }
+
+    /// Decodes a state payload as `Module.State` (in the module's content type; JSON is taken too,
+    /// for a `BinaryPayload` state written by a person), or explains why it does not fit.
     static func decodeState<Module: ScreenModule>(
         _ module: Module.Type, _ payload: Flowd_V1_Payload, screenID: UInt64, serial: UInt64
     ) throws(ScreenKitError) -> Module.State {
-        guard payload.isJSON else {
+        let coder = Module.stateCoder
+        guard payload.contentType == coder.contentType || payload.isJSON else {
             throw ScreenKitError(
                 .badState,
                 "the state of screen \(screenID) (kind \"\(Module.kind)\") has content type \"\(payload.contentType)\"; "
-                    + "ScreenKit only decodes \(WireProtocol.jsonContentType)",
+                    + "this host's module takes \"\(coder.contentType)\": check that the app's module and this screen process agree "
+                    + "(`flowd describe` shows the app's)",
                 screenID: screenID, serial: serial)
         }
         do {
-            return try payload.decodeJSON(Module.State.self)
+            let codec = jsonCodec
+            if payload.isJSON, !coder.isJSON {
+                return try coder.decode(coder.payload(fromJSON: payload.data, with: codec), with: codec)
+            }
+            return try coder.decode(payload.data, with: codec)
         } catch {
             throw ScreenKitError(
                 .badState,

@@ -175,7 +175,7 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
     /// The outputs the inspector offers to inject, per screen kind: every demo card sends
     /// `CardOutput` (as `flowctl inject` takes it). Kinds it does not know get no offer.
     static var outputShapes: [String: [String]] {
-        let card = [#"{"didPressButton":{"index":0}}"#, #"{"didEnterText":{"_0":"text"}}"#]
+        let card = [#"{"didPressButton":{"index":0}}"#, #"{"didEnterText":{"text":"text"}}"#]
         return Dictionary(uniqueKeysWithValues: allCardScreens.map { ($0.kind, card) })
     }
 

@@ -121,7 +121,7 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
         do {
             switch request {
             case .press(_, let index): try card.sendOutput(.didPressButton(index: index))
-            case .text(_, let text): try card.sendOutput(.didEnterText(text))
+            case .text(_, let text): try card.sendOutput(.didEnterText(text: text))
             case .back(_, let phase): try card.navigate(.back(phase.navigationPhase))
             case .closeModal(_, let phase): try card.navigate(.closeModal(phase.navigationPhase))
             case .selectTab(_, let index): try card.navigate(.selectTab(index))

@@ -14,7 +14,7 @@ struct Inject: ParsableCommand {
 
             Examples:
               flowctl inject 3 '{"didPressButton":{"index":1}}'
-              flowctl inject 7 '{"didEnterText":{"_0":"ada"}}'
+              flowctl inject 7 '{"didEnterText":{"text":"ada"}}'
             """)
 
     @OptionGroup var connection: ConnectionOptions

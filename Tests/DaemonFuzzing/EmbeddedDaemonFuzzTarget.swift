@@ -210,7 +210,7 @@ struct Peer {
         let choice = Int(byte)
         var output = Flowd_V1_Output()
         output.screenID = serials[choice % serials.count].screen
-        let json = choice & 0x80 != 0 ? #"{"didEnterText":{"_0":"x"}}"# : #"{"didPressButton":{"index":\#(choice % 4)}}"#
+        let json = choice & 0x80 != 0 ? #"{"didEnterText":{"text":"x"}}"# : #"{"didPressButton":{"index":\#(choice % 4)}}"#
         output.payload = .json(Data(json.utf8))
         connection.send(.output(output))
     }

@@ -10,7 +10,7 @@ struct LoginFlowTests {
     static func checking(_ name: String) -> (FlowTester, FlowRecorder<LoginFlow>) {
         let tester = FlowTester()
         let recorder = tester.start(LoginFlow(), windowRoot.withNavigationEmbedding())
-        tester.send(.didEnterText(name), from: LoginScreen.self)
+        tester.send(.didEnterText(text: name), from: LoginScreen.self)
         tester.send(.didPressButton(index: 0), from: LoginScreen.self)
         return (tester, recorder)
     }

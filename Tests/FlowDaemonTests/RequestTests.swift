@@ -112,8 +112,8 @@ struct DaemonRequestTests {
     static func titles(_ bodies: [Body]) -> [String] {
         bodies.compactMap { body in
             switch body {
-            case .place(let place): (try? JSONDecoder().decode(CardState.self, from: place.state.data))?.title
-            case .update(let update): (try? JSONDecoder().decode(CardState.self, from: update.state.data))?.title
+            case .place(let place): (try? CardState(binaryPayload: place.state.data))?.title
+            case .update(let update): (try? CardState(binaryPayload: update.state.data))?.title
             default: nil
             }
         }

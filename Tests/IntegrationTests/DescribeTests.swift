@@ -18,7 +18,7 @@ struct DescribeTests {
 
         let one = try ProductRun.run("flowctl", ["describe", "--kind", "tutorial", "--socket", daemon.socketPath])
         #expect(one.status == 0)
-        #expect(one.stdout.hasPrefix(#"{"kind":"tutorial","outputs":[{"example":{"didPressButton":{"index":0}}"#))
+        #expect(one.stdout.hasPrefix(#"{"kind":"tutorial","output_content_type":"application/protobuf; proto=flowd.demo.v1.CardOutput","outputs":[{"example":{"didPressButton":{"index":0}}"#))
         let missing = try ProductRun.run("flowctl", ["describe", "--kind", "cart", "--socket", daemon.socketPath])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("app tutorial has no kind 'cart' with a contract; it has: tutorial"))

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The demo's `login` and `login-success` screens, in Python, on the flowd_screens library
-(Sources/python/flowd-screens, docs/screens-python.md). Two ways to run:
+(Sources/python/flowd-screens, docs/screens-python.md). Their states and outputs are the demo's
+protobuf messages flowd.demo.v1.CardState and CardOutput (proto/flowd/demo/v1/cards.proto), with
+the classes scripts/generate-proto writes next to this file (cards_pb2.py). Two ways to run:
 
   spawned   flowd spawns one process per screen: the launcher app's factory
             runs `python3 scripts/screens/login_screen.py` with the connected
@@ -23,10 +25,11 @@ How it acts (docs/demo.md):
                             attached: leaves flowd);
   neither                   only logs what it is told.
 
-`python3 login_screen.py --check` exits 0 if flowd_screens and the protobuf
-package it needs (>=4.21,<7) can be imported, else prints why and exits 3.
-Both are looked up normally, then in this checkout: the library's source folder
-and .build-python/site (where scripts/demo installs protobuf).
+`python3 login_screen.py --check` exits 0 if flowd_screens, the protobuf
+package it needs (>=4.21,<7) and cards_pb2 can be imported, else prints why and
+exits 3. The library and protobuf are looked up normally, then in this
+checkout: the library's source folder and .build-python/site (where
+scripts/demo installs protobuf); cards_pb2 in this file's folder.
 """
 
 import importlib
@@ -43,15 +46,23 @@ sys.path.append(os.path.join(ROOT, ".build-python", "site"))
 
 if "--check" in sys.argv[1:]:
     try:
-        importlib.import_module("flowd_screens")
+        importlib.import_module("flowd_screens")  # first: it says which protobuf to install
     except ImportError as error:
         print(error, file=sys.stderr)
+        sys.exit(3)
+    try:
+        importlib.import_module("cards_pb2")
+    except ImportError as error:
+        print(f"cannot import cards_pb2, the demo's card messages, from {HERE}: {error}; "
+              "scripts/generate-proto writes it from proto/flowd/demo/v1/cards.proto", file=sys.stderr)
         sys.exit(3)
     print("ok")
     sys.exit(0)
 
 from flowd_screens import DismissReason, ExitReason, FlowdError, ScreenHost, errors  # noqa: E402
 from flowd_screens.reconnect import GaveUp  # noqa: E402
+
+from cards_pb2 import CardOutput, CardState, DidEnterText, DidPressButton  # noqa: E402
 
 KINDS = ["login", "login-success"]
 KIND = os.environ.get("FLOWD_SCREEN_KIND", "login")
@@ -61,6 +72,11 @@ LABEL = KIND
 
 def log(text):
     print(f"[python {LABEL} pid {os.getpid()}] {text}", file=sys.stderr, flush=True)
+
+
+def field_text(state):
+    """The text field's value in a CardState ("" when it has none)."""
+    return state.text if state.HasField("text") else ""
 
 
 # --- The script format (docs/demo.md), only the steps for our kind ---------
@@ -120,7 +136,7 @@ class LoginScreens:
         self.status = ""
         self.gave_up = False
         for kind in KINDS:
-            host.register(kind, self.placed)
+            host.register(kind, self.placed, state=CardState, output=CardOutput)
         host.on_error = self.error
         host.on_reconnect = self.reconnect_event
 
@@ -137,11 +153,11 @@ class LoginScreens:
 
     # What flowd does to the screens.
     def placed(self, screen):
-        log(f"+ {screen.kind} \"{screen.state.get('title', '')}\" visible={self.visibility(screen)}")
+        log(f"+ {screen.kind} \"{screen.state.title}\" visible={self.visibility(screen)}")
 
         @screen.on_update
         def updated(state):
-            log(f"~ updated: {state.get('body', '')} [{state.get('text', '')}]")
+            log(f"~ updated: {state.body} [{field_text(state)}]")
 
         @screen.on_placement_changed
         def moved(change):
@@ -170,12 +186,12 @@ class LoginScreens:
 
     # Answers.
     def press(self, index):
-        log(f"press {index + 1} \"{self.screen.state['buttons'][index]}\"")
-        self.screen.send({"didPressButton": {"index": index}})
+        log(f"press {index + 1} \"{self.screen.state.buttons[index]}\"")
+        self.screen.send(CardOutput(did_press_button=DidPressButton(index=index)))
 
     def enter_text(self, text):
         log(f"type \"{text}\"")
-        self.screen.send({"didEnterText": {"_0": text}})
+        self.screen.send(CardOutput(did_enter_text=DidEnterText(text=text)))
 
     def back(self):
         log("back")
@@ -222,12 +238,12 @@ class LoginScreens:
             state = self.screen.state
             if kind != self.screen.kind:
                 return
-            if title and title not in state.get("title", ""):
+            if title and title not in state.title:
                 return
-            if body and body not in state.get("body", ""):
+            if body and body not in state.body:
                 return
             log(f"[line {line}] {action} {argument or ''}".rstrip())
-            buttons = state.get("buttons", [])
+            buttons = list(state.buttons)
             if action == "press":
                 if argument.isdigit():
                     index = int(argument) - 1
@@ -262,13 +278,13 @@ class LoginScreens:
                                              f"stack depth {self.screen.placement.path[-1].index + 1}"] if part)
         header = f"flowd demo · {self.screen.kind} (Python, pid {os.getpid()})"
         lines = [(header + " " * max(1, width - len(header) - len(place)) + place)[:width], "",
-                 "  " + state.get("title", ""), "", "  " + state.get("body", ""), ""]
-        lines += [f"  [{i + 1}] {label}" for i, label in enumerate(state.get("buttons", []))]
-        count = len(state.get("buttons", []))
+                 "  " + state.title, "", "  " + state.body, ""]
+        lines += [f"  [{i + 1}] {label}" for i, label in enumerate(state.buttons)]
+        count = len(state.buttons)
         keys = ["1 press" if count == 1 else f"1-{count} press"]
-        if state.get("field") is not None:
-            text = self.editing if self.editing is not None else state.get("text", "")
-            lines += ["", f"  {state['field']}: {text}" + ("_" if self.editing is not None else "")]
+        if state.HasField("field"):
+            value = self.editing if self.editing is not None else field_text(state)
+            lines += ["", f"  {state.field}: {value}" + ("_" if self.editing is not None else "")]
             keys.append("e edit")
         if self.screen.placement.can_go_back:
             keys.append("b back")
@@ -303,7 +319,7 @@ class LoginScreens:
                     self.editing, self.replaces = "", False
                 self.editing += byte.decode(errors="ignore")
             return
-        buttons = self.screen.state.get("buttons", [])
+        buttons = self.screen.state.buttons
         if byte in (b"q", b"\x03", b"\x04"):
             if self.attached:
                 log("quit: leaving flowd")
@@ -313,8 +329,8 @@ class LoginScreens:
             os.kill(os.getppid(), signal.SIGTERM)
         elif byte.isdigit() and 0 < int(byte) <= len(buttons):
             self.press(int(byte) - 1)
-        elif byte == b"e" and self.screen.state.get("field") is not None:
-            self.editing = self.screen.state.get("text", "")
+        elif byte == b"e" and self.screen.state.HasField("field"):
+            self.editing = field_text(self.screen.state)
             self.replaces = bool(self.editing)
         elif byte == b"b" and self.screen.placement.can_go_back:
             self.back()

@@ -92,11 +92,11 @@ typedef struct {
 } cbr_latency_sample;
 
 /// A latency run on a load of hosts (cbr_load_open_hosts): every connection keeps `window`
-/// outputs (`json`, NUL-terminated) in flight as cbr_load_run does, and each Update of its screen
+/// outputs (presses of button `button`) in flight as cbr_load_run does, and each Update of its screen
 /// answers its oldest output (one Update per output, in order): a sample from the time that output
 /// was queued to the read of the Update. Runs until `control_fd` is readable or ends (nothing is
 /// read from it). Stores a malloc'ed array (the caller frees it) in `samples` and its length in `count`.
-int cbr_load_run_latency(cbr_load *load, const char *json, int window, int control_fd,
+int cbr_load_run_latency(cbr_load *load, uint32_t button, int window, int control_fd,
                          cbr_latency_sample **samples, size_t *count, char *error);
 
 /// Closes every connection and frees the load.
@@ -108,8 +108,17 @@ void cbr_load_close(cbr_load *load);
 /// `capacity` is too small. `provides` (one kind) and `token` may be NULL.
 size_t cbr_encode_hello(uint8_t *out, size_t capacity, const char *name, const char *provides, const char *token);
 
-/// Writes an Output frame for `screen_id` with JSON `json` into `out`; returns its length (0: too small).
-size_t cbr_encode_output(uint8_t *out, size_t capacity, uint64_t screen_id, const char *json);
+/// Writes an Output frame for `screen_id` with a payload of `data_len` bytes in `content_type` into
+/// `out`; returns its length (0: too small).
+size_t cbr_encode_output(uint8_t *out, size_t capacity, uint64_t screen_id, const char *content_type,
+                         const uint8_t *data, size_t data_len);
+
+/// The content type of the demo's card outputs (proto/flowd/demo/v1/cards.proto).
+#define CBR_CARD_OUTPUT_CONTENT_TYPE "application/protobuf; proto=flowd.demo.v1.CardOutput"
+
+/// Writes an Output frame for `screen_id` saying button `button` was pressed (a protobuf
+/// `flowd.demo.v1.CardOutput`, what every bench app's screens take) into `out`; returns its length.
+size_t cbr_encode_press(uint8_t *out, size_t capacity, uint64_t screen_id, uint32_t button);
 
 /// Writes an Ack frame (at most 48 bytes) into `out`; returns its length.
 size_t cbr_encode_ack(uint8_t *out, uint64_t screen_id, uint64_t serial);

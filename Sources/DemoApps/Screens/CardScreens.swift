@@ -2,7 +2,8 @@ import FlowKit
 
 /// What every demo screen shows: a title, a body, numbered buttons and, for
 /// forms, one text field. `demo-screens` (and the Python screen) draw any
-/// kind with this state, so a new flow needs no new screen code.
+/// kind with this state, so a new flow needs no new screen code. On the wire
+/// it is the protobuf message `flowd.demo.v1.CardState` (CardScreens+Protobuf.swift).
 public struct CardState: Codable, Sendable, Equatable {
     public var title: String
     public var body: String
@@ -22,10 +23,12 @@ public struct CardState: Codable, Sendable, Equatable {
 }
 
 /// What every demo screen sends: a pressed button, or the text field's new
-/// value (sent before the button press that uses it).
+/// value (sent before the button press that uses it). On the wire it is the
+/// protobuf message `flowd.demo.v1.CardOutput`; its JSON, protobuf's mapping,
+/// is also this enum's `Codable` JSON: `{"didEnterText":{"text":"Ann"}}`.
 public enum CardOutput: Codable, Sendable, Equatable {
     case didPressButton(index: Int)
-    case didEnterText(String)
+    case didEnterText(text: String)
 }
 
 /// The onboarding tutorial's screens (welcome, finish).
@@ -53,7 +56,7 @@ extension CardState {
 
 extension CardOutput {
     /// One example of every case (a test checks that none is missing).
-    public static let examples: [CardOutput] = [.didPressButton(index: 0), .didEnterText("Ann")]
+    public static let examples: [CardOutput] = [.didPressButton(index: 0), .didEnterText(text: "Ann")]
 }
 
 /// Every card kind the demo apps use.

@@ -34,7 +34,7 @@ public enum Replay {
             throw ReplayError("the recording lost \(lost) events (the recorder lagged before seq \(first.nextSeq)); it cannot be replayed exactly, record again")
         }
         let runtime = FlowRuntime()
-        let screens = ReplayScreens(host: LocalScreenHost(runtime: runtime))
+        let screens = ReplayScreens(host: LocalScreenHost(runtime: runtime), runtime: runtime)
         app.start(runtime) { _ in }
         screens.settle()
 
@@ -73,14 +73,14 @@ public enum Replay {
             guard runtime.liveFlowCount + runtime.liveScreenCount > 0 else { return false }
             runtime.terminateAll(animated: false)
             return true
-        case .output:
+        case .output, .injected where event.screenID != 0:
             guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
-            _ = try? runtime.receiveOutput(screen: screen, payload: event.payload.data)
-            return true
-        case .injected where event.screenID != 0:
-            guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
-            // A refused output (bad JSON, late tap) is refused again: same effect.
-            _ = try? runtime.receiveOutput(screen: screen, payload: event.payload.data)
+            // Recordings hold JSON; a screen whose outputs are binary gets them in its own form. A
+            // refused output (bad JSON, late tap) is refused again: same effect.
+            let json = event.payload.data
+            let payload = runtime.contentTypes(of: screen)?.output == WireProtocol.jsonContentType
+                ? json : (try? runtime.outputPayload(screen: screen, fromJSON: json)) ?? json
+            _ = try? runtime.receiveOutput(screen: screen, payload: payload)
             return true
         case .injected where event.payload.contentType == EventPayloads.terminateFlowContentType:
             guard let request = try? Flowd_V1_TerminateFlow(serializedBytes: Array(event.payload.data)) else { throw missingPayload(event) }
@@ -138,14 +138,20 @@ public enum Replay {
 
 /// The fake screens of `flowd replay`: FlowKit's `LocalScreenHost` (the real delivery rules, every
 /// screen hosted, everything acknowledged after each input, as if the host acked before its next
-/// input), with the commands in the form a recording holds.
+/// input), with the commands in the form a recording holds (states as the JSON people read).
 final class ReplayScreens {
     let host: LocalScreenHost
     /// Every command sent, in order.
     var commands: [ReplayedCommand] = []
     private var kinds: [ScreenID: String] = [:]
+    private var stateTypes: [ScreenID: String] = [:]
 
-    init(host: LocalScreenHost) { self.host = host }
+    init(host: LocalScreenHost, runtime: FlowRuntime) {
+        self.host = host
+        self.runtime = runtime
+    }
+
+    private let runtime: FlowRuntime
 
     /// Applies what the runtime caused and records the commands.
     func settle() {
@@ -154,16 +160,21 @@ final class ReplayScreens {
             switch outgoing.command {
             case .place(let place):
                 kinds[screen] = place.kind
+                stateTypes[screen] = place.contentType
                 commands.append(ReplayedCommand(kind: .place, screen: screen.rawValue, screenKind: place.kind, serial: outgoing.serial,
-                                                placement: Flowd_V1_Placement(place.placement, screen: screen), state: place.state))
+                                                placement: Flowd_V1_Placement(place.placement, screen: screen),
+                                                state: runtime.eventPayload(state: place.state, contentType: place.contentType, of: screen).data))
             case .update(_, let state, _):
-                commands.append(ReplayedCommand(kind: .update, screen: screen.rawValue, screenKind: kinds[screen] ?? "", serial: outgoing.serial, state: state))
+                let type = stateTypes[screen] ?? WireProtocol.jsonContentType
+                commands.append(ReplayedCommand(kind: .update, screen: screen.rawValue, screenKind: kinds[screen] ?? "", serial: outgoing.serial,
+                                                state: runtime.eventPayload(state: state, contentType: type, of: screen).data))
             case .placementChanged(_, let placement, _, _):
                 commands.append(ReplayedCommand(kind: .placementChanged, screen: screen.rawValue, screenKind: kinds[screen] ?? "",
                                                 serial: outgoing.serial, placement: Flowd_V1_Placement(placement, screen: screen)))
             case .dismiss:
                 commands.append(ReplayedCommand(kind: .dismiss, screen: screen.rawValue, screenKind: kinds[screen] ?? "", serial: outgoing.serial))
                 kinds[screen] = nil
+                stateTypes[screen] = nil
             }
         }
     }

@@ -3,14 +3,15 @@ import FlowKitWire
 import FlowWire
 
 extension ScreenDelivery.Outgoing {
-    /// The frame body that carries this command to a screen host.
-    var wireBody: Flowd_V1_Envelope.OneOf_Body {
+    /// The frame body that carries this command to a screen host; an `Update`'s state goes with the
+    /// content type of the screen's states (read only for updates).
+    func wireBody(stateContentType: @autoclosure () -> String) -> Flowd_V1_Envelope.OneOf_Body {
         switch command {
         case .place(let place):
             var message = Flowd_V1_Place()
             message.screenID = place.screen.rawValue
             message.kind = place.kind
-            message.state = .json(place.state)
+            message.state = Flowd_V1_Payload(contentType: place.contentType, data: place.state)
             message.placement = Flowd_V1_Placement(place.placement, screen: place.screen)
             message.serial = serial
             message.flowID = place.owner.rawValue
@@ -21,7 +22,7 @@ extension ScreenDelivery.Outgoing {
             var message = Flowd_V1_Update()
             message.screenID = screen.rawValue
             message.serial = serial
-            message.state = .json(state)
+            message.state = Flowd_V1_Payload(contentType: stateContentType(), data: state)
             return .update(message)
         case .placementChanged(let screen, let placement, let change, _):
             var message = Flowd_V1_PlacementChanged()

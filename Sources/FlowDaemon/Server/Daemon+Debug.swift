@@ -84,6 +84,7 @@ extension Daemon {
         stats.unknownKindsOffered = contractWatch.unknownKindsOffered
         stats.screensWithoutHost = contractWatch.screensWithoutHost
         stats.commandsRefused = contractWatch.commandsRefused
+        stats.unchangedUpdates = runtime?.unchangedUpdates ?? 0
         return stats
     }
 

@@ -70,6 +70,11 @@ extension Daemon {
         actionBuffer = actions
     }
 
+    /// The content type of a screen's states (its `Place`'s, kept by the delivery).
+    func stateContentType(of screen: ScreenID) -> String {
+        delivery.screens[screen]?.current.contentType ?? WireProtocol.jsonContentType
+    }
+
     /// How a placed screen's host is found: the app's factory for its kind.
     private func route(for command: ScreenCommand) -> ScreenDelivery.Route {
         guard case .place(let place) = command, let app else { return .attached }
@@ -82,7 +87,9 @@ extension Daemon {
         for action in actions {
             switch action {
             case .send(let outgoing, let host):
-                if let connection = connections[host] { send(outgoing.wireBody, to: connection) }
+                if let connection = connections[host] {
+                    send(outgoing.wireBody(stateContentType: stateContentType(of: outgoing.command.screen)), to: connection)
+                }
             case .spawn(let screen, let kind):
                 spawn(screen, kind: kind)
             case .dismissalCompleted(let screen, let outcome):
@@ -217,9 +224,12 @@ extension Daemon {
         case .place(let place):
             emitEvent(.place, screen: place.screen, flow: place.owner, name: place.kind, serial: serial,
                         placement: events.hasSubscribers ? Flowd_V1_Placement(place.placement, screen: place.screen) : nil,
-                        payload: .json(place.state), text: "place \(place.kind) \(place.screen) at \(place.placement)")
+                        payload: runtime?.eventPayload(state: place.state, contentType: place.contentType, of: place.screen),
+                        text: "place \(place.kind) \(place.screen) at \(place.placement)")
         case .update(let screen, let state, let owner):
-            emitEvent(.update, screen: screen, flow: owner, name: kind, serial: serial, payload: .json(state), text: "update \(kind) \(screen)")
+            emitEvent(.update, screen: screen, flow: owner, name: kind, serial: serial,
+                      payload: runtime?.eventPayload(state: state, contentType: stateContentType(of: screen), of: screen),
+                      text: "update \(kind) \(screen)")
         case .placementChanged(let screen, let placement, let change, let owner):
             emitEvent(.placementChanged, screen: screen, flow: owner, name: kind, serial: serial,
                         placement: events.hasSubscribers ? Flowd_V1_Placement(placement, screen: screen) : nil,

@@ -73,21 +73,37 @@ extension Daemon {
             if injected { refuse(Flowd_V1_Error(code: .unknownScreen, message: "screen \(screen.rawValue) is being dismissed", screenID: output.screenID), seq: seq, to: connection) }
             return
         }
-        guard output.payload.isJSON else {
-            refuse(Flowd_V1_Error(
-                code: .badPayload, message: "output content type '\(output.payload.contentType)' is not supported; send application/json",
-                screenID: output.screenID), seq: seq, to: connection)
-            return
-        }
         let kind = delivery.screens[screen]?.kind ?? ""
-        let text = String(decoding: output.payload.data.prefix(200), as: UTF8.self)
+        // The module's content type, or JSON (what people and simple clients write), turned into it.
+        var payload = output.payload.data
+        let expected = runtime.contentTypes(of: screen)?.output ?? WireProtocol.jsonContentType
+        if output.payload.contentType != expected, !(output.payload.isJSON && expected == WireProtocol.jsonContentType) {
+            guard output.payload.isJSON else {
+                refuse(Flowd_V1_Error(
+                    code: .badPayload, message: """
+                        output content type '\(output.payload.contentType)' is not one screen \(screen.rawValue) takes: kind '\(kind)' \
+                        takes '\(expected)' (or its JSON as application/json)
+                        """,
+                    screenID: output.screenID), seq: seq, to: connection)
+                return
+            }
+            do {
+                payload = try runtime.outputPayload(screen: screen, fromJSON: payload)
+            } catch {
+                refuse(Flowd_V1_Error(code: .badPayload, message: error.message, screenID: output.screenID), seq: seq, to: connection)
+                return
+            }
+        }
         emitEvent(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
-                    name: kind, payload: output.payload, text: "\(injected ? "injected " : "")output \(kind) \(screen) \(text)")
+                    name: kind, payload: runtime.eventPayload(output: output.payload, of: screen),
+                    text: "\(injected ? "injected " : "")output \(kind) \(screen) \(Self.outputText(output.payload, screen: screen, runtime: runtime))")
         if injected {
-            logger.notice("debug client injected an output", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "output": "\(text)"])
+            logger.notice("debug client injected an output", metadata: [
+                "pid": "\(connection.peerPID)", "screen": "\(screen)", "output": "\(Self.outputText(output.payload, screen: screen, runtime: runtime))",
+            ])
         }
         do {
-            try feed(.output(screen, payload: output.payload.data), key: output.key)
+            try feed(.output(screen, payload: payload), key: output.key)
         } catch {
             let code: Flowd_V1_ErrorCode = error.code == .outputDecodingFailed ? .badPayload : .unknownScreen
             refuse(Flowd_V1_Error(code: code, message: error.message, screenID: output.screenID), seq: seq, to: connection)
@@ -95,6 +111,11 @@ extension Daemon {
         }
         drive()
         if injected { reply(to: connection, seq: seq, "output delivered to the flow owning screen \(screen.rawValue)") }
+    }
+
+    /// An output's first 200 bytes of JSON, for a log line or an event's text.
+    static func outputText(_ payload: Flowd_V1_Payload, screen: ScreenID, runtime: FlowRuntime) -> String {
+        String(decoding: runtime.eventPayload(output: payload, of: screen).data.prefix(200), as: UTF8.self)
     }
 
     /// User navigation from a screen host, or injected by a debug client.

@@ -27,11 +27,17 @@ public struct ScreenContract: Sendable, Equatable {
     public var output: JSONSchema
     /// What the contract could not say (a type that refused the probe, an enum without examples).
     public var notes: [String]
+    /// The content type of the kind's states on the wire (`application/json`, or a protobuf message's).
+    public var stateContentType: String
+    /// The content type of the kind's outputs on the wire; JSON is taken for any kind too.
+    public var outputContentType: String
 
     /// The contract of `module`.
     public init<M: ScreenModule>(_ module: M.Type) {
         kind = M.kind
         notes = []
+        stateContentType = M.stateCoder.contentType
+        outputContentType = M.outputCoder.contentType
         let stateProbe = SchemaProbe.probe(M.State.self)
         state = stateProbe.schema
         if let failure = stateProbe.failure { notes.append("State is only partly described: \(failure)") }
@@ -61,13 +67,14 @@ public struct ScreenContract: Sendable, Equatable {
         output = .oneOf(outputs.map(\.schema))
     }
 
-    /// The contract as one JSON object: `kind`, `state` (`schema`, `example`), `outputs` (each
-    /// `name`, `schema`, `example`), `notes`.
+    /// The contract as one JSON object: `kind`, `state` (`schema`, `example`, `content_type`),
+    /// `outputs` (each `name`, `schema`, `example`), `output_content_type`, `notes`. The schemas and
+    /// examples are the JSON people write; `content_type` is what crosses the wire.
     public var json: JSONValue {
-        var state: [String: JSONValue] = ["schema": self.state.json]
+        var state: [String: JSONValue] = ["schema": self.state.json, "content_type": .string(stateContentType)]
         if let stateExample { state["example"] = stateExample }
         var fields: [String: JSONValue] = [
-            "kind": .string(kind), "state": .object(state),
+            "kind": .string(kind), "state": .object(state), "output_content_type": .string(outputContentType),
             "outputs": .array(outputs.map { .object(["name": .string($0.name), "schema": $0.schema.json, "example": $0.example]) }),
         ]
         if !notes.isEmpty { fields["notes"] = .array(notes.map { .string($0) }) }

@@ -36,7 +36,7 @@ struct LatencyLoadChild: ParsableCommand {
         ResultLine("ready", [("handshake", "\(handshakeSeconds)")]).emit()
         var samples: UnsafeMutablePointer<cbr_latency_sample>?
         var count = 0
-        guard cbr_load_run_latency(load, FlowHost.pressJSON(0), Int32(window), 0, &samples, &count, &error) == 0 else {
+        guard cbr_load_run_latency(load, 0, Int32(window), 0, &samples, &count, &error) == 0 else {
             throw BenchError(context: "latency hosts", cError: error)
         }
         defer { free(samples) }

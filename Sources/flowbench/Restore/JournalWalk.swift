@@ -101,7 +101,7 @@ struct JournalWalk {
             case .push:
                 var output = Flowd_V1_Output()
                 output.screenID = stack[stack.count - 1]
-                output.payload = .json(Data(FlowHost.pressJSON(0).utf8))
+                output.payload = FlowHost.pressPayload(0)
                 host.send(.output(output))
                 stack += acknowledge(host.readBodies(), on: host)
             case .back:

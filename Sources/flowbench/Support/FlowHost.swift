@@ -1,4 +1,6 @@
 import CBenchRelay
+import DemoApps
+import FlowWire
 import Foundation
 
 #if canImport(Glibc)
@@ -8,8 +10,16 @@ import Glibc
 /// A blocking flowd screen host on one socket (the C drivers do the I/O): the
 /// hosts of the flowd latency, scale and start-up rows.
 enum FlowHost {
-    /// The output every benchmark host sends: a press of button `index`.
+    /// The output every benchmark host sends, as a person writes it (`InjectOutput`): a press of button `index`.
     static func pressJSON(_ index: Int) -> String { #"{"didPressButton":{"index":\#(index)}}"# }
+
+    /// The same press in the card screens' own form (protobuf `flowd.demo.v1.CardOutput`), as a host sends it.
+    static func pressPayload(_ index: Int) -> Flowd_V1_Payload {
+        var payload = Flowd_V1_Payload()
+        payload.contentType = CardOutput.payloadContentType
+        payload.data = try! CardOutput.didPressButton(index: index).binaryPayload()
+        return payload
+    }
 
     /// Connects to `socket`, says Hello providing `kind` (with `token` for a spawned
     /// screen) and waits for the Place of its screen, which it acknowledges.
@@ -45,7 +55,7 @@ enum FlowHost {
     /// The Output frame of a press of button `index` on `screen`.
     static func outputFrame(screen: UInt64, button index: Int) -> [UInt8] {
         var frame = [UInt8](repeating: 0, count: 1200)
-        let length = cbr_encode_output(&frame, frame.count, screen, pressJSON(index))
+        let length = cbr_encode_press(&frame, frame.count, screen, UInt32(index))
         return Array(frame[..<length])
     }
 

@@ -35,9 +35,12 @@ enum TreeCostRunner {
             transport.drain(runtime)
             stack.popped()
         }
-        let state = BenchNodeScreen.State(title: "updated")
+        // Two states in turn: an update equal to the screen's state would send nothing.
+        let states = [BenchNodeScreen.State(title: "updated a"), BenchNodeScreen.State(title: "updated b")]
+        var turn = 0
         time("update") {
-            stack.top.update(state)
+            turn ^= 1
+            stack.top.update(states[turn])
             transport.drain(runtime)
         }
         let tap = Data(#"{"tap":{}}"#.utf8)

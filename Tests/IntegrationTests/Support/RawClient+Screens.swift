@@ -1,3 +1,4 @@
+import DemoApps
 import FlowWire
 import Foundation
 import Testing
@@ -52,9 +53,11 @@ extension Flowd_V1_Envelope {
 }
 
 extension Flowd_V1_Payload {
-    /// The payload's JSON as a dictionary (for assertions).
+    /// The payload's JSON as a dictionary (for assertions); a demo card's protobuf state is read as
+    /// its Swift value's JSON.
     var object: [String: Any] {
-        (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        let json = contentType == CardState.payloadContentType ? (try? JSONEncoder().encode(CardState(binaryPayload: data))) ?? Data() : data
+        return (try? JSONSerialization.jsonObject(with: json) as? [String: Any]) ?? [:]
     }
 }
 

@@ -11,6 +11,10 @@
         screen.send({"didPressButton": {"index": 0}})
 
     print("done:", host.run())
+
+A kind whose app carries its State and Output as protobuf messages is registered with the classes
+protoc generated, e.g. `host.register("login", placed, state=cards_pb2.CardState,
+output=cards_pb2.CardOutput)`: `screen.state` is then a CardState and `send` takes CardOutputs.
 """
 
 import re as _re
@@ -38,10 +42,11 @@ _problem = _protobuf_problem()
 if _problem:
     raise ImportError(_problem)
 
-from . import errors  # noqa: E402
+from . import errors, payloads  # noqa: E402
 from .connection import default_socket_path  # noqa: E402
 from .errors import DaemonError, ErrorCode, FlowdError  # noqa: E402
 from .host import DaemonInfo, ExitReason, ScreenHost, ShutdownReason  # noqa: E402
+from .payloads import protobuf_content_type  # noqa: E402
 from .placement import Change, NodeKind, PathStep, Placement  # noqa: E402
 from .reconnect import ReconnectPolicy  # noqa: E402
 from .screen import Dismissal, DismissReason, HostedScreen, Phase  # noqa: E402
@@ -51,5 +56,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Change", "DaemonError", "DaemonInfo", "Dismissal", "DismissReason", "ErrorCode", "ExitReason", "FlowdError",
     "HostedScreen", "NodeKind", "PathStep", "Phase", "Placement", "ReconnectPolicy", "ScreenHost", "ShutdownReason",
-    "default_socket_path", "errors",
+    "default_socket_path", "errors", "payloads", "protobuf_content_type",
 ]

@@ -102,11 +102,13 @@ class KindNotRegistered(FlowdError):
 
 
 class StateNotDecoded(FlowdError):
-    """A state payload is not JSON, or the kind's decoder refused it; refused with BAD_PAYLOAD."""
+    """A state payload does not decode (not JSON, not the kind's protobuf message, another content type),
+    or the kind's decoder refused it; refused with BAD_PAYLOAD."""
 
 
 class EncodingError(FlowdError):
-    """An output could not be encoded as JSON, or its frame is over the negotiated size."""
+    """An output could not be encoded (as JSON, or as the kind's protobuf message), or its frame is over
+    the negotiated size."""
 
 
 class UsageError(FlowdError):

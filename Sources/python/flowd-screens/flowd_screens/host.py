@@ -6,14 +6,13 @@ Blocking and single-threaded: `run()` (or `poll_once`) waits with select(2) on t
 descriptors added with `add_input`, and calls every handler on the calling thread."""
 
 import enum
-import json
 import logging
 import os
 import select
 import time
 from dataclasses import dataclass
 
-from . import errors
+from . import errors, payloads
 from .connection import Connection, default_socket_path, hello
 from .inputs import UnconfirmedInputs
 from .proto import control_pb2, screen_pb2
@@ -65,6 +64,8 @@ class DaemonInfo:
 class _Registration:
     handler: object
     decode: object
+    state: type = None  # a generated protobuf message class, or None for JSON states
+    output: type = None  # the same for outputs (checked by `HostedScreen.send`)
 
 
 @dataclass
@@ -161,14 +162,20 @@ class ScreenHost:
 
     # --- Handlers -------------------------------------------------------------------------------
 
-    def register(self, kind, handler=None, decode=None):
+    def register(self, kind, handler=None, decode=None, *, state=None, output=None):
         """Hosts screens of `kind`: `handler(screen)` gets each placed HostedScreen and usually sets its
-        callbacks. `decode(value)`, if given, turns the state's JSON value into what `screen.state`
-        holds (e.g. a dataclass); if it raises, the state is refused with BAD_PAYLOAD. Registering a
-        kind again replaces it. Without `handler`, returns a decorator."""
+        callbacks. `state`, `output`: generated protobuf message classes when the app's module carries
+        its State and Output as protobuf (`state=cards_pb2.CardState`): states arrive as messages of
+        `state` (parsed from `application/protobuf; proto=NAME`, or from JSON with json_format), and
+        `send` refuses messages of another type than `output`. Without them states are JSON values.
+        `decode(value)`, if given, turns the JSON value or message into what `screen.state` holds (e.g.
+        a dataclass). A state that does not decode is refused with BAD_PAYLOAD. Registering a kind
+        again replaces it. Without `handler`, returns a decorator."""
+        state = payloads.message_class(state, "state", kind)
+        output = payloads.message_class(output, "output", kind)
         if handler is None:
-            return lambda function: self.register(kind, function, decode) or function
-        self._handlers[kind] = _Registration(handler, decode)
+            return lambda function: self.register(kind, function, decode, state=state, output=output) or function
+        self._handlers[kind] = _Registration(handler, decode, state, output)
         return None
 
     @property
@@ -420,7 +427,7 @@ class ScreenHost:
             self._refuse(control_pb2.ERROR_CODE_BAD_PAYLOAD, refusal.message, screen_id, serial)
             self.on_error(refusal)
             return
-        screen = HostedScreen(self, place, state)
+        screen = HostedScreen(self, place, state, registration.output)
         self.screens[screen_id] = screen
         tracked.hosted = True
         self._had_screen = True
@@ -494,17 +501,8 @@ class ScreenHost:
 
     @staticmethod
     def _decode(registration, kind, payload, screen_id, serial):
-        if payload.content_type not in ("", "application/json"):
-            raise errors.StateNotDecoded(f"the state of screen {screen_id} (kind {kind!r}) has content type "
-                                         f"{payload.content_type!r}; only application/json is decoded",
-                                         screen_id=screen_id, serial=serial)
-        try:
-            value = json.loads(payload.data) if payload.data else {}
-            return registration.decode(value) if registration and registration.decode else value
-        except Exception as error:
-            raise errors.StateNotDecoded(f"the state of screen {screen_id} (kind {kind!r}) does not decode: {error}; "
-                                         "check that the app's State and this host agree",
-                                         screen_id=screen_id, serial=serial) from error
+        state, decode = (registration.state, registration.decode) if registration else (None, None)
+        return payloads.decode_state(state, decode, kind, payload, screen_id, serial)
 
     # --- Endings --------------------------------------------------------------------------------
 

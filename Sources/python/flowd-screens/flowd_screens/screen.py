@@ -2,10 +2,9 @@
 daemon does to it next, and the ways to answer (outputs, user navigation)."""
 
 import enum
-import json
 from dataclasses import dataclass
 
-from . import errors
+from . import errors, payloads
 from .placement import Change, Placement
 from .proto import screen_pb2
 
@@ -50,12 +49,15 @@ class Phase(enum.Enum):
 
 
 class HostedScreen:
-    """A screen placed on this host. `state` is the decoded state (the JSON as Python values, or what
-    the kind's `decode` made of it); callbacks run before the command is acked, so when the daemon
-    sees the ack the host has applied it. Use it on the thread that runs the host."""
+    """A screen placed on this host. `state` is the decoded state (the JSON as Python values, a message
+    of the kind's `state` class, or what the kind's `decode` made of it); callbacks run before the
+    command is acked, so when the daemon sees the ack the host has applied it. Use it on the thread
+    that runs the host."""
 
-    def __init__(self, host, place, state):
+    def __init__(self, host, place, state, output_type=None):
         self._host = host
+        #: The kind's registered protobuf class for outputs, or None (JSON).
+        self.output_type = output_type
         self.id = place.screen_id
         self.kind = place.kind
         self.state = state
@@ -98,16 +100,14 @@ class HostedScreen:
     # Answers.
 
     def send(self, output):
-        """Sends a user event: `output` as JSON (e.g. `{"didPressButton": {"index": 0}}`, docs/protocol.md §14).
-        Dropped without error once the screen is dismissed."""
+        """Sends a user event (docs/protocol.md §14): a protobuf message in its binary form with content
+        type `application/protobuf; proto=NAME` (e.g. `CardOutput(did_press_button=DidPressButton(index=0))`;
+        EncodingError if the kind registered another `output` class), or anything else as JSON (e.g.
+        `{"didPressButton": {"index": 0}}`, which flowd also takes for a protobuf kind, in protobuf's
+        JSON mapping). Dropped without error once the screen is dismissed."""
         if self.is_dismissed:
             return
-        try:
-            data = json.dumps(output, sort_keys=True).encode()
-        except (TypeError, ValueError) as error:
-            raise errors.EncodingError(f"cannot encode an output of screen {self.id} (kind {self.kind!r}) as JSON: {error}",
-                                       screen_id=self.id) from error
-        payload = screen_pb2.Payload(content_type="application/json", data=data)
+        payload = payloads.encode_output(output, self.output_type, self.kind, self.id)
         self._host._send_input("output", screen_pb2.Output(screen_id=self.id, payload=payload))
 
     def back(self, phase=Phase.IMMEDIATE):

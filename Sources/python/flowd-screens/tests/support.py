@@ -6,6 +6,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -14,6 +15,13 @@ from flowd_screens.proto import envelope_pb2
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.normpath(os.path.join(PACKAGE, "..", "..", ".."))
+#: Where the demo's generated card messages are (cards_pb2, from proto/flowd/demo/v1/cards.proto): every
+#: kind of the demo apps carries its state and outputs as flowd.demo.v1.CardState and CardOutput.
+CARDS = os.path.join(ROOT, "scripts", "screens")
+if CARDS not in sys.path:
+    sys.path.append(CARDS)
+
+import cards_pb2  # noqa: E402
 
 
 def flowd_binary():

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import unittest
 
-from support import ROOT, Daemon
+from support import CARDS, ROOT, Daemon
 
 GUIDE = os.path.join(ROOT, "docs", "screens-python.md")
 
@@ -27,7 +27,10 @@ class Guide(unittest.TestCase):
         complete = [code for code in snippets() if "host.run()" in code and "ScreenHost.connect" in code][0]
         daemon = Daemon("deep-stack")
         self.addCleanup(daemon.stop)
-        run = subprocess.run([sys.executable, "-c", complete], env=dict(os.environ, FLOWD_SOCKET=daemon.socket_path),
+        # The guide's host imports the demo's generated cards_pb2 (scripts/screens in this checkout).
+        path = os.pathsep.join(part for part in [os.environ.get("PYTHONPATH"), CARDS] if part)
+        environment = dict(os.environ, FLOWD_SOCKET=daemon.socket_path, PYTHONPATH=path)
+        run = subprocess.run([sys.executable, "-c", complete], env=environment,
                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
         lines = run.stdout.splitlines()

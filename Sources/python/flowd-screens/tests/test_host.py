@@ -1,5 +1,6 @@
 """ScreenHost against a real flowd: the handshake, placed/updated/dismissed, outputs, user navigation,
-the Ping barrier, typed errors, and reconnecting and resuming after a drop."""
+the Ping barrier, typed errors, and reconnecting and resuming after a drop. The demo apps' kinds carry
+their states and outputs as protobuf (flowd.demo.v1.CardState, CardOutput): the tests register them so."""
 
 import os
 import unittest
@@ -10,10 +11,17 @@ from flowd_screens import (Change, DaemonError, DismissReason, ErrorCode, ExitRe
 from flowd_screens.connection import hello
 from flowd_screens.reconnect import Dropped, Reconnected, Resent, ResumeRefused
 
-from support import CuttingProxy, Daemon
+from support import CARDS, CuttingProxy, Daemon, cards_pb2
 
-PRESS_0 = {"didPressButton": {"index": 0}}
-PRESS_1 = {"didPressButton": {"index": 1}}
+
+def press(index):
+    """The CardOutput of pressing button `index`."""
+    return cards_pb2.CardOutput(did_press_button=cards_pb2.DidPressButton(index=index))
+
+
+PRESS_0 = press(0)
+PRESS_1 = press(1)
+CARD_CLASSES = {"state": cards_pb2.CardState, "output": cards_pb2.CardOutput}
 
 
 class Recorder:
@@ -28,18 +36,18 @@ class Recorder:
         host.on_error = self.errors.append
         host.on_reconnect = self.reconnects.append
         for kind in kinds:
-            host.register(kind, self.place)
+            host.register(kind, self.place, **CARD_CLASSES)
 
     def place(self, screen):
         self.placed.append(screen)
-        self.lines.append(f"+ {screen.kind} {screen.state['title']}")
-        screen.on_update(lambda state: self.lines.append(f"~ {screen.kind} {state['title']}"))
-        screen.on_placement_changed(lambda change: self.lines.append(f"> {screen.state['title']} {change.name}"))
-        screen.on_dismiss(lambda dismissal: self.lines.append(f"- {screen.state['title']} {dismissal.reason.name}"))
+        self.lines.append(f"+ {screen.kind} {screen.state.title}")
+        screen.on_update(lambda state: self.lines.append(f"~ {screen.kind} {state.title}"))
+        screen.on_placement_changed(lambda change: self.lines.append(f"> {screen.state.title} {change.name}"))
+        screen.on_dismiss(lambda dismissal: self.lines.append(f"- {screen.state.title} {dismissal.reason.name}"))
 
     def screen(self, title):
         """The live screen showing `title`."""
-        found = [screen for screen in self.host.screens.values() if screen.state["title"] == title]
+        found = [screen for screen in self.host.screens.values() if screen.state.title == title]
         assert len(found) == 1, f"{len(found)} live screens titled {title!r}: {self.lines}"
         return found[0]
 
@@ -85,7 +93,7 @@ class HandshakeAndScreens(HostTestCase):
         item.send(PRESS_0)  # Count: both screens get a new state
         host.ping()
         self.assertEqual(record.lines[-2:], ["~ item Count 1", "~ tutorial Count 1"])
-        self.assertEqual(item.state["title"], "Count 1")
+        self.assertEqual(item.state.title, "Count 1")
 
         item.send(PRESS_1)  # Finish: the app unwinds and ends
         self.assertEqual(host.run(), ExitReason.SHUTDOWN)
@@ -121,29 +129,93 @@ class Card:
     field: str = None
     text: str = None
 
+    @classmethod
+    def of(cls, message):
+        return cls(message.title, message.body, list(message.buttons),
+                   message.field if message.HasField("field") else None,
+                   message.text if message.HasField("text") else None)
+
 
 class Decoding(HostTestCase):
-    def test_a_decoder_types_the_state(self):
-        daemon = self.start("deep-stack")
-        host = ScreenHost.connect(daemon.socket_path, provides=["item"])
-        self.addCleanup(host.close)
-        placed = []
-        host.register("item", placed.append, decode=lambda value: Card(**value))
-        host.ping()
-        self.assertEqual(placed[0].state, Card("Item 1", "", ["Push", "Push 999", "Finish"]))
-
-    def test_a_state_the_decoder_refuses_is_refused_to_flowd(self):
-        daemon = self.start("deep-stack")
+    def host(self, app="deep-stack"):
+        daemon = self.start(app)
         host = ScreenHost.connect(daemon.socket_path, provides=["item"])
         self.addCleanup(host.close)
         refused = []
         host.on_error = refused.append
-        host.register("item", self.fail, decode=lambda value: Card(**value, extra=1))
+        return daemon, host, refused
+
+    def test_the_state_is_the_kinds_message(self):
+        _, host, refused = self.host()
+        placed = []
+        host.register("item", placed.append, state=cards_pb2.CardState)
+        host.ping()
+        self.assertIsInstance(placed[0].state, cards_pb2.CardState)
+        self.assertEqual(placed[0].state, cards_pb2.CardState(title="Item 1", buttons=["Push", "Push 999", "Finish"]))
+        self.assertFalse(placed[0].state.HasField("field"))
+        self.assertEqual(refused, [])
+
+    def test_a_decoder_types_the_state(self):
+        _, host, _ = self.host()
+        placed = []
+        host.register("item", placed.append, decode=Card.of, state=cards_pb2.CardState)
+        host.ping()
+        self.assertEqual(placed[0].state, Card("Item 1", "", ["Push", "Push 999", "Finish"]))
+
+    def test_a_state_the_decoder_refuses_is_refused_to_flowd(self):
+        daemon, host, refused = self.host()
+        host.register("item", self.fail, decode=lambda message: Card(**{"extra": message}), state=cards_pb2.CardState)
         host.ping()
         self.assertEqual(host.screens, {})
         self.assertIsInstance(refused[0], errors.StateNotDecoded)
         self.assertIn("kind 'item'", refused[0].message)
         self.assertTrue(daemon.wait_for_log("code=badPayload"), daemon.log)  # flowd got the refusal
+
+    def test_a_state_of_another_message_is_refused_to_flowd_naming_both(self):
+        daemon, host, refused = self.host()
+        host.register("item", self.fail, state=cards_pb2.CardOutput)
+        host.ping()
+        self.assertEqual(host.screens, {})
+        self.assertIsInstance(refused[0], errors.StateNotDecoded)
+        self.assertIn("flowd.demo.v1.CardState", refused[0].message)
+        self.assertIn("flowd.demo.v1.CardOutput", refused[0].message)
+        self.assertTrue(daemon.wait_for_log("code=badPayload"), daemon.log)
+
+    def test_a_kind_registered_for_json_refuses_a_protobuf_state(self):
+        daemon, host, refused = self.host()
+        host.register("item", self.fail)
+        host.ping()
+        self.assertIsInstance(refused[0], errors.StateNotDecoded)
+        self.assertIn("registered for JSON states", refused[0].message)
+        self.assertTrue(daemon.wait_for_log("code=badPayload"), daemon.log)
+
+
+class Outputs(HostTestCase):
+    def test_json_outputs_are_taken_for_a_protobuf_kind(self):
+        daemon = self.start("deep-stack")
+        host, record = self.connect(daemon.socket_path, ["item"])
+        host.ping()
+        record.screen("Item 1").send({"didPressButton": {"index": 0}})  # protobuf's JSON mapping of a CardOutput
+        host.ping()
+        record.screen("Item 2")
+        self.assertEqual(record.errors, [])
+
+    def test_an_output_of_another_content_type_is_refused_naming_both(self):
+        daemon = self.start("deep-stack")
+        host = ScreenHost.connect(daemon.socket_path, provides=["item"])
+        self.addCleanup(host.close)
+        refused, placed = [], []
+        host.on_error = refused.append
+        host.register("item", placed.append, state=cards_pb2.CardState)  # no output class: the host sends it
+        host.ping()
+        placed[0].send(cards_pb2.DidPressButton(index=0))
+        host.ping()
+        bad_payload, = refused
+        self.assertIsInstance(bad_payload, errors.BadPayload)
+        self.assertEqual((bad_payload.screen_id, bad_payload.fatal), (placed[0].id, False))
+        self.assertIn("application/protobuf; proto=flowd.demo.v1.DidPressButton", bad_payload.message)
+        self.assertIn("application/protobuf; proto=flowd.demo.v1.CardOutput", bad_payload.message)
+        self.assertEqual(len(host.screens), 1)  # nothing was pushed
 
 
 class Navigation(HostTestCase):
@@ -273,7 +345,9 @@ class Errors(HostTestCase):
 # A screen process for `flowd --spawn-screens`: pushes once, then finishes; logs to flowd's stderr.
 SPAWNED_ITEM = """#!/usr/bin/env python3
 import sys
+sys.path.append(CARDS)
 from flowd_screens import ScreenHost
+from cards_pb2 import CardOutput, CardState, DidPressButton
 
 def say(text):  # one write: two processes share flowd's stderr
     sys.stderr.write(f"spawned: {text}\\n")
@@ -281,11 +355,11 @@ def say(text):  # one write: two processes share flowd's stderr
 
 host = ScreenHost.from_environment()
 
-@host.register("item")
+@host.register("item", state=CardState, output=CardOutput)
 def placed(screen):
-    say(f"placed {screen.state['title']} animated={screen.animated}")
-    screen.on_dismiss(lambda dismissal: say(f"dismissed {screen.state['title']} {dismissal.reason.name}"))
-    screen.send({"didPressButton": {"index": 0 if screen.placement.stack_index == 0 else 2}})
+    say(f"placed {screen.state.title} animated={screen.animated}")
+    screen.on_dismiss(lambda dismissal: say(f"dismissed {screen.state.title} {dismissal.reason.name}"))
+    screen.send(CardOutput(did_press_button=DidPressButton(index=0 if screen.placement.stack_index == 0 else 2)))
 
 say(f"ended {host.run().name}")
 """
@@ -297,7 +371,7 @@ class Spawned(HostTestCase):
         self.addCleanup(Daemon.remove, directory)
         script = os.path.join(directory, "item.py")
         with open(script, "w", encoding="utf-8") as file:
-            file.write(SPAWNED_ITEM)
+            file.write(SPAWNED_ITEM.replace("CARDS", repr(CARDS), 1))
         os.chmod(script, 0o755)
         daemon = self.start("deep-stack", "--spawn-screens", script)
         self.assertEqual(daemon.wait(), 0, daemon.log)
@@ -354,7 +428,7 @@ class Reconnecting(HostTestCase):
     def test_an_output_applied_before_the_cut_is_not_applied_twice(self):
         host, record = self.push_through_a_cut("down", "pong")
         host.ping()
-        self.assertEqual(sorted(screen.state["title"] for screen in host.screens.values()), ["Item 1", "Item 2"])
+        self.assertEqual(sorted(screen.state.title for screen in host.screens.values()), ["Item 1", "Item 2"])
         self.assertNotIn("+ item Item 3", record.lines)  # flowd had applied it and dropped the repeat
 
     def test_a_refused_token_starts_fresh(self):

@@ -7,19 +7,22 @@ import sys
 import tempfile
 import unittest
 
-from support import PACKAGE, Daemon
+from support import CARDS, PACKAGE, Daemon
 
-# Run from the target folder, with nothing of the checkout on the path.
+# Run from the target folder, with nothing of the checkout on the path but the demo's card messages
+# (the app's, not the library's).
 HOST_A_TUTORIAL = """
 import sys
 import flowd_screens
 from flowd_screens import ScreenHost
 assert flowd_screens.__file__.startswith(sys.argv[2]), flowd_screens.__file__
+sys.path.append(sys.argv[3])
+from cards_pb2 import CardState
 host = ScreenHost.connect(sys.argv[1], provides=["tutorial"])
 placed = []
-host.register("tutorial", placed.append)
+host.register("tutorial", placed.append, state=CardState)
 host.ping()
-print(placed[0].state["title"], "from", host.daemon.app)
+print(placed[0].state.title, "from", host.daemon.app)
 """
 
 
@@ -42,7 +45,7 @@ class Install(unittest.TestCase):
         self.addCleanup(daemon.stop)
         environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
         environment["PYTHONPATH"] = target
-        run = subprocess.run([sys.executable, "-c", HOST_A_TUTORIAL, daemon.socket_path, target], cwd=target,
+        run = subprocess.run([sys.executable, "-c", HOST_A_TUTORIAL, daemon.socket_path, target, CARDS], cwd=target,
                              env=environment, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(run.stdout.strip(), "Welcome from tutorial")

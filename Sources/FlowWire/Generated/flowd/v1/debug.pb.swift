@@ -344,6 +344,12 @@ public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
     set {_uniqueStorage()._commandsRefused = newValue}
   }
 
+  /// Updates the flows made whose state equalled the screen's current state: not sent (since start).
+  public var unchangedUpdates: UInt64 {
+    get {_storage._unchangedUpdates}
+    set {_uniqueStorage()._unchangedUpdates = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -802,7 +808,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}unchanged_updates\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -825,6 +831,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _unknownKindsOffered: UInt64 = 0
     var _screensWithoutHost: UInt64 = 0
     var _commandsRefused: UInt64 = 0
+    var _unchangedUpdates: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -855,6 +862,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _unknownKindsOffered = source._unknownKindsOffered
       _screensWithoutHost = source._screensWithoutHost
       _commandsRefused = source._commandsRefused
+      _unchangedUpdates = source._unchangedUpdates
     }
   }
 
@@ -893,6 +901,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 18: try { try decoder.decodeSingularUInt64Field(value: &_storage._unknownKindsOffered) }()
         case 19: try { try decoder.decodeSingularUInt64Field(value: &_storage._screensWithoutHost) }()
         case 20: try { try decoder.decodeSingularUInt64Field(value: &_storage._commandsRefused) }()
+        case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._unchangedUpdates) }()
         default: break
         }
       }
@@ -961,6 +970,9 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if _storage._commandsRefused != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._commandsRefused, fieldNumber: 20)
       }
+      if _storage._unchangedUpdates != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._unchangedUpdates, fieldNumber: 21)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -990,6 +1002,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._unknownKindsOffered != rhs_storage._unknownKindsOffered {return false}
         if _storage._screensWithoutHost != rhs_storage._screensWithoutHost {return false}
         if _storage._commandsRefused != rhs_storage._commandsRefused {return false}
+        if _storage._unchangedUpdates != rhs_storage._unchangedUpdates {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -128,7 +128,9 @@ public nonisolated enum Flowd_V1_NavigationPhase: SwiftProtobuf.Enum, Swift.Case
 
 /// Opaque bytes with a content type. Screen states and outputs are JSON
 /// ("application/json", also assumed when content_type is empty) so that a
-/// screen in any language can take part.
+/// screen in any language can take part, unless the screen's kind declares
+/// protobuf messages for them: then "application/protobuf; proto=PACKAGE.MESSAGE"
+/// and the message's binary form (docs/protocol.md, "Payloads").
 public nonisolated struct Flowd_V1_Payload: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The content types of a placed screen's payloads, and the JSON people read and write for them: a
+/// driver checks a host's `Output` against the first, turns an injected JSON output into the
+/// module's payload, and shows JSON in debug events.
+extension FlowRuntime {
+    /// The content types of screen `screen`'s states and outputs, or nil if no such screen is placed.
+    public func contentTypes(of screen: ScreenID) -> (state: String, output: String)? {
+        guard let outlet = screens[screen]?.outlet else { return nil }
+        return (outlet.stateContentType, outlet.outputContentType)
+    }
+
+    /// The output payload, in the screen module's content type, of JSON a person wrote (`flowctl
+    /// inject`, a recording). Throws `outputDecodingFailed` if it is not the JSON of an `Output`.
+    public func outputPayload(screen: ScreenID, fromJSON json: Data) throws(FlowKitError) -> Data {
+        guard let outlet = screens[screen]?.outlet else {
+            throw FlowKitError(.unknownScreen, "output for screen \(screen) dropped: no such screen is placed")
+        }
+        do {
+            return try outlet.outputPayload(fromJSON: json, with: codec)
+        } catch {
+            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(outlet.kind)) is not the JSON of its module's Output: \(error)")
+        }
+    }
+
+    /// The JSON people read for an output payload of screen `screen` (nil if the screen is gone or the
+    /// bytes do not decode).
+    public func outputJSON(screen: ScreenID, payload: Data) -> Data? {
+        guard let outlet = screens[screen]?.outlet else { return nil }
+        return try? outlet.outputJSON(payload, with: codec)
+    }
+
+    /// The JSON people read for a state payload of screen `screen` (nil if the screen is gone or the
+    /// bytes do not decode).
+    public func stateJSON(screen: ScreenID, payload: Data) -> Data? {
+        guard let outlet = screens[screen]?.outlet else { return nil }
+        return try? outlet.stateJSON(payload, with: codec)
+    }
+}
