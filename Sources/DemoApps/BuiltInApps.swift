@@ -43,8 +43,9 @@ public enum BuiltInApps {
         for kind in PythonScreens.kinds { screens[kind] = python }
         // Version 2: the login checks the name with asynchronous work (a journaled request) before it
         // pushes the success screen; a version-1 journal would replay a login without it. Version 3:
-        // the student editor applies edits as they are made (back keeps them).
-        return App(name: "launcher", version: "3", screens: screens, modules: allCardScreens.map { $0 as any ScreenModule.Type },
+        // the student editor applies edits as they are made (back keeps them). Version 4: the card
+        // screens' outputs are protobuf messages (a journal holds them as sent), no longer JSON.
+        return App(name: "launcher", version: "4", screens: screens, modules: allCardScreens.map { $0 as any ScreenModule.Type },
                    placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
     }
 
