@@ -13,7 +13,7 @@ extension FlowRuntime {
         do {
             return try record.outlet.receive(payload, with: codec, deliver: deliver)
         } catch {
-            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(record.outlet.kind)) did not decode as its module's Output: \(error); send the \(record.outlet.outputContentType) of an Output value")
+            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(record.outlet.kind)) did not decode as its module's Output: \(error); send the \(record.contentTypes.output) of an Output value")
         }
     }
 

@@ -6,13 +6,14 @@ extension FlowRuntime {
         guard owner.isRunning else { return nil }
         let data: Data
         do {
-            data = try M.stateCoder.encode(state, with: codec)
+            data = try M.encodeState(state, with: codec)
         } catch {
             fail(owner, FlowKitError(.stateEncodingFailed, "state for a new \(M.kind) screen of \(owner.typeName) did not encode (\(error)); make State encodable"))
             return nil
         }
         let id = model.createScreen(owner: owner.id)
-        screens[id] = ScreenRecord(outlet: TypedOutlet<M>(handler: nil), state: data, animated: placer.animated)
+        screens[id] = ScreenRecord(
+            outlet: TypedOutlet<M>(handler: nil), state: data, animated: placer.animated, contentTypes: contentTypes(for: M.self))
         let tracker = PlacementTracker(owner: owner.id)
         do throws(FlowKitError) {
             let context = try placer.place(PlacementRequest(runtime: self, content: id, tracker: tracker))

@@ -15,6 +15,14 @@ public final class FlowRuntime {
         var state: Data
         /// Whether the placer asked for an animated appearance.
         var animated: Bool
+        /// The content types of its states and outputs (one string per module, shared by its screens).
+        var contentTypes: ContentTypes
+    }
+
+    /// A module's content types, built once per module (`contentTypes(for:)`).
+    struct ContentTypes {
+        var state: String
+        var output: String
     }
 
     /// Why screens are being removed.
@@ -57,6 +65,18 @@ public final class FlowRuntime {
     /// A runtime with an empty window whose payloads use `codec`.
     public init(codec: any PayloadCodec = JSONPayloadCodec()) {
         self.codec = codec
+    }
+
+    /// Each module's content types, by module: built once, so an output's check compares strings
+    /// and screens share them.
+    private var moduleContentTypes: [ObjectIdentifier: ContentTypes] = [:]
+
+    /// The content types of module `M`.
+    func contentTypes<M: ScreenModule>(for module: M.Type) -> ContentTypes {
+        if let known = moduleContentTypes[ObjectIdentifier(module)] { return known }
+        let types = ContentTypes(state: M.stateCoder.contentType, output: M.outputCoder.contentType)
+        moduleContentTypes[ObjectIdentifier(module)] = types
+        return types
     }
 
     /// Updates not sent because the new state's payload equalled the screen's current one.
@@ -142,7 +162,7 @@ public final class FlowRuntime {
                 guard let record = screens[id] else { continue }
                 let owner = model[id]?.owner ?? .host
                 send(.place(PlaceCommand(
-                    screen: id, kind: record.outlet.kind, state: record.state, contentType: record.outlet.stateContentType,
+                    screen: id, kind: record.outlet.kind, state: record.state, contentType: record.contentTypes.state,
                     placement: placement, owner: owner, flowType: controller(owner)?.typeName ?? "", animated: record.animated)))
             case .changed(let id, let placement, let change):
                 send(.placementChanged(id, placement: placement, change: change, owner: model[id]?.owner ?? .host))
@@ -156,7 +176,7 @@ public final class FlowRuntime {
         guard model[screen]?.owner == owner.id, let index = screens.index(forKey: screen) else { return }
         let data: Data
         do {
-            data = try M.stateCoder.encode(state, with: codec)
+            data = try M.encodeState(state, with: codec)
         } catch {
             fail(owner, FlowKitError(.stateEncodingFailed, "new state for \(M.kind) screen \(screen) of \(owner.typeName) did not encode (\(error)); make State encodable"))
             return

@@ -4,10 +4,12 @@ import Foundation
 /// the runtime's `PayloadCodec`, or the type's own binary form (`BinaryPayload`). A module gets the
 /// right one without saying anything (`ScreenModule.stateCoder`, `outputCoder`).
 public struct PayloadCoder<Value: Codable> {
-    /// The content type of the payloads, e.g. `application/json`.
-    public let contentType: String
+    /// The content type of the payloads, e.g. `application/json` (built when asked: the coders of
+    /// every encode and decode are made per call, and most never need it).
+    public var contentType: String { contentTypeOf() }
     /// Whether payloads are JSON (then people's JSON is the payload itself).
     public let isJSON: Bool
+    private let contentTypeOf: () -> String
     private let encodeValue: (Value, any PayloadCodec) throws -> Data
     private let decodeValue: (Data, any PayloadCodec) throws -> Value
     private let toJSON: (Data, any PayloadCodec) throws -> Data
@@ -25,7 +27,7 @@ public struct PayloadCoder<Value: Codable> {
     /// JSON through the runtime's codec (the default).
     public static var json: PayloadCoder<Value> {
         PayloadCoder(
-            contentType: "application/json", isJSON: true,
+            isJSON: true, contentTypeOf: { "application/json" },
             encodeValue: { try $1.encode($0) }, decodeValue: { try $1.decode(Value.self, from: $0) },
             toJSON: { payload, _ in payload },
             fromJSON: { json, codec in
@@ -39,7 +41,7 @@ extension PayloadCoder where Value: BinaryPayload {
     /// The value's own binary form.
     public static var binary: PayloadCoder<Value> {
         PayloadCoder(
-            contentType: Value.payloadContentType, isJSON: false,
+            isJSON: false, contentTypeOf: { Value.payloadContentType },
             encodeValue: { value, _ in try value.binaryPayload() }, decodeValue: { payload, _ in try Value(binaryPayload: payload) },
             toJSON: { try Value.json(fromPayload: $0, with: $1) }, fromJSON: { try Value.payload(fromJSON: $0, with: $1) })
     }

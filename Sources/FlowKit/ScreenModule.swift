@@ -1,3 +1,5 @@
+import Foundation
+
 /// The Swift description of one kind of screen: its `kind` name, the `State` a flow gives it and the
 /// `Output`s it sends back. State and outputs cross the process boundary as JSON, or in their own
 /// binary form when the types are `BinaryPayload`s (protobuf messages: FlowProtobuf); see
@@ -18,6 +20,12 @@ public protocol ScreenModule {
     static var stateCoder: PayloadCoder<State> { get }
     /// How `Output` crosses the wire: `.binary` when it is a `BinaryPayload`, else `.json`.
     static var outputCoder: PayloadCoder<Output> { get }
+    /// A state's payload, as `stateCoder` writes it (the runtime's path for every `place` and
+    /// `update`: a requirement, so the right form is chosen when the module is declared, with no
+    /// coder built per call).
+    static func encodeState(_ state: State, with codec: any PayloadCodec) throws -> Data
+    /// An output's value, as `outputCoder` reads it (the runtime's path for every output).
+    static func decodeOutput(_ payload: Data, with codec: any PayloadCodec) throws -> Output
 }
 
 extension ScreenModule {
@@ -31,14 +39,26 @@ extension ScreenModule {
     public static var stateCoder: PayloadCoder<State> { .json }
     /// JSON.
     public static var outputCoder: PayloadCoder<Output> { .json }
+    /// The state's JSON.
+    public static func encodeState(_ state: State, with codec: any PayloadCodec) throws -> Data { try codec.encode(state) }
+    /// The output read from JSON.
+    public static func decodeOutput(_ payload: Data, with codec: any PayloadCodec) throws -> Output {
+        try codec.decode(Output.self, from: payload)
+    }
 }
 
 extension ScreenModule where State: BinaryPayload {
     /// The state's own binary form.
     public static var stateCoder: PayloadCoder<State> { .binary }
+    /// The state's binary payload.
+    public static func encodeState(_ state: State, with codec: any PayloadCodec) throws -> Data { try state.binaryPayload() }
 }
 
 extension ScreenModule where Output: BinaryPayload {
     /// The output's own binary form.
     public static var outputCoder: PayloadCoder<Output> { .binary }
+    /// The output read from its binary payload.
+    public static func decodeOutput(_ payload: Data, with codec: any PayloadCodec) throws -> Output {
+        try Output(binaryPayload: payload)
+    }
 }

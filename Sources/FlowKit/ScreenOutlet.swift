@@ -5,10 +5,6 @@ import Foundation
 protocol ScreenOutlet {
     /// The screen's kind name.
     var kind: String { get }
-    /// The content type of its states.
-    var stateContentType: String { get }
-    /// The content type of its outputs.
-    var outputContentType: String { get }
     /// Decodes `payload` as the module's `Output` (throwing if it does not decode) and hands it to the
     /// handler when `deliver` is true; returns whether a handler received it.
     func receive(_ payload: Data, with codec: any PayloadCodec, deliver: Bool) throws -> Bool
@@ -28,11 +24,9 @@ struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
     var handler: ((M.Output) -> Void)?
 
     var kind: String { M.kind }
-    var stateContentType: String { M.stateCoder.contentType }
-    var outputContentType: String { M.outputCoder.contentType }
 
     func receive(_ payload: Data, with codec: any PayloadCodec, deliver: Bool) throws -> Bool {
-        let output = try M.outputCoder.decode(payload, with: codec)
+        let output = try M.decodeOutput(payload, with: codec)
         guard deliver, let handler else { return false }
         handler(output)
         return true

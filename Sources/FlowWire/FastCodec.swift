@@ -38,8 +38,34 @@ package enum FastCodec {
 
     // MARK: Decoding
 
+    /// The last payload content type a connection sent, kept so that the next output with the same
+    /// bytes reuses its `String` instead of validating and allocating one (a host sends one or two
+    /// content types all its life).
+    package struct ContentTypes {
+        var last = ""
+
+        /// A cache that knows nothing yet.
+        package init() {}
+
+        /// The string of `bytes` (nil if they are not UTF-8).
+        mutating func string(_ bytes: UnsafeRawBufferPointer) -> String? {
+            let same = last.utf8.count == bytes.count
+                && last.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } == true
+            if same { return last }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+            last = text
+            return text
+        }
+    }
+
     /// Decodes an envelope body holding `Ping`, `Ack` or `Output`; nil to decline.
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> Frame? {
+        var contentTypes = ContentTypes()
+        return decode(bytes, contentTypes: &contentTypes)
+    }
+
+    /// The same, reusing `contentTypes` across calls (one per connection).
+    package static func decode(_ bytes: UnsafeRawBufferPointer, contentTypes: inout ContentTypes) -> Frame? {
         var reader = Reader(bytes)
         var seq: UInt64 = 0
         var replyTo: UInt64 = 0
@@ -59,7 +85,7 @@ package enum FastCodec {
                 guard body == nil, var sub = reader.submessage(), let ack = decodeAck(&sub) else { return nil }
                 body = .ack(ack)
             case (30, 2):
-                guard body == nil, var sub = reader.submessage(), let output = decodeOutput(&sub) else { return nil }
+                guard body == nil, var sub = reader.submessage(), let output = decodeOutput(&sub, &contentTypes) else { return nil }
                 body = .output(output)
             default:
                 return nil
@@ -96,7 +122,7 @@ package enum FastCodec {
         return ack
     }
 
-    private static func decodeOutput(_ reader: inout Reader) -> Flowd_V1_Output? {
+    private static func decodeOutput(_ reader: inout Reader, _ contentTypes: inout ContentTypes) -> Flowd_V1_Output? {
         var output = Flowd_V1_Output()
         var seen: UInt64 = 0
         while !reader.isAtEnd {
@@ -107,7 +133,7 @@ package enum FastCodec {
                 guard let v = reader.varint() else { return nil }
                 output.screenID = v
             case (2, 2):
-                guard var sub = reader.submessage(), let payload = decodePayload(&sub) else { return nil }
+                guard var sub = reader.submessage(), let payload = decodePayload(&sub, &contentTypes) else { return nil }
                 output.payload = payload
             case (3, 0):
                 guard let v = reader.varint() else { return nil }
@@ -119,7 +145,7 @@ package enum FastCodec {
         return output
     }
 
-    private static func decodePayload(_ reader: inout Reader) -> Flowd_V1_Payload? {
+    private static func decodePayload(_ reader: inout Reader, _ contentTypes: inout ContentTypes) -> Flowd_V1_Payload? {
         var payload = Flowd_V1_Payload()
         var seen: UInt64 = 0
         while !reader.isAtEnd {
@@ -127,7 +153,7 @@ package enum FastCodec {
             seen |= 1 << field
             switch field {
             case 1:
-                guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+                guard let text = contentTypes.string(bytes) else { return nil }
                 payload.contentType = text
             case 2:
                 payload.data = Data(bytes)

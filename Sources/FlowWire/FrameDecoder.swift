@@ -37,6 +37,8 @@ public struct FrameDecoder: Sendable {
     private var rejection: (index: Int, error: FrameError)?
     /// Set once a frame-too-large error was thrown; the stream is unusable from then on.
     private var failure: FrameError?
+    /// The payload content type this peer sent last, reused while it sends the same (`FastCodec`).
+    private var contentTypes = FastCodec.ContentTypes()
 
     /// Above this capacity an emptied buffer is released instead of kept for reuse.
     private static let retainedCapacity = 64 * 1024
@@ -103,7 +105,7 @@ public struct FrameDecoder: Sendable {
     /// - Throws: as `nextEnvelope()`.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
         guard let range = try nextBodyRange() else { return nil }
-        let fast = buffer.withUnsafeBytes { raw in FastCodec.decode(UnsafeRawBufferPointer(rebasing: raw[range])) }
+        let fast = buffer.withUnsafeBytes { raw in FastCodec.decode(UnsafeRawBufferPointer(rebasing: raw[range]), contentTypes: &contentTypes) }
         if let fast { return fast }
         let envelope = try Self.decode(buffer, range)
         guard envelope.body != nil else { throw .emptyBody }

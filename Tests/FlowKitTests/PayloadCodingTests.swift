@@ -75,6 +75,26 @@ final class TallyFlow: Flow {
         #expect(contract.stateContentType == "application/x-tally" && contract.outputContentType == "application/x-press")
     }
 
+    @Test func theRuntimesFastPathsAgreeWithTheCoders() throws {
+        let codec = JSONPayloadCodec()
+        let tally = Tally(count: 70_000)
+        #expect(try TallyScreen.encodeState(tally, with: codec) == TallyScreen.stateCoder.encode(tally, with: codec))
+        #expect(try TallyScreen.decodeOutput(Data([9]), with: codec) == TallyScreen.outputCoder.decode(Data([9]), with: codec))
+        let mixed = MixedScreen.State(label: "a")
+        #expect(try MixedScreen.encodeState(mixed, with: codec) == Data(#"{"label":"a"}"#.utf8))
+        #expect(try MixedScreen.decodeOutput(Data([4]), with: codec) == .button(index: 4))
+    }
+
+    @Test func idsHashByTheirNumber() {
+        // NodeID and FlowID give Set and Dictionary a mix of their number instead of SipHash.
+        var seen = Set<NodeID>()
+        for raw in 0..<10_000 as Range<UInt64> { seen.insert(NodeID(rawValue: raw)) }
+        #expect(seen.count == 10_000 && seen.contains(NodeID(rawValue: 9_999)) && !seen.contains(NodeID(rawValue: 10_000)))
+        let flows = Dictionary(uniqueKeysWithValues: (1...500 as ClosedRange<UInt64>).map { (FlowID(rawValue: $0 << 40), $0) })
+        #expect(flows[FlowID(rawValue: 7 << 40)] == 7 && flows[FlowID(rawValue: 7)] == nil)
+        #expect(NodeID(rawValue: 3).hashValue == NodeID(rawValue: 3).hashValue)
+    }
+
     @Test func placesAndUpdatesCarryTheBinaryFormAndItsContentType() throws {
         let tester = FlowTester()
         tester.start(TallyFlow(), windowRoot)

@@ -3,8 +3,9 @@ import FlowKit
 /// Two screens on two tabs, updated together: every press of button 0 on the
 /// item screen (tab 0) gives both screens a new count and a 2 KiB body. Used
 /// to show that a host that stops reading is cut off without delaying the
-/// other. Button 1 finishes the flow. A lost screen is reported and the flow
-/// carries on with the other one.
+/// other. Button 1 finishes the flow. Button 2 updates the item screen with the
+/// state it has (nothing is sent), button 3 the same forced (an `Update` is
+/// sent). A lost screen is reported and the flow carries on with the other one.
 public final class MirrorFlow: Flow {
     public typealias RequiredContext = Presenter
     public typealias Result = Int
@@ -23,6 +24,10 @@ public final class MirrorFlow: Flow {
         }
         item.onOutput { [unowned self] output in
             guard case .didPressButton(let index) = output else { return }
+            if index == 2 || index == 3 {
+                item.update(state(), forced: index == 3)
+                return
+            }
             guard index == 0 else {
                 flow.finish(count)
                 return
@@ -34,6 +39,6 @@ public final class MirrorFlow: Flow {
     }
 
     private func state() -> CardState {
-        CardState(title: "Count \(count)", body: String(repeating: "·", count: 1024), buttons: ["Count", "Finish"])
+        CardState(title: "Count \(count)", body: String(repeating: "·", count: 1024), buttons: ["Count", "Finish", "Same state", "Same state, forced"])
     }
 }

@@ -1,0 +1,138 @@
+import DemoApps
+import FlowDaemonTesting
+import FlowKit
+import FlowWire
+import Foundation
+import Testing
+
+/// What crosses the socket for a kind whose payloads are protobuf messages (the demo's cards): the
+/// content types of `Place`, `Update` and `Output`, JSON for people (injections, events), the
+/// refusal of a content type that is neither, and no `Update` for a state that did not change. On
+/// the embedded daemon (deep-stack: item cards; button 0 pushes one).
+@Suite struct PayloadRulesTests {
+    static let stateType = "application/protobuf; proto=flowd.demo.v1.CardState"
+    static let outputType = "application/protobuf; proto=flowd.demo.v1.CardOutput"
+
+    static func press(_ button: Int, on screen: UInt64, from connection: EmbeddedConnection, as payload: Flowd_V1_Payload? = nil) {
+        var output = Flowd_V1_Output()
+        output.screenID = screen
+        if let payload {
+            output.payload = payload
+        } else {
+            output.payload.contentType = outputType
+            output.payload.data = try! CardOutput.didPressButton(index: button).binaryPayload()
+        }
+        connection.send(.output(output))
+    }
+
+    static func places(_ bodies: [Flowd_V1_Envelope.OneOf_Body]) -> [Flowd_V1_Place] {
+        bodies.compactMap { if case .place(let place) = $0 { place } else { nil } }
+    }
+
+    @Test func statesGoInTheKindsContentTypeAndOutputsComeInItOrAsJSON() throws {
+        let daemon = try EmbeddedDaemonTests.deepStack()
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        let root = try #require(Self.places(answer).first)
+        #expect(root.state.contentType == Self.stateType)
+        #expect(try CardState(binaryPayload: root.state.data).title == "Item 1")
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+
+        Self.press(0, on: root.screenID, from: host)
+        let pushed = host.readBodies()
+        let second = try #require(Self.places(pushed).first, "protobuf press pushes: \(pushed)")
+        #expect(second.state.contentType == Self.stateType)
+        EmbeddedDaemonTests.ackAll(pushed, on: host)
+
+        // The same press as JSON (protobuf's JSON mapping) is taken too.
+        Self.press(0, on: second.screenID, from: host, as: .json(Data(#"{"didPressButton":{"index":0}}"#.utf8)))
+        let third = host.readBodies()
+        #expect(Self.places(third).count == 1, "JSON press pushes: \(third)")
+    }
+
+    @Test func aContentTypeThatIsNeitherIsRefusedNamingBoth() throws {
+        let daemon = try EmbeddedDaemonTests.deepStack()
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        let root = try #require(Self.places(answer).first)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        var wrong = Flowd_V1_Payload()
+        wrong.contentType = "application/protobuf; proto=flowd.demo.v1.DidPressButton"
+        wrong.data = Data([0x08, 0x00])
+        Self.press(0, on: root.screenID, from: host, as: wrong)
+        let reply = host.readBodies()
+        guard case .error(let error)? = reply.first else {
+            Issue.record("expected an Error, got \(reply)")
+            return
+        }
+        #expect(error.code == .badPayload && !error.fatal && error.screenID == root.screenID)
+        #expect(error.message.contains("flowd.demo.v1.DidPressButton") && error.message.contains(Self.outputType), "\(error.message)")
+        #expect(daemon.daemon.connectionIDs.count == 1, "the host stays connected")
+
+        // The right type with bytes that are no CardOutput (no event set) is refused too, with why.
+        var empty = Flowd_V1_Payload()
+        empty.contentType = Self.outputType
+        Self.press(0, on: root.screenID, from: host, as: empty)
+        guard case .error(let second)? = host.readBodies().first else {
+            Issue.record("expected an Error for an empty CardOutput")
+            return
+        }
+        #expect(second.code == .badPayload && second.message.contains("must set one of its events"), "\(second.message)")
+    }
+
+    @Test func debugClientsInjectAndSeeJSON() throws {
+        let daemon = try EmbeddedDaemonTests.deepStack()
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        let root = try #require(Self.places(answer).first)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        let watcher = daemon.connect()
+        _ = watcher.hello(role: .debug, name: "watcher")
+        var subscribe = Flowd_V1_Subscribe()
+        subscribe.payloads = true
+        watcher.send(.subscribe(subscribe))
+        _ = watcher.readBodies()
+
+        var inject = Flowd_V1_InjectOutput()
+        inject.screenID = root.screenID
+        inject.payload = .json(Data(#"{"didPressButton":{"index":0}}"#.utf8))
+        watcher.send(.injectOutput(inject))
+        let pushed = host.readBodies()
+        let place = try #require(Self.places(pushed).first, "the injected JSON press pushes: \(pushed)")
+        #expect(place.state.contentType == Self.stateType)
+        EmbeddedDaemonTests.ackAll(pushed, on: host)
+
+        Self.press(0, on: place.screenID, from: host)
+        _ = host.readBodies()
+        let events = watcher.readBodies().compactMap { if case .event(let event) = $0 { event } else { nil } }
+        let injected = try #require(events.first { $0.kind == .injected })
+        #expect(injected.payload.contentType == "application/json")
+        #expect(String(decoding: injected.payload.data, as: UTF8.self) == #"{"didPressButton":{"index":0}}"#)
+        let output = try #require(events.first { $0.kind == .output })
+        #expect(output.payload.contentType == "application/json", "a protobuf output is shown as JSON")
+        #expect(String(decoding: output.payload.data, as: UTF8.self) == #"{"didPressButton":{"index":0}}"#)
+        let placed = try #require(events.first { $0.kind == .place })
+        #expect(placed.payload.contentType == "application/json")
+        #expect(String(decoding: placed.payload.data, as: UTF8.self).contains(#""title":"Item 2""#), "\(String(decoding: placed.payload.data, as: UTF8.self))")
+    }
+
+    @Test func anUpdateThatChangesNothingNeverReachesTheHostUnlessForced() throws {
+        // mirror: button 0 counts (both screens updated), 2 updates the item screen with its own
+        // state, 3 does the same forced.
+        let daemon = EmbeddedDaemon(app: try EmbeddedDaemonTests.app("mirror"))
+        let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: ["item", "tutorial"])
+        let item = try #require(Self.places(answer).first { $0.kind == "item" })
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        func updates(after button: Int) -> [Flowd_V1_Update] {
+            Self.press(button, on: item.screenID, from: host)
+            let bodies = host.readBodies()
+            EmbeddedDaemonTests.ackAll(bodies, on: host)
+            return bodies.compactMap { if case .update(let update) = $0 { update } else { nil } }
+        }
+        #expect(updates(after: 0).count == 2, "a new count updates both screens")
+        #expect(updates(after: 2).isEmpty, "the same state again sends nothing")
+        #expect(updates(after: 2).isEmpty)
+        #expect(daemon.daemon.stats().unchangedUpdates == 2)
+        let forced = updates(after: 3)
+        #expect(forced.count == 1 && forced[0].screenID == item.screenID && forced[0].serial == 3, "forced: sent, with the next serial")
+        #expect(updates(after: 0).map(\.serial) == [4, 3], "serials go on from the forced one; the mirror's own")
+        #expect(daemon.daemon.stats().unchangedUpdates == 2)
+    }
+}
