@@ -125,7 +125,7 @@ static struct sd_bus *bus_connect(const char *address, char *error) {
 static int echo_method(struct sd_bus_message *call, void *userdata, cbr_sd_error *ret_error) {
     (void)userdata;
     (void)ret_error;
-    if (!sd.sd_bus_message_is_method_call(call, bench_interface, bench_member)) return 0;
+    if (sd.sd_bus_message_is_method_call(call, bench_interface, bench_member) <= 0) return 0;
     const void *bytes = NULL;
     size_t size = 0;
     int r = sd.sd_bus_message_read_array(call, 'y', &bytes, &size);
