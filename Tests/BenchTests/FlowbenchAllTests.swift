@@ -51,6 +51,18 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("idle-connections") == 2)
     #expect(rows("startup") == 1)
     #expect(rows("flowd-relay") == 1)
+    #expect(rows("dbus-call") == 1)
+    // Where the row can run (dbus-daemon and libsystemd.so.0 are here; scripts/test installs them),
+    // it must have been measured, and flowd-relay's note compares with it.
+    let dbusRow = try #require(lines.first { $0.hasPrefix("| dbus-call ") })
+    let relayRow = try #require(lines.first { $0.hasPrefix("| flowd-relay ") })
+    if dbusCanRun {
+        #expect(!dbusRow.contains("unavailable"), "dbus-daemon and libsystemd are here, but: \(dbusRow)")
+        #expect(relayRow.contains(" vs dbus-call (target <= x0.5 "), "\(relayRow)")
+    } else {
+        #expect(dbusRow.contains("unavailable: "), "\(dbusRow)")
+        #expect(relayRow.contains("dbus-call unavailable"), "\(relayRow)")
+    }
     #expect(rows("flowd-echo") == 2)
     #expect(rows("live-screens") == 1)
     #expect(rows("tree-cost") == 6)
@@ -58,4 +70,33 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("screen-restart") == 1)
     #expect(rows("hung-host") == 2)
     #expect(rows("restore") == 2, "a start without a journal and one on 1,000 journaled inputs")
+}
+
+/// Without dbus-daemon (PATH names no directory that has it) the dbus-call row says so, the other
+/// rows still run, and flowd-relay's note says there was nothing to compare with.
+@Test(.timeLimit(.minutes(2)))
+func dbusRowSaysWhyWhenThereIsNoDBusDaemon() throws {
+    let flowd = productsDirectory.appendingPathComponent("flowd").path
+    var environment = ProcessInfo.processInfo.environment
+    environment["PATH"] = makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: environment["PATH"]!) }
+    let run = try ProductRun.run("flowbench", ["flowd-relay", "--quick", "--flowd", flowd], environment: environment)
+    #expect(run.status == 0, "flowbench flowd-relay failed:\n\(run.stderr)\n\(run.stdout)")
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    let dbusRow = try #require(lines.first { $0.hasPrefix("| dbus-call ") }, "no dbus-call row in:\n\(run.stdout)")
+    #expect(dbusRow.contains("unavailable: dbus-daemon not found on PATH"), "\(dbusRow)")
+    let cells = dbusRow.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+    #expect(cells.count == 10 && cells[2...7].allSatisfy { $0 == "-" }, "figures in an unavailable row: \(dbusRow)")
+    let relayRow = try #require(lines.first { $0.hasPrefix("| flowd-relay ") })
+    #expect(relayRow.contains("vs baseline-relay; dbus-call unavailable"), "\(relayRow)")
+    #expect(lines.contains { $0.hasPrefix("| baseline-relay ") })
+}
+
+/// Whether flowbench's dbus-call row can run here: dbus-daemon on PATH and libsystemd.so.0 loadable.
+private var dbusCanRun: Bool {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    let daemon = path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/dbus-daemon") }
+    guard daemon, let library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL) else { return false }
+    dlclose(library)
+    return true
 }

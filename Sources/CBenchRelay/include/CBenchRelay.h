@@ -179,4 +179,20 @@ double cbr_process_cpu_seconds(int pid);
 /// Monotonic clock in nanoseconds.
 uint64_t cbr_now_ns(void);
 
+// MARK: - The D-Bus peer (dbus.c): sd-bus through dbus-daemon, libsystemd loaded at run time
+
+/// Loads libsystemd.so.0 and its sd-bus functions (once); -1 and why if it cannot.
+int cbr_dbus_load(char *error);
+
+/// Process B: connects to the bus at `address` (a D-Bus address, `unix:path=...`), owns the
+/// name org.flowd.Bench and serves Echo(ay) -> ay on /org/flowd/Bench, returning its argument.
+/// Writes "ready\n" to `ready_fd` once the name is owned; returns 0 when the broker goes away.
+int cbr_dbus_serve(const char *address, int ready_fd, char *error);
+
+/// Process A: `warmup + count` synchronous calls of Echo (sd_bus_call, one in flight) with a
+/// `payload_len`-byte argument, each reply checked; stores the `count` round trips after the
+/// warm-up (building the call to reading the reply), in nanoseconds, into `samples_ns`.
+int cbr_dbus_pingpong(const char *address, size_t payload_len, uint64_t warmup, uint64_t count,
+                      uint64_t *samples_ns, char *error);
+
 #endif

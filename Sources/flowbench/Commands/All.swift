@@ -21,8 +21,11 @@ struct All: ParsableCommand {
         rows.append(relayRow)
         Report.progress("flowd-ping")
         rows.append(try Benchmarks.flowdPing(flowd: flowd, settings: settings, baseline: baseline))
+        Report.progress("dbus-call")
+        let (dbusRow, dbus) = try Benchmarks.dbusCall(settings: settings)
+        rows.append(dbusRow)
         Report.progress("flowd-relay")
-        rows.append(try Benchmarks.flowdRelay(flowd: flowd, settings: settings, baseline: relayBaseline))
+        rows.append(try Benchmarks.flowdRelay(flowd: flowd, settings: settings, baseline: relayBaseline, dbus: dbus))
 
         var echoRates: [Int: Double] = [:]
         for clients in settings.echoClients {

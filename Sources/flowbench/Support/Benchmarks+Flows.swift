@@ -34,8 +34,9 @@ extension Benchmarks {
     /// Host A's output -> flow -> Update of B's screen -> B's Ack and output -> flow ->
     /// Update of A's screen, read by A. Next to `baseline` (the C relay) with the targets.
     /// `journaling: false` runs flowd with `--no-state`: the difference in CPU is what journaling
-    /// two inputs per round trip costs the daemon.
-    static func flowdRelay(flowd: String, settings: BenchSettings, baseline: LatencySummary?, journaling: Bool = true) throws -> TableRow {
+    /// two inputs per round trip costs the daemon. With `dbus`, the note also gives the ratios to the D-Bus call.
+    static func flowdRelay(flowd: String, settings: BenchSettings, baseline: LatencySummary?, journaling: Bool = true,
+                           dbus: DBusPeer? = nil) throws -> TableRow {
         let server = try ServerUnderTest.flowd(
             executable: flowd, app: "bench-relay", arguments: flowdArguments + (journaling ? [] : ["--no-state"]))
         let hostB = try ChildProcess.flowbench(["_flow-peer", "--socket", server.socketPath])
@@ -59,6 +60,7 @@ extension Benchmarks {
             let p99 = Double(summary.p99) / Double(max(1, baseline.p99))
             row.note += "; x\(Format.fixed(p50, 2)) p50 (target <= 1.25 \(p50 <= 1.25 ? "met" : "MISSED")), x\(Format.fixed(p99, 2)) p99 (target <= 1.5 \(p99 <= 1.5 ? "met" : "MISSED")) vs baseline-relay"
         }
+        if let dbus { row.note += "; " + dbusNote(summary, dbus) }
         return row
     }
 

@@ -16,14 +16,20 @@ enum Benchmarks {
     /// One connection to `server`, one request in flight: round-trip percentiles.
     /// Also returns the server's CPU time per round trip, warm-up included (nanoseconds; nil if unreadable).
     static func pingPong(_ server: ServerUnderTest, settings: BenchSettings) throws -> (LatencySummary, Double?) {
-        let cpuBefore = cbr_process_cpu_seconds(server.pid)
-        let client = try ChildProcess.flowbench([
-            "_pingpong", "--socket", server.socketPath, "--target", server.target.rawValue,
-            "--count", "\(settings.latencyCount)", "--warmup", "\(settings.latencyWarmup)",
-        ])
+        try latencyClient(
+            ["_pingpong", "--socket", server.socketPath, "--target", server.target.rawValue], serverPID: server.pid, settings: settings)
+    }
+
+    /// Runs the latency client `flowbench arguments --count N --warmup W` to its `result` line;
+    /// also returns the CPU time of process `serverPID` per round trip over the whole client run,
+    /// warm-up included (nanoseconds; nil if unreadable).
+    static func latencyClient(_ arguments: [String], serverPID: Int32, settings: BenchSettings) throws -> (LatencySummary, Double?) {
+        let cpuBefore = cbr_process_cpu_seconds(serverPID)
+        let client = try ChildProcess.flowbench(
+            arguments + ["--count", "\(settings.latencyCount)", "--warmup", "\(settings.latencyWarmup)"])
         let summary = try LatencySummary(client.expect("result"))
         client.waitForExit()
-        let cpuAfter = cbr_process_cpu_seconds(server.pid)
+        let cpuAfter = cbr_process_cpu_seconds(serverPID)
         let roundTrips = Double(settings.latencyCount + settings.latencyWarmup)
         let cpu = cpuBefore >= 0 && cpuAfter >= 0 ? (cpuAfter - cpuBefore) * 1e9 / roundTrips : nil
         return (summary, cpu)
