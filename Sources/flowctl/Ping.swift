@@ -89,7 +89,7 @@ struct Stats: ParsableCommand {
                 unknown kinds     \(stats.unknownKindsOffered)
                 without host      \(stats.screensWithoutHost)
                 refused commands  \(stats.commandsRefused)
-                unchanged updates \(stats.unchangedUpdates)  (not sent: the state was the screen's already)
+                unchanged updates \(stats.unchangedUpdates)
                 """)
         }
     }
