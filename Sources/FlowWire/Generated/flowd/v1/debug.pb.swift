@@ -808,7 +808,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}unchanged_updates\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{4}\u{5}unchanged_updates\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -901,7 +901,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 18: try { try decoder.decodeSingularUInt64Field(value: &_storage._unknownKindsOffered) }()
         case 19: try { try decoder.decodeSingularUInt64Field(value: &_storage._screensWithoutHost) }()
         case 20: try { try decoder.decodeSingularUInt64Field(value: &_storage._commandsRefused) }()
-        case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._unchangedUpdates) }()
+        case 25: try { try decoder.decodeSingularUInt64Field(value: &_storage._unchangedUpdates) }()
         default: break
         }
       }
@@ -971,7 +971,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         try visitor.visitSingularUInt64Field(value: _storage._commandsRefused, fieldNumber: 20)
       }
       if _storage._unchangedUpdates != 0 {
-        try visitor.visitSingularUInt64Field(value: _storage._unchangedUpdates, fieldNumber: 21)
+        try visitor.visitSingularUInt64Field(value: _storage._unchangedUpdates, fieldNumber: 25)
       }
     }
     try unknownFields.traverse(visitor: &visitor)
