@@ -19,7 +19,7 @@ struct SpawnPoolBench: ParsableCommand {
         let runs = runs ?? options.settings.spawnRuns * 3
         let idle = idle ?? Benchmarks.idlePoolSize(quick: options.quick)
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1, got \(runs)") }
-        guard (1...64).contains(idle) else { throw ValidationError("--idle must be from 1 to 64 (flowd's largest pool), got \(idle)") }
+        guard (1...63).contains(idle) else { throw ValidationError("--idle must be from 1 to 63 (one more than it is pooled, and flowd's largest pool is 64), got \(idle)") }
         Report.progress("spawn-pool, \(runs) runs each, \(idle) idle")
         Report.emit(try Benchmarks.spawnPoolRows(flowd: options.flowdPath, runs: runs, idlePool: idle), quick: options.quick)
     }

@@ -142,8 +142,9 @@ extension Benchmarks {
         throw BenchError("\(context) within 30 s")
     }
 
-    /// What `size` idle pooled processes cost the daemon: flowd's VmRSS and open descriptors with the
-    /// pool full and handshaken, minus the same app with no pool, per pooled process.
+    /// What `size` idle pooled processes cost the daemon: flowd's VmRSS and open descriptors with a pool
+    /// of `size + 1` full and handshaken, minus the same with a pool of 1, per pooled process. The base has
+    /// one pooled process so that the spawn and handshake code is paged in on both sides of the difference.
     static func idleCost(flowd: String, size: Int) throws -> TableRow {
         let context = "spawn-pool idle cost"
         func measure(pool: Int) throws -> (rss: UInt64, descriptors: UInt64, childRSS: UInt64) {
@@ -169,13 +170,13 @@ extension Benchmarks {
             }
             return (try OS.residentBytes(pid: server.pid), tree.stats.openDescriptors, childRSS)
         }
-        let empty = try measure(pool: 0)
-        let full = try measure(pool: size)
+        let empty = try measure(pool: 1)
+        let full = try measure(pool: size + 1)
         let perRSS = (Double(full.rss) - Double(empty.rss)) / Double(size)
         let perFD = (Double(full.descriptors) - Double(empty.descriptors)) / Double(size)
         return TableRow(
             benchmark: "spawn-pool", setting: "\(size) idle pooled processes: daemon cost each", count: "\(size) processes",
             memory: "\(Format.bytes(perRSS))/process",
-            note: "\(Format.fixed(perFD, 1)) descriptors/process in flowd; flowd VmRSS \(Format.bytes(Double(empty.rss))) with no pool, \(Format.bytes(Double(full.rss))) with \(size); each idle _spawned process holds \(Format.bytes(Double(full.childRSS) / Double(size))) VmRSS of its own")
+            note: "\(Format.fixed(perFD, 1)) descriptors/process in flowd; flowd VmRSS \(Format.bytes(Double(empty.rss))) with a pool of 1, \(Format.bytes(Double(full.rss))) with \(size + 1); each idle _spawned process holds \(Format.bytes(Double(full.childRSS) / Double(size + 1))) VmRSS of its own")
     }
 }
