@@ -61,8 +61,9 @@ struct SpawnPoolDaemonTests {
         let bodies = taker.connection.readBodies()
         let place = try #require(Self.places(bodies).first, "its Place came at once, with no handshake to wait for: \(bodies)")
         #expect(place.kind == "item" && place.serial == 1 && place.screenID == taker.screen?.rawValue)
+        #expect(daemon.children.count == spawnedBefore, "no process starts while the user waits for the screen")
         Self.ackAll(bodies, taker.connection)
-        #expect(daemon.children.count == spawnedBefore + 1, "one process spawned: the refill")
+        #expect(daemon.children.count == spawnedBefore + 1, "one process spawned: the refill, once the screen was shown")
         #expect(daemon.children.last?.wasPooled == true && daemon.children.last?.screen == nil)
         let stats = daemon.daemon.stats()
         #expect(stats.poolHits == 2 && stats.poolMisses == 0, "the root and the push")
@@ -98,6 +99,8 @@ struct SpawnPoolDaemonTests {
 
     @Test func aPoolWhoseProcessesCannotStartStopsRefilling() throws {
         let daemon = try Self.pooledDeepStack(1)
+        let root = try #require(daemon.children.first)
+        SurvivalTests.join(root)  // the root shows: the pool refills
         // Every pooled process dies before its handshake, as an executable that crashes at start-up.
         var deaths = 0
         while let next = Self.idlePooled(daemon).first {
@@ -131,8 +134,11 @@ struct SpawnPoolDaemonTests {
         let spare = try #require(Self.idlePooled(daemon).first)
         root.crash()
         #expect(spare.screen?.rawValue == rootPlace.screenID, "the running spare took the crashed screen")
-        let place = try #require(Self.places(spare.connection.readBodies()).first, "its re-Place came at once")
+        let bodies = spare.connection.readBodies()
+        let place = try #require(Self.places(bodies).first, "its re-Place came at once")
         #expect(place.screenID == rootPlace.screenID && place.serial > rootPlace.serial)
+        #expect(Self.idlePooled(daemon).isEmpty, "not replaced before the screen is shown again")
+        Self.ackAll(bodies, spare.connection)
         #expect(daemon.daemon.stats().screenRestarts == 1 && daemon.daemon.stats().flows == 1)
         #expect(Self.idlePooled(daemon).count == 1, "refilled")
     }

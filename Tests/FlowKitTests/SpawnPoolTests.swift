@@ -50,11 +50,15 @@ import Testing
         pool.ready(2)
         let first = pool.take("item")
         #expect(first.host == 2, "a ready member before an older one still starting")
-        #expect(first.actions == [.spawn(kind: "item")], "refilled at once")
+        #expect(first.actions.isEmpty, "not replaced while its screen is not shown: a new process would compete with it")
+        #expect(pool.released(2) == [.spawn(kind: "item")], "replaced once its screen acknowledged")
+        #expect(pool.released(2).isEmpty, "once")
         #expect(pool.take("item").host == 1, "then one still starting: it is further along than a new spawn")
-        #expect(pool.take("item").host == nil, "the refills are not connected yet: a miss")
+        #expect(pool.take("item").host == nil, "the refill is not connected yet: a miss")
         #expect(pool.hits == 2 && pool.misses == 1)
         #expect(pool.count(of: "item") == 2, "never beyond its size, however many takes")
+        #expect(pool.released(1) == [.spawn(kind: "item")], "its screen shown: replaced, up to the size again")
+        #expect(pool.count(of: "item") == 2)
         #expect(pool.take("other").host == nil && pool.misses == 1, "a kind without a pool is not a miss")
     }
 
@@ -101,10 +105,14 @@ import Testing
         #expect(placed.actions.first == .tookPooled(Self.screen, kind: "item", host: 100))
         #expect(Self.sends(placed.actions).map(\.0) == [100], "its Place leaves at once: no spawn, no handshake to wait for")
         #expect(!placed.actions.contains(.spawn(Self.screen, kind: "item")))
-        #expect(Self.pooledSpawns(placed.actions) == 1, "the pool refills in the background")
+        #expect(Self.pooledSpawns(placed.actions) == 0, "no process start competes with the screen the user waits for")
         #expect(delivery.screens[Self.screen]?.phase == .live(host: 100))
         #expect(delivery.nextAckDeadline == 105, "the ack clock runs from the Place")
         #expect(delivery.pool.members.isEmpty && delivery.pool.count(of: "item") == 1)
+        let acked = delivery.ack(Self.screen, serial: 1, from: 100)
+        #expect(acked.result == .accepted(kind: "item"))
+        #expect(acked.actions == [.spawnPooled(kind: "item")], "shown: the pool refills in the background")
+        #expect(delivery.ack(Self.screen, serial: 1, from: 100).actions.isEmpty)
         #expect(delivery.invariantViolations().isEmpty)
     }
 
@@ -167,6 +175,7 @@ import Testing
     @Test func stoppingThePoolStopsIdleProcessesAndLeavesScreensAlone() {
         var delivery = Self.pooled(2)
         _ = delivery.apply(Self.place(), route: .spawn(.never), now: 0)
+        #expect(delivery.ack(Self.screen, serial: 1, from: 100).actions == [.spawnPooled(kind: "item")])
         #expect(delivery.stopPool() == [.stopPooled(host: 101)], "the idle one; host 100 shows a screen")
         #expect(delivery.hosts[100] != nil && delivery.hosts[101] == nil)
         #expect(delivery.pooledSpawned(kind: "item", host: 102) == [.stopPooled(host: 102)], "the refill answered late goes too")

@@ -525,10 +525,11 @@ public struct ScreenDelivery: Sendable {
     public mutating func hostLost(_ host: UInt64, now: UInt64 = 0, resumable: Bool = true) -> [Action] {
         guard let gone = hosts.removeValue(forKey: host) else { return [] }
         if pool.members[host] != nil { return poolActions(pool.lost(host, now: now)) }
+        let refill = pool.taken.isEmpty || pool.taken[host] == nil ? [] : poolActions(pool.released(host))
         // `resumable` false: it left on purpose or broke the protocol; nothing comes back for it.
         let holds = holdsScreensOfLostHosts && resumable && (gone.isSpawned || resumeGrace != nil)
         if gone.isSpawned || !holds { dropProvider(host, of: gone.provides) }
-        var actions: [Action] = []
+        var actions: [Action] = refill
         var held: Set<ScreenID> = []
         for id in gone.screens.sorted(by: >) {
             guard var screen = screens[id], screen.host == host else { continue }
@@ -676,6 +677,12 @@ public struct ScreenDelivery: Sendable {
             return (.stale, [])
         case .accepted(let completesDismissal):
             screens[id] = screen
+            if !pool.taken.isEmpty, pool.taken[host] != nil {
+                // A pooled process showed its screen: the pool replaces it now.
+                let refill = poolActions(pool.released(host))
+                guard completesDismissal else { return (.accepted(kind: screen.kind), refill) }
+                return (.accepted(kind: screen.kind), refill + complete(id, .acknowledged))
+            }
             guard completesDismissal else { return (.accepted(kind: screen.kind), []) }
             return (.accepted(kind: screen.kind), complete(id, .acknowledged))
         }

@@ -4,8 +4,10 @@
 /// process to start. Events go in (`resize`, `spawned`, `spawnFailed`, `ready`, `take`, `lost`,
 /// `stop`); `Action`s come out. `ScreenDelivery` holds one and turns its actions into its own.
 ///
-/// Rules: a kind's pool never holds more than its size (members plus spawns asked for); a member
-/// taken or lost is replaced at once; a member that dies before it is used (or a spawn that fails)
+/// Rules: a kind's pool never holds more than its size (members, spawns asked for, and members taken
+/// whose screen is not shown yet); a member lost is replaced at once, a member taken once its screen
+/// is shown (`released`: its first ack, or its loss), so that starting the replacement does not
+/// compete with the screen the user waits for; a member that dies before it is used (or a spawn that fails)
 /// counts as a death, and after `maxDeaths` deaths within `deathWindow` milliseconds with no take
 /// in between (an executable that cannot start, or exits at once) the kind's pool stops refilling
 /// until a screen of the kind is placed again; once stopped (the daemon shuts down) nothing is
@@ -49,6 +51,9 @@ public struct SpawnPool: Hashable, Sendable {
     private var deaths: [String: [UInt64]] = [:]
     /// Kinds that stopped refilling after their members kept dying.
     private var suspended: Set<String> = []
+    /// Members taken whose screen has not acknowledged its first command yet, with their kind: each is
+    /// replaced once `released`.
+    public private(set) var taken: [UInt64: String] = [:]
     /// Screens that went to a member (a ready one or one still starting).
     public private(set) var hits: UInt64 = 0
     /// Screens of a pooled kind that found the pool empty and spawned their own process.
@@ -67,8 +72,10 @@ public struct SpawnPool: Hashable, Sendable {
     /// Members still starting, and spawns asked for.
     public var startingCount: Int { members.values.count { !$0.isReady } + requested.values.reduce(0, +) }
 
-    /// Members and spawns asked for of `kind`: never above its size.
-    public func count(of kind: String) -> Int { (order[kind]?.count ?? 0) + (requested[kind] ?? 0) }
+    /// Members, spawns asked for and members taken but not released of `kind`: never above its size.
+    public func count(of kind: String) -> Int {
+        (order[kind]?.count ?? 0) + (requested[kind] ?? 0) + taken.values.count { $0 == kind }
+    }
 
     /// Whether `kind` stopped refilling after its members kept dying.
     public func isSuspended(_ kind: String) -> Bool { suspended.contains(kind) }
@@ -130,8 +137,9 @@ public struct SpawnPool: Hashable, Sendable {
     }
 
     /// A screen of `kind` needs a process: the oldest ready member, else the oldest still starting
-    /// (it is further along than a new spawn), else nil (a miss: the screen spawns its own). Either
-    /// way the kind's deaths are forgiven and the pool refills.
+    /// (it is further along than a new spawn), else nil (a miss: the screen spawns its own, and the pool
+    /// refills now). Either way the kind's deaths are forgiven. A member taken is replaced once it is
+    /// `released`.
     public mutating func take(_ kind: String) -> (host: UInt64?, actions: [Action]) {
         guard sizes[kind] != nil, !isStopped else { return (nil, []) }
         deaths[kind] = nil
@@ -144,8 +152,16 @@ public struct SpawnPool: Hashable, Sendable {
         let host = queue[index]
         order[kind]?.remove(at: index)
         members[host] = nil
+        taken[host] = kind
         hits += 1
-        return (host, refill(kind))
+        return (host, [])
+    }
+
+    /// The member `host` taken for a screen acknowledged its first command, or went away: it is replaced
+    /// now. Nothing for any other host.
+    public mutating func released(_ host: UInt64) -> [Action] {
+        guard let kind = taken.removeValue(forKey: host) else { return [] }
+        return refill(kind)
     }
 
     /// `host`'s connection closed or its process exited at `now`. A member died before use: it is
@@ -159,6 +175,7 @@ public struct SpawnPool: Hashable, Sendable {
     /// Stops every pool for good: members are stopped and nothing is spawned any more.
     public mutating func stop() -> [Action] {
         isStopped = true
+        taken.removeAll()
         let stopped = members.keys.sorted().map { Action.stop(host: $0) }
         members.removeAll()
         order.removeAll()
