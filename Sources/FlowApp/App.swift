@@ -67,6 +67,13 @@ public struct App {
         return copy
     }
 
+    /// The app with a warm pool of `size` idle processes for every spawned kind (docs/daemon.md).
+    public func withSpawnPool(_ size: Int) -> App {
+        var copy = self
+        for (kind, factory) in screens { copy.screens[kind] = factory.pooled(size) }
+        return copy
+    }
+
     /// The app with every spawned kind restarted by `policy` when its process crashes.
     public func withRestartPolicy(_ policy: RestartPolicy) -> App {
         var copy = self

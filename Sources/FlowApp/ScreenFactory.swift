@@ -11,7 +11,11 @@ public enum ScreenFactory: Sendable, Equatable {
     /// A relative executable is looked up next to the flowd binary first, then in `PATH`.
     /// `restart` says what happens when the process crashes while its screen is shown
     /// (docs/restore.md): by default nothing (the flow is told the screen was lost).
-    case spawn(executable: String, arguments: [String] = [], environment: [String: String] = [:], restart: RestartPolicy = .never)
+    /// `pool` keeps that many processes started and handshaken but idle (a warm pool, at most
+    /// `SpawnPool.maxSize`): a new screen of the kind goes to one of them in one `Place`, and the
+    /// pool refills in the background (docs/daemon.md, "Warm pools").
+    case spawn(executable: String, arguments: [String] = [], environment: [String: String] = [:], restart: RestartPolicy = .never,
+               pool: Int = 0)
     /// Decided off the start-up path (e.g. probing an interpreter), on a
     /// background thread; resolved when the first screen of the kind is placed.
     case deferred(DeferredScreenFactory)
@@ -21,10 +25,27 @@ public enum ScreenFactory: Sendable, Equatable {
     public func restarting(_ policy: RestartPolicy) -> ScreenFactory {
         switch self {
         case .attached: self
-        case .spawn(let executable, let arguments, let environment, _):
-            .spawn(executable: executable, arguments: arguments, environment: environment, restart: policy)
+        case .spawn(let executable, let arguments, let environment, _, let pool):
+            .spawn(executable: executable, arguments: arguments, environment: environment, restart: policy, pool: pool)
         case .deferred(let deferred): .deferred(DeferredScreenFactory { deferred.factory.resolved.restarting(policy) })
         }
+    }
+
+    /// The same factory keeping a warm pool of `size` idle processes (a spawned one; a deferred one once
+    /// it decided to spawn); attached screens are unchanged.
+    public func pooled(_ size: Int) -> ScreenFactory {
+        switch self {
+        case .attached: self
+        case .spawn(let executable, let arguments, let environment, let restart, _):
+            .spawn(executable: executable, arguments: arguments, environment: environment, restart: restart, pool: size)
+        case .deferred(let deferred): .deferred(DeferredScreenFactory { deferred.factory.resolved.pooled(size) })
+        }
+    }
+
+    /// The warm pool's size of a spawned factory (0: none, or not spawned, or deferred and undecided).
+    public var poolSize: Int {
+        if case .spawn(_, _, _, _, let pool) = self { return pool }
+        return 0
     }
 
     /// The factory to use now: a deferred one waits for its decision.

@@ -35,7 +35,7 @@ public enum TreeRenderer {
             var line = "  #\(connection.id) \(connection.role)"
             if !connection.name.isEmpty { line += " \(connection.name)" }
             line += " pid \(connection.pid)"
-            if connection.spawned { line += " (spawned)" }
+            if connection.spawned { line += connection.pooledKind.isEmpty ? " (spawned)" : " (pooled for \(connection.pooledKind))" }
             if !connection.provides.isEmpty { line += "  provides \(connection.provides.joined(separator: ", "))" }
             if connection.screens > 0 { line += "  \(connection.screens) screen\(connection.screens == 1 ? "" : "s")" }
             if connection.writeQueueBytes > 0 { line += "  \(connection.writeQueueBytes) bytes queued" }

@@ -8,8 +8,10 @@ public final class EmbeddedChild: SpawnedHost {
     public let pid: Int32
     /// The daemon's connection id.
     public let connectionID: UInt64
-    /// The screen it was spawned for.
-    public let screen: ScreenID
+    /// The screen it was spawned for, or was given from the warm pool (nil while it waits there).
+    public private(set) var screen: ScreenID?
+    /// Whether it was spawned for the warm pool (without a screen).
+    public let wasPooled: Bool
     /// The screen's kind.
     public let kind: String
     /// The executable the factory names.
@@ -28,12 +30,13 @@ public final class EmbeddedChild: SpawnedHost {
     public private(set) var exitedAbnormally = false
     package var onExit: ((any SpawnedHost) -> Void)?
 
-    init(pid: Int32, connection: EmbeddedConnection, screen: ScreenID, kind: String, executable: String, token: String) {
+    init(pid: Int32, connection: EmbeddedConnection, screen: ScreenID?, kind: String, executable: String, token: String) {
         self.pid = pid
         self.connection = connection
         let connectionID = connection.id
         self.connectionID = connectionID
         self.screen = screen
+        self.wasPooled = screen == nil
         self.kind = kind
         self.executable = executable
         self.token = token
@@ -44,6 +47,8 @@ public final class EmbeddedChild: SpawnedHost {
     package func connectionClosed() {}
 
     package func kill() { wasKilled = true }
+
+    package func assign(_ screen: ScreenID) { self.screen = screen }
 
     /// The process exits with status 0 (the daemon reaps it and runs what that caused).
     public func exit() {

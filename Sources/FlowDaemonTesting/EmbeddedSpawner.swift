@@ -20,7 +20,7 @@ final class EmbeddedSpawner: ScreenSpawner {
         var description: String { "spawning a screen of kind \(kind) failed (the test said so)" }
     }
 
-    func spawn(for daemon: Daemon, screen: ScreenID, kind: String, executable: String, arguments: [String],
+    func spawn(for daemon: Daemon, screen: ScreenID?, kind: String, executable: String, arguments: [String],
                environment: [String: String]) throws -> any SpawnedHost {
         guard !failing.contains(kind), let embedded else { throw SpawnFailed(kind: kind) }
         let pid = Int32(10_000 + children.count)

@@ -104,6 +104,14 @@ struct ServeCommand: ParsableCommand {
             valueName: "policy"))
     var restartScreens: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep this many idle processes started and handshaken for every spawned kind (a warm pool, 0 to 64).",
+            discussion: "A new screen of the kind goes to a pooled process in one Place; the pool refills in the background (docs/daemon.md, Warm pools). Default: the app's own (none).",
+            valueName: "count"))
+    var spawnPool: String?
+
     @Option(name: .long, help: ArgumentHelp("Seconds a dropped screen host's screens are held for it to resume (0: lost at once).", valueName: "seconds"))
     var resumeGrace: Double = 5
 
@@ -141,6 +149,12 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Bytes queued for one client before it is disconnected as stalled.", valueName: "bytes"))
     var writeQueueLimit: Int = 4 << 20
 
+    /// A pool size: a whole number from 0 to `SpawnPool.maxSize`.
+    static func poolSize(parsing text: String) -> Int? {
+        guard let size = Int(text), (0...SpawnPool.maxSize).contains(size) else { return nil }
+        return size
+    }
+
     func validate() throws {
         guard handshakeTimeout > 0, handshakeTimeout <= 3600 else {
             throw ValidationError("--handshake-timeout must be between 0 and 3600 seconds, got \(handshakeTimeout)")
@@ -160,6 +174,9 @@ struct ServeCommand: ParsableCommand {
         }
         if let restartScreens, RestartPolicy(parsing: restartScreens) == nil {
             throw ValidationError("--restart-screens must be never, N or N/SECONDS (e.g. 5/10), got '\(restartScreens)'")
+        }
+        if let spawnPool, Self.poolSize(parsing: spawnPool) == nil {
+            throw ValidationError("--spawn-pool must be a whole number of processes from 0 to \(SpawnPool.maxSize), got '\(spawnPool)'")
         }
         guard frameTimeout >= 0, frameTimeout <= 3600 else {
             throw ValidationError("--frame-timeout must be between 0 (off) and 3600 seconds, got \(frameTimeout)")
@@ -227,6 +244,18 @@ struct ServeCommand: ParsableCommand {
         }
         if let restartScreens, let policy = RestartPolicy(parsing: restartScreens) {
             chosen = chosen.withRestartPolicy(policy)
+        }
+        if let spawnPool, let size = Self.poolSize(parsing: spawnPool) {
+            let spawnedKinds = chosen.kinds.filter {
+                switch chosen.factory(for: $0) {
+                case .attached: false
+                case .spawn, .deferred: true
+                }
+            }
+            if size > 0, spawnedKinds.isEmpty {
+                throw ValidationError("--spawn-pool: app \(name) spawns no screens (every kind is attached), so there is nothing to pool; add --spawn-screens EXECUTABLE")
+            }
+            chosen = chosen.withSpawnPool(size)
         }
         do {
             if let path = configuration.statePath { try StatePath.createDirectory(of: path) }

@@ -89,6 +89,10 @@ struct Stats: ParsableCommand {
                 unknown kinds     \(stats.unknownKindsOffered)
                 without host      \(stats.screensWithoutHost)
                 refused commands  \(stats.commandsRefused)
+                pooled ready      \(stats.pooledReady)
+                pooled starting   \(stats.pooledStarting)
+                pool hits         \(stats.poolHits)
+                pool misses       \(stats.poolMisses)
                 unchanged updates \(stats.unchangedUpdates)
                 """)
         }

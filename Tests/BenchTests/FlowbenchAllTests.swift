@@ -67,6 +67,7 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("live-screens") == 1)
     #expect(rows("tree-cost") == 6)
     #expect(rows("spawn-startup") == 1)
+    #expect(rows("spawn-pool") == 4, "attached, spawned, pooled, and the idle cost")
     #expect(rows("screen-restart") == 1)
     #expect(rows("hung-host") == 2)
     #expect(rows("restore") == 2, "a start without a journal and one on 1,000 journaled inputs")

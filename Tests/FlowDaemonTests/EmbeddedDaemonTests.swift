@@ -87,7 +87,7 @@ struct EmbeddedDaemonTests {
             Issue.record("expected Welcome then Place, got \(answer)")
             return
         }
-        #expect(place.screenID == UInt64(child.screen.rawValue))
+        #expect(place.screenID == child.screen?.rawValue)
         Self.ackAll(answer, on: child.connection)
         // Finishing dismisses the screen; the child is retired once the Dismiss is acknowledged.
         Self.press(2, on: place.screenID, from: child.connection)

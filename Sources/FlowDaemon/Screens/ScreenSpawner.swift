@@ -17,13 +17,16 @@ package protocol SpawnedHost: AnyObject {
     func connectionClosed()
     /// Kills it at once.
     func kill()
+    /// A pooled process (spawned without a screen) was given `screen`.
+    func assign(_ screen: ScreenID)
 }
 
 /// Starts the process of a spawned screen with its connection adopted by the daemon: `uv_spawn` in
 /// production, a fake child in the embedded daemon.
 package protocol ScreenSpawner: AnyObject {
-    /// Spawns `executable` for `screen` and returns it; throws if it cannot be started.
-    func spawn(for daemon: Daemon, screen: ScreenID, kind: String, executable: String, arguments: [String],
+    /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`, no screen yet) and returns
+    /// it; throws if it cannot be started.
+    func spawn(for daemon: Daemon, screen: ScreenID?, kind: String, executable: String, arguments: [String],
                environment: [String: String]) throws -> any SpawnedHost
 }
 
@@ -33,7 +36,7 @@ final class UVScreenSpawner: ScreenSpawner {
 
     init(loop: UVLoop) { self.loop = loop }
 
-    func spawn(for daemon: Daemon, screen: ScreenID, kind: String, executable: String, arguments: [String],
+    func spawn(for daemon: Daemon, screen: ScreenID?, kind: String, executable: String, arguments: [String],
                environment: [String: String]) throws -> any SpawnedHost {
         try SpawnedScreen.start(daemon: daemon, loop: loop, screen: screen, kind: kind, executable: executable,
                                 arguments: arguments, environment: environment)

@@ -10,7 +10,8 @@ import UVKit
 final class SpawnedScreen: SpawnedHost {
     let pid: Int32
     let connectionID: UInt64
-    let screen: ScreenID
+    /// Its screen (nil while it waits in the warm pool).
+    private(set) var screen: ScreenID?
     let kind: String
     private let process: UVProcess
     private unowned let daemon: Daemon
@@ -22,7 +23,7 @@ final class SpawnedScreen: SpawnedHost {
     /// Runs once when the process has exited and its handle is closed.
     var onExit: ((any SpawnedHost) -> Void)?
 
-    private init(pid: Int32, connectionID: UInt64, screen: ScreenID, kind: String, process: UVProcess, daemon: Daemon, loop: UVLoop) {
+    private init(pid: Int32, connectionID: UInt64, screen: ScreenID?, kind: String, process: UVProcess, daemon: Daemon, loop: UVLoop) {
         self.pid = pid
         self.connectionID = connectionID
         self.screen = screen
@@ -32,10 +33,10 @@ final class SpawnedScreen: SpawnedHost {
         self.loop = loop
     }
 
-    /// Spawns `executable` for `screen`; its connection joins the daemon and
-    /// must complete the handshake with the token within the handshake timeout.
+    /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`); its connection joins the
+    /// daemon and must complete the handshake with the token within the handshake timeout.
     static func start(
-        daemon: Daemon, loop: UVLoop, screen: ScreenID, kind: String, executable: String, arguments: [String], environment: [String: String]
+        daemon: Daemon, loop: UVLoop, screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String]
     ) throws -> SpawnedScreen {
         let pair = try SocketPair.make()
         let pipe = UVPipe(loop: loop)
@@ -54,7 +55,13 @@ final class SpawnedScreen: SpawnedHost {
         childEnvironment[WireProtocol.socketFDEnvironmentVariable] = "3"
         childEnvironment[WireProtocol.tokenEnvironmentVariable] = token
         childEnvironment["FLOWD_SCREEN_KIND"] = kind
-        childEnvironment["FLOWD_SCREEN_ID"] = String(screen.rawValue)
+        if let screen {
+            childEnvironment["FLOWD_SCREEN_ID"] = String(screen.rawValue)
+        } else {
+            // A pooled process learns its screen from the `Place` it gets when one is placed.
+            childEnvironment["FLOWD_SCREEN_ID"] = nil
+            childEnvironment["FLOWD_POOLED"] = "1"
+        }
         childEnvironment[WireProtocol.socketPathEnvironmentVariable] = daemon.configuration.socketPath
 
         var spawned: SpawnedScreen?
@@ -74,11 +81,11 @@ final class SpawnedScreen: SpawnedHost {
             pid: process.pid, connectionID: connection.id, screen: screen, kind: kind, process: process, daemon: daemon, loop: loop)
         spawned = screenProcess
         connection.peerPID = process.pid
-        daemon.logger.info("spawned screen process", metadata: [
-            "screen": "\(screen)", "kind": "\(kind)", "pid": "\(process.pid)", "connection": "\(connection.id)",
+        daemon.logger.info(screen == nil ? "spawned a pooled screen process" : "spawned screen process", metadata: [
+            "screen": "\(screen.map { "\($0)" } ?? "none (pooled)")", "kind": "\(kind)", "pid": "\(process.pid)", "connection": "\(connection.id)",
         ])
         daemon.emitEvent(.processSpawned, screen: screen, connection: connection.id, name: kind,
-                           text: "spawned \(executable) pid \(process.pid) for \(kind) \(screen)")
+                         text: "spawned \(executable) pid \(process.pid) for \(screen.map { "\(kind) \($0)" } ?? "the pool of \(kind)")")
         return screenProcess
     }
 
@@ -110,6 +117,8 @@ final class SpawnedScreen: SpawnedHost {
             try? process.kill(signal)
         }
     }
+
+    func assign(_ screen: ScreenID) { self.screen = screen }
 
     /// Kills the process at once (daemon shutdown after the grace period).
     func kill() {

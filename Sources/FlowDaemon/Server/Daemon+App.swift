@@ -7,6 +7,7 @@ extension Daemon {
     package func startApp() {
         loop.assertOnLoop()
         guard let app else { return }
+        startPools()
         startRuntime(app)
         if let link = configuration.openLink { openAtStart(link) }
     }

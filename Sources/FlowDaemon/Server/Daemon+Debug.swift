@@ -84,6 +84,10 @@ extension Daemon {
         stats.unknownKindsOffered = contractWatch.unknownKindsOffered
         stats.screensWithoutHost = contractWatch.screensWithoutHost
         stats.commandsRefused = contractWatch.commandsRefused
+        stats.pooledReady = UInt64(delivery.pool.readyCount)
+        stats.pooledStarting = UInt64(delivery.pool.startingCount)
+        stats.poolHits = delivery.pool.hits
+        stats.poolMisses = delivery.pool.misses
         stats.unchangedUpdates = runtime?.unchangedUpdates ?? 0
         return stats
     }
@@ -131,6 +135,7 @@ extension Daemon {
         info.pid = connection.peerPID
         info.writeQueueBytes = UInt64(connection.pendingBytes)
         if case .spawned = connection.protocolState.origin { info.spawned = true }
+        if let member = delivery.pool.members[connection.id] { info.pooledKind = member.kind }
         if let agreement = connection.agreement {
             info.role = agreement.role == .debug ? "debug" : "screen-host"
             info.name = agreement.name

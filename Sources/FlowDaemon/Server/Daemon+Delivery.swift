@@ -61,6 +61,7 @@ extension Daemon {
         var actions = actionBuffer
         actionBuffer = []
         actions.removeAll(keepingCapacity: true)
+        if case .place(let place) = command, !poolsDecided.contains(place.kind) { decidePool(of: place.kind) }
         let serial = delivery.apply(command, route: route(for: command), now: loop.now, into: &actions)
         if let serial {
             if listened { emitCommandEvent(command, kind: kind, serial: serial) } else { events.countUnheard() }
@@ -78,7 +79,7 @@ extension Daemon {
     /// How a placed screen's host is found: the app's factory for its kind.
     private func route(for command: ScreenCommand) -> ScreenDelivery.Route {
         guard case .place(let place) = command, let app else { return .attached }
-        if case .spawn(_, _, _, let restart) = app.factory(for: place.kind).resolved { return .spawn(restart) }
+        if case .spawn(_, _, _, let restart, _) = app.factory(for: place.kind).resolved { return .spawn(restart) }
         return .attached
     }
 
@@ -121,28 +122,21 @@ extension Daemon {
                 spawnedHosts[host]?.retire(reason: reason)
             case .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired:
                 reportSurvival(action)
+            case .spawnPooled, .tookPooled, .stopPooled, .poolSuspended:
+                performPool(action)
             }
         }
     }
 
     private func spawn(_ screen: ScreenID, kind: String) {
-        guard let app, case .spawn(let executable, let arguments, let environment, _) = app.factory(for: kind).resolved else {
+        guard let app, case .spawn(let executable, let arguments, let environment, _, _) = app.factory(for: kind).resolved else {
             perform(delivery.spawnFailed(screen))
             return
         }
         do {
             let spawned = try spawner.spawn(
                 for: self, screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
-            spawnedHosts[spawned.connectionID] = spawned
-            children[spawned.pid] = spawned
-            spawned.onExit = { [weak self] child in
-                guard let self else { return }
-                children[child.pid] = nil
-                spawnedHosts[child.connectionID] = nil
-                perform(delivery.processExited(child.connectionID, abnormally: child.exitedAbnormally, now: loop.now))
-                drive()
-                childExited()
-            }
+            adoptChild(spawned)
             perform(delivery.spawned(screen, host: spawned.connectionID, now: loop.now))
         } catch {
             logger.error("cannot spawn a screen", metadata: ["screen": "\(screen)", "kind": "\(kind)", "error": "\(error)"])
@@ -167,6 +161,7 @@ extension Daemon {
             perform(delivery.resume(old, as: connection.id, provides: provides, now: loop.now))
         } else {
             perform(delivery.hostJoined(connection.id, provides: spawnedHosts[connection.id] == nil ? provides : [], now: loop.now))
+            if let member = delivery.pool.members[connection.id] { pooledProcessReady(connection, kind: member.kind) }
         }
         drive()
     }
@@ -241,6 +236,22 @@ extension Daemon {
                 emitEvent(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial,
                             text: "dismiss \(kind) \(screen)\(animated ? " animated" : "") (\(reason))")
             }
+        }
+    }
+}
+
+extension Daemon {
+    /// Keeps a spawned process: by connection and pid until it exits, then tells the delivery.
+    func adoptChild(_ spawned: any SpawnedHost) {
+        spawnedHosts[spawned.connectionID] = spawned
+        children[spawned.pid] = spawned
+        spawned.onExit = { [weak self] child in
+            guard let self else { return }
+            children[child.pid] = nil
+            spawnedHosts[child.connectionID] = nil
+            perform(delivery.processExited(child.connectionID, abnormally: child.exitedAbnormally, now: loop.now))
+            drive()
+            childExited()
         }
     }
 }

@@ -66,6 +66,8 @@ public final class Daemon {
     var spawnedHosts: [UInt64: any SpawnedHost] = [:]
     /// Spawned processes that have not exited yet, by pid.
     package var children: [Int32: any SpawnedHost] = [:]
+    /// Kinds whose warm pool size was read from their factory (`Daemon+Pool.swift`).
+    var poolsDecided: Set<String> = []
     /// What the runtime's callbacks left for the daemon; handled by `drive()` once the runtime returned.
     var notices: [DaemonNotice] = []
     /// Set while the shutdown's unwinding waits for dismissals sent before it began.
@@ -608,12 +610,14 @@ public final class Daemon {
         case .unwindFlows:
             stateJournal?.freeze()
             delivery.holdsScreensOfLostHosts = false
+            perform(delivery.stopPool())
             listener?.close()
             listener = nil
             unwindFlows(reason: reason, message: message)
         case .notifyAndDrain:
             stateJournal?.freeze()
             delivery.holdsScreensOfLostHosts = false
+            perform(delivery.stopPool())
             listener?.close()
             listener = nil
             notifyAndDrain(reason: reason, message: message)

@@ -95,7 +95,9 @@ public final class LocalScreenHost {
                 runtime.screenLost(screen)
             case .spawn(let screen, _):
                 handle(delivery.spawnFailed(screen))
-            case .ackTimedOut, .retire, .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired:
+            case .spawnPooled(let kind):
+                handle(delivery.pooledSpawnFailed(kind: kind, now: 0))
+            case .ackTimedOut, .retire, .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired, .tookPooled, .stopPooled, .poolSuspended:
                 break
             }
         }

@@ -87,6 +87,16 @@ public struct ScreenDelivery: Sendable {
         case resumed(host: UInt64, from: UInt64, screens: Int)
         /// A dropped host did not resume in time (a `screenLost` per screen follows).
         case resumeExpired(host: UInt64, screens: Int)
+        /// Start a process for the warm pool of `kind` (no screen yet); answer with
+        /// `pooledSpawned(kind:host:now:)` or `pooledSpawnFailed(kind:)`.
+        case spawnPooled(kind: String)
+        /// Screen `screen` went to the pooled process `host` instead of a new spawn.
+        case tookPooled(ScreenID, kind: String, host: UInt64)
+        /// Stop an idle pooled process: say goodbye and let it exit (the daemon stops).
+        case stopPooled(host: UInt64)
+        /// `kind`'s pooled processes kept dying before use: its pool stops refilling until a screen of
+        /// the kind is placed.
+        case poolSuspended(kind: String, deaths: Int)
     }
 
     /// What an ack meant.
@@ -179,6 +189,8 @@ public struct ScreenDelivery: Sendable {
     private var awaitingExit: [UInt64: Set<ScreenID>] = [:]
     /// The restart policy and recent restarts of each screen whose policy restarts.
     private var restartBooks: [ScreenID: RestartBook] = [:]
+    /// The warm pools of spawned kinds: idle processes a new screen of the kind goes to.
+    public private(set) var pool = SpawnPool()
 
     private struct RestartBook: Hashable, Sendable {
         let policy: RestartPolicy
@@ -286,7 +298,12 @@ public struct ScreenDelivery: Sendable {
         for (kind, providers) in hostsByKind {
             for host in providers where hosts[host] == nil && detached[host] == nil { problems.append("host \(host) is gone but listed as providing \(kind)") }
         }
-        return problems
+        for (host, member) in pool.members {
+            guard let pooled = hosts[host] else { problems.append("pooled host \(host) of \(member.kind) is not a host"); continue }
+            if !pooled.isSpawned || !pooled.screens.isEmpty { problems.append("pooled host \(host) of \(member.kind) shows screens or was not spawned") }
+            if pooled.isReady != member.isReady { problems.append("pooled host \(host) of \(member.kind): ready \(pooled.isReady) but the pool says \(member.isReady)") }
+        }
+        return problems + pool.invariantViolations()
     }
 
     /// Why a look-up failed.
@@ -359,7 +376,7 @@ public struct ScreenDelivery: Sendable {
         case .spawn:
             screen.phase = .spawning
             screens[place.screen] = screen
-            return (outgoing.serial, [.spawn(place.screen, kind: place.kind)])
+            return (outgoing.serial, startProcess(for: place.screen, kind: place.kind, now: now))
         }
     }
 
@@ -381,6 +398,55 @@ public struct ScreenDelivery: Sendable {
         }
         screens[id]?.held.append(outgoing)
         return (outgoing.serial, [])
+    }
+
+    // MARK: The warm pool
+
+    /// A screen waiting in `.spawning` needs a process: a pooled one if its kind's pool has one
+    /// (ready: its held commands go out now), else a new spawn.
+    private mutating func startProcess(for id: ScreenID, kind: String, now: UInt64) -> [Action] {
+        let (taken, refill) = pool.take(kind)
+        guard let host = taken else { return [.spawn(id, kind: kind)] + poolActions(refill) }
+        return [.tookPooled(id, kind: kind, host: host)] + assign(id, to: host, now: now) + poolActions(refill)
+    }
+
+    /// Keeps `size` idle processes of the spawned `kind` (0: none; at most `SpawnPool.maxSize`).
+    public mutating func setPool(_ kind: String, size: Int) -> [Action] {
+        let actions = pool.resize(kind, to: size)
+        for case .stop(let host) in actions { hosts[host] = nil }
+        return poolActions(actions)
+    }
+
+    /// The process spawned for `kind`'s pool connected as `host` (its handshake is still to come).
+    public mutating func pooledSpawned(kind: String, host: UInt64) -> [Action] {
+        guard hosts[host] == nil else { return [] }
+        hosts[host] = Host(isSpawned: true)
+        let actions = pool.spawned(kind: kind, host: host)
+        // Not taken into the pool (it stopped meanwhile): it goes again.
+        if pool.members[host] == nil { hosts[host] = nil }
+        return poolActions(actions)
+    }
+
+    /// The process for `kind`'s pool could not be spawned (at `now`).
+    public mutating func pooledSpawnFailed(kind: String, now: UInt64) -> [Action] {
+        poolActions(pool.spawnFailed(kind: kind, now: now))
+    }
+
+    /// Stops the pools for good (the driver shuts down): every idle pooled process is stopped.
+    public mutating func stopPool() -> [Action] {
+        let actions = pool.stop()
+        for case .stop(let host) in actions { hosts[host] = nil }
+        return poolActions(actions)
+    }
+
+    private func poolActions(_ actions: [SpawnPool.Action]) -> [Action] {
+        actions.map {
+            switch $0 {
+            case .spawn(let kind): .spawnPooled(kind: kind)
+            case .stop(let host): .stopPooled(host: host)
+            case .suspended(let kind, let deaths): .poolSuspended(kind: kind, deaths: deaths)
+            }
+        }
     }
 
     // MARK: Hosts
@@ -406,6 +472,7 @@ public struct ScreenDelivery: Sendable {
         var actions: [Action] = []
         if hosts[host]?.isSpawned == true {
             hosts[host]?.isReady = true
+            pool.ready(host)
             for id in (hosts[host]?.screens ?? []).sorted() { actions += release(id, on: host, now: now) }
             return actions
         }
@@ -457,10 +524,12 @@ public struct ScreenDelivery: Sendable {
     /// breaking the protocol, so nothing is held for it (spawned or attached).
     public mutating func hostLost(_ host: UInt64, now: UInt64 = 0, resumable: Bool = true) -> [Action] {
         guard let gone = hosts.removeValue(forKey: host) else { return [] }
+        if pool.members[host] != nil { return poolActions(pool.lost(host, now: now)) }
+        let refill = pool.taken.isEmpty || pool.taken[host] == nil ? [] : poolActions(pool.released(host))
         // `resumable` false: it left on purpose or broke the protocol; nothing comes back for it.
         let holds = holdsScreensOfLostHosts && resumable && (gone.isSpawned || resumeGrace != nil)
         if gone.isSpawned || !holds { dropProvider(host, of: gone.provides) }
-        var actions: [Action] = []
+        var actions: [Action] = refill
         var held: Set<ScreenID> = []
         for id in gone.screens.sorted(by: >) {
             guard var screen = screens[id], screen.host == host else { continue }
@@ -535,7 +604,8 @@ public struct ScreenDelivery: Sendable {
             screen.restarts += 1
             screen.phase = .spawning
             screens[id] = screen
-            actions += [.restarted(id, kind: screen.kind, attempt: Int(screen.restarts), policy: book.policy), .spawn(id, kind: screen.kind)]
+            actions.append(.restarted(id, kind: screen.kind, attempt: Int(screen.restarts), policy: book.policy))
+            actions += startProcess(for: id, kind: screen.kind, now: now)
         }
         return actions
     }
@@ -607,6 +677,12 @@ public struct ScreenDelivery: Sendable {
             return (.stale, [])
         case .accepted(let completesDismissal):
             screens[id] = screen
+            if !pool.taken.isEmpty, pool.taken[host] != nil {
+                // A pooled process showed its screen: the pool replaces it now.
+                let refill = poolActions(pool.released(host))
+                guard completesDismissal else { return (.accepted(kind: screen.kind), refill) }
+                return (.accepted(kind: screen.kind), refill + complete(id, .acknowledged))
+            }
             guard completesDismissal else { return (.accepted(kind: screen.kind), []) }
             return (.accepted(kind: screen.kind), complete(id, .acknowledged))
         }

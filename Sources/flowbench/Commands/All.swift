@@ -52,6 +52,8 @@ struct All: ParsableCommand {
         rows.append(try Benchmarks.startup(flowd: flowd, runs: settings.startupRuns))
         Report.progress("spawn-startup, \(settings.spawnRuns) runs")
         rows.append(try Benchmarks.spawnStartup(flowd: flowd, runs: settings.spawnRuns))
+        Report.progress("spawn-pool, \(settings.spawnRuns * 3) runs each")
+        rows += try Benchmarks.spawnPoolRows(flowd: flowd, runs: settings.spawnRuns * 3, idlePool: Benchmarks.idlePoolSize(quick: options.quick))
         Report.progress("screen-restart, \(settings.restartRuns) kills")
         rows.append(try Benchmarks.screenRestart(flowd: flowd, runs: settings.restartRuns))
         Report.progress("hung-host, \(settings.hungHosts) hosts")

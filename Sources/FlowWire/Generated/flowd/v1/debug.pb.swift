@@ -344,6 +344,32 @@ public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
     set {_uniqueStorage()._commandsRefused = newValue}
   }
 
+  /// Warm pools (a spawn factory's pool): pooled screen processes handshaken and
+  /// idle, waiting for a screen of their kind.
+  public var pooledReady: UInt64 {
+    get {_storage._pooledReady}
+    set {_uniqueStorage()._pooledReady = newValue}
+  }
+
+  /// Pooled screen processes still starting (spawned, handshake not done).
+  public var pooledStarting: UInt64 {
+    get {_storage._pooledStarting}
+    set {_uniqueStorage()._pooledStarting = newValue}
+  }
+
+  /// Screens that went to a pooled process instead of a new spawn (since start).
+  public var poolHits: UInt64 {
+    get {_storage._poolHits}
+    set {_uniqueStorage()._poolHits = newValue}
+  }
+
+  /// Screens of a pooled kind that found its pool empty and spawned their own
+  /// process (since start).
+  public var poolMisses: UInt64 {
+    get {_storage._poolMisses}
+    set {_uniqueStorage()._poolMisses = newValue}
+  }
+
   /// Updates the flows made whose state equalled the screen's current state: not sent (since start).
   public var unchangedUpdates: UInt64 {
     get {_storage._unchangedUpdates}
@@ -506,6 +532,10 @@ public nonisolated struct Flowd_V1_ConnectionInfo: Sendable {
   public var writeQueueBytes: UInt64 = 0
 
   public var spawned: Bool = false
+
+  /// A spawned process idle in a warm pool: the kind it waits for (empty
+  /// otherwise, and once it was given a screen).
+  public var pooledKind: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -808,7 +838,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{4}\u{5}unchanged_updates\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -831,6 +861,10 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _unknownKindsOffered: UInt64 = 0
     var _screensWithoutHost: UInt64 = 0
     var _commandsRefused: UInt64 = 0
+    var _pooledReady: UInt64 = 0
+    var _pooledStarting: UInt64 = 0
+    var _poolHits: UInt64 = 0
+    var _poolMisses: UInt64 = 0
     var _unchangedUpdates: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
@@ -862,6 +896,10 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _unknownKindsOffered = source._unknownKindsOffered
       _screensWithoutHost = source._screensWithoutHost
       _commandsRefused = source._commandsRefused
+      _pooledReady = source._pooledReady
+      _pooledStarting = source._pooledStarting
+      _poolHits = source._poolHits
+      _poolMisses = source._poolMisses
       _unchangedUpdates = source._unchangedUpdates
     }
   }
@@ -901,6 +939,10 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 18: try { try decoder.decodeSingularUInt64Field(value: &_storage._unknownKindsOffered) }()
         case 19: try { try decoder.decodeSingularUInt64Field(value: &_storage._screensWithoutHost) }()
         case 20: try { try decoder.decodeSingularUInt64Field(value: &_storage._commandsRefused) }()
+        case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._pooledReady) }()
+        case 22: try { try decoder.decodeSingularUInt64Field(value: &_storage._pooledStarting) }()
+        case 23: try { try decoder.decodeSingularUInt64Field(value: &_storage._poolHits) }()
+        case 24: try { try decoder.decodeSingularUInt64Field(value: &_storage._poolMisses) }()
         case 25: try { try decoder.decodeSingularUInt64Field(value: &_storage._unchangedUpdates) }()
         default: break
         }
@@ -970,6 +1012,18 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if _storage._commandsRefused != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._commandsRefused, fieldNumber: 20)
       }
+      if _storage._pooledReady != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._pooledReady, fieldNumber: 21)
+      }
+      if _storage._pooledStarting != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._pooledStarting, fieldNumber: 22)
+      }
+      if _storage._poolHits != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._poolHits, fieldNumber: 23)
+      }
+      if _storage._poolMisses != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._poolMisses, fieldNumber: 24)
+      }
       if _storage._unchangedUpdates != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._unchangedUpdates, fieldNumber: 25)
       }
@@ -1002,6 +1056,10 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._unknownKindsOffered != rhs_storage._unknownKindsOffered {return false}
         if _storage._screensWithoutHost != rhs_storage._screensWithoutHost {return false}
         if _storage._commandsRefused != rhs_storage._commandsRefused {return false}
+        if _storage._pooledReady != rhs_storage._pooledReady {return false}
+        if _storage._pooledStarting != rhs_storage._pooledStarting {return false}
+        if _storage._poolHits != rhs_storage._poolHits {return false}
+        if _storage._poolMisses != rhs_storage._poolMisses {return false}
         if _storage._unchangedUpdates != rhs_storage._unchangedUpdates {return false}
         return true
       }
@@ -1263,7 +1321,7 @@ nonisolated extension Flowd_V1_NavNode: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ConnectionInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}role\0\u{1}name\0\u{1}pid\0\u{1}provides\0\u{1}screens\0\u{3}write_queue_bytes\0\u{1}spawned\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}role\0\u{1}name\0\u{1}pid\0\u{1}provides\0\u{1}screens\0\u{3}write_queue_bytes\0\u{1}spawned\0\u{3}pooled_kind\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1279,6 +1337,7 @@ nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProto
       case 6: try { try decoder.decodeSingularUInt32Field(value: &self.screens) }()
       case 7: try { try decoder.decodeSingularUInt64Field(value: &self.writeQueueBytes) }()
       case 8: try { try decoder.decodeSingularBoolField(value: &self.spawned) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.pooledKind) }()
       default: break
       }
     }
@@ -1309,6 +1368,9 @@ nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProto
     if self.spawned != false {
       try visitor.visitSingularBoolField(value: self.spawned, fieldNumber: 8)
     }
+    if !self.pooledKind.isEmpty {
+      try visitor.visitSingularStringField(value: self.pooledKind, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1321,6 +1383,7 @@ nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProto
     if lhs.screens != rhs.screens {return false}
     if lhs.writeQueueBytes != rhs.writeQueueBytes {return false}
     if lhs.spawned != rhs.spawned {return false}
+    if lhs.pooledKind != rhs.pooledKind {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

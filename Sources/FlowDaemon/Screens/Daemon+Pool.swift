@@ -1,0 +1,73 @@
+import FlowApp
+import FlowKit
+import FlowWire
+
+extension Daemon {
+    /// Sets up the warm pools of the app's spawned kinds whose factory is decided (a deferred factory's
+    /// pool starts when its first screen is placed): their processes start now.
+    func startPools() {
+        guard let app else { return }
+        for kind in app.kinds {
+            if case .deferred = app.factory(for: kind) { continue }
+            decidePool(of: kind)
+        }
+    }
+
+    /// Reads `kind`'s pool size from its factory once (resolving a deferred one) and fills the pool.
+    func decidePool(of kind: String) {
+        guard let app, poolsDecided.insert(kind).inserted else { return }
+        let size = app.factory(for: kind).resolved.poolSize
+        guard size > 0, phase == .running else { return }
+        logger.info("keeping a warm pool of screen processes", metadata: ["kind": "\(kind)", "size": "\(min(size, SpawnPool.maxSize))"])
+        perform(delivery.setPool(kind, size: size))
+    }
+
+    /// Performs the delivery's actions for the warm pools.
+    func performPool(_ action: ScreenDelivery.Action) {
+        switch action {
+        case .spawnPooled(let kind):
+            spawnPooled(kind)
+        case .tookPooled(let screen, let kind, let host):
+            spawnedHosts[host]?.assign(screen)
+            logger.info("screen goes to a pooled process", metadata: [
+                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(spawnedHosts[host]?.pid ?? 0)",
+            ])
+        case .stopPooled(let host):
+            if let connection = connections[host] {
+                send(.shutdown(.init(reason: .daemonExiting, message: "flowd is stopping; this pooled screen process is not needed")), to: connection)
+                closeGracefully(connection)
+            }
+            spawnedHosts[host]?.retire(reason: "the pool stopped")
+        case .poolSuspended(let kind, let deaths):
+            logger.error("pooled screen processes keep dying before use; the pool stops refilling until a screen of the kind is placed: check that the executable starts and waits for its Place", metadata: [
+                "kind": "\(kind)", "deaths": "\(deaths)",
+            ])
+        default:
+            break
+        }
+    }
+
+    /// A pooled process finished its handshake: it waits for a screen of `kind`.
+    func pooledProcessReady(_ connection: Connection, kind: String) {
+        let ready = delivery.pool.members.values.count { $0.kind == kind && $0.isReady }
+        logger.info("pooled screen process ready: \(ready) of \(delivery.pool.sizes[kind] ?? 0) for \(kind)", metadata: [
+            "connection": "\(connection.label)", "pid": "\(connection.peerPID)",
+        ])
+    }
+
+    private func spawnPooled(_ kind: String) {
+        guard let app, case .spawn(let executable, let arguments, let environment, _, _) = app.factory(for: kind).resolved else {
+            perform(delivery.pooledSpawnFailed(kind: kind, now: loop.now))
+            return
+        }
+        do {
+            let spawned = try spawner.spawn(
+                for: self, screen: nil, kind: kind, executable: executable, arguments: arguments, environment: environment)
+            adoptChild(spawned)
+            perform(delivery.pooledSpawned(kind: kind, host: spawned.connectionID))
+        } catch {
+            logger.error("cannot spawn a pooled screen process", metadata: ["kind": "\(kind)", "error": "\(error)"])
+            perform(delivery.pooledSpawnFailed(kind: kind, now: loop.now))
+        }
+    }
+}
