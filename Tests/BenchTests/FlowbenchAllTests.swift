@@ -57,5 +57,6 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("spawn-startup") == 1)
     #expect(rows("screen-restart") == 1)
     #expect(rows("hung-host") == 2)
+    #expect(rows("flood") == 2, "the quiet hosts alone and during the flood")
     #expect(rows("restore") == 2, "a start without a journal and one on 1,000 journaled inputs")
 }
