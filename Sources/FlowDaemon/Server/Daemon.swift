@@ -269,7 +269,7 @@ public final class Daemon {
     /// The default of `DaemonConfiguration.framesPerTurn`.
     public static let defaultFramesPerTurn = 64
     /// The default of `DaemonConfiguration.inputsPerTurn`.
-    public static let defaultInputsPerTurn = 32
+    public static let defaultInputsPerTurn = 16
 
     /// Whether `body` enters the flows (outputs, user navigation, links, injections, terminations):
     /// the frames whose work is counted against `inputsPerTurn`.
