@@ -6,6 +6,7 @@
 #include "CBenchRelay.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,4 +438,96 @@ int cbr_host_serve(int fd, char *error) {
     long long frames = cbr_host_pump(host, UINT64_MAX, 0, -1, error);
     cbr_host_free(host);
     return frames < 0 && strstr(error, "closed the connection") == NULL ? -1 : 0;
+}
+
+// MARK: - A flooding host
+
+int cbr_host_flood(int fd, uint64_t screen_id, const char *json, int control_fd, cbr_flood_result *result, char *error) {
+    memset(result, 0, sizeof *result);
+    uint8_t frame[1200];
+    size_t frame_len = cbr_encode_output(frame, sizeof frame, screen_id, json);
+    if (frame_len == 0) { snprintf(error, CBR_ERROR_SIZE, "the output JSON is over 900 bytes"); return -1; }
+    // As many whole frames as fit in 64 KiB: one send offers the kernel all it can take.
+    size_t copies = (64u * 1024u) / frame_len;
+    uint8_t *pattern = malloc(frame_len * copies);
+    for (size_t k = 0; k < copies; k++) memcpy(pattern + k * frame_len, frame, frame_len);
+    uint8_t *buffer = malloc(PUMP_BUFFER);
+    uint8_t *control = malloc(1u << 16);
+    size_t have = 0, control_len = 0, control_at = 0;
+    // Bytes of the current output frame already written (0: at a frame boundary).
+    size_t partial = 0;
+    int status = 0;
+    int flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    uint64_t start = cbr_now_ns();
+    for (;;) {
+        struct pollfd p[2] = {{.fd = fd, .events = POLLIN | POLLOUT}, {.fd = control_fd, .events = POLLIN}};
+        int r = poll(p, 2, -1);
+        if (r < 0) { if (errno == EINTR) continue; snprintf(error, CBR_ERROR_SIZE, "poll: %s", strerror(errno)); status = -1; break; }
+        if (p[1].revents) break;
+        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = recv(fd, buffer + have, PUMP_BUFFER - have, 0);
+            if (n == 0) { snprintf(error, CBR_ERROR_SIZE, "flowd closed the flooding host's connection"); status = -1; break; }
+            if (n < 0 && errno != EAGAIN && errno != EINTR) { snprintf(error, CBR_ERROR_SIZE, "read from flowd: %s", strerror(errno)); status = -1; break; }
+            if (n > 0) {
+                have += (size_t)n;
+                size_t at = 0;
+                uint64_t last_update = 0;
+                while (have - at >= 4) {
+                    uint32_t len = (uint32_t)buffer[at] | (uint32_t)buffer[at + 1] << 8 | (uint32_t)buffer[at + 2] << 16 | (uint32_t)buffer[at + 3] << 24;
+                    if (len > PUMP_BUFFER - 4) { snprintf(error, CBR_ERROR_SIZE, "a %u-byte frame is over the flooding host's buffer", len); status = -1; break; }
+                    if (have - at - 4 < len) break;
+                    uint64_t screen = 0, serial = 0;
+                    const uint8_t *envelope = buffer + at + 4;
+                    int type = cbr_parse_command(envelope, len, &screen, &serial);
+                    at += 4 + len;
+                    if (type == 12) { snprintf(error, CBR_ERROR_SIZE, "flowd sent the flooding host an Error"); status = -1; break; }
+                    if (control_len + 96 > (1u << 16)) continue;
+                    if (type == 13) { control_len += cbr_answer_ping(control + control_len, envelope, len); continue; }
+                    if (type == 21 && screen == screen_id) { result->updates++; last_update = serial; continue; }
+                    if (type >= 20 && type <= 23) control_len += cbr_encode_ack(control + control_len, screen, serial);
+                }
+                if (status != 0) break;
+                // One cumulative Ack for the Updates of this read.
+                if (last_update != 0) control_len += cbr_encode_ack(control + control_len, screen_id, last_update);
+                memmove(buffer, buffer + at, have - at);
+                have -= at;
+            }
+        }
+        if (!(p[0].revents & POLLOUT)) continue;
+        // Finish the output frame begun, then the Acks and Pongs, then as many outputs as the socket takes.
+        for (;;) {
+            const uint8_t *from;
+            size_t len;
+            if (partial > 0) { from = frame + partial; len = frame_len - partial; }
+            else if (control_at < control_len) { from = control + control_at; len = control_len - control_at; }
+            else { from = pattern; len = frame_len * copies; }
+            ssize_t n = send(fd, from, len, MSG_NOSIGNAL);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+                snprintf(error, CBR_ERROR_SIZE, "write to flowd: %s", strerror(errno));
+                status = -1;
+                break;
+            }
+            if (partial > 0) {
+                partial += (size_t)n;
+                if (partial == frame_len) { partial = 0; result->outputs++; }
+            } else if (control_at < control_len) {
+                control_at += (size_t)n;
+                if (control_at == control_len) control_at = control_len = 0;
+            } else {
+                result->outputs += (uint64_t)n / frame_len;
+                partial = (size_t)n % frame_len;
+            }
+            if ((size_t)n < len) break;
+        }
+        if (status != 0) break;
+    }
+    result->seconds = (double)(cbr_now_ns() - start) / 1e9;
+    fcntl(fd, F_SETFL, flags);
+    free(pattern);
+    free(buffer);
+    free(control);
+    return status;
 }

@@ -15,6 +15,12 @@ public struct DaemonConfiguration: Sendable {
     public var maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize
     /// Bytes queued for one connection beyond which it is disconnected as a stalled reader.
     public var writeQueueLimit: Int = 4 << 20
+    /// Frames of one connection handled per loop iteration at most; the rest waits in its socket
+    /// (reading pauses) until its next turn, so that one peer cannot hold the loop (docs/daemon.md).
+    public var framesPerTurn: Int = Daemon.defaultFramesPerTurn
+    /// Of those, inputs to the flows (outputs, user navigation, links, injections) per iteration at
+    /// most: each runs a flow and may send commands to any host.
+    public var inputsPerTurn: Int = Daemon.defaultInputsPerTurn
     /// How long a screen may take to acknowledge a command, in milliseconds.
     public var ackTimeoutMilliseconds: UInt64 = 2_000
     /// How long a graceful shutdown waits for clients to read their `Shutdown`, in milliseconds.

@@ -37,9 +37,28 @@ public final class EmbeddedConnection {
         daemon.run()
     }
 
+    /// Sends `bodies` in one write, as a fast peer does, and lets the daemon read them (its read
+    /// callback) but run nothing more: `EmbeddedDaemon.runIteration()` runs the rest of the loop's
+    /// iteration. Returns the seq of the last frame.
+    @discardableResult
+    public func write(_ bodies: [Flowd_V1_Envelope.OneOf_Body]) -> UInt64 {
+        var bytes: [UInt8] = []
+        for body in bodies {
+            lastSeq += 1
+            var envelope = Flowd_V1_Envelope()
+            envelope.seq = lastSeq
+            envelope.body = body
+            try? FrameEncoder.append(envelope, to: &bytes, maxFrameSize: Int(UInt32.max))
+        }
+        pipe.feed(bytes)
+        return lastSeq
+    }
+
     /// The frames the daemon wrote since the last call, in order. Undecodable bytes end the list.
-    public func readFrames() -> [Flowd_V1_Envelope] {
-        daemon.run()
+    /// `settle` false reads what was written so far without letting the daemon run further (to
+    /// see what one `EmbeddedDaemon.runIteration()` wrote).
+    public func readFrames(settle: Bool = true) -> [Flowd_V1_Envelope] {
+        if settle { daemon.run() }
         decoder.append(pipe.take())
         var frames: [Flowd_V1_Envelope] = []
         while let envelope = try? decoder.nextEnvelope() { frames.append(envelope) }
@@ -47,7 +66,7 @@ public final class EmbeddedConnection {
     }
 
     /// The bodies of `readFrames()`.
-    public func readBodies() -> [Flowd_V1_Envelope.OneOf_Body] { readFrames().compactMap(\.body) }
+    public func readBodies(settle: Bool = true) -> [Flowd_V1_Envelope.OneOf_Body] { readFrames(settle: settle).compactMap(\.body) }
 
     /// Sends `Hello` and returns the daemon's answer (`Welcome` or `Error`, and anything before).
     @discardableResult

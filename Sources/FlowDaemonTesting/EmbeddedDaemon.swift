@@ -111,9 +111,18 @@ public final class EmbeddedDaemon {
             iterations += 1
             // A daemon that never settles is a bug (a livelock); say so instead of hanging the test.
             precondition(iterations < 100_000, "the embedded daemon did not settle after 100,000 loop iterations")
-            loop.iterate()
-            daemon.flushDirtyConnections()
-        } while loop.hasWork
+        } while runIteration()
+    }
+
+    /// Runs one loop iteration and no more: what libuv runs first (close callbacks, a wake-up, which
+    /// gives backlogged connections their next turn), then the end of the iteration (every outbox
+    /// written; a new turn begins, with a fresh per-connection budget). Returns whether the loop
+    /// has work for another iteration. Reads happen when a test's peer writes.
+    @discardableResult
+    public func runIteration() -> Bool {
+        loop.iterate()
+        daemon.endIteration()
+        return loop.hasWork
     }
 
     /// Moves the clock forward, firing every deadline that passes on the way, in order.

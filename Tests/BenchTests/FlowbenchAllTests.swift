@@ -70,6 +70,7 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("spawn-pool") == 4, "attached, spawned, pooled, and the idle cost")
     #expect(rows("screen-restart") == 1)
     #expect(rows("hung-host") == 2)
+    #expect(rows("flood") == 2, "the quiet hosts alone and during the flood")
     #expect(rows("restore") == 2, "a start without a journal and one on 1,000 journaled inputs")
 }
 

@@ -109,6 +109,34 @@ import Testing
         try t.finish()
     }
 
+    @Test func idleStartedFromItsOwnCallbackRunsOncePerIteration() throws {
+        // The daemon's wake-up: re-armed while a backlog remains, it must let each iteration's poll
+        // and check run in between (a 0 ms timer re-armed from its callback fires again at once).
+        let t = try TestLoop()
+        let idle = UVIdle(loop: t.loop)
+        let check = UVCheck(loop: t.loop)
+        var events: [String] = []
+        var runs = 0
+        func wake() {
+            idle.start {
+                idle.stop()
+                runs += 1
+                events.append("idle")
+                if runs < 5 {
+                    wake()
+                } else {
+                    idle.close()
+                    check.close()
+                }
+            }
+        }
+        wake()
+        check.start { events.append("check") }
+        t.run()
+        #expect(events == Array(repeating: ["idle", "check"], count: 4).flatMap { $0 } + ["idle"])
+        try t.finish()
+    }
+
     @Test func loopQueueRunsEveryJobOnceFromFourThreads() throws {
         let t = try TestLoop()
         let queue = try LoopQueue(loop: t.loop)

@@ -172,6 +172,21 @@ long long cbr_host_pump(cbr_host *host, uint64_t places, int until_pong, int tim
 /// Acknowledges everything until flowd closes the connection (a spawned screen's life).
 int cbr_host_serve(int fd, char *error);
 
+/// What a flooding host did.
+typedef struct {
+    /// Whole Output frames handed to the socket.
+    uint64_t outputs;
+    /// Updates of its screen read (one per output the daemon handled).
+    uint64_t updates;
+    /// Seconds from the start to the stop.
+    double seconds;
+} cbr_flood_result;
+
+/// Floods: writes Outputs of `screen_id` (`json`, NUL-terminated) as fast as the socket takes them
+/// (non-blocking, whole frames), reads its Updates and acknowledges them (one cumulative Ack per
+/// read, between two outputs), answers Pings, until `control_fd` is readable (nothing is read from it).
+int cbr_host_flood(int fd, uint64_t screen_id, const char *json, int control_fd, cbr_flood_result *result, char *error);
+
 /// CPU seconds of process `pid`: the sum over its threads of /proc/<pid>/task/*/schedstat
 /// (nanoseconds), else user + system from /proc/<pid>/stat (clock ticks); -1 if unreadable.
 double cbr_process_cpu_seconds(int pid);

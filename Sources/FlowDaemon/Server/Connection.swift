@@ -20,6 +20,12 @@ final class Connection {
     var isDirty = false
     /// Whether reading is paused because complete frames wait for its next turn.
     var isBacklogged = false
+    /// The daemon's turn (loop iteration) that `framesThisTurn` and `inputsThisTurn` count.
+    var turn: UInt64 = 0
+    /// Frames handled in `turn` (bounded by `DaemonConfiguration.framesPerTurn`).
+    var framesThisTurn = 0
+    /// Inputs to the flows handled in `turn` (bounded by `DaemonConfiguration.inputsPerTurn`).
+    var inputsThisTurn = 0
     /// The seq of the last frame sent.
     var sentSeq: UInt64 = 0
     /// Peer process id (SO_PEERCRED, or the spawned child's pid).

@@ -100,6 +100,9 @@ public final class Daemon {
     private var writes = WriteScheduler()
     /// Connections with complete frames waiting for their next turn.
     private var backlogged: [Connection] = []
+    /// The current turn: one per loop iteration, counted at its end (`endIteration`). A connection's
+    /// budget of frames and inputs is per turn.
+    private var turn: UInt64 = 1
     /// Handshake deadlines by connection.
     private var handshakeDeadlines: DeadlineQueue<UInt64>
     /// Force-close deadlines of connections closing gracefully.
@@ -178,7 +181,7 @@ public final class Daemon {
             throw error
         }
         try installSignalHandlers(on: uvLoop.uv)
-        uvLoop.start { [unowned self] in flushDirtyConnections() }
+        uvLoop.start { [unowned self] in endIteration() }
         logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
         startService(service, on: uvLoop.uv)
         startApp()
@@ -265,9 +268,19 @@ public final class Daemon {
 
     // MARK: Reading
 
-    /// Frames one connection may have handled per turn before the others get
-    /// theirs: a client that floods outputs cannot starve the rest.
-    static let framesPerTurn = 64
+    /// The default of `DaemonConfiguration.framesPerTurn`.
+    public static let defaultFramesPerTurn = 64
+    /// The default of `DaemonConfiguration.inputsPerTurn`.
+    public static let defaultInputsPerTurn = 16
+
+    /// Whether `body` enters the flows (outputs, user navigation, links, injections, terminations):
+    /// the frames whose work is counted against `inputsPerTurn`.
+    private static func isFlowInput(_ body: Flowd_V1_Envelope.OneOf_Body) -> Bool {
+        switch body {
+        case .output, .userNavigation, .openLink, .injectOutput, .injectNavigation, .terminateFlow: true
+        default: false
+        }
+    }
 
     private func received(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         loop.assertOnLoop()
@@ -307,22 +320,36 @@ public final class Daemon {
         }
     }
 
-    /// Handles up to `framesPerTurn` complete frames; if more are buffered, stops
-    /// reading this connection (the kernel then pushes back on the sender) and
-    /// continues on the next loop turn.
+    /// Handles the complete frames buffered for `connection` within its budget for this turn (loop
+    /// iteration): `framesPerTurn` frames, of which `inputsPerTurn` inputs to the flows, counted
+    /// over every read of the iteration (libuv may read a connection several times in one). Past
+    /// it, reading stops (the kernel then pushes back on the sender) and the connection waits in
+    /// `backlogged` for its next turn: nothing is dropped or reordered, and the other connections
+    /// are read and answered in the meantime.
     private func drain(_ connection: Connection) {
-        var handled = 0
+        if connection.turn != turn {
+            connection.turn = turn
+            connection.framesThisTurn = 0
+            connection.inputsThisTurn = 0
+        }
         do {
-            while !connection.isClosing, let frame = try connection.decoder.nextFrame() {
-                if let body = frame.body { handle(body, seq: frame.seq, on: connection) }
-                handled += 1
-                if handled == Self.framesPerTurn, connection.decoder.bufferedByteCount > 0, !connection.isClosing {
-                    connection.pipe.stopReading()
-                    if !connection.isBacklogged {
-                        connection.isBacklogged = true
-                        backlogged.append(connection)
+            while !connection.isClosing {
+                if connection.framesThisTurn >= configuration.framesPerTurn || connection.inputsThisTurn >= configuration.inputsPerTurn {
+                    if connection.decoder.bufferedByteCount > 0 {
+                        connection.pipe.stopReading()
+                        if !connection.isBacklogged {
+                            connection.isBacklogged = true
+                            backlogged.append(connection)
+                        }
+                        return
                     }
-                    return
+                    break
+                }
+                guard let frame = try connection.decoder.nextFrame() else { break }
+                connection.framesThisTurn += 1
+                if let body = frame.body {
+                    if Self.isFlowInput(body) { connection.inputsThisTurn += 1 }
+                    handle(body, seq: frame.seq, on: connection)
                 }
             }
         } catch {
@@ -334,12 +361,13 @@ public final class Daemon {
         }
     }
 
-    /// Gives every backlogged connection its next turn.
+    /// Gives every backlogged connection its next turn, in the order they were backlogged (one whose
+    /// budget for this turn is spent stays, in its place).
     private func serviceBacklog() {
         guard !backlogged.isEmpty else { return }
-        let turn = backlogged
+        let waiting = backlogged
         backlogged.removeAll(keepingCapacity: true)
-        for connection in turn where !connection.isClosing {
+        for connection in waiting where !connection.isClosing {
             connection.isBacklogged = false
             drain(connection)
             // Still backlogged: `drain` put it back. Otherwise it reads again.
@@ -452,7 +480,16 @@ public final class Daemon {
         writes.mark(connection)
     }
 
-    /// Writes every outbox once per iteration and drops peers that stopped reading.
+    /// The end of a loop iteration (libuv's check phase): every outbox is written, then a new turn
+    /// begins and every connection has its budget again; backlogged connections take their turn in
+    /// the next iteration's wake-up, before its reads.
+    package func endIteration() {
+        flushDirtyConnections()
+        turn &+= 1
+    }
+
+    /// Writes every outbox once per iteration and drops peers that stopped reading; backlogged
+    /// connections with budget left in this turn are served first.
     package func flushDirtyConnections() {
         loop.assertOnLoop()
         serviceBacklog()

@@ -14,7 +14,8 @@ package protocol DaemonLoop: AnyObject {
     var openHandleCount: Int { get }
     /// Arms the one deadline timer for `deadline` (nil disarms it); `fire` runs once it passes.
     func setDeadline(_ deadline: UInt64?, _ fire: @escaping () -> Void)
-    /// Runs `work` soon on the loop even if no I/O wakes it (close callbacks left frames behind).
+    /// Runs `work` in the next loop iteration, before its poll, even if no I/O wakes it (close callbacks
+    /// left frames behind, a backlogged connection's next turn); at most one wake-up is pending.
     func wake(_ work: @escaping () -> Void)
     /// Milliseconds since the Unix epoch: the flows' timers are journaled with their deadline on
     /// this clock, so that a restored daemon waits only for what is left.
@@ -35,15 +36,17 @@ package protocol LoopInbox: Sendable {
 
 extension LoopQueue: LoopInbox {}
 
-/// The daemon's loop on libuv: the clock is `uv_now`, the deadline and the wake-up are two `UVTimer`s,
-/// the inbox a `LoopQueue`, created by `start` and closed by `stop` (so a finished daemon leaves no
+/// The daemon's loop on libuv: the clock is `uv_now`, the deadline a `UVTimer`, the wake-up a
+/// `UVIdle` (it runs once in the next iteration, before its poll, even when it wakes itself again: a
+/// zero-timeout timer re-armed from its own callback runs again in the same timer phase on libuv
+/// 1.44, and a backlog served that way never lets the poll run), the inbox a `LoopQueue`, created by `start` and closed by `stop` (so a finished daemon leaves no
 /// handle open); work runs in detached tasks.
 final class UVDaemonLoop: DaemonLoop {
     /// The libuv loop.
     let uv: UVLoop
     private var flushCheck: UVCheck?
     private var deadlineTimer: UVTimer?
-    private var wakeTimer: UVTimer?
+    private var wakeIdle: UVIdle?
     private var queue: LoopQueue?
 
     init(_ uv: UVLoop) { self.uv = uv }
@@ -60,7 +63,7 @@ final class UVDaemonLoop: DaemonLoop {
         check.start(flush)
         flushCheck = check
         deadlineTimer = UVTimer(loop: uv)
-        wakeTimer = UVTimer(loop: uv)
+        wakeIdle = UVIdle(loop: uv)
         // Without it (uv_async_init failed) the flows' work fails with a message; nothing else needs it.
         queue = try? LoopQueue(loop: uv)
     }
@@ -71,8 +74,8 @@ final class UVDaemonLoop: DaemonLoop {
         flushCheck = nil
         deadlineTimer?.close()
         deadlineTimer = nil
-        wakeTimer?.close()
-        wakeTimer = nil
+        wakeIdle?.close()
+        wakeIdle = nil
         queue?.close()
         queue = nil
     }
@@ -88,8 +91,11 @@ final class UVDaemonLoop: DaemonLoop {
     }
 
     func wake(_ work: @escaping () -> Void) {
-        guard let wakeTimer, !wakeTimer.isActive else { return }
-        wakeTimer.start(after: 0, work)
+        guard let wakeIdle, !wakeIdle.isActive else { return }
+        wakeIdle.start { [unowned wakeIdle] in
+            wakeIdle.stop()
+            work()
+        }
     }
 
     var wallClock: UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }

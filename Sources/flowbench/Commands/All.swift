@@ -58,6 +58,8 @@ struct All: ParsableCommand {
         rows.append(try Benchmarks.screenRestart(flowd: flowd, runs: settings.restartRuns))
         Report.progress("hung-host, \(settings.hungHosts) hosts")
         rows += try HungHost.rows(flowd: flowd, settings: settings)
+        Report.progress("flood, \(settings.floodHosts) quiet hosts")
+        rows += try Flood.rows(flowd: flowd, settings: settings)
         rows += try RestoreBench.rows(flowd: flowd, sizes: settings.restoreSizes, runs: settings.restoreRuns)
         Report.emit(rows, quick: options.quick)
     }

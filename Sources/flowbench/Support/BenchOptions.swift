@@ -55,6 +55,9 @@ struct BenchSettings {
     var hangTimeout: Double
     var hungWarmup: Double
     var hungHealthySeconds: Double
+    /// `flood`: quiet hosts (with `hungWindow` and `hungWarmup`), and the seconds of each phase.
+    var floodHosts: Int = 16
+    var floodSeconds: Double = 2
     /// Tree sizes (screens) of `tree-cost`.
     var treeSizes: [Int]
     /// Stack depths unwound by `tree-cost`.
@@ -84,6 +87,7 @@ struct BenchSettings {
         echoWarmup: 0.05, echoSeconds: 0.2, idleCount: 200, startupRuns: 2,
         livePresses: 2, spawnRuns: 2, restartRuns: 3,
         hungHosts: 4, hungWindow: 1, hangTimeout: 0.5, hungWarmup: 0.1, hungHealthySeconds: 0.3,
+        floodHosts: 4, floodSeconds: 0.3,
         treeSizes: [1_000, 10_000], unwindDepths: [10, 100, 1_000], treeOperations: 200,
         restoreSizes: [1_000], restoreRuns: 2)
 }
