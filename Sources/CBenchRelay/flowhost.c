@@ -442,11 +442,10 @@ int cbr_host_serve(int fd, char *error) {
 
 // MARK: - A flooding host
 
-int cbr_host_flood(int fd, uint64_t screen_id, const char *json, int control_fd, cbr_flood_result *result, char *error) {
+int cbr_host_flood(int fd, uint64_t screen_id, uint32_t button, int control_fd, cbr_flood_result *result, char *error) {
     memset(result, 0, sizeof *result);
     uint8_t frame[1200];
-    size_t frame_len = cbr_encode_output(frame, sizeof frame, screen_id, json);
-    if (frame_len == 0) { snprintf(error, CBR_ERROR_SIZE, "the output JSON is over 900 bytes"); return -1; }
+    size_t frame_len = cbr_encode_press(frame, sizeof frame, screen_id, button);
     // As many whole frames as fit in 64 KiB: one send offers the kernel all it can take.
     size_t copies = (64u * 1024u) / frame_len;
     uint8_t *pattern = malloc(frame_len * copies);

@@ -47,7 +47,7 @@ struct FairnessTests {
         bodies.compactMap { body -> Int? in
             if case .error(let error) = body { Issue.record("the daemon answered with an error: \(error.message)") }
             guard case .update(let update) = body,
-                  let state = try? JSONDecoder().decode(CardState.self, from: update.state.data) else { return nil }
+                  let state = try? CardState(binaryPayload: update.state.data) else { return nil }
             return Int(state.title)
         }
     }

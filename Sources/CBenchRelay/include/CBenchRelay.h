@@ -182,10 +182,10 @@ typedef struct {
     double seconds;
 } cbr_flood_result;
 
-/// Floods: writes Outputs of `screen_id` (`json`, NUL-terminated) as fast as the socket takes them
+/// Floods: writes Outputs of `screen_id` (presses of `button`) as fast as the socket takes them
 /// (non-blocking, whole frames), reads its Updates and acknowledges them (one cumulative Ack per
 /// read, between two outputs), answers Pings, until `control_fd` is readable (nothing is read from it).
-int cbr_host_flood(int fd, uint64_t screen_id, const char *json, int control_fd, cbr_flood_result *result, char *error);
+int cbr_host_flood(int fd, uint64_t screen_id, uint32_t button, int control_fd, cbr_flood_result *result, char *error);
 
 /// CPU seconds of process `pid`: the sum over its threads of /proc/<pid>/task/*/schedstat
 /// (nanoseconds), else user + system from /proc/<pid>/stat (clock ticks); -1 if unreadable.

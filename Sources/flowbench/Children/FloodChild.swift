@@ -25,7 +25,7 @@ struct FloodChild: ParsableCommand {
         guard readLine() != nil else { return }
         var error = [CChar](repeating: 0, count: Int(CBR_ERROR_SIZE))
         var result = cbr_flood_result()
-        guard cbr_host_flood(fd, screen, FlowHost.pressJSON(0), STDIN_FILENO, &result, &error) == 0 else {
+        guard cbr_host_flood(fd, screen, 0, STDIN_FILENO, &result, &error) == 0 else {
             throw BenchError(context: "flooding host", cError: error)
         }
         ResultLine("result", [
