@@ -70,10 +70,11 @@ public final class HostedScreen<Module: ScreenModule> {
     /// Dropped without error once the screen is dismissed.
     public func send(_ output: Module.Output) throws(ScreenKitError) {
         guard dismissal == nil else { return }
+        let host = try liveHost()
         var payload = Flowd_V1_Payload()
         payload.contentType = Module.outputCoder.contentType
         do {
-            payload.data = try Module.outputCoder.encode(output, with: ScreenHost.jsonCodec)
+            payload.data = try Module.outputCoder.encode(output, with: host.jsonCodec)
         } catch {
             throw ScreenKitError(
                 .encoding, "cannot encode an output of screen \(id) (kind \"\(Module.kind)\") as \(payload.contentType): \(error)",
@@ -82,7 +83,7 @@ public final class HostedScreen<Module: ScreenModule> {
         var message = Flowd_V1_Output()
         message.screenID = id
         message.payload = payload
-        try liveHost().writeInput(.output(message))
+        try host.writeInput(.output(message))
     }
 
     /// Reports that the user popped this screen off its stack (back button: `.immediate`; a swipe:
@@ -142,7 +143,7 @@ protocol AnyHostedScreen: AnyObject {
 extension HostedScreen: AnyHostedScreen {
     func apply(_ update: Flowd_V1_Update) throws(ScreenKitError) {
         lastSerial = update.serial
-        state = try ScreenHost.decodeState(Module.self, update.state, screenID: id, serial: update.serial)
+        state = try liveHost().decodeState(Module.self, update.state, screenID: id, serial: update.serial)
         updateHandler?(state)
     }
 

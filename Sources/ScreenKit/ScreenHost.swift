@@ -129,7 +129,7 @@ public final class ScreenHost {
     ) -> Result<any AnyHostedScreen, ScreenKitError> {
         let state: Module.State
         do {
-            state = try Self.decodeState(Module.self, place.state, screenID: place.screenID, serial: place.serial)
+            state = try decodeState(Module.self, place.state, screenID: place.screenID, serial: place.serial)
         } catch {
             return .failure(error)
         }
@@ -216,13 +216,13 @@ public final class ScreenHost {
 
     // MARK: Coding
 
-    /// A JSON coder for one call (FlowKit's fast coders, Foundation's bytes): hosts may run on
-    /// several threads, and the coder keeps buffers, so none is shared.
-    static var jsonCodec: any PayloadCodec { JSONPayloadCodec() }
+    /// This host's JSON coder (FlowKit's fast coders, Foundation's bytes): one per host, which runs
+    /// on one thread, so its buffers are reused from one payload to the next.
+    let jsonCodec: any PayloadCodec = JSONPayloadCodec()
 
     /// Decodes a state payload as `Module.State` (in the module's content type; JSON is taken too,
     /// for a `BinaryPayload` state written by a person), or explains why it does not fit.
-    static func decodeState<Module: ScreenModule>(
+    func decodeState<Module: ScreenModule>(
         _ module: Module.Type, _ payload: Flowd_V1_Payload, screenID: UInt64, serial: UInt64
     ) throws(ScreenKitError) -> Module.State {
         let coder = Module.stateCoder

@@ -53,15 +53,8 @@ extension Benchmarks {
         load.waitForExit()
 
         func row(_ line: ResultLine, _ setting: String, cpu: (Double, Double)) throws -> TableRow {
-            let summary = try LatencySummary(line)
-            let phaseSeconds = try line.double("seconds")
-            guard summary.count > 0 else { throw BenchError("\(context): no output was answered in phase \(setting)") }
-            var row = latencyRow("flood", "\(hosts) echo hosts, window \(window): \(setting)", summary, nil)
-            row.rate = Format.rate(Double(summary.count) / phaseSeconds)
+            var (row, _, phaseSeconds) = try phaseRow("flood", "\(hosts) echo hosts, window \(window): \(setting)", line, context: context)
             if cpu.0 >= 0, cpu.1 >= 0 { row.note += "; daemon CPU \(Format.fixed((cpu.1 - cpu.0) / phaseSeconds * 100, 0))%" }
-            row.note += " (max: output sent \(Format.fixed(try line.double("max_at"), 2)) s into the phase)"
-            let unanswered = Int(try line.double("unanswered"))
-            if unanswered > 0 { row.note += "; \(unanswered) unanswered at the end (counted with their time so far)" }
             return row
         }
         let quietRow = try row(quiet, "alone", cpu: (cpuQuietStart, cpuFloodStart))

@@ -64,6 +64,20 @@ extension Benchmarks {
         return row
     }
 
+    /// The next `Event` on a subscribed debug connection (other frames skipped); fails after 30 s
+    /// without a frame, saying so in `context`.
+    static func nextEvent(from debug: FlowClient, context: String) throws -> Flowd_V1_Event {
+        while true {
+            let envelope: Flowd_V1_Envelope
+            do {
+                envelope = try debug.receive(timeoutMilliseconds: 30_000)
+            } catch {
+                throw BenchError("\(context): no event from flowd: \(error)")
+            }
+            if case .event(let event) = envelope.body { return event }
+        }
+    }
+
     // MARK: - Throughput through a flow
 
     /// `clients` screen hosts, each with its own screen of app `bench-echo`, each
@@ -152,17 +166,7 @@ extension Benchmarks {
         defer { close(fd) }
         let spawn = FlowHost.outputFrame(screen: home, button: 0)
         let dismiss = FlowHost.outputFrame(screen: home, button: 1)
-        func nextEvent() throws -> Flowd_V1_Event {
-            while true {
-                let envelope: Flowd_V1_Envelope
-                do {
-                    envelope = try debug.receive(timeoutMilliseconds: 30_000)
-                } catch {
-                    throw BenchError("\(context): no event from flowd: \(error)")
-                }
-                if case .event(let event) = envelope.body { return event }
-            }
-        }
+        func nextEvent() throws -> Flowd_V1_Event { try Benchmarks.nextEvent(from: debug, context: context) }
         var millis: [Double] = []
         for _ in 0..<runs {
             try FlowHost.write(spawn, to: fd, context: context)

@@ -82,17 +82,7 @@ extension Benchmarks {
         defer { close(fd) }
         let spawn = FlowHost.outputFrame(screen: home, button: 0)
         let dismiss = FlowHost.outputFrame(screen: home, button: 1)
-        func nextEvent() throws -> Flowd_V1_Event {
-            while true {
-                let envelope: Flowd_V1_Envelope
-                do {
-                    envelope = try debug.receive(timeoutMilliseconds: 30_000)
-                } catch {
-                    throw BenchError("\(context): no event from flowd: \(error)")
-                }
-                if case .event(let event) = envelope.body { return event }
-            }
-        }
+        func nextEvent() throws -> Flowd_V1_Event { try Benchmarks.nextEvent(from: debug, context: context) }
         var millis: [Double] = []
         for _ in 0..<runs {
             if case .pooled(let size) = mode {

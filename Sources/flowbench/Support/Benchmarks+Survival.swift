@@ -10,6 +10,23 @@ import Glibc
 /// The rows of screens that survive (docs/protocol.md §19): a crashed spawned screen restarted and
 /// re-placed, and a hung host found by the watchdog without delaying the others.
 extension Benchmarks {
+    /// One phase of `_latency-load` as a row (`hung-host`, `flood`): the latency statistics of the
+    /// outputs answered, their rate, where in the phase the max was sent and what stayed unanswered.
+    /// Each row adds the daemon's CPU its own way.
+    static func phaseRow(
+        _ benchmark: String, _ setting: String, _ line: ResultLine, context: String
+    ) throws -> (row: TableRow, summary: LatencySummary, seconds: Double) {
+        let summary = try LatencySummary(line)
+        let seconds = try line.double("seconds")
+        guard summary.count > 0 else { throw BenchError("\(context): no output was answered in phase \(setting)") }
+        var row = latencyRow(benchmark, setting, summary, nil)
+        row.rate = Format.rate(Double(summary.count) / seconds)
+        row.note += " (output sent \(Format.fixed(try line.double("max_at"), 2)) s into the phase)"
+        let unanswered = Int(try line.double("unanswered"))
+        if unanswered > 0 { row.note += "; \(unanswered) unanswered at the end (counted with their time so far)" }
+        return (row, summary, seconds)
+    }
+
     // MARK: - Debug connection
 
     /// Two debug connections: one subscribed to `kinds`, read by `event`, and one for requests
@@ -260,16 +277,10 @@ extension Benchmarks {
         guard stats.hostsHung == 1 else { throw BenchError("\(context): stats show \(stats.hostsHung) hosts hung, expected 1") }
 
         func row(_ line: ResultLine, _ setting: String, cpu: (Double, Double)) throws -> TableRow {
-            let summary = try LatencySummary(line)
-            let seconds = try line.double("seconds")
-            guard summary.count > 0 else { throw BenchError("\(context): no output was answered in phase \(setting)") }
-            var row = latencyRow("hung-host", "\(hosts) echo hosts, window \(window): \(setting)", summary, nil)
-            row.rate = Format.rate(Double(summary.count) / seconds)
-            if cpu.0 >= 0, cpu.1 >= 0 { row.serverCPU = "\(Format.fixed((cpu.1 - cpu.0) * 1e9 / Double(summary.count), 0)) ns" }
-            row.note += " (output sent \(Format.fixed(try line.double("max_at"), 2)) s into the phase)"
-            let unanswered = Int(try line.double("unanswered"))
-            if unanswered > 0 { row.note += "; \(unanswered) unanswered at the end (counted with their time so far)" }
-            return row
+            let (row, summary, _) = try phaseRow("hung-host", "\(hosts) echo hosts, window \(window): \(setting)", line, context: context)
+            var withCPU = row
+            if cpu.0 >= 0, cpu.1 >= 0 { withCPU.serverCPU = "\(Format.fixed((cpu.1 - cpu.0) * 1e9 / Double(summary.count), 0)) ns" }
+            return withCPU
         }
         let healthyRow = try row(healthy, "all healthy", cpu: (cpuHealthyStart, cpuStallStart))
         var stalledRow = try row(stalled, "1 more host SIGSTOPped until HOST_HUNG", cpu: (cpuStallStart, cpuStallEnd))
