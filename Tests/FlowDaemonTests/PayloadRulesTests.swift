@@ -76,6 +76,16 @@ import Testing
             return
         }
         #expect(second.code == .badPayload && second.message.contains("must set one of its events"), "\(second.message)")
+
+        // JSON that is no CardOutput in protobuf's mapping is refused, and the screen still works.
+        Self.press(0, on: root.screenID, from: host, as: .json(Data(#"{"nonsense":{}}"#.utf8)))
+        guard case .error(let third)? = host.readBodies().first else {
+            Issue.record("expected an Error for JSON that is no CardOutput")
+            return
+        }
+        #expect(third.code == .badPayload && !third.fatal && third.message.contains("not the JSON of its module's Output"), "\(third.message)")
+        Self.press(0, on: root.screenID, from: host)
+        #expect(Self.places(host.readBodies()).count == 1, "a good press after the refusals still pushes")
     }
 
     @Test func debugClientsInjectAndSeeJSON() throws {
