@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The daemon's journal: every input that changed the app, in order, in one SQLite file (WAL mode),
-/// written in one transaction per batch (the daemon's loop iteration). The file says whose it is —
+/// written as one row in one transaction per batch (the daemon's loop iteration). The file says whose it is —
 /// app, app version, schema — and a journal of another app, version or schema, a damaged file or
 /// one that is not a journal at all is refused with a `JournalError` and left as it is (the caller
 /// may `moveAside` it and start fresh; nothing is ever deleted silently). One process at a time: a
@@ -40,8 +40,9 @@ public final class Journal {
     /// The page size of a new journal, in bytes.
     public static let pageSize = 1_024
 
-    /// The schema this flowd writes and reads (SQLite's `user_version`).
-    public static let schemaVersion: Int32 = 1
+    /// The schema this flowd writes and reads (SQLite's `user_version`): 2, a row per batch. A
+    /// journal of schema 1 (a row per input) is converted when it opens.
+    public static let schemaVersion: Int32 = 2
     /// Marks the file as a flowd journal (SQLite's `application_id`, "flwd").
     static let applicationID: Int32 = 0x666C_7764
 
@@ -53,7 +54,7 @@ public final class Journal {
     private let begin: SQLiteDatabase.Statement
     private let commit: SQLiteDatabase.Statement
     private let lock: Int32
-    /// The sequence number the next record gets.
+    /// The sequence number the next batch gets.
     private var nextSeq: Int64 = 1
 
     /// Opens the journal at `path` for `identity`, creating it (and its schema) if the file is new or
@@ -80,8 +81,8 @@ public final class Journal {
             // milliseconds; a `JournalCheckpointer` does it on another thread.
             try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;", doing: "setting up")
             database.checkpointOnClose(true)
-            insert = try database.prepare("INSERT INTO inputs(seq, kind, body, key, \"check\", sum) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", doing: "preparing the insert")
-            nextSeq = try database.integer("SELECT coalesce(max(seq), 0) + 1 FROM inputs", doing: "reading the last input")
+            insert = try database.prepare("INSERT INTO batches(seq, inputs, records, sum) VALUES (?1, ?2, ?3, ?4)", doing: "preparing the insert")
+            nextSeq = try database.integer("SELECT coalesce(max(seq), 0) + 1 FROM batches", doing: "reading the last batch")
             begin = try database.prepare("BEGIN", doing: "preparing the transaction")
             commit = try database.prepare("COMMIT", doing: "preparing the transaction")
         } catch {
@@ -108,7 +109,7 @@ public final class Journal {
                 PRAGMA application_id=\(applicationID);
                 PRAGMA user_version=\(schemaVersion);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL, key INTEGER NOT NULL, "check" INTEGER, sum INTEGER NOT NULL);
+                \(batchesTable);
                 """, doing: "creating the journal")
             do {
                 let meta = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)", doing: "writing its identity")
@@ -129,7 +130,7 @@ public final class Journal {
             throw .notAJournal(path: database.path, reason: "an SQLite database of another program (application_id \(application))")
         }
         let schema = Int32(truncatingIfNeeded: try database.integer("PRAGMA user_version", doing: "reading the schema version"))
-        guard schema == schemaVersion else { throw .otherSchema(path: database.path, found: schema, expected: schemaVersion) }
+        guard schema == schemaVersion || schema == 1 else { throw .otherSchema(path: database.path, found: schema, expected: schemaVersion) }
         var found: [String: String] = [:]
         let meta = try database.prepare("SELECT key, value FROM meta", doing: "reading its identity")
         while try meta.step(doing: "reading its identity") { found[meta.text(0)] = meta.text(1) }
@@ -139,6 +140,57 @@ public final class Journal {
         guard found["app_version"] == identity.appVersion else {
             throw .otherAppVersion(path: database.path, found: found["app_version"] ?? "(none)", expected: identity.appVersion)
         }
+        if schema == 1 { try convertFromSchema1(database) }
+    }
+
+    static let batchesTable = "CREATE TABLE batches(seq INTEGER PRIMARY KEY, inputs INTEGER NOT NULL, records BLOB NOT NULL, sum INTEGER NOT NULL)"
+
+    /// Turns a journal of schema 1 (a row per input, `inputs(seq, kind, body, key, check, sum)`) into
+    /// schema 2 in one transaction, a batch ending at each input that carries a check, as it was
+    /// committed. Every old row's checksum is checked first: a damaged journal is refused unchanged.
+    private static func convertFromSchema1(_ database: SQLiteDatabase) throws(JournalError) {
+        var batches: [[Record]] = []
+        var batch: [Record] = []
+        let select = try database.prepare("SELECT seq, kind, body, key, \"check\", sum FROM inputs ORDER BY seq", doing: "reading the schema 1 inputs")
+        var expected: Int64 = 1
+        while try select.step(doing: "reading the schema 1 inputs") {
+            let seq = select.int64(0)
+            let record = Record(kind: select.int64(1), body: select.bytes(2), key: select.int64(3), check: select.isNull(4) ? nil : select.int64(4))
+            guard seq == expected, select.int64(5) == schema1Sum(seq: seq, record) else {
+                throw .corrupt(path: database.path, reason: seq == expected ? "input \(seq) fails its checksum" : "input \(expected) is missing")
+            }
+            expected += 1
+            batch.append(record)
+            if record.check != nil {
+                batches.append(batch)
+                batch = []
+            }
+        }
+        select.reset()
+        if !batch.isEmpty { batches.append(batch) }
+        try database.execute("BEGIN; \(batchesTable);", doing: "converting the journal to schema 2")
+        do {
+            let insert = try database.prepare("INSERT INTO batches(seq, inputs, records, sum) VALUES (?1, ?2, ?3, ?4)", doing: "converting the journal to schema 2")
+            for (index, batch) in batches.enumerated() {
+                try insertBatch(batch, seq: Int64(index + 1), with: insert)
+            }
+            try database.execute("DROP TABLE inputs; PRAGMA user_version=\(schemaVersion); COMMIT;", doing: "converting the journal to schema 2")
+        } catch {
+            try? database.execute("ROLLBACK", doing: "rolling back")
+            throw error
+        }
+    }
+
+    /// Inserts `records` as the batch row `seq` (inside the caller's transaction).
+    private static func insertBatch(_ records: [Record], seq: Int64, with insert: SQLiteDatabase.Statement) throws(JournalError) {
+        let bytes = JournalBatch.encode(records)
+        let count = Int64(records.count)
+        insert.bind(1, seq)
+        insert.bind(2, count)
+        insert.bind(3, bytes)
+        insert.bind(4, JournalBatch.sum(seq: seq, count: count, bytes: bytes))
+        defer { insert.reset() }
+        _ = try insert.step(doing: "appending a batch of inputs")
     }
 
     /// Appends `records` in one transaction: all of them or, on an error, none.
@@ -147,23 +199,11 @@ public final class Journal {
         _ = try begin.step(doing: "starting a transaction")
         begin.reset()
         do {
-            var seq = nextSeq
-            for record in records {
-                insert.bind(1, seq)
-                insert.bind(2, record.kind)
-                insert.bind(3, record.body)
-                insert.bind(4, record.key)
-                if let check = record.check { insert.bind(5, check) } else { insert.bindNull(5) }
-                insert.bind(6, Self.sum(seq: seq, record))
-                _ = try insert.step(doing: "appending an input")
-                insert.reset()
-                seq += 1
-            }
+            try Self.insertBatch(records, seq: nextSeq, with: insert)
             _ = try commit.step(doing: "committing")
             commit.reset()
-            nextSeq = seq
+            nextSeq += 1
         } catch {
-            insert.reset()
             try? database.execute("ROLLBACK", doing: "rolling back")
             throw error
         }
@@ -179,32 +219,34 @@ public final class Journal {
     /// Reads the records, oldest first, one at a time (a restore of a million inputs does not hold
     /// them all), until `body` returns false.
     public func forEachRecord(_ body: (Record) -> Bool) throws(JournalError) {
-        let select = try database.prepare("SELECT seq, kind, body, key, \"check\", sum FROM inputs ORDER BY seq", doing: "reading the inputs")
+        let select = try database.prepare("SELECT seq, inputs, records, sum FROM batches ORDER BY seq", doing: "reading the inputs")
         defer { select.reset() }
         var expected: Int64 = 1
+        var inputs = 0
         while try select.step(doing: "reading the inputs") {
-            let seq = select.int64(0)
-            let record = Record(kind: select.int64(1), body: select.bytes(2), key: select.int64(3), check: select.isNull(4) ? nil : select.int64(4))
+            let seq = select.int64(0), count = select.int64(1), bytes = select.bytes(2)
             // SQLite keeps no checksum of its pages: a page torn by a power cut reads as other bytes.
-            guard seq == expected, select.int64(5) == Self.sum(seq: seq, record) else {
-                throw .corrupt(path: path, reason: seq == expected ? "input \(seq) fails its checksum" : "input \(expected) is missing")
+            guard seq == expected, count >= 0, select.int64(3) == JournalBatch.sum(seq: seq, count: count, bytes: bytes) else {
+                throw .corrupt(path: path, reason: seq == expected ? "batch \(seq) (after input \(inputs)) fails its checksum" : "batch \(expected) is missing")
             }
+            guard let goOn = JournalBatch.decode(bytes, count: Int(count), body) else {
+                throw .corrupt(path: path, reason: "batch \(seq) (after input \(inputs)) does not hold the \(count) inputs it says")
+            }
+            guard goOn else { return }
             expected += 1
-            guard body(record) else { return }
+            inputs += Int(count)
         }
     }
 
-    /// A record's checksum (FNV-1a over its sequence number, kind, key, check and body).
-    static func sum(seq: Int64, _ record: Record) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        func mix(_ word: Int64) { for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: word >> shift)) } }
-        mix(seq)
-        mix(record.kind)
-        mix(record.key)
-        mix(record.check ?? 0)
-        for byte in record.body { mix(byte) }
-        return Int64(bitPattern: hash)
+    /// A schema 1 record's checksum (FNV-1a over its sequence number, kind, key, check and body).
+    static func schema1Sum(seq: Int64, _ record: Record) -> Int64 {
+        var hash = FNV1a()
+        hash.mix(seq)
+        hash.mix(record.kind)
+        hash.mix(record.key)
+        hash.mix(record.check ?? 0)
+        for byte in record.body { hash.mix(byte) }
+        return Int64(bitPattern: hash.value)
     }
 
     /// A second connection to this journal for checkpoints, to be used from one other thread.
@@ -226,12 +268,12 @@ public final class Journal {
 
     /// How many records it holds.
     public func count() throws(JournalError) -> Int {
-        Int(try database.integer("SELECT count(*) FROM inputs", doing: "counting the inputs"))
+        Int(try database.integer("SELECT coalesce(sum(inputs), 0) FROM batches", doing: "counting the inputs"))
     }
 
     /// Forgets every record (the app finished: nothing to restore).
     public func clear() throws(JournalError) {
-        try database.execute("DELETE FROM inputs", doing: "clearing the journal")
+        try database.execute("DELETE FROM batches", doing: "clearing the journal")
         nextSeq = 1
     }
 

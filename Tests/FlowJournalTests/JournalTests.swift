@@ -1,4 +1,4 @@
-import FlowJournal
+@testable import FlowJournal
 import FlowdTestSupport
 import Foundation
 import Testing
@@ -26,6 +26,89 @@ import Testing
         #expect(records.last == Journal.Record(kind: 9, body: []))
         try journal.clear()
         #expect(try journal.count() == 0)
+    }
+
+    @Test func aBatchIsOneRowAndKeepsEveryRecordsKeyAndCheck() throws {
+        let path = Self.path()
+        let batch = [
+            Journal.Record(kind: 1, body: [], key: -1),
+            Journal.Record(kind: 7, body: Array(repeating: 0xFF, count: 300), key: Int64.max, check: Int64.min),
+            Journal.Record(kind: 10, body: [0x80, 0x01], key: 0, check: 42),
+        ]
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append(batch)
+            try journal.append([Self.record(3)])
+            #expect(try journal.count() == 4)
+        }
+        #expect(try Journal(path: path, identity: Self.identity).records() == batch + [Self.record(3)])
+        let rows = try Self.sqlite(path, query: "SELECT count(*), sum(inputs) FROM batches")
+        #expect(rows == "2|4", "one row per batch")
+    }
+
+    @Test func aRowWhoseBytesDoNotHoldItsInputsIsDamaged() throws {
+        let path = Self.path()
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append([Self.record(1), Self.record(2)])
+        }
+        // A row that says three inputs, with a checksum that matches: only the decoding can tell.
+        let bytes = JournalBatch.encode([Self.record(1), Self.record(2)])
+        let sum = JournalBatch.sum(seq: 1, count: 3, bytes: bytes)
+        try Self.sqlite(path, "UPDATE batches SET inputs = 3, sum = \(sum) WHERE seq = 1;")
+        #expect(throws: JournalError.corrupt(path: path, reason: "batch 1 (after input 0) does not hold the 3 inputs it says")) {
+            try Journal(path: path, identity: Self.identity).records()
+        }
+        try Self.sqlite(path, "UPDATE batches SET inputs = 2 WHERE seq = 1;")
+        #expect(throws: JournalError.corrupt(path: path, reason: "batch 1 (after input 0) fails its checksum")) {
+            try Journal(path: path, identity: Self.identity).records()
+        }
+    }
+
+    /// A journal of schema 1 (a row per input), as the flowd before batches wrote it.
+    static func schema1Journal(at path: String, _ records: [Journal.Record], damaged: Bool = false) throws {
+        var sql = """
+            PRAGMA page_size=1024; PRAGMA application_id=\(0x666C_7764); PRAGMA user_version=1;
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL, key INTEGER NOT NULL, "check" INTEGER, sum INTEGER NOT NULL);
+            INSERT INTO meta VALUES ('app', '\(identity.app)'), ('app_version', '\(identity.appVersion)');
+            PRAGMA journal_mode=WAL;
+            """
+        for (index, record) in records.enumerated() {
+            let seq = Int64(index + 1)
+            let hex = record.body.map { String(format: "%02x", $0) }.joined()
+            let sum = Journal.schema1Sum(seq: seq, record) &+ (damaged && index == 1 ? 1 : 0)
+            sql += "INSERT INTO inputs VALUES (\(seq), \(record.kind), x'\(hex)', \(record.key), \(record.check.map(String.init) ?? "NULL"), \(sum));\n"
+        }
+        try sqlite(path, sql)
+    }
+
+    @Test func aSchema1JournalIsConvertedWithItsBatchesWhenItOpens() throws {
+        let path = Self.path()
+        var records = (0..<7).map(Self.record)
+        records[2].check = 11  // batches: 0...2, 3...5, and 6 (a batch cut short by a crash has no check)
+        records[5].check = 12
+        records[4].key = 99
+        try Self.schema1Journal(at: path, records)
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            #expect(try journal.records() == records)
+            try journal.append([Self.record(7)])
+        }
+        #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "2")
+        #expect(try Self.sqlite(path, query: "SELECT group_concat(inputs) FROM batches") == "3,3,1,1")
+        #expect(try Journal(path: path, identity: Self.identity).records() == records + [Self.record(7)])
+    }
+
+    @Test func aDamagedSchema1JournalIsRefusedAndKeptAsItWas() throws {
+        let path = Self.path()
+        try Self.schema1Journal(at: path, (0..<3).map(Self.record), damaged: true)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: JournalError.corrupt(path: path, reason: "input 2 fails its checksum")) {
+            try Journal(path: path, identity: Self.identity)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file is untouched")
+        #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "1")
     }
 
     @Test func aSecondOpenerIsRefusedWhileTheFirstHoldsIt() throws {
@@ -106,12 +189,25 @@ import Testing
 
     /// Runs SQL on `path` with the sqlite3 library through a second journal-less connection.
     static func sqlite(_ path: String, _ sql: String) throws {
+        _ = try run(["import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, sql])
+    }
+
+    /// The first row `query` gives on `path`, its columns joined with "|".
+    static func sqlite(_ path: String, query: String) throws -> String {
+        try run(["import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print('|'.join(map(str, c.execute(sys.argv[2]).fetchone())))", path, query])
+    }
+
+    private static func run(_ arguments: [String]) throws -> String {
         let process = Process()
+        let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, sql]
+        process.arguments = ["python3", "-c"] + arguments
+        process.standardOutput = output
         try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
@@ -207,7 +303,7 @@ import Testing
         #expect(journal.walBytes > 0, "no automatic checkpoint: the log holds the inputs")
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var copied: [(Int, Int)] = []
-        nonisolated(unsafe) let background = checkpointer  // used by that thread alone
+        let background = checkpointer  // used by that thread alone
         let thread = Thread {
             for _ in 0..<20 {
                 if let result = try? background.checkpoint() { copied.append(result) }

@@ -65,14 +65,14 @@ struct BadStateTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/deep-stack.journal"
         try Self.makeJournal(at: path, presses: 3, end: .stop)
-        try Self.python("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=2'); c.commit(); c.close()", path)
+        try Self.python("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=3'); c.commit(); c.close()", path)
         let before = Snapshot(path)
 
         let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
         let kept = try Self.expectMovedAside(path, before, daemon)
         Self.expectMessage(daemon.logText, [
-            "the journal \(path) has schema 2; this flowd reads schema 1", "moved aside to \(kept)",
-            "a flowd that reads schema 2 can restore it: run it with --state \(kept)",
+            "the journal \(path) has schema 3; this flowd reads schema 2", "moved aside to \(kept)",
+            "a flowd that reads schema 3 can restore it: run it with --state \(kept)",
         ])
         try Self.expectFreshStart(daemon)
     }

@@ -38,7 +38,7 @@ extension Benchmarks {
             row("spawned, no pool: Place -> first Ack", spawned,
                 "x\(Format.fixed(median(spawned) / median(attached), 1)) of attached (exec, Swift start-up, Hello with token, Place, Ack)"),
             row("spawned, warm pool of 1: Place -> first Ack", pooled,
-                "x\(Format.fixed(ratio, 2)) of attached (target <= x2 \(met)), x\(Format.fixed(median(spawned) / median(pooled), 1)) faster than no pool; the pool refilled and ready before each"),
+                "x\(Format.fixed(ratio, 2)) of attached (target <= x2 \(met)), x\(Format.fixed(median(spawned) / median(pooled), 1)) faster than no pool; the pool refilled and ready before each; every mode idles \(settleMicroseconds / 1_000) ms before each screen"),
             try idleCost(flowd: flowd, size: idlePool),
         ]
     }
@@ -47,6 +47,9 @@ extension Benchmarks {
     static func idlePoolSize(quick: Bool) -> Int { quick ? 4 : 16 }
 
     private static func median(_ sorted: [Double]) -> Double { sorted[sorted.count / 2] }
+
+    /// The pause before each screen, in every mode: long enough for the CPUs to go idle.
+    static let settleMicroseconds: UInt32 = 5_000
 
     /// `runs` times: press "Spawn" on the home screen, time `PLACE` -> first `ACK` of the new screen from
     /// the daemon's events, press "Dismiss" and wait until it is gone (and, spawned, its process
@@ -88,6 +91,10 @@ extension Benchmarks {
             if case .pooled(let size) = mode {
                 try waitUntil(debug, context: "\(context): the pool did not fill") { $0.stats.pooledReady >= UInt64(size) }
             }
+            // Every mode starts from the same quiet machine: back to back, the attached host's CPUs
+            // were still awake from the last screen while the pooled one's had idled through the
+            // refill, and waking an idle vCPU alone cost this VM ~0.1 ms (docs/performance.md).
+            usleep(settleMicroseconds)
             try FlowHost.write(spawn, to: fd, context: context)
             var placedAt: Int64 = 0
             var screen: UInt64 = 0
