@@ -49,8 +49,14 @@ package enum FastCodec {
 
         /// The string of `bytes` (nil if they are not UTF-8).
         mutating func string(_ bytes: UnsafeRawBufferPointer) -> String? {
+            // memcmp: `elementsEqual` went byte by byte through generic iterators, 1.5 k instructions
+            // for a 50-byte content type on every output (callgrind, flowd-relay).
+            guard !bytes.isEmpty else { return "" }
             let same = last.utf8.count == bytes.count
-                && last.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } == true
+                && last.utf8.withContiguousStorageIfAvailable { stored in
+                    guard let a = stored.baseAddress, let b = bytes.baseAddress else { return false }
+                    return memcmp(a, b, bytes.count) == 0
+                } == true
             if same { return last }
             guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
             last = text

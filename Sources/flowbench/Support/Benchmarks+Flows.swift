@@ -90,7 +90,8 @@ extension Benchmarks {
         if let baselineRate, let rate = rateValue(row) {
             row.note += "; \(ratio(rate, baselineRate)) of baseline-echo"
             if clients == 256 {
-                row.note += rate * 4 >= baselineRate ? " (target >= x0.25 met)" : " (target >= x0.25 MISSED)"
+                // Issue 15's target (it replaced the first table's x0.25).
+                row.note += rate * 10 >= baselineRate ? " (target >= x0.1 met)" : " (target >= x0.1 MISSED)"
             }
         }
         return row
