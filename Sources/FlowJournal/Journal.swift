@@ -41,15 +41,23 @@ public final class Journal {
     public static let pageSize = 1_024
 
     /// The schema this flowd writes and reads (SQLite's `user_version`): 2, a row per batch. A
-    /// journal of schema 1 (a row per input) is converted when it opens.
+    /// journal of schema 1 (a row per input) is read as it is and converted at its first write (by
+    /// then its restore went through: a journal refused on its replay is kept as it was found).
     public static let schemaVersion: Int32 = 2
+
+    /// The most bytes of records one row holds: a batch that grew while writes failed is written as
+    /// several rows in its one transaction (SQLite refuses a blob over 10^9 bytes).
+    static let maxRowBytes = 1 << 20
     /// Marks the file as a flowd journal (SQLite's `application_id`, "flwd").
     static let applicationID: Int32 = 0x666C_7764
 
     public let path: String
     public let identity: Identity
     private let database: SQLiteDatabase
-    private let insert: SQLiteDatabase.Statement
+    /// The schema of the file: 1 until its first write converts it.
+    private var schema: Int32
+    /// Prepared once the file is schema 2.
+    private var insert: SQLiteDatabase.Statement?
     /// Prepared once: parsing `BEGIN` and `COMMIT` on every batch was a quarter of a commit's work.
     private let begin: SQLiteDatabase.Statement
     private let commit: SQLiteDatabase.Statement
@@ -74,17 +82,16 @@ public final class Journal {
                 throw .cannotOpen(path: path, reason: "it is read-only: it cannot be written (its permissions, or a read-only file system)")
             }
             // Checked before anything is written: a refused file is left exactly as it was found.
-            try Self.checkOrCreate(database, identity: identity)
+            schema = try Self.checkOrCreate(database, identity: identity)
             // WAL: a commit is one append to the log; readers never block. NORMAL: a crash of the
             // process loses nothing committed; a power cut may lose the last commits, never the file.
             // No automatic checkpoint: it would run on the writer's thread (the daemon's loop) for
             // milliseconds; a `JournalCheckpointer` does it on another thread.
             try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;", doing: "setting up")
             database.checkpointOnClose(true)
-            insert = try database.prepare("INSERT INTO batches(seq, inputs, records, sum) VALUES (?1, ?2, ?3, ?4)", doing: "preparing the insert")
-            nextSeq = try database.integer("SELECT coalesce(max(seq), 0) + 1 FROM batches", doing: "reading the last batch")
             begin = try database.prepare("BEGIN", doing: "preparing the transaction")
             commit = try database.prepare("COMMIT", doing: "preparing the transaction")
+            if schema == Self.schemaVersion { try prepareWriting() }
         } catch {
             close(lock)
             throw error
@@ -96,7 +103,8 @@ public final class Journal {
         close(lock)
     }
 
-    private static func checkOrCreate(_ database: SQLiteDatabase, identity: Identity) throws(JournalError) {
+    /// Checks the file's identity and schema, or gives a new file both; returns its schema.
+    private static func checkOrCreate(_ database: SQLiteDatabase, identity: Identity) throws(JournalError) -> Int32 {
         let application = Int32(truncatingIfNeeded: try database.integer("PRAGMA application_id", doing: "reading the header"))
         let tables = try database.integer("SELECT count(*) FROM sqlite_master", doing: "reading the schema")
         if application == 0 && tables == 0 {
@@ -124,7 +132,7 @@ public final class Journal {
                 try? database.execute("ROLLBACK", doing: "rolling back")
                 throw error
             }
-            return
+            return schemaVersion
         }
         guard application == applicationID else {
             throw .notAJournal(path: database.path, reason: "an SQLite database of another program (application_id \(application))")
@@ -140,71 +148,84 @@ public final class Journal {
         guard found["app_version"] == identity.appVersion else {
             throw .otherAppVersion(path: database.path, found: found["app_version"] ?? "(none)", expected: identity.appVersion)
         }
-        if schema == 1 { try convertFromSchema1(database) }
+        return schema
     }
 
     static let batchesTable = "CREATE TABLE batches(seq INTEGER PRIMARY KEY, inputs INTEGER NOT NULL, records BLOB NOT NULL, sum INTEGER NOT NULL)"
 
+    /// The insert and the next sequence number of a schema 2 file.
+    private func prepareWriting() throws(JournalError) {
+        insert = try database.prepare("INSERT INTO batches(seq, inputs, records, sum) VALUES (?1, ?2, ?3, ?4)", doing: "preparing the insert")
+        nextSeq = try database.integer("SELECT coalesce(max(seq), 0) + 1 FROM batches", doing: "reading the last batch")
+    }
+
     /// Turns a journal of schema 1 (a row per input, `inputs(seq, kind, body, key, check, sum)`) into
-    /// schema 2 in one transaction, a batch ending at each input that carries a check, as it was
-    /// committed. Every old row's checksum is checked first: a damaged journal is refused unchanged.
-    private static func convertFromSchema1(_ database: SQLiteDatabase) throws(JournalError) {
-        var batches: [[Record]] = []
-        var batch: [Record] = []
-        let select = try database.prepare("SELECT seq, kind, body, key, \"check\", sum FROM inputs ORDER BY seq", doing: "reading the schema 1 inputs")
-        var expected: Int64 = 1
-        while try select.step(doing: "reading the schema 1 inputs") {
-            let seq = select.int64(0)
-            let record = Record(kind: select.int64(1), body: select.bytes(2), key: select.int64(3), check: select.isNull(4) ? nil : select.int64(4))
-            guard seq == expected, select.int64(5) == schema1Sum(seq: seq, record) else {
-                throw .corrupt(path: database.path, reason: seq == expected ? "input \(seq) fails its checksum" : "input \(expected) is missing")
-            }
-            expected += 1
-            batch.append(record)
-            if record.check != nil {
-                batches.append(batch)
-                batch = []
-            }
-        }
-        select.reset()
-        if !batch.isEmpty { batches.append(batch) }
-        try database.execute("BEGIN; \(batchesTable);", doing: "converting the journal to schema 2")
+    /// schema 2 in one transaction, a batch ending at each input that carries a check. Every old
+    /// row's checksum is checked on the way: a damaged journal is rolled back and refused unchanged.
+    private func convertFromSchema1() throws(JournalError) {
+        try database.execute("BEGIN", doing: "converting the journal to schema 2")
         do {
-            let insert = try database.prepare("INSERT INTO batches(seq, inputs, records, sum) VALUES (?1, ?2, ?3, ?4)", doing: "converting the journal to schema 2")
-            for (index, batch) in batches.enumerated() {
-                try insertBatch(batch, seq: Int64(index + 1), with: insert)
+            try database.execute(Self.batchesTable, doing: "converting the journal to schema 2")
+            try prepareWriting()
+            var batch: [Record] = []
+            try forEachSchema1Record { record throws(JournalError) in
+                batch.append(record)
+                if record.check != nil {
+                    try insertRows(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
             }
-            try database.execute("DROP TABLE inputs; PRAGMA user_version=\(schemaVersion); COMMIT;", doing: "converting the journal to schema 2")
+            if !batch.isEmpty { try insertRows(batch) }
+            try database.execute("DROP TABLE inputs; PRAGMA user_version=\(Self.schemaVersion); COMMIT;", doing: "converting the journal to schema 2")
+            schema = Self.schemaVersion
         } catch {
             try? database.execute("ROLLBACK", doing: "rolling back")
+            insert = nil
+            nextSeq = 1
             throw error
         }
     }
 
-    /// Inserts `records` as the batch row `seq` (inside the caller's transaction).
-    private static func insertBatch(_ records: [Record], seq: Int64, with insert: SQLiteDatabase.Statement) throws(JournalError) {
-        let bytes = JournalBatch.encode(records)
-        let count = Int64(records.count)
-        insert.bind(1, seq)
-        insert.bind(2, count)
-        insert.bind(3, bytes)
-        insert.bind(4, JournalBatch.sum(seq: seq, count: count, bytes: bytes))
-        defer { insert.reset() }
-        _ = try insert.step(doing: "appending a batch of inputs")
+    /// Inserts `records` as the next rows, at most `maxRowBytes` of records each (inside the
+    /// caller's transaction); `nextSeq` moves past them (the caller puts it back on a rollback).
+    private func insertRows(_ records: [Record]) throws(JournalError) {
+        guard let insert else { throw .sqlite(path: path, doing: "appending", code: 0, message: "the journal is not ready for writing") }
+        var start = records.startIndex
+        while start < records.endIndex {
+            var end = start
+            var size = 0
+            repeat {
+                size += records[end].body.count + 24
+                end += 1
+            } while end < records.endIndex && size + records[end].body.count + 24 <= Self.maxRowBytes
+            let bytes = JournalBatch.encode(records[start..<end])
+            let count = Int64(end - start)
+            insert.bind(1, nextSeq)
+            insert.bind(2, count)
+            insert.bind(3, bytes)
+            insert.bind(4, JournalBatch.sum(seq: nextSeq, count: count, bytes: bytes))
+            defer { insert.reset() }
+            _ = try insert.step(doing: "appending a batch of inputs")
+            nextSeq += 1
+            start = end
+        }
     }
 
-    /// Appends `records` in one transaction: all of them or, on an error, none.
+    /// Appends `records` in one transaction: all of them or, on an error, none. A journal of
+    /// schema 1 is converted first, in a transaction of its own.
     public func append(_ records: [Record]) throws(JournalError) {
         guard !records.isEmpty else { return }
+        if schema == 1 { try convertFromSchema1() }
+        let first = nextSeq
         _ = try begin.step(doing: "starting a transaction")
         begin.reset()
         do {
-            try Self.insertBatch(records, seq: nextSeq, with: insert)
+            try insertRows(records)
             _ = try commit.step(doing: "committing")
             commit.reset()
-            nextSeq += 1
         } catch {
             try? database.execute("ROLLBACK", doing: "rolling back")
+            nextSeq = first
             throw error
         }
     }
@@ -219,6 +240,12 @@ public final class Journal {
     /// Reads the records, oldest first, one at a time (a restore of a million inputs does not hold
     /// them all), until `body` returns false.
     public func forEachRecord(_ body: (Record) -> Bool) throws(JournalError) {
+        if schema == 1 {
+            try forEachSchema1Record { record in
+                guard body(record) else { throw StopReading() }
+            }
+            return
+        }
         let select = try database.prepare("SELECT seq, inputs, records, sum FROM batches ORDER BY seq", doing: "reading the inputs")
         defer { select.reset() }
         var expected: Int64 = 1
@@ -235,6 +262,32 @@ public final class Journal {
             guard goOn else { return }
             expected += 1
             inputs += Int(count)
+        }
+    }
+
+    /// Thrown by a reader's body to stop early.
+    private struct StopReading: Error {}
+
+    /// The records of a schema 1 journal, oldest first, each checked against its checksum.
+    /// `body` may throw `StopReading` to stop.
+    private func forEachSchema1Record<E: Error>(_ body: (Record) throws(E) -> Void) throws(JournalError) {
+        let select = try database.prepare("SELECT seq, kind, body, key, \"check\", sum FROM inputs ORDER BY seq", doing: "reading the schema 1 inputs")
+        defer { select.reset() }
+        var expected: Int64 = 1
+        while try select.step(doing: "reading the schema 1 inputs") {
+            let seq = select.int64(0)
+            let record = Record(kind: select.int64(1), body: select.bytes(2), key: select.int64(3), check: select.isNull(4) ? nil : select.int64(4))
+            guard seq == expected, select.int64(5) == Self.schema1Sum(seq: seq, record) else {
+                throw .corrupt(path: path, reason: seq == expected ? "input \(seq) fails its checksum" : "input \(expected) is missing")
+            }
+            expected += 1
+            do {
+                try body(record)
+            } catch let error as JournalError {
+                throw error
+            } catch {
+                return  // StopReading
+            }
         }
     }
 
@@ -268,12 +321,17 @@ public final class Journal {
 
     /// How many records it holds.
     public func count() throws(JournalError) -> Int {
-        Int(try database.integer("SELECT coalesce(sum(inputs), 0) FROM batches", doing: "counting the inputs"))
+        if schema == 1 { return Int(try database.integer("SELECT count(*) FROM inputs", doing: "counting the inputs")) }
+        // Every row holds at least one input: a row that says otherwise is damage, not an empty
+        // journal to append to.
+        let empty = try database.integer("SELECT count(*) FROM batches WHERE inputs < 1", doing: "counting the inputs")
+        guard empty == 0 else { throw .corrupt(path: path, reason: "\(empty) batches say they hold no inputs") }
+        return Int(try database.integer("SELECT coalesce(sum(inputs), 0) FROM batches", doing: "counting the inputs"))
     }
 
     /// Forgets every record (the app finished: nothing to restore).
     public func clear() throws(JournalError) {
-        try database.execute("DELETE FROM batches", doing: "clearing the journal")
+        try database.execute(schema == 1 ? "DELETE FROM inputs" : "DELETE FROM batches", doing: "clearing the journal")
         nextSeq = 1
     }
 

@@ -5,7 +5,7 @@
 /// insert per input was most of the journal's cost (docs/journal.md, "What a commit costs").
 enum JournalBatch {
     /// The records' bytes, in order.
-    static func encode(_ records: [Journal.Record]) -> [UInt8] {
+    static func encode(_ records: some Collection<Journal.Record>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.reduce(0) { $0 + $1.body.count + 8 })
         for record in records {
@@ -24,9 +24,12 @@ enum JournalBatch {
     }
 
     /// Reads `count` records out of `bytes`, calling `body` with each until it returns false; nil
-    /// when the bytes are not `count` whole records (a damaged row whose checksum still matched).
-    /// Returns whether `body` asked to go on.
+    /// when the bytes are not `count` whole records (a damaged row whose checksum still matched),
+    /// found before any record is given. Returns whether `body` asked to go on.
     static func decode(_ bytes: [UInt8], count: Int, _ body: (Journal.Record) -> Bool) -> Bool? {
+        // The whole row first: a damaged row gives none of its records.
+        var records: [Journal.Record] = []
+        records.reserveCapacity(min(count, bytes.count))
         var reader = Reader(bytes: bytes)
         for _ in 0..<count {
             guard let kind = reader.varint(), let key = reader.varint(), let tag = reader.byte() else { return nil }
@@ -39,10 +42,13 @@ enum JournalBatch {
             default: return nil
             }
             guard let length = reader.varint(), let payload = reader.bytes(length) else { return nil }
-            let record = Journal.Record(kind: Int64(bitPattern: kind), body: payload, key: Int64(bitPattern: key), check: check)
+            records.append(Journal.Record(kind: Int64(bitPattern: kind), body: payload, key: Int64(bitPattern: key), check: check))
+        }
+        guard reader.atEnd else { return nil }
+        for record in records {
             guard body(record) else { return false }
         }
-        return reader.atEnd ? true : nil
+        return true
     }
 
     /// A row's checksum (FNV-1a over its sequence number, its record count and its bytes): SQLite

@@ -83,7 +83,7 @@ import Testing
         try sqlite(path, sql)
     }
 
-    @Test func aSchema1JournalIsConvertedWithItsBatchesWhenItOpens() throws {
+    @Test func aSchema1JournalIsReadAsItIsAndConvertedWithItsBatchesAtItsFirstWrite() throws {
         let path = Self.path()
         var records = (0..<7).map(Self.record)
         records[2].check = 11  // batches: 0...2, 3...5, and 6 (a batch cut short by a crash has no check)
@@ -93,6 +93,12 @@ import Testing
         do {
             let journal = try Journal(path: path, identity: Self.identity)
             #expect(try journal.records() == records)
+            #expect(try journal.count() == 7)
+        }
+        // Opened and read (a restore): still schema 1, byte for byte a file an older flowd reads.
+        #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "1")
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
             try journal.append([Self.record(7)])
         }
         #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "2")
@@ -104,11 +110,43 @@ import Testing
         let path = Self.path()
         try Self.schema1Journal(at: path, (0..<3).map(Self.record), damaged: true)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: JournalError.corrupt(path: path, reason: "input 2 fails its checksum")) {
-            try Journal(path: path, identity: Self.identity)
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            #expect(throws: JournalError.corrupt(path: path, reason: "input 2 fails its checksum")) { try journal.records() }
+            #expect(throws: JournalError.corrupt(path: path, reason: "input 2 fails its checksum")) { try journal.append([Self.record(3)]) }
+            journal.leaveAsFound()
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file is untouched")
         #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "1")
+    }
+
+    @Test func aBatchLargerThanARowIsWrittenAsSeveralRowsInOneTransaction() throws {
+        let path = Self.path()
+        let big = (0..<5).map { Journal.Record(kind: 8, body: Array(repeating: UInt8($0), count: Journal.maxRowBytes / 2), key: Int64($0)) }
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append(big)
+            try journal.append([Self.record(1)])
+            #expect(try journal.count() == 6)
+        }
+        #expect(try Journal(path: path, identity: Self.identity).records() == big + [Self.record(1)])
+        let rows = Int(try Self.sqlite(path, query: "SELECT count(*) FROM batches")) ?? 0
+        #expect(rows >= 4, "no row over \(Journal.maxRowBytes) bytes: \(rows) rows")
+        #expect(try Self.sqlite(path, query: "SELECT max(length(records)) FROM batches").count > 0)
+        let largest = Int(try Self.sqlite(path, query: "SELECT max(length(records)) FROM batches")) ?? .max
+        #expect(largest <= Journal.maxRowBytes)
+    }
+
+    @Test func aRowThatSaysItHoldsNoInputsIsDamageNotAnEmptyJournal() throws {
+        let path = Self.path()
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append([Self.record(1)])
+        }
+        try Self.sqlite(path, "UPDATE batches SET inputs = 0 WHERE seq = 1;")
+        #expect(throws: JournalError.corrupt(path: path, reason: "1 batches say they hold no inputs")) {
+            try Journal(path: path, identity: Self.identity).count()
+        }
     }
 
     @Test func aSecondOpenerIsRefusedWhileTheFirstHoldsIt() throws {
