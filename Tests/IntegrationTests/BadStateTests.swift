@@ -77,6 +77,82 @@ struct BadStateTests {
         try Self.expectFreshStart(daemon)
     }
 
+    /// A journal of schema 1 (a row per input, the flowd before batches) is restored as it is, and
+    /// converted at the daemon's first write after the restore: an upgrade keeps where the user was.
+    @Test func aSchema1JournalOfAnOlderFlowdIsRestoredThenConvertedAtTheFirstWrite() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/deep-stack.journal"
+        try Self.makeJournal(at: path, presses: 3, end: .stop)
+        try Self.python(Self.toSchema1, path)
+        let before = Snapshot(path)
+
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        #expect(daemon.waitForLog("restored the app from its journal"), "\(daemon.logText)")
+        let host = try Host(socket: daemon.socketPath)
+        var stats = try Self.stats(daemon.socketPath)
+        #expect(stats.restoredInputs == 3 && stats.screens == 4, "where the user was: \(stats)")
+        #expect(Snapshot(path) == before, "restoring writes nothing: the file is still schema 1")
+        try #require(try host.push() != nil)
+        daemon.signal(SIGTERM)
+        while let frame = try host.client.receive() { try host.client.ackAll([frame]) }
+        #expect(daemon.waitForExit() == 0, "\(daemon.logText)")
+        #expect(Self.refused(path).isEmpty, "not refused")
+
+        do {
+            let journal = try Journal(path: path, identity: Self.deepStack)
+            #expect(try journal.count() == 4, "the three old inputs and the new one")
+        }
+        try Self.python("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); assert c.execute('PRAGMA user_version').fetchone()[0] == 2", path)
+        let again = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
+        #expect(again.waitForLog("restored the app from its journal"), "\(again.logText)")
+        stats = try Self.stats(again.socketPath)
+        #expect(stats.restoredInputs == 4 && stats.screens == 5, "\(stats)")
+    }
+
+    /// Python that rewrites a schema 2 journal (`sys.argv[1]`) as schema 1 wrote it: a row per input
+    /// with its own checksum (docs/journal.md).
+    static let toSchema1 = """
+        import sqlite3, sys
+        M = (1 << 64) - 1
+        def fnv(words, body):
+            h = 0xcbf29ce484222325
+            for w in words:
+                for i in range(8):
+                    h = ((h ^ ((w >> (8 * i)) & 0xff)) * 0x100000001b3) & M
+            for b in body:
+                h = ((h ^ b) * 0x100000001b3) & M
+            return h - (1 << 64) if h >= 1 << 63 else h
+        def varint(data, at):
+            value, shift = 0, 0
+            while True:
+                b = data[at]; at += 1
+                value |= (b & 0x7f) << shift; shift += 7
+                if b < 0x80: return value, at
+        signed = lambda v: v - (1 << 64) if v >= 1 << 63 else v
+        c = sqlite3.connect(sys.argv[1])
+        rows = []
+        for (count, blob) in c.execute("SELECT inputs, records FROM batches ORDER BY seq"):
+            at = 0
+            for _ in range(count):
+                kind, at = varint(blob, at); key, at = varint(blob, at)
+                tag = blob[at]; at += 1
+                check = None
+                if tag == 1:
+                    check, at = varint(blob, at); check = signed(check)
+                length, at = varint(blob, at)
+                rows.append((signed(kind), bytes(blob[at:at + length]), signed(key), check)); at += length
+        c.execute('CREATE TABLE inputs(seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, body BLOB NOT NULL, key INTEGER NOT NULL, "check" INTEGER, sum INTEGER NOT NULL)')
+        for seq, (kind, body, key, check) in enumerate(rows, 1):
+            words = [w & M for w in (seq, kind, key, check or 0)]
+            c.execute("INSERT INTO inputs VALUES (?, ?, ?, ?, ?, ?)", (seq, kind, body, key, check, fnv(words, body)))
+        c.execute("DROP TABLE batches")
+        c.execute("PRAGMA user_version=1")
+        c.commit()
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        c.close()
+        """
+
     // MARK: Not a journal
 
     @Test func aFileThatIsNotSQLiteIsMovedAsideAndTheAppStartsFresh() throws {
