@@ -74,6 +74,27 @@ import Testing
         #expect(delivery.expire(now: 1_000).isEmpty, "acknowledged commands do not time out")
     }
 
+    /// Answered clocks leave the queue when their ack comes, not at their deadline: a burst of placed
+    /// and acknowledged screens holds nothing, and the timer is not armed for clocks that stopped.
+    @Test func answeredAckClocksLeaveTheQueueWithTheirAck() {
+        var delivery = ScreenDelivery(ackTimeout: 100)
+        _ = delivery.hostJoined(1, provides: ["item"], now: 0)
+        let ids = (10..<20).map { ScreenID(rawValue: $0) }
+        for id in ids { _ = delivery.apply(Self.place(id), route: .attached, now: 0) }
+        #expect(delivery.nextAckDeadline == 100)
+        // Acked out of order: the head's clock goes once the head is answered.
+        #expect(delivery.ack(ids[1], serial: 1, from: 1).result == .accepted(kind: "item"))
+        #expect(delivery.nextAckDeadline == 100, "the first is still unanswered")
+        #expect(delivery.ack(ids[0], serial: 1, from: 1).result == .accepted(kind: "item"))
+        for id in ids.dropFirst(2) { _ = delivery.ack(id, serial: 1, from: 1) }
+        #expect(delivery.nextAckDeadline == nil, "every clock answered: none left to wake for")
+        _ = delivery.apply(.update(ids[5], state: Data("1".utf8), owner: FlowID(rawValue: 1)), route: .attached, now: 50)
+        #expect(delivery.nextAckDeadline == 150, "a new command starts a new clock")
+        let expired = delivery.expire(now: 150)
+        #expect(expired.first == .ackTimedOut(ids[5], kind: "item", serial: 2, host: 1), "an unanswered command still times out")
+        #expect(expired.last == .screenLost(ids[5], kind: "item", host: 1))
+    }
+
     @Test func aLateCommandRemovesTheScreenByForceAtItsDeadline() {
         var delivery = ScreenDelivery(ackTimeout: 100)
         _ = delivery.hostJoined(1, provides: ["item"], now: 0)

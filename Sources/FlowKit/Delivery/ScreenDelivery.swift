@@ -677,6 +677,7 @@ public struct ScreenDelivery: Sendable {
             return (.stale, [])
         case .accepted(let completesDismissal):
             screens[id] = screen
+            dropAnsweredDeadlines()
             if !pool.taken.isEmpty, pool.taken[host] != nil {
                 // A pooled process showed its screen: the pool replaces it now.
                 let refill = poolActions(pool.released(host))
@@ -685,6 +686,17 @@ public struct ScreenDelivery: Sendable {
             }
             guard completesDismissal else { return (.accepted(kind: screen.kind), []) }
             return (.accepted(kind: screen.kind), complete(id, .acknowledged))
+        }
+    }
+
+    /// Drops the ack clocks at the head of the queue whose command was answered (acks mostly come in
+    /// the order commands went out): without it, every command of a burst kept its entry until its
+    /// timeout passed, ~100 B per screen right after `live-screens`' placements, and the deadline
+    /// timer woke for clocks that no longer ran.
+    private mutating func dropAnsweredDeadlines() {
+        deadlines.dropSettled { deadline in
+            guard let screen = screens[deadline.screen] else { return true }
+            return screen.serials.acked >= deadline.serial || screen.host != deadline.host
         }
     }
 
