@@ -37,11 +37,11 @@ extension Daemon {
     /// The screen named by `id` if it is live and `connectionID` hosts it (nil `connectionID`: a debug
     /// injection, any host); otherwise the error to answer.
     func lookup(_ id: UInt64, hostedBy connectionID: UInt64?) -> ScreenLookup {
-        switch delivery.lookup(ScreenID(rawValue: id), hostedBy: connectionID) {
-        case .success: .success(ScreenID(rawValue: id))
-        case .failure(.unknownScreen):
+        switch delivery.refusal(of: ScreenID(rawValue: id), by: connectionID) {
+        case nil: .success(ScreenID(rawValue: id))
+        case .unknownScreen:
             .failure(Flowd_V1_Error(code: .unknownScreen, message: "screen \(id) is not live (never placed, or already dismissed)", screenID: id))
-        case .failure(.notYourScreen):
+        case .notYourScreen:
             .failure(Flowd_V1_Error(
                 code: .notYourScreen, message: "screen \(id) is hosted by another connection; a host may act only on its own screens",
                 screenID: id))
