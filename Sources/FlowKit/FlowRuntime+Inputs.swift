@@ -6,14 +6,16 @@ extension FlowRuntime {
     /// decode; nothing is delivered then.
     @discardableResult
     public func receiveOutput(screen: ScreenID, payload: Data) throws(FlowKitError) -> Bool {
-        guard let record = screens[screen] else {
+        // The outlet alone is taken out (the flow it calls may change the records).
+        guard let outlet = withRecord(screen, { $0.outlet }) else {
             throw FlowKitError(.unknownScreen, "output for screen \(screen) dropped: no such screen is placed (it may have been dismissed); ignore late outputs")
         }
         let deliver = model[screen].flatMap { controller($0.owner)?.isRunning } ?? false
         do {
-            return try record.outlet.receive(payload, with: codec, deliver: deliver)
+            return try outlet.receive(payload, with: codec, deliver: deliver)
         } catch {
-            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(record.outlet.kind)) did not decode as its module's Output: \(error); send the \(record.contentTypes.output) of an Output value")
+            let expected = withRecord(screen) { $0.contentTypes.output } ?? "content type of its module"
+            throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(outlet.kind)) did not decode as its module's Output: \(error); send the \(expected) of an Output value")
         }
     }
 

@@ -6,8 +6,7 @@ import Foundation
 extension FlowRuntime {
     /// The content types of screen `screen`'s states and outputs, or nil if no such screen is placed.
     public func contentTypes(of screen: ScreenID) -> (state: String, output: String)? {
-        guard let types = screens[screen]?.contentTypes else { return nil }
-        return (types.state, types.output)
+        withRecord(screen) { ($0.contentTypes.state, $0.contentTypes.output) }
     }
 
     /// The output payload, in the screen module's content type, of JSON a person wrote (`flowctl
