@@ -73,7 +73,7 @@ extension Daemon {
 
     /// The content type of a screen's states (its `Place`'s, kept by the delivery).
     func stateContentType(of screen: ScreenID) -> String {
-        delivery.screens[screen]?.current.contentType ?? WireProtocol.jsonContentType
+        delivery.stateContentType(of: screen) ?? WireProtocol.jsonContentType
     }
 
     /// How a placed screen's host is found: the app's factory for its kind.
