@@ -60,6 +60,12 @@ def acked_everything(stack):
     return all(int(s.get("ackedSerial", 0)) == int(s.get("lastSerial", 0)) for s in screens(stack.tree()).values())
 
 
+def breadcrumb(d, text, what="the breadcrumb"):
+    """Waits for the breadcrumb to read `text`: the tab redraws the stage on every message, so one
+    read may catch it in the middle of a redraw (a CI run failed that way, then read it right)."""
+    wait(d, lambda d: d.find_element(By.ID, "breadcrumb").text == text, f"{what}: {text!r}")
+
+
 def eventually(condition, what):
     deadline = time.monotonic() + WAIT
     while not condition():
@@ -100,7 +106,7 @@ def test_tutorial(ctx):
     press(d, "Onboarding tutorial")
     welcome = on_screen(d, "tutorial", "Welcome")
     check(welcome.get_attribute("data-animation") == "push", "a push is animated")
-    check(d.find_element(By.ID, "breadcrumb").text == "flowd demos › Welcome", "breadcrumb " + d.find_element(By.ID, "breadcrumb").text)
+    breadcrumb(d, "flowd demos › Welcome")
     press(d, "Next")
     on_screen(d, "tutorial", "All set")
     tap(d, "#back")
@@ -144,7 +150,7 @@ def test_reload_mid_flow(ctx):
     d.refresh()
     on_screen(d, "tutorial", "All set")
     wait(d, lambda d: "(resumed)" in d.find_element(By.ID, "meta").text, "the page saying it resumed")
-    check(d.find_element(By.ID, "breadcrumb").text == "flowd demos › Welcome › All set", "the stack came back whole")
+    breadcrumb(d, "flowd demos › Welcome › All set", "the stack came back whole")
     after = ctx.stack.tree()
     screen_after, info_after = visible_screen(after)
     check(screen_after == screen_before, f"the same screen id after the reload ({screen_before} → {screen_after})")
@@ -165,7 +171,7 @@ def test_student_editor(ctx):
     wait(d, lambda d: "covered by a screen another host shows" in stage(d).text, "tab A showing that another tab has the screen")
     ctx.switch(ctx.tab_b)
     on_screen(d, "student-name", "Edit Ann")
-    check(d.find_element(By.ID, "breadcrumb").text == "… › Edit Ann", "the list below it is another tab's: " + d.find_element(By.ID, "breadcrumb").text)
+    breadcrumb(d, "… › Edit Ann", "the list below it is another tab's")
     press(d, "Edit age")
     on_screen(d, "student-age")
     field = d.find_element(By.ID, "field")
