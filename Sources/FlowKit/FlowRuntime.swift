@@ -181,7 +181,7 @@ public final class FlowRuntime {
     /// Encodes a screen's new state and sends it, unless its payload equals the screen's current one
     /// and `forced` is false; an encoding error fails the owning flow, as in `show`.
     func update<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, state: M.State, forced: Bool, owner: FlowController) {
-        guard model[screen]?.owner == owner.id, let index = screens.index(forKey: screen) else { return }
+        guard model[screen]?.owner == owner.id, screens.index(forKey: screen) != nil else { return }
         let data: Data
         do {
             data = try M.encodeState(state, with: codec)
@@ -189,19 +189,16 @@ public final class FlowRuntime {
             fail(owner, FlowKitError(.stateEncodingFailed, "new state for \(M.kind) screen \(screen) of \(owner.typeName) did not encode (\(error)); make State encodable"))
             return
         }
-        let unchanged = Self.replaceState(of: &screens.values[index], with: data, unlessEqual: !forced)
+        guard let unchanged = withRecord(screen, { record in
+            if !forced, record.state == data { return true }
+            record.state = data
+            return false
+        }) else { return }
         if unchanged {
             unchangedUpdates += 1
             return
         }
         send(.update(screen, state: data, owner: owner.id))
-    }
-
-    /// Sets `record`'s state to `data`, in place; when `unlessEqual` and it already is, returns true.
-    private static func replaceState(of record: inout ScreenRecord, with data: Data, unlessEqual: Bool) -> Bool {
-        if unlessEqual, record.state == data { return true }
-        record.state = data
-        return false
     }
 
     /// Stores a typed `(M.Output) -> Void` handler.

@@ -264,17 +264,11 @@ public struct ScreenDelivery: Sendable {
     /// Screens waiting for an attached host, by kind.
     public var waitingScreens: [String: [ScreenID]] { waiting.filter { !$0.value.isEmpty } }
 
-    /// The screen `id` if it is live and `host` shows it (nil `host`: any); otherwise why not.
-    public func lookup(_ id: ScreenID, hostedBy host: UInt64?) -> Result<Screen, LookupError> {
-        guard let screen = screens[id] else { return .failure(.unknownScreen) }
-        if let host, screen.host != host { return .failure(.notYourScreen) }
-        return .success(screen)
-    }
-
     /// Why `host` may not act on screen `id` (nil: it may; a nil `host` may act on any live screen):
-    /// the daemon's check of every output. It changes nothing; it is `mutating` so that it reads the
-    /// screen in place: `lookup` copies the `Screen` out (and a non-mutating call on a class's stored
-    /// `ScreenDelivery` copied the whole delivery around it), ~1.3 k instructions per output.
+    /// the daemon's check of every output and ack. It changes nothing; it is `mutating` so that it
+    /// reads the screen in place: a read through `screens` copies the `Screen` out (and a
+    /// non-mutating call on a class's stored `ScreenDelivery` copied the whole delivery around it),
+    /// ~1.3 k instructions per output.
     public mutating func refusal(of id: ScreenID, by host: UInt64?) -> LookupError? {
         guard let index = screens.index(forKey: id) else { return .unknownScreen }
         if let host, Self.host(of: &screens.values[index]) != host { return .notYourScreen }
