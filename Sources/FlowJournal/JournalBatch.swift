@@ -7,7 +7,13 @@ enum JournalBatch {
     /// The records' bytes, in order.
     static func encode(_ records: some Collection<Journal.Record>) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.reduce(0) { $0 + $1.body.count + 8 })
+        encode(records, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the records' bytes to `bytes`.
+    static func encode(_ records: some Collection<Journal.Record>, into bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + records.reduce(0) { $0 + $1.body.count + 8 })
         for record in records {
             appendVarint(UInt64(bitPattern: record.kind), to: &bytes)
             appendVarint(UInt64(bitPattern: record.key), to: &bytes)
@@ -20,13 +26,12 @@ enum JournalBatch {
             appendVarint(UInt64(record.body.count), to: &bytes)
             bytes.append(contentsOf: record.body)
         }
-        return bytes
     }
 
     /// Reads `count` records out of `bytes`, calling `body` with each until it returns false; nil
     /// when the bytes are not `count` whole records (a damaged row whose checksum still matched),
     /// found before any record is given. Returns whether `body` asked to go on.
-    static func decode(_ bytes: [UInt8], count: Int, _ body: (Journal.Record) -> Bool) -> Bool? {
+    static func decode(_ bytes: ArraySlice<UInt8>, count: Int, _ body: (Journal.Record) -> Bool) -> Bool? {
         // The whole row first: a damaged row gives none of its records.
         var records: [Journal.Record] = []
         records.reserveCapacity(min(count, bytes.count))
@@ -51,9 +56,13 @@ enum JournalBatch {
         return true
     }
 
-    /// A row's checksum (FNV-1a over its sequence number, its record count and its bytes): SQLite
-    /// keeps none of its pages, and a page torn by a power cut reads as other bytes.
+    /// A batch's checksum (FNV-1a over its sequence number, its record count and its bytes): a frame
+    /// (or an SQLite page) torn by a power cut reads as other bytes.
     static func sum(seq: Int64, count: Int64, bytes: [UInt8]) -> Int64 {
+        bytes.withUnsafeBufferPointer { sum(seq: seq, count: count, bytes: $0) }
+    }
+
+    static func sum(seq: Int64, count: Int64, bytes: UnsafeBufferPointer<UInt8>) -> Int64 {
         var hash = FNV1a()
         hash.mix(seq)
         hash.mix(count)
@@ -70,14 +79,22 @@ enum JournalBatch {
         bytes.append(UInt8(value))
     }
 
-    private struct Reader {
-        let bytes: [UInt8]
-        var offset = 0
+    /// Reads varints and byte strings from the front of `bytes`.
+    struct Reader {
+        let bytes: ArraySlice<UInt8>
+        var offset: Int
 
-        var atEnd: Bool { offset == bytes.count }
+        init(bytes: ArraySlice<UInt8>) {
+            self.bytes = bytes
+            offset = bytes.startIndex
+        }
+
+        init(bytes: [UInt8]) { self.init(bytes: bytes[...]) }
+
+        var atEnd: Bool { offset == bytes.endIndex }
 
         mutating func byte() -> UInt8? {
-            guard offset < bytes.count else { return nil }
+            guard offset < bytes.endIndex else { return nil }
             defer { offset += 1 }
             return bytes[offset]
         }
@@ -95,7 +112,7 @@ enum JournalBatch {
         }
 
         mutating func bytes(_ count: UInt64) -> [UInt8]? {
-            guard count <= UInt64(bytes.count - offset) else { return nil }
+            guard count <= UInt64(bytes.endIndex - offset) else { return nil }
             let end = offset + Int(count)
             defer { offset = end }
             return Array(bytes[offset..<end])

@@ -3,9 +3,10 @@
 public enum JournalError: Error, Equatable, CustomStringConvertible {
     /// The file or its directory cannot be opened or created (permissions, a directory in the way).
     case cannotOpen(path: String, reason: String)
-    /// The file is not a flowd journal: not SQLite at all, or another program's database.
+    /// The file is not a flowd journal: neither a log nor SQLite, or another program's database.
     case notAJournal(path: String, reason: String)
-    /// SQLite found the file damaged (a torn or truncated write it cannot recover from).
+    /// The file is damaged: a bad batch with good ones after it, a header that fails its checksum, or
+    /// an older SQLite journal SQLite found damaged.
     case corrupt(path: String, reason: String)
     /// The journal belongs to another app.
     case otherApp(path: String, found: String, expected: String)
@@ -20,7 +21,9 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
     /// The journal reached the process's file size limit (`ulimit -f`, RLIMIT_FSIZE): the last
     /// transaction was not written.
     case fileTooLarge(path: String)
-    /// Any other SQLite failure, with SQLite's message.
+    /// Any other failure to read or write the file, with the system's reason.
+    case io(path: String, doing: String, reason: String)
+    /// Any other SQLite failure (reading an older journal), with SQLite's message.
     case sqlite(path: String, doing: String, code: Int32, message: String)
 
     public var description: String {
@@ -37,6 +40,7 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
         case .diskFull(let path): "the disk holding the journal \(path) is full; the last inputs were not journaled"
         case .fileTooLarge(let path):
             "the journal \(path) reached the file size limit of this process (ulimit -f); the last inputs were not journaled"
+        case .io(let path, let doing, let reason): "error \(doing) \(path): \(reason)"
         case .sqlite(let path, let doing, let code, let message): "SQLite error \(code) \(doing) \(path): \(message)"
         }
     }

@@ -28,7 +28,7 @@ import Testing
         #expect(try journal.count() == 0)
     }
 
-    @Test func aBatchIsOneRowAndKeepsEveryRecordsKeyAndCheck() throws {
+    @Test func aBatchIsOneFrameAndKeepsEveryRecordsKeyAndCheck() throws {
         let path = Self.path()
         let batch = [
             Journal.Record(kind: 1, body: [], key: -1),
@@ -42,27 +42,78 @@ import Testing
             #expect(try journal.count() == 4)
         }
         #expect(try Journal(path: path, identity: Self.identity).records() == batch + [Self.record(3)])
-        let rows = try Self.sqlite(path, query: "SELECT count(*), sum(inputs) FROM batches")
-        #expect(rows == "2|4", "one row per batch")
+        let file = try LogFile(path)
+        #expect(file.app == "launcher" && file.version == "1" && file.schema == 3)
+        #expect(file.frames.map(\.count) == [3, 1], "one frame per batch")
+        #expect(file.frames.map(\.seq) == [1, 2])
+        #expect(file.frames[0].bytes == JournalBatch.encode(batch), "the records as docs/journal.md lays them out")
+        #expect(file.bytes.count == file.headerBytes + 2 * 24 + JournalBatch.encode(batch).count + JournalBatch.encode([Self.record(3)]).count)
     }
 
-    @Test func aRowWhoseBytesDoNotHoldItsInputsIsDamaged() throws {
+    @Test func aFrameWhoseBytesDoNotHoldItsInputsIsDamaged() throws {
         let path = Self.path()
         do {
             let journal = try Journal(path: path, identity: Self.identity)
             try journal.append([Self.record(1), Self.record(2)])
         }
-        // A row that says three inputs, with a checksum that matches: only the decoding can tell.
-        let bytes = JournalBatch.encode([Self.record(1), Self.record(2)])
-        let sum = JournalBatch.sum(seq: 1, count: 3, bytes: bytes)
-        try Self.sqlite(path, "UPDATE batches SET inputs = 3, sum = \(sum) WHERE seq = 1;")
+        // A frame that says three inputs, with a checksum that matches: only the decoding can tell.
+        var file = try LogFile(path)
+        file.frames[0].count = 3
+        try file.write(to: path)
         #expect(throws: JournalError.corrupt(path: path, reason: "batch 1 (after input 0) does not hold the 3 inputs it says")) {
             try Journal(path: path, identity: Self.identity).records()
         }
-        try Self.sqlite(path, "UPDATE batches SET inputs = 2 WHERE seq = 1;")
-        #expect(throws: JournalError.corrupt(path: path, reason: "batch 1 (after input 0) fails its checksum")) {
-            try Journal(path: path, identity: Self.identity).records()
+    }
+
+    @Test func aBadFrameWithGoodFramesAfterItIsRefusedAndKept() throws {
+        let path = Self.path()
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            for batch in 0..<5 { try journal.append([Self.record(batch), Self.record(batch + 10)]) }
         }
+        let good = try LogFile(path)
+        let directory = makeTemporaryDirectory()
+        // One byte changed anywhere in a frame but the last: its header (length, count, sequence
+        // number, checksum) or its records.
+        for frame in 0..<4 {
+            let start = good.offsets[frame]
+            for offset in [start, start + 4, start + 8, start + 16, start + 24, good.offsets[frame + 1] - 1] {
+                var bytes = good.bytes
+                bytes[offset] ^= 0x40
+                let copy = directory + "/frame\(frame)-\(offset).journal"
+                try Data(bytes).write(to: URL(fileURLWithPath: copy))
+                do {
+                    let records = try Journal(path: copy, identity: Self.identity).records()
+                    Issue.record("byte \(offset) of frame \(frame) changed, and \(records.count) records were read")
+                } catch {
+                    guard case .corrupt(_, let reason) = error, reason.contains("later batches follow it") || reason.contains("does not hold") else {
+                        Issue.record("byte \(offset) of frame \(frame): \(error)")
+                        continue
+                    }
+                }
+                #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy))) == bytes, "kept as it was")
+            }
+        }
+    }
+
+    @Test func aHeaderThatFailsItsChecksumOrSaysAnotherSchemaIsRefusedAndKept() throws {
+        let path = Self.path()
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append([Self.record(1)])
+        }
+        let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        var bytes = good
+        bytes[17] ^= 1  // a letter of the app's name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(throws: JournalError.corrupt(path: path, reason: "its header fails its checksum")) { try Journal(path: path, identity: Self.identity) }
+        bytes = good
+        bytes[8] = 4  // a later flowd's schema
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(throws: JournalError.otherSchema(path: path, found: 4, expected: 3)) { try Journal(path: path, identity: Self.identity) }
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == bytes, "kept as it was")
+        try Data(good.prefix(12)).write(to: URL(fileURLWithPath: path))
+        #expect(throws: JournalError.corrupt(path: path, reason: "its header is cut short")) { try Journal(path: path, identity: Self.identity) }
     }
 
     /// A journal of schema 1 (a row per input), as the flowd before batches wrote it.
@@ -76,37 +127,94 @@ import Testing
             """
         for (index, record) in records.enumerated() {
             let seq = Int64(index + 1)
-            let hex = record.body.map { String(format: "%02x", $0) }.joined()
-            let sum = Journal.schema1Sum(seq: seq, record) &+ (damaged && index == 1 ? 1 : 0)
-            sql += "INSERT INTO inputs VALUES (\(seq), \(record.kind), x'\(hex)', \(record.key), \(record.check.map(String.init) ?? "NULL"), \(sum));\n"
+            let sum = SQLiteJournal.schema1Sum(seq: seq, record) &+ (damaged && index == 1 ? 1 : 0)
+            sql += "INSERT INTO inputs VALUES (\(seq), \(record.kind), x'\(hex(record.body))', \(record.key), \(record.check.map(String.init) ?? "NULL"), \(sum));\n"
         }
         try sqlite(path, sql)
     }
 
-    @Test func aSchema1JournalIsReadAsItIsAndConvertedWithItsBatchesAtItsFirstWrite() throws {
+    /// A journal of schema 2 (an SQLite row per batch), as the flowd before the log wrote it; `inputs`
+    /// overrides what a row says it holds.
+    static func schema2Journal(at path: String, _ batches: [[Journal.Record]], inputs: [Int64]? = nil) throws {
+        var sql = """
+            PRAGMA page_size=1024; PRAGMA application_id=\(0x666C_7764); PRAGMA user_version=2;
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE batches(seq INTEGER PRIMARY KEY, inputs INTEGER NOT NULL, records BLOB NOT NULL, sum INTEGER NOT NULL);
+            INSERT INTO meta VALUES ('app', '\(identity.app)'), ('app_version', '\(identity.appVersion)');
+            PRAGMA journal_mode=WAL;
+            """
+        for (index, batch) in batches.enumerated() {
+            let seq = Int64(index + 1), bytes = JournalBatch.encode(batch)
+            let count = inputs?[index] ?? Int64(batch.count)
+            sql += "INSERT INTO batches VALUES (\(seq), \(count), x'\(hex(bytes))', \(JournalBatch.sum(seq: seq, count: count, bytes: bytes)));\n"
+        }
+        try sqlite(path, sql)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    /// The SQLite journals a conversion kept next to `path`.
+    static func keptSQLite(_ path: String) throws -> [String] {
+        let directory = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+        return try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name + ".sqlite-") }.sorted()
+    }
+
+    @Test(arguments: [1, 2])
+    func anSQLiteJournalIsReadAsItIsAndConvertedIntoALogAtItsFirstWrite(schema: Int) throws {
         let path = Self.path()
         var records = (0..<7).map(Self.record)
         records[2].check = 11  // batches: 0...2, 3...5, and 6 (a batch cut short by a crash has no check)
         records[5].check = 12
         records[4].key = 99
-        try Self.schema1Journal(at: path, records)
+        if schema == 1 {
+            try Self.schema1Journal(at: path, records)
+        } else {
+            try Self.schema2Journal(at: path, [Array(records[0...2]), Array(records[3...5]), [records[6]]])
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        // SQLite's log as found (an empty one is as good as none: SQLite makes one when it opens).
+        func wal(_ path: String) -> Data? { (try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))).flatMap { $0.isEmpty ? nil : $0 } }
+        let log = wal(path)
         do {
             let journal = try Journal(path: path, identity: Self.identity)
+            #expect(journal.schema == Int32(schema))
             #expect(try journal.records() == records)
             #expect(try journal.count() == 7)
         }
-        // Opened and read (a restore): still schema 1, byte for byte a file an older flowd reads.
-        #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "1")
+        // Opened and read (a restore): byte for byte a file an older flowd reads.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "\(schema)")
+        // A conversion that crashed once left its scratch file: it is written over.
+        try Data("half a log".utf8).write(to: URL(fileURLWithPath: path + ".new"))
         do {
             let journal = try Journal(path: path, identity: Self.identity)
             try journal.append([Self.record(7)])
+            let aside = try #require(journal.takeConvertedAside())
+            #expect(journal.takeConvertedAside() == nil, "told once")
+            #expect(journal.schema == 3)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: aside)) == before, "the SQLite journal is kept beside, as it was")
+            #expect(wal(aside) == log, "with its log")
         }
-        #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "2")
-        #expect(try Self.sqlite(path, query: "SELECT group_concat(inputs) FROM batches") == "3,3,1,1")
+        let kept = try Self.keptSQLite(path)
+        #expect(kept.count == 2 && kept[1] == kept[0] + "-wal", "the database and its log (SQLite made one when it opened): \(kept)")
+        for gone in [".new", "-wal", "-shm"] { #expect(!FileManager.default.fileExists(atPath: path + gone), "\(gone) is gone") }
+        #expect(try LogFile(path).frames.map(\.count) == [3, 3, 1, 1], "the old batches, then the new one")
         #expect(try Journal(path: path, identity: Self.identity).records() == records + [Self.record(7)])
     }
 
-    @Test func aDamagedSchema1JournalIsRefusedAndKeptAsItWas() throws {
+    @Test func clearingAnSQLiteJournalConvertsItIntoAnEmptyLog() throws {
+        let path = Self.path()
+        try Self.schema2Journal(at: path, [[Self.record(1)]])
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.clear()
+            #expect(try journal.count() == 0)
+        }
+        #expect(try LogFile(path).frames.isEmpty)
+        #expect(try Self.keptSQLite(path).count >= 1)
+    }
+
+    @Test func aDamagedSQLiteJournalIsRefusedAndKeptAsItWas() throws {
         let path = Self.path()
         try Self.schema1Journal(at: path, (0..<3).map(Self.record), damaged: true)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -114,15 +222,21 @@ import Testing
             let journal = try Journal(path: path, identity: Self.identity)
             #expect(throws: JournalError.corrupt(path: path, reason: "input 2 fails its checksum")) { try journal.records() }
             #expect(throws: JournalError.corrupt(path: path, reason: "input 2 fails its checksum")) { try journal.append([Self.record(3)]) }
-            journal.leaveAsFound()
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file is untouched")
         #expect(try Self.sqlite(path, query: "PRAGMA user_version") == "1")
+        #expect(try Self.keptSQLite(path).isEmpty && !FileManager.default.fileExists(atPath: path + ".new"), "no conversion left behind")
+
+        let other = Self.path()
+        try Self.schema2Journal(at: other, [[Self.record(1), Self.record(2)], [Self.record(3)]], inputs: [3, 0])
+        let journal = try Journal(path: other, identity: Self.identity)
+        #expect(throws: JournalError.corrupt(path: other, reason: "1 batches say they hold no inputs")) { try journal.count() }
+        #expect(throws: JournalError.corrupt(path: other, reason: "batch 1 (after input 0) does not hold the 3 inputs it says")) { try journal.records() }
     }
 
-    @Test func aBatchLargerThanARowIsWrittenAsSeveralRowsInOneTransaction() throws {
+    @Test func aLargeBatchIsOneFrame() throws {
         let path = Self.path()
-        let big = (0..<5).map { Journal.Record(kind: 8, body: Array(repeating: UInt8($0), count: Journal.maxRowBytes / 2), key: Int64($0)) }
+        let big = (0..<5).map { Journal.Record(kind: 8, body: Array(repeating: UInt8($0), count: 1 << 19), key: Int64($0)) }
         do {
             let journal = try Journal(path: path, identity: Self.identity)
             try journal.append(big)
@@ -130,23 +244,7 @@ import Testing
             #expect(try journal.count() == 6)
         }
         #expect(try Journal(path: path, identity: Self.identity).records() == big + [Self.record(1)])
-        let rows = Int(try Self.sqlite(path, query: "SELECT count(*) FROM batches")) ?? 0
-        #expect(rows >= 4, "no row over \(Journal.maxRowBytes) bytes: \(rows) rows")
-        #expect(try Self.sqlite(path, query: "SELECT max(length(records)) FROM batches").count > 0)
-        let largest = Int(try Self.sqlite(path, query: "SELECT max(length(records)) FROM batches")) ?? .max
-        #expect(largest <= Journal.maxRowBytes)
-    }
-
-    @Test func aRowThatSaysItHoldsNoInputsIsDamageNotAnEmptyJournal() throws {
-        let path = Self.path()
-        do {
-            let journal = try Journal(path: path, identity: Self.identity)
-            try journal.append([Self.record(1)])
-        }
-        try Self.sqlite(path, "UPDATE batches SET inputs = 0 WHERE seq = 1;")
-        #expect(throws: JournalError.corrupt(path: path, reason: "1 batches say they hold no inputs")) {
-            try Journal(path: path, identity: Self.identity).count()
-        }
+        #expect(try LogFile(path).frames.map(\.count) == [5, 1])
     }
 
     @Test func aSecondOpenerIsRefusedWhileTheFirstHoldsIt() throws {
@@ -181,7 +279,7 @@ import Testing
             _ = try Journal(path: path, identity: Self.identity)
             Issue.record("opened a text file as a journal")
         } catch {
-            guard case .notAJournal = error else { Issue.record("\(error)"); return }
+            #expect(error == .notAJournal(path: path, reason: "neither a flowd journal nor an SQLite database"))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text, "the file is untouched")
         let aside = try Journal.moveAside(path)
@@ -191,12 +289,7 @@ import Testing
 
     @Test func anotherProgramsDatabaseIsNotAJournal() throws {
         let path = Self.path()
-        do {
-            // A journal whose application id another program changed: any SQLite file not ours.
-            let journal = try Journal(path: path, identity: Self.identity)
-            _ = journal
-        }
-        try Self.sqlite(path, "PRAGMA application_id=42;")
+        try Self.sqlite(path, "PRAGMA application_id=42; CREATE TABLE notes(text);")
         #expect(throws: JournalError.notAJournal(path: path, reason: "an SQLite database of another program (application_id 42)")) {
             try Journal(path: path, identity: Self.identity)
         }
@@ -206,7 +299,7 @@ import Testing
         let path = Self.path()
         let journal = try Journal(path: path, identity: Self.identity)
         try journal.append([Self.record(1)])
-        for file in [path, path + "-wal", path + ".lock"] {
+        for file in [path, path + ".lock"] {
             let mode = try #require(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
             #expect(mode & 0o077 == 0, "\(file) is \(String(mode, radix: 8)): inputs are what users typed")
         }
@@ -249,7 +342,67 @@ import Testing
     }
 }
 
-/// Power loss: the journal's files cut short as a crash in the middle of a write would leave them.
+/// The log's bytes read the way docs/journal.md lays them out, written independently of the store:
+/// the tests check the format, and damage frames on purpose.
+struct LogFile {
+    var bytes: [UInt8]
+    var schema: UInt32
+    var app: String
+    var version: String
+    var headerBytes: Int
+    var frames: [Frame] = []
+    /// Where each frame starts, and the end of the last.
+    var offsets: [Int] = []
+
+    struct Frame {
+        var count: UInt32
+        var seq: UInt64
+        var sum: UInt64
+        var bytes: [UInt8]
+    }
+
+    init(_ path: String) throws {
+        bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        try #require(Array(bytes.prefix(8)) == Array("FLOWDLOG".utf8))
+        schema = UInt32(Self.number(bytes, 8, 4))
+        let names = Int(Self.number(bytes, 12, 4))
+        var reader = JournalBatch.Reader(bytes: Array(bytes[16..<(16 + names)]))
+        var texts: [String] = []
+        while let length = reader.varint(), let text = reader.bytes(length) { texts.append(String(decoding: text, as: UTF8.self)) }
+        try #require(texts.count == 2, "an app and a version: \(texts)")
+        (app, version) = (texts[0], texts[1])
+        headerBytes = 16 + names + 8
+        var offset = headerBytes
+        while offset < bytes.count {
+            offsets.append(offset)
+            let length = Int(Self.number(bytes, offset, 4))
+            frames.append(Frame(
+                count: UInt32(Self.number(bytes, offset + 4, 4)), seq: Self.number(bytes, offset + 8, 8), sum: Self.number(bytes, offset + 16, 8),
+                bytes: Array(bytes[(offset + 24)..<(offset + 24 + length)])))
+            offset += 24 + length
+        }
+        offsets.append(offset)
+    }
+
+    /// Writes the header as read and the frames as they are now, each checksum made anew.
+    func write(to path: String) throws {
+        var out = Array(bytes.prefix(headerBytes))
+        for frame in frames {
+            let sum = UInt64(bitPattern: JournalBatch.sum(seq: Int64(frame.seq), count: Int64(frame.count), bytes: frame.bytes))
+            for (value, size) in [(UInt64(frame.bytes.count), 4), (UInt64(frame.count), 4), (frame.seq, 8), (sum, 8)] {
+                for index in 0..<size { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+            }
+            out += frame.bytes
+        }
+        try Data(out).write(to: URL(fileURLWithPath: path))
+    }
+
+    static func number(_ bytes: [UInt8], _ offset: Int, _ size: Int) -> UInt64 {
+        (0..<size).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
+    }
+}
+
+/// Power loss: the log cut short, or ending in zeros, as a crash in the middle of a write leaves it.
 @Suite struct JournalPowerLossTests {
     static let identity = JournalTests.identity
     static let batches = 12
@@ -260,101 +413,75 @@ import Testing
         (0..<(n * perBatch)).map(JournalTests.record)
     }
 
-    /// A journal with `batches` committed batches, copied (database and WAL) while its writer still
-    /// has it open — what the disk holds when the power goes.
-    static func crashedCopy() throws -> (directory: String, database: [UInt8], wal: [UInt8]) {
+    /// A log with `batches` batches, copied while its writer still has it open.
+    static func crashedCopy() throws -> (directory: String, log: [UInt8]) {
         let path = JournalTests.path()
         let journal = try Journal(path: path, identity: identity)
         for batch in 0..<batches {
             try journal.append((batch * perBatch..<(batch + 1) * perBatch).map(JournalTests.record))
         }
-        let database = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let wal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "-wal")))
+        let log = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         _ = journal
-        return (makeTemporaryDirectory(), database, wal)
+        return (makeTemporaryDirectory(), log)
     }
 
-    /// Opens a journal made of these bytes: nil if refused (then the files must be as written).
-    static func open(_ database: [UInt8], wal: [UInt8]?, in directory: String, name: String) throws -> [Journal.Record]? {
-        let path = directory + "/" + name
-        try Data(database).write(to: URL(fileURLWithPath: path))
-        if let wal { try Data(wal).write(to: URL(fileURLWithPath: path + "-wal")) }
-        do {
-            let journal = try Journal(path: path, identity: identity)
-            return try journal.records()
-        } catch {
-            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == database, "a refused journal is kept: \(error)")
-            return nil
-        }
-    }
-
-    @Test func aWALCutAtAnyFrameRestoresWholeBatchesInOrder() throws {
+    @Test func aLogCutAtAnyByteRestoresWholeBatchesInOrderAndTheFirstWriteCutsTheTornFrame() throws {
         let crash = try Self.crashedCopy()
-        let pageSize = Journal.pageSize, frame = 24 + pageSize, header = 32
-        #expect((crash.wal.count - header) % frame == 0, "the WAL holds whole frames")
-        var cuts = Array(stride(from: 0, through: crash.wal.count, by: frame).map { min($0 + header, crash.wal.count) })
-        cuts += [0, header / 2, header + frame / 2, crash.wal.count - 1]  // torn writes inside a header or a page
+        let file = crash.directory + "/whole.journal"
+        try Data(crash.log).write(to: URL(fileURLWithPath: file))
+        let start = try LogFile(file).headerBytes
         var seen: Set<Int> = []
-        for (index, cut) in cuts.enumerated() {
-            guard let records = try Self.open(crash.database, wal: Array(crash.wal.prefix(cut)), in: crash.directory, name: "cut\(index)")
-            else { Issue.record("a WAL cut at \(cut) was refused; an earlier state was expected"); continue }
+        for cut in start...crash.log.count {
+            let path = crash.directory + "/cut.journal"
+            try Data(crash.log.prefix(cut)).write(to: URL(fileURLWithPath: path))
+            let journal = try Journal(path: path, identity: Self.identity)
+            let records = try journal.records()
             #expect(records.count % Self.perBatch == 0, "whole batches only, cut at \(cut): \(records.count) records")
             #expect(records == Self.expected(batches: records.count / Self.perBatch), "a prefix in order, cut at \(cut)")
             seen.insert(records.count / Self.perBatch)
-        }
-        #expect(seen.contains(Self.batches), "the whole WAL restores every batch")
-        #expect(seen.count > 2, "cuts restore earlier states: \(seen.sorted())")
-    }
-
-    @Test func aDatabaseFileCutAtAPageBoundaryIsRefusedAndKeptOrRestoresAnEarlierState() throws {
-        // Checkpointed journal (no WAL): every page boundary of the file, and a torn page.
-        let path = JournalTests.path()
-        do {
-            let journal = try Journal(path: path, identity: Self.identity)
-            for batch in 0..<40 { try journal.append((batch * 50..<(batch + 1) * 50).map(JournalTests.record)) }
-        }
-        let database = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let directory = makeTemporaryDirectory()
-        var refused = 0
-        let cuts = Array(stride(from: 0, to: database.count, by: Journal.pageSize)) + [database.count - 100]
-        for (index, cut) in cuts.enumerated() {
-            let records = try Self.open(Array(database.prefix(cut)), wal: nil, in: directory, name: "page\(index)")
-            if let records {
-                let expected = (0..<records.count).map(JournalTests.record)
-                let firstDifference = records.indices.first { $0 >= expected.count || records[$0] != expected[$0] }
-                #expect(firstDifference == nil, "a prefix in order when it opens, cut at \(cut): \(records.count) records, the first different at \(firstDifference ?? -1)")
-            } else {
-                refused += 1
+            if cut % 97 == 0 || cut == crash.log.count - 1 {
+                // The next write goes after the whole frames, and everything reads back.
+                try journal.append([JournalTests.record(1_000)])
+                #expect(journal.tornBytes == 0)
+                #expect(try journal.records() == records + [JournalTests.record(1_000)], "cut at \(cut)")
             }
         }
-        #expect(refused > 0, "a truncated database is noticed")
+        #expect(seen == Set(0...Self.batches), "every state from the first batch to the last: \(seen.sorted())")
+    }
+
+    @Test func aLogEndingInZerosOrGarbageIsATornWrite() throws {
+        let crash = try Self.crashedCopy()
+        var generator = SeededGenerator(seed: 3)
+        for (index, tail) in [[UInt8](repeating: 0, count: 4_096), (0..<100).map { _ in UInt8.random(in: 0...255, using: &generator) }].enumerated() {
+            let path = crash.directory + "/tail\(index).journal"
+            try Data(crash.log + tail).write(to: URL(fileURLWithPath: path))
+            let journal = try Journal(path: path, identity: Self.identity)
+            #expect(journal.tornBytes == tail.count)
+            #expect(try journal.records() == Self.expected(batches: Self.batches))
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == crash.log + tail, "opening and reading write nothing")
+            try journal.append([JournalTests.record(1_000)])
+            #expect(try journal.records() == Self.expected(batches: Self.batches) + [JournalTests.record(1_000)])
+        }
     }
 }
 
-/// Checkpoints run off the writer's thread while it keeps appending.
-@Suite struct JournalCheckpointTests {
-    @Test func aCheckpointerOnAnotherThreadCopiesTheLogWhileTheWriterGoesOn() throws {
+/// Flushes run off the writer's thread while it keeps appending.
+@Suite struct JournalSyncTests {
+    @Test func aFlushOnAnotherThreadWhileTheWriterGoesOnLosesNothing() throws {
         let path = JournalTests.path()
         let journal = try Journal(path: path, identity: JournalTests.identity)
-        let checkpointer = try journal.makeCheckpointer()
-        try journal.append((0..<2_000).map(JournalTests.record))
-        #expect(journal.walBytes > 0, "no automatic checkpoint: the log holds the inputs")
+        try journal.append((0..<100).map(JournalTests.record))
+        let sync = try #require(journal.sync)
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var copied: [(Int, Int)] = []
-        let background = checkpointer  // used by that thread alone
-        let thread = Thread {
+        Thread {
             for _ in 0..<20 {
-                if let result = try? background.checkpoint() { copied.append(result) }
-                usleep(2_000)
+                sync.run()
+                usleep(1_000)
             }
             done.signal()
-        }
-        thread.start()
-        for batch in 0..<40 { try journal.append((2_000 + batch * 10..<2_000 + (batch + 1) * 10).map(JournalTests.record)) }
+        }.start()
+        for batch in 0..<40 { try journal.append((100 + batch * 10..<100 + (batch + 1) * 10).map(JournalTests.record)) }
         done.wait()
-        #expect(copied.contains { $0.1 > 0 }, "frames were copied into the database: \(copied)")
-        let final = try checkpointer.checkpoint()
-        #expect(final.logFrames == final.copied, "a checkpoint with the writer idle copies everything")
-        #expect(try journal.records() == (0..<2_400).map(JournalTests.record))
+        #expect(try journal.records() == (0..<500).map(JournalTests.record))
     }
 }

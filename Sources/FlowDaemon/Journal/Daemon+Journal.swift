@@ -31,6 +31,12 @@ extension Daemon {
             }
         }
         logger.info("journal open", metadata: ["path": "\(path)"])
+        if let torn = stateJournal?.journal.tornBytes, torn > 0 {
+            logger.notice("""
+                the journal ends in a torn write (a crash or power cut while appending): the inputs before it are \
+                restored, and the first write cuts its \(torn) bytes away
+                """, metadata: ["path": "\(path)"])
+        }
     }
 
     /// The journal at `path` for `app` (its name and version are the journal's identity).
@@ -64,7 +70,7 @@ extension Daemon {
     /// Closes the journal without committing anything more, as a killed process would leave it
     /// (the embedded daemon's `crash()`).
     package func releaseJournalAfterCrash() {
-        stateJournal?.drainCheckpoints()
+        stateJournal?.drainSyncs()
         stateJournal = nil
     }
 

@@ -119,8 +119,7 @@ extension Daemon {
         notices.removeAll()
         endOfIteration.removeAll()
         let path = stateJournal?.journal.path
-        stateJournal?.journal.leaveAsFound()
-        stateJournal?.drainCheckpoints()
+        stateJournal?.drainSyncs()
         stateJournal = nil
         if let path {
             do {

@@ -4,8 +4,8 @@ import FlowKit
 import Logging
 
 /// The daemon's side of the journal (docs/restore.md): the inputs of the current loop iteration,
-/// committed in one transaction at its end with the placement check they led to; checkpoints on a
-/// queue of their own, so the loop never copies the log; and what happens when a write fails (the
+/// appended as one batch at its end with the placement check they led to; flushes to the disk on a
+/// queue of their own, so the loop never waits for one; and what happens when a write fails (the
 /// inputs stay in memory and the commit is tried again a second later, so a disk that filled up and
 /// is freed loses nothing while the daemon runs).
 final class DaemonJournal {
@@ -30,21 +30,20 @@ final class DaemonJournal {
     private var failing: (retryAt: UInt64, error: JournalError)?
     /// Inputs committed by this process.
     private(set) var committed = 0
-    /// Commits since the last checkpoint request.
-    private var sinceCheckpoint = 0
-    private let checkpointer: JournalCheckpointer?
-    private let checkpoints = DispatchQueue(label: "flowd.journal.checkpoint")
+    /// Commits since the last flush request.
+    private var sinceSync = 0
+    private let syncs = DispatchQueue(label: "flowd.journal.sync")
     private let logger: Logger
 
-    /// Commits after which the log is copied into the database (about 1 MiB of log for typical inputs).
-    static let commitsPerCheckpoint = 1_000
+    /// Commits after which the log is flushed to the disk off the loop: what a power cut can take
+    /// (a crash of the process takes nothing committed).
+    static let commitsPerSync = 1_000
     /// How long to wait before trying a failed write again, in milliseconds.
     static let retryMilliseconds: UInt64 = 1_000
 
     init(journal: Journal, logger: Logger) {
         self.journal = journal
         self.logger = logger
-        self.checkpointer = try? journal.makeCheckpointer()
     }
 
     /// Inputs waiting to be committed.
@@ -88,10 +87,13 @@ final class DaemonJournal {
             logger.notice("journal writes again", metadata: ["inputs": "\(pending.count)"])
             failing = nil
         }
+        if let aside = journal.takeConvertedAside() {
+            logger.notice("converted the SQLite journal of an older flowd into a log; the old file is kept", metadata: ["kept": "\(aside)"])
+        }
         committed += pending.count
         pending.removeAll(keepingCapacity: true)
-        sinceCheckpoint += 1
-        if sinceCheckpoint >= Self.commitsPerCheckpoint { requestCheckpoint() }
+        sinceSync += 1
+        if sinceSync >= Self.commitsPerSync { requestSync() }
     }
 
     /// The last commit before the process exits: tried at once even while writes fail; if it fails
@@ -118,21 +120,22 @@ final class DaemonJournal {
         pending.removeAll()
         do {
             try journal.clear()
+            if let aside = journal.takeConvertedAside() {
+                logger.notice("converted the SQLite journal of an older flowd into a log; the old file is kept", metadata: ["kept": "\(aside)"])
+            }
         } catch {
             logger.error("cannot clear the journal after the app finished; the next start replays it to the end", metadata: ["error": "\(error)"])
         }
     }
 
-    private func requestCheckpoint() {
-        sinceCheckpoint = 0
-        guard let checkpointer else { return }
-        checkpoints.async {
-            _ = try? checkpointer.checkpoint()
-        }
+    private func requestSync() {
+        sinceSync = 0
+        guard let sync = journal.sync else { return }
+        syncs.async { sync.run() }
     }
 
-    /// Waits for a checkpoint in flight (before the journal closes).
-    func drainCheckpoints() {
-        checkpoints.sync {}
+    /// Waits for a flush in flight (before the journal closes).
+    func drainSyncs() {
+        syncs.sync {}
     }
 }

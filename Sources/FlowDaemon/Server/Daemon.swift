@@ -724,7 +724,7 @@ public final class Daemon {
         frameDeadlines = DeadlineQueue(timeout: frameDeadlines.timeout)
         requests.dropAll()
         commitJournalBeforeExit()
-        stateJournal?.drainCheckpoints()
+        stateJournal?.drainSyncs()
         runtime = nil
     }
 }

@@ -7,15 +7,15 @@ import Foundation
 import Glibc
 #endif
 
-/// `flowbench journal-commit`: what journaling costs the daemon's loop — one SQLite transaction per
-/// loop iteration holding that iteration's inputs (docs/journal.md).
+/// `flowbench journal-commit`: what journaling costs the daemon's loop — one frame appended to the
+/// log per loop iteration, holding that iteration's inputs (docs/journal.md).
 struct JournalCommit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "journal-commit",
-        abstract: "Time and CPU of one journal transaction (a loop iteration's inputs) at 1, 16 and 256 inputs.",
+        abstract: "Time and CPU of one journal commit (a loop iteration's inputs) at 1, 16 and 256 inputs.",
         discussion: """
-            Appends typical outputs (a button press as JSON) to a fresh journal in a scratch directory, in WAL mode, \
-            with the log checkpointed by a second connection on a background thread every 10 ms (as the daemon will).
+            Appends typical outputs (a button press as JSON) to a fresh journal in a scratch directory, one frame \
+            per commit, with the log flushed to the disk on a background thread every 1000 commits (as the daemon does).
             """)
 
     @OptionGroup var options: BenchOptions
@@ -38,8 +38,8 @@ struct JournalCommit: ParsableCommand {
         let directory = try OS.makeScratchDirectory()
         defer { OS.removeDirectory(directory) }
         let journal = try Journal(path: directory + "/bench.journal", identity: .init(app: "bench", appVersion: "1"))
-        let checkpoints = BackgroundCheckpoints(try journal.makeCheckpointer())
-        defer { checkpoints.stop() }
+        let flushes = DispatchQueue(label: "flowbench.journal.sync")
+        var flushCount = 0
         let records = (0..<batch).map { index in
             let input = FlowInput.output(ScreenID(rawValue: UInt64(1_000 + index)), payload: Data(#"{"didPressButton":{"index":1}}"#.utf8))
             let (kind, body) = input.encoded
@@ -48,22 +48,26 @@ struct JournalCommit: ParsableCommand {
         var nanos: [UInt64] = []
         nanos.reserveCapacity(transactions)
         let cpuBefore = Self.cpuNanos()
-        for _ in 0..<transactions {
+        for index in 0..<transactions {
             let start = DispatchTime.now().uptimeNanoseconds
             try journal.append(records)
             nanos.append(DispatchTime.now().uptimeNanoseconds - start)
+            if index % 1_000 == 999, let sync = journal.sync {
+                flushes.async { sync.run() }
+                flushCount += 1
+            }
         }
+        flushes.sync {}
         let cpu = Double(Self.cpuNanos() - cpuBefore) / Double(transactions)
-        let checkpointCount = checkpoints.stop()
         nanos.sort()
         func percentile(_ p: Double) -> UInt64 { nanos[min(nanos.count - 1, Int(Double(nanos.count) * p))] }
         let perInput = Double(percentile(0.5)) / Double(batch)
         return TableRow(
-            benchmark: "journal-commit", setting: "\(batch) inputs per transaction, WAL, checkpoints off the writer",
+            benchmark: "journal-commit", setting: "\(batch) inputs per commit, one frame appended, flushes off the writer",
             count: Format.count(UInt64(transactions)), p50: Format.micros(percentile(0.5)), p99: Format.micros(percentile(0.99)),
             p999: Format.micros(percentile(0.999)), rate: Format.rate(1e9 / max(Double(percentile(0.5)), 1)),
             serverCPU: "\(Format.fixed(cpu / 1000, 1)) µs",
-            note: "per input at p50: \(Format.fixed(perInput / 1000, 2)) µs; max \(Format.micros(nanos.last ?? 0)); \(checkpointCount) background checkpoints; CPU: both threads, per transaction")
+            note: "per input at p50: \(Format.fixed(perInput / 1000, 2)) µs; max \(Format.micros(nanos.last ?? 0)); \(flushCount) background flushes; CPU: both threads, per commit")
     }
 
     /// This process's CPU time (user + system), in nanoseconds.
@@ -75,34 +79,3 @@ struct JournalCommit: ParsableCommand {
         return user + system
     }
 }
-
-/// Checkpoints a journal every 10 ms on a thread of its own until stopped.
-private final class BackgroundCheckpoints: @unchecked Sendable {
-    // @unchecked: `stopped` and `count` are guarded by `lock`; the checkpointer is used by the thread alone.
-    private let lock = NSLock()
-    private var stopped = false
-    private var count = 0
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(_ checkpointer: JournalCheckpointer) {
-        Thread { [self] in
-            while !lock.withLock({ stopped }) {
-                if (try? checkpointer.checkpoint()) != nil { lock.withLock { count += 1 } }
-                usleep(10_000)
-            }
-            finished.signal()
-        }.start()
-    }
-
-    /// Stops the thread (once) and returns how many checkpoints ran.
-    @discardableResult
-    func stop() -> Int {
-        let first = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !stopped
-        }
-        if first { finished.wait() }
-        return lock.withLock { count }
-    }
-}
-

@@ -1,0 +1,347 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The journal's file (schema 3, docs/journal.md "The log"): a header that says whose it is, then one
+/// frame per batch, appended with one `pwrite` and never rewritten. A commit costs one system call
+/// where an SQLite transaction cost eight (docs/performance.md).
+///
+///     header: "FLOWDLOG", schema (u32), identity length (u32), identity, FNV-1a of all before (u64)
+///     frame:  records length (u32), record count (u32), sequence number (u64), checksum (u64), records
+///
+/// Integers are little-endian; the identity is the app and its version, each a LEB128 length and
+/// UTF-8; the records and the checksum are `JournalBatch`'s. A frame that is cut short or fails its
+/// checksum at the end of the file is a torn write (a crash or power cut while appending): the frames
+/// before it are the journal, and the first write cuts it away. A bad frame with a good one after it
+/// is damage: the file is refused and kept.
+final class JournalLog {
+    static let magic = Array("FLOWDLOG".utf8)
+    static let frameHeaderBytes = 24
+    /// Where the fixed part of the header ends (magic, schema, identity length).
+    static let fixedHeaderBytes = 16
+    /// The largest identity a header may say it holds (anything larger is not a header we wrote).
+    static let maxIdentityBytes = 1 << 16
+
+    let path: String
+    /// The open file (read and write), owned by this log.
+    let descriptor: Int32
+    /// Where the first frame starts.
+    private let headerBytes: Int
+    /// Where the whole frames end: the next frame goes here.
+    private var end: Int
+    /// The file's size; bytes past `end` are a torn frame, cut away at the first write.
+    private var size: Int
+    /// The sequence number the next frame gets.
+    private(set) var nextSeq: Int64 = 1
+    /// The records in the whole frames.
+    private(set) var count = 0
+    /// The bytes of the next frame, kept between commits so that a commit allocates nothing.
+    private var frame: [UInt8] = []
+
+    /// Bytes after the last whole frame when the file was opened: a torn write that the first
+    /// append cuts away (0: none).
+    var tornBytes: Int { size - end }
+
+    /// Opens the log in `descriptor` (taking it over): checks its header against `identity`, then
+    /// every frame. Throws, changing nothing, for another schema, app or version and for damage.
+    init(descriptor: Int32, path: String, identity: Journal.Identity) throws(JournalError) {
+        self.path = path
+        self.descriptor = descriptor
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw .cannotOpen(path: path, reason: reason)
+        }
+        size = Int(info.st_size)
+        do throws(JournalError) {
+            var reader = FileReader(descriptor: descriptor, size: size, path: path)
+            headerBytes = try Self.checkHeader(&reader, identity: identity, path: path)
+            end = headerBytes
+            let whole = try Self.walk(&reader, from: headerBytes) { _, _, _ throws(JournalError) in true }
+            (end, nextSeq, count) = (whole.end, whole.nextSeq, whole.count)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// Creates the log of `identity` at `path` whole or not at all: the header is written to
+    /// `path.new`, flushed, and renamed over `path` (a missing or empty file).
+    static func create(path: String, identity: Journal.Identity) throws(JournalError) -> JournalLog {
+        let temporary = path + ".new"
+        let descriptor = try createFile(temporary, for: path)
+        do throws(JournalError) {
+            try writeAll(descriptor, header(identity), at: 0, path: path, doing: "writing its header")
+            guard fsync(descriptor) == 0 else { throw .io(path: path, doing: "writing its header", reason: String(cString: strerror(errno))) }
+            guard rename(temporary, path) == 0 else {
+                throw .cannotOpen(path: path, reason: "cannot rename \(temporary) to it: \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        syncDirectory(of: path)
+        return try JournalLog(descriptor: descriptor, path: path, identity: identity)
+    }
+
+    deinit { close(descriptor) }
+
+    // MARK: Writing
+
+    /// Appends `records` as one frame with one write: all of them or, on an error, none (the file is
+    /// cut back to its last whole frame). The first append cuts a torn frame away.
+    func append(_ records: some Collection<Journal.Record>) throws(JournalError) {
+        guard !records.isEmpty else { return }
+        if size > end { try cut(to: end) }
+        frame.removeAll(keepingCapacity: true)
+        frame.append(contentsOf: repeatElement(0, count: Self.frameHeaderBytes))
+        JournalBatch.encode(records, into: &frame)
+        let length = frame.count - Self.frameHeaderBytes
+        guard length <= Int(UInt32.max), records.count <= Int(UInt32.max) else {
+            throw .io(path: path, doing: "appending a batch of inputs", reason: "a batch of \(length) bytes is larger than a frame can hold (4 GiB)")
+        }
+        let sum = frame.withUnsafeBufferPointer { JournalBatch.sum(seq: nextSeq, count: Int64(records.count), bytes: UnsafeBufferPointer(rebasing: $0[Self.frameHeaderBytes...])) }
+        Self.put(UInt64(length), bytes: 4, into: &frame, at: 0)
+        Self.put(UInt64(records.count), bytes: 4, into: &frame, at: 4)
+        Self.put(UInt64(bitPattern: nextSeq), bytes: 8, into: &frame, at: 8)
+        Self.put(UInt64(bitPattern: sum), bytes: 8, into: &frame, at: 16)
+        do {
+            try Self.writeAll(descriptor, frame, at: end, path: path, doing: "appending a batch of inputs")
+        } catch {
+            // A partial write leaves a torn frame: cut it now, so that the next try writes at `end`.
+            _ = ftruncate(descriptor, off_t(end))
+            throw error
+        }
+        end += frame.count
+        size = end
+        nextSeq += 1
+        count += records.count
+    }
+
+    /// Forgets every frame (the header stays).
+    func clear() throws(JournalError) {
+        try cut(to: headerBytes)
+        nextSeq = 1
+        count = 0
+    }
+
+    private func cut(to offset: Int) throws(JournalError) {
+        guard ftruncate(descriptor, off_t(offset)) == 0 else { throw Self.writeError(errno, path: path, doing: "cutting a torn frame away") }
+        end = offset
+        size = offset
+    }
+
+    // MARK: Reading
+
+    /// Reads the records of the whole frames, oldest first, a frame at a time, until `body` returns false.
+    func forEachRecord(_ body: (Journal.Record) -> Bool) throws(JournalError) {
+        var reader = FileReader(descriptor: descriptor, size: end, path: path)
+        var inputs = 0
+        _ = try Self.walk(&reader, from: headerBytes) { seq, count, bytes throws(JournalError) in
+            guard let goOn = JournalBatch.decode(bytes, count: count, body) else {
+                throw .corrupt(path: path, reason: "batch \(seq) (after input \(inputs)) does not hold the \(count) inputs it says")
+            }
+            inputs += count
+            return goOn
+        }
+    }
+
+    /// Where the whole frames end, and what they hold.
+    struct Walked {
+        var end: Int
+        var nextSeq: Int64
+        var count: Int
+    }
+
+    /// Visits the frames from `start` with their sequence number, record count and bytes, each checked
+    /// against its checksum and its place, until `visit` returns false. Stops quietly at a torn last frame;
+    /// throws `corrupt` for a bad frame with a good one after it.
+    private static func walk(_ reader: inout FileReader, from start: Int, _ visit: (Int64, Int, ArraySlice<UInt8>) throws(JournalError) -> Bool) throws(JournalError) -> Walked {
+        var walked = Walked(end: start, nextSeq: 1, count: 0)
+        while walked.end < reader.size {
+            guard let frame = try reader.frame(at: walked.end, seq: walked.nextSeq) else {
+                // Not a good frame: a torn write if nothing good follows, damage otherwise.
+                if try reader.goodFrame(after: walked.end, seqAtLeast: walked.nextSeq) {
+                    throw .corrupt(path: reader.path, reason: "batch \(walked.nextSeq) (after input \(walked.count)) fails its checksum, and later batches follow it")
+                }
+                return walked
+            }
+            guard try visit(walked.nextSeq, frame.count, frame.bytes) else { return walked }
+            walked.end += frameHeaderBytes + frame.bytes.count
+            walked.nextSeq += 1
+            walked.count += frame.count
+        }
+        return walked
+    }
+
+    // MARK: The header
+
+    /// The header of a new log of `identity`.
+    static func header(_ identity: Journal.Identity) -> [UInt8] {
+        var names: [UInt8] = []
+        for text in [identity.app, identity.appVersion] {
+            let utf8 = Array(text.utf8)
+            JournalBatch.appendVarint(UInt64(utf8.count), to: &names)
+            names += utf8
+        }
+        var bytes = magic + [UInt8](repeating: 0, count: 8) + names
+        put(UInt64(Journal.schemaVersion), bytes: 4, into: &bytes, at: 8)
+        put(UInt64(names.count), bytes: 4, into: &bytes, at: 12)
+        var hash = FNV1a()
+        for byte in bytes { hash.mix(byte) }
+        bytes += [UInt8](repeating: 0, count: 8)
+        put(hash.value, bytes: 8, into: &bytes, at: bytes.count - 8)
+        return bytes
+    }
+
+    /// Checks the header (the caller saw the magic): schema first — another schema may lay out the
+    /// rest differently — then the checksum, then the identity. Returns the header's length.
+    private static func checkHeader(_ reader: inout FileReader, identity: Journal.Identity, path: String) throws(JournalError) -> Int {
+        guard reader.size >= fixedHeaderBytes, let fixed = try reader.bytes(at: 0, count: fixedHeaderBytes) else {
+            throw .corrupt(path: path, reason: "its header is cut short")
+        }
+        let schema = Int32(truncatingIfNeeded: get(fixed, at: 8, bytes: 4))
+        guard schema == Journal.schemaVersion else { throw .otherSchema(path: path, found: schema, expected: Journal.schemaVersion) }
+        let names = Int(get(fixed, at: 12, bytes: 4))
+        guard names <= maxIdentityBytes, let header = try reader.bytes(at: 0, count: fixedHeaderBytes + names + 8) else {
+            throw .corrupt(path: path, reason: "its header is cut short")
+        }
+        var hash = FNV1a()
+        for byte in header.dropLast(8) { hash.mix(byte) }
+        guard hash.value == get(header, at: header.count - 8, bytes: 8) else { throw .corrupt(path: path, reason: "its header fails its checksum") }
+        var fields = JournalBatch.Reader(bytes: Array(header[fixedHeaderBytes..<(fixedHeaderBytes + names)]))
+        var found: [String] = []
+        while found.count < 2, let length = fields.varint(), let text = fields.bytes(length) {
+            found.append(String(decoding: text, as: UTF8.self))
+        }
+        guard found.count == 2, fields.atEnd else { throw .corrupt(path: path, reason: "its header does not hold an app and a version") }
+        guard found[0] == identity.app else { throw .otherApp(path: path, found: found[0], expected: identity.app) }
+        guard found[1] == identity.appVersion else { throw .otherAppVersion(path: path, found: found[1], expected: identity.appVersion) }
+        return header.count
+    }
+
+    // MARK: Files
+
+    /// Creates `file` (owner only: it holds what users typed), replacing an older one of that name
+    /// (a `.new` left by a crash). `journal` names the journal in errors.
+    static func createFile(_ file: String, for journal: String) throws(JournalError) -> Int32 {
+        let descriptor = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .cannotOpen(path: journal, reason: "cannot create \(file): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
+    /// Writes all of `bytes` at `offset`, going on after short writes.
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], at offset: Int, path: String, doing: String) throws(JournalError) {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + written, $0.count - written, off_t(offset + written)) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw writeError(errno, path: path, doing: doing)
+            }
+            written += result
+        }
+    }
+
+    static func writeError(_ number: Int32, path: String, doing: String) -> JournalError {
+        switch number {
+        case ENOSPC, EDQUOT: .diskFull(path: path)
+        case EFBIG: .fileTooLarge(path: path)
+        default: .io(path: path, doing: doing, reason: String(cString: strerror(number)))
+        }
+    }
+
+    /// Flushes the directory holding `path`, so that a rename in it survives a power cut.
+    static func syncDirectory(of path: String) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+
+    static func put(_ value: UInt64, bytes count: Int, into bytes: inout [UInt8], at offset: Int) {
+        for index in 0..<count { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
+    }
+
+    static func get(_ bytes: some RandomAccessCollection<UInt8>, at offset: Int, bytes count: Int) -> UInt64 {
+        var value: UInt64 = 0
+        let start = bytes.index(bytes.startIndex, offsetBy: offset)
+        for index in 0..<count { value |= UInt64(bytes[bytes.index(start, offsetBy: index)]) << (8 * UInt64(index)) }
+        return value
+    }
+}
+
+/// Reads a file through a window of up to 1 MiB: a restore reads frames of a few dozen bytes each,
+/// and a system call per frame would be most of its cost.
+struct FileReader {
+    let descriptor: Int32
+    /// Where reading stops (the file's size, or the end of its whole frames).
+    let size: Int
+    let path: String
+    private var window: [UInt8] = []
+    private var windowStart = 0
+
+    static let windowBytes = 1 << 20
+
+    init(descriptor: Int32, size: Int, path: String) {
+        self.descriptor = descriptor
+        self.size = size
+        self.path = path
+    }
+
+    /// The `count` bytes at `offset`; nil when the file ends before them.
+    mutating func bytes(at offset: Int, count: Int) throws(JournalError) -> ArraySlice<UInt8>? {
+        guard count >= 0, offset + count <= size else { return nil }
+        if offset < windowStart || offset + count > windowStart + window.count {
+            let length = min(max(count, Self.windowBytes), size - offset)
+            var fresh = [UInt8](repeating: 0, count: length)
+            var done = 0
+            while done < length {
+                let result = fresh.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, length - done, off_t(offset + done)) }
+                if result < 0, errno == EINTR { continue }
+                guard result > 0 else {
+                    throw .io(path: path, doing: "reading the journal", reason: result == 0 ? "it ended at \(offset + done) bytes while being read" : String(cString: strerror(errno)))
+                }
+                done += result
+            }
+            window = fresh
+            windowStart = offset
+        }
+        let from = offset - windowStart
+        return window[from..<(from + count)]
+    }
+
+    /// The frame at `offset` if it is whole, has sequence number `seq` and passes its checksum.
+    mutating func frame(at offset: Int, seq: Int64) throws(JournalError) -> (count: Int, bytes: ArraySlice<UInt8>)? {
+        guard let header = try bytes(at: offset, count: JournalLog.frameHeaderBytes) else { return nil }
+        let length = Int(JournalLog.get(header, at: 0, bytes: 4))
+        let count = Int(JournalLog.get(header, at: 4, bytes: 4))
+        guard count >= 1, Int64(bitPattern: JournalLog.get(header, at: 8, bytes: 8)) == seq,
+              let records = try bytes(at: offset + JournalLog.frameHeaderBytes, count: length)
+        else { return nil }
+        let sum = records.withUnsafeBufferPointer { JournalBatch.sum(seq: seq, count: Int64(count), bytes: $0) }
+        guard sum == Int64(bitPattern: JournalLog.get(header, at: 16, bytes: 8)) else { return nil }
+        return (count, records)
+    }
+
+    /// Whether a good frame with a sequence number from `seq` on starts anywhere after `offset`:
+    /// what tells damage in the middle from a torn last write. Only runs when a frame is bad.
+    mutating func goodFrame(after offset: Int, seqAtLeast seq: Int64) throws(JournalError) -> Bool {
+        var at = offset + 1
+        while at + JournalLog.frameHeaderBytes <= size {
+            if let header = try bytes(at: at, count: JournalLog.frameHeaderBytes) {
+                let found = Int64(bitPattern: JournalLog.get(header, at: 8, bytes: 8))
+                // Cheap tests first: a plausible sequence number and a length that fits.
+                if found >= seq, found - seq < Int64(size), try frame(at: at, seq: found) != nil { return true }
+            }
+            at += 1
+        }
+        return false
+    }
+}
