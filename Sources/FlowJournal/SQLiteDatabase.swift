@@ -4,8 +4,8 @@ import CSQLite
 import Glibc
 #endif
 
-/// One SQLite connection used from one thread (the daemon's loop): the few calls the journal needs,
-/// errors mapped to `JournalError` with SQLite's own message. Statements are prepared once.
+/// One SQLite connection used from one thread, to read an older flowd's journal (`SQLiteJournal`):
+/// the few calls that needs, errors mapped to `JournalError` with SQLite's own message.
 final class SQLiteDatabase {
     let path: String
     private(set) var handle: OpaquePointer?
@@ -27,12 +27,9 @@ final class SQLiteDatabase {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
-        checkpointOnClose(false)
-    }
-
-    /// Whether closing checkpoints the WAL into the database file (off until the file is known good).
-    func checkpointOnClose(_ on: Bool) {
-        _ = csqlite_checkpoint_on_close(handle, on ? 1 : 0)
+        // Closing must not copy the WAL into the database file: the journal is only read, and a
+        // refused one is moved aside exactly as it was found.
+        _ = csqlite_checkpoint_on_close(db, 0)
     }
 
     deinit { close() }
@@ -40,12 +37,6 @@ final class SQLiteDatabase {
     func close() {
         sqlite3_close_v2(handle)
         handle = nil
-    }
-
-    /// Runs SQL without results.
-    func execute(_ sql: String, doing: String) throws(JournalError) {
-        let code = sqlite3_exec(handle, sql, nil, nil, nil)
-        guard code == SQLITE_OK else { throw error(code, doing: doing) }
     }
 
     /// The integer the first column of the first row of `sql` holds.
@@ -62,10 +53,6 @@ final class SQLiteDatabase {
         return Statement(database: self, handle: statement)
     }
 
-    /// Whether SQLite opened the file read-only (it does so silently when the file cannot be written:
-    /// `sqlite3_db_readonly`).
-    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
-
     /// The error for result `code`, with SQLite's message, classified.
     func error(_ code: Int32, doing: String) -> JournalError {
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
@@ -73,26 +60,8 @@ final class SQLiteDatabase {
         case SQLITE_NOTADB: return .notAJournal(path: path, reason: message)
         case SQLITE_CORRUPT: return .corrupt(path: path, reason: message)
         case SQLITE_FULL: return .diskFull(path: path)
-        // SQLite reports SQLITE_FULL for ENOSPC only; a write past the file size limit (EFBIG) is an I/O
-        // error to it, and the same thing to the user.
-        case SQLITE_IOERR where reachedFileSizeLimit(code): return .fileTooLarge(path: path)
         case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM: return .cannotOpen(path: path, reason: message)
         default: return .sqlite(path: path, doing: doing, code: code, message: message)
-        }
-    }
-
-    /// Whether the database or its log has grown to the process's file size limit (`ulimit -f`;
-    /// none: `rlim_t.max`): a write past it fails with EFBIG once the file is exactly that long. (The
-    /// errno SQLite keeps, `sqlite3_system_errno`, is read after the rollback: often a later call's.)
-    /// The log's index (`-shm`) grows 32 KiB at a time: under a smaller limit it cannot be made
-    /// (SQLITE_IOERR_SHMSIZE, a macro Swift does not import).
-    private func reachedFileSizeLimit(_ code: Int32) -> Bool {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return false }
-        if code == SQLITE_IOERR | (19 << 8) && limit.rlim_cur < 32_768 { return true }
-        return [path, path + "-wal"].contains { file in
-            var info = stat()
-            return stat(file, &info) == 0 && UInt64(info.st_size) >= UInt64(limit.rlim_cur)
         }
     }
 
@@ -108,19 +77,6 @@ final class SQLiteDatabase {
 
         deinit { sqlite3_finalize(handle) }
 
-        func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
-
-        func bind(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, csqlite_transient()) }
-
-        func bind(_ index: Int32, _ bytes: [UInt8]) {
-            // An empty array has no base address, which SQLite would bind as NULL.
-            guard !bytes.isEmpty else {
-                sqlite3_bind_zeroblob(handle, index, 0)
-                return
-            }
-            _ = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient()) }
-        }
-
         /// Steps once: true when a row is ready, false when done.
         func step(doing: String) throws(JournalError) -> Bool {
             let code = sqlite3_step(handle)
@@ -131,13 +87,10 @@ final class SQLiteDatabase {
             throw error
         }
 
-        /// Ready for the next run (bindings cleared).
+        /// Ready for the next run.
         func reset() {
             sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
         }
-
-        func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
 
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
