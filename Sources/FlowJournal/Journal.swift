@@ -217,26 +217,41 @@ public final class Journal {
             throw error
         }
         close(descriptor)
-        journal.close()
+        // The SQLite files get their second name before the log takes the first; the connection stays
+        // open until then, so that a failure here leaves the journal as it was, readable and retried.
         let aside = Self.freeName("\(path).sqlite-\(Self.stamp(Date()))")
-        for extra in ["", "-wal"] where access(path + extra, F_OK) == 0 {
-            guard link(path + extra, aside + extra) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(temporary)
-                throw .cannotOpen(path: path, reason: "cannot keep the SQLite journal as \(aside + extra) to convert it: \(reason)")
+        var kept: [String] = []
+        do throws(JournalError) {
+            for extra in ["", "-wal"] where access(path + extra, F_OK) == 0 {
+                try Self.keep(path + extra, as: aside + extra)
+                kept.append(aside + extra)
             }
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            guard rename(temporary, path) == 0 else {
+                throw .cannotOpen(path: path, reason: "cannot rename \(temporary) to it: \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            for file in kept { unlink(file) }
             unlink(temporary)
-            throw .cannotOpen(path: path, reason: "cannot rename \(temporary) to it: \(reason)")
+            throw error
         }
+        journal.close()
         // The old log and its index now belong to the file kept aside (the index is rebuilt from the log).
         unlink(path + "-wal")
         unlink(path + "-shm")
         JournalLog.syncDirectory(of: path)
         convertedAside = aside
         return log
+    }
+
+    /// Gives `file` the second name `name`: a hard link, or a copy where the file system has none.
+    private static func keep(_ file: String, as name: String) throws(JournalError) {
+        guard link(file, name) != 0 else { return }
+        let reason = String(cString: strerror(errno))
+        do {
+            try FileManager.default.copyItem(atPath: file, toPath: name)
+        } catch {
+            throw .cannotOpen(path: file, reason: "cannot keep it as \(name) to convert the journal: \(reason)")
+        }
     }
 
     /// The most records a converted batch holds when the old journal has no checks (a frame stays small).
@@ -295,8 +310,9 @@ public final class Journal {
 
 /// Flushes a journal's log to the disk (`fdatasync`) on a thread other than the writer's. A commit is
 /// a `pwrite` without a flush: a crash of the process loses nothing, a power cut may lose the last
-/// commits (a torn last frame is dropped), never the file — SQLite's `synchronous=NORMAL`. The
-/// daemon flushes every so many commits, off its loop, to bound what a power cut takes.
+/// commits (a torn last frame is dropped) — SQLite's `synchronous=NORMAL`. The daemon flushes
+/// every so many commits and at least every second, off its loop, to bound what a power cut takes
+/// (docs/journal.md, "Power loss").
 public struct JournalSync: Sendable {
     let descriptor: Int32
 

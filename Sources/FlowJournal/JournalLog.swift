@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The journal's file (schema 3, docs/journal.md "The log"): a header that says whose it is, then one
+/// The journal's file (schema 3, docs/journal.md "The file"): a header that says whose it is, then one
 /// frame per batch, appended with one `pwrite` and never rewritten. A commit costs one system call
 /// where an SQLite transaction cost eight (docs/performance.md).
 ///
@@ -28,15 +28,15 @@ final class JournalLog {
     /// Where the first frame starts.
     private let headerBytes: Int
     /// Where the whole frames end: the next frame goes here.
-    private var end: Int
+    @exclusivity(unchecked) private var end: Int
     /// The file's size; bytes past `end` are a torn frame, cut away at the first write.
-    private var size: Int
+    @exclusivity(unchecked) private var size: Int
     /// The sequence number the next frame gets.
-    private(set) var nextSeq: Int64 = 1
+    @exclusivity(unchecked) private(set) var nextSeq: Int64 = 1
     /// The records in the whole frames.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     /// The bytes of the next frame, kept between commits so that a commit allocates nothing.
-    private var frame: [UInt8] = []
+    @exclusivity(unchecked) private var frame: [UInt8] = []
 
     /// Bytes after the last whole frame when the file was opened: a torn write that the first
     /// append cuts away (0: none).
@@ -110,8 +110,8 @@ final class JournalLog {
         do {
             try Self.writeAll(descriptor, frame, at: end, path: path, doing: "appending a batch of inputs")
         } catch {
-            // A partial write leaves a torn frame: cut it now, so that the next try writes at `end`.
-            _ = ftruncate(descriptor, off_t(end))
+            // A partial write leaves a torn frame: cut it now, or (if even that fails) at the next try.
+            if ftruncate(descriptor, off_t(end)) != 0 { size = end + frame.count }
             throw error
         }
         end += frame.count

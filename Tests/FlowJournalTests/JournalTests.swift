@@ -112,8 +112,12 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         #expect(throws: JournalError.otherSchema(path: path, found: 4, expected: 3)) { try Journal(path: path, identity: Self.identity) }
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == bytes, "kept as it was")
-        try Data(good.prefix(12)).write(to: URL(fileURLWithPath: path))
-        #expect(throws: JournalError.corrupt(path: path, reason: "its header is cut short")) { try Journal(path: path, identity: Self.identity) }
+        let header = try LogFile(path).headerBytes
+        for cut in [8, 12, 16, header - 1] {
+            try Data(good.prefix(cut)).write(to: URL(fileURLWithPath: path))
+            #expect(throws: JournalError.corrupt(path: path, reason: "its header is cut short"), "cut at \(cut)") { try Journal(path: path, identity: Self.identity) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count == cut, "kept as it was")
+        }
     }
 
     /// A journal of schema 1 (a row per input), as the flowd before batches wrote it.
@@ -434,17 +438,23 @@ struct LogFile {
         for cut in start...crash.log.count {
             let path = crash.directory + "/cut.journal"
             try Data(crash.log.prefix(cut)).write(to: URL(fileURLWithPath: path))
-            let journal = try Journal(path: path, identity: Self.identity)
-            let records = try journal.records()
-            #expect(records.count % Self.perBatch == 0, "whole batches only, cut at \(cut): \(records.count) records")
-            #expect(records == Self.expected(batches: records.count / Self.perBatch), "a prefix in order, cut at \(cut)")
-            seen.insert(records.count / Self.perBatch)
-            if cut % 97 == 0 || cut == crash.log.count - 1 {
-                // The next write goes after the whole frames, and everything reads back.
+            let records: [Journal.Record]
+            do {
+                let journal = try Journal(path: path, identity: Self.identity)
+                records = try journal.records()
+                #expect(records.count % Self.perBatch == 0, "whole batches only, cut at \(cut): \(records.count) records")
+                #expect(records == Self.expected(batches: records.count / Self.perBatch), "a prefix in order, cut at \(cut)")
+                seen.insert(records.count / Self.perBatch)
+                guard cut % 97 == 0 || cut == crash.log.count - 1 else { continue }
                 try journal.append([JournalTests.record(1_000)])
-                #expect(journal.tornBytes == 0)
-                #expect(try journal.records() == records + [JournalTests.record(1_000)], "cut at \(cut)")
             }
+            // The next write went right after the whole frames, the torn bytes cut away: reopened,
+            // the file is whole frames to its end and reads back with the new record.
+            let reopened = try Journal(path: path, identity: Self.identity)
+            #expect(reopened.tornBytes == 0, "cut at \(cut)")
+            #expect(try reopened.records() == records + [JournalTests.record(1_000)], "cut at \(cut)")
+            let file = try LogFile(path)
+            #expect(file.offsets.last == file.bytes.count)
         }
         #expect(seen == Set(0...Self.batches), "every state from the first batch to the last: \(seen.sorted())")
     }
@@ -455,12 +465,16 @@ struct LogFile {
         for (index, tail) in [[UInt8](repeating: 0, count: 4_096), (0..<100).map { _ in UInt8.random(in: 0...255, using: &generator) }].enumerated() {
             let path = crash.directory + "/tail\(index).journal"
             try Data(crash.log + tail).write(to: URL(fileURLWithPath: path))
-            let journal = try Journal(path: path, identity: Self.identity)
-            #expect(journal.tornBytes == tail.count)
-            #expect(try journal.records() == Self.expected(batches: Self.batches))
-            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == crash.log + tail, "opening and reading write nothing")
-            try journal.append([JournalTests.record(1_000)])
-            #expect(try journal.records() == Self.expected(batches: Self.batches) + [JournalTests.record(1_000)])
+            do {
+                let journal = try Journal(path: path, identity: Self.identity)
+                #expect(journal.tornBytes == tail.count)
+                #expect(try journal.records() == Self.expected(batches: Self.batches))
+                #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == crash.log + tail, "opening and reading write nothing")
+                try journal.append([JournalTests.record(1_000)])
+            }
+            let reopened = try Journal(path: path, identity: Self.identity)
+            #expect(reopened.tornBytes == 0, "the first write cut the tail")
+            #expect(try reopened.records() == Self.expected(batches: Self.batches) + [JournalTests.record(1_000)])
         }
     }
 }

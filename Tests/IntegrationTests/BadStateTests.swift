@@ -249,8 +249,10 @@ struct BadStateTests {
         let log = try #require(Self.bytes(path))
         let offsets = try Self.frameOffsets(log)
         try #require(offsets.count == presses + 1, "a frame per press: \(offsets.count - 1)")
-        let cut = offsets[presses / 2] + (insideAFrame ? 10 : 0)
-        try Data(log.prefix(cut)).write(to: URL(fileURLWithPath: path))
+        // Inside a frame: torn 3 bytes before its end, the file grown by 4 KiB of zeros as a power cut
+        // can leave it (so that a new frame written without cutting them would leave zeros after it).
+        let cut = insideAFrame ? offsets[presses / 2 + 1] - 3 : offsets[presses / 2]
+        try Data(log.prefix(cut) + (insideAFrame ? [UInt8](repeating: 0, count: 4_096) : [])).write(to: URL(fileURLWithPath: path))
 
         let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
         #expect(daemon.waitForLog("restored the app from its journal"), "\(daemon.logText)")
@@ -267,7 +269,9 @@ struct BadStateTests {
         daemon.signal(SIGKILL)
         _ = daemon.waitForExit()
         let after = try #require(Self.bytes(path))
-        #expect(try Self.frameOffsets(after).count == presses / 2 + 2, "the torn frame cut away, the new one after the whole ones")
+        let frames = try Self.frameOffsets(after)
+        #expect(frames.count == presses / 2 + 2, "the new frame right after the whole ones")
+        #expect(frames.last == after.count, "the torn frame cut away: \(after.count) bytes, frames end at \(frames.last ?? -1)")
         let again = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
         #expect(try Self.stats(again.socketPath).restoredInputs == UInt64(presses / 2 + 1))
     }
@@ -467,7 +471,9 @@ struct BadStateTests {
         let copy = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: copy) }
         try FileManager.default.copyItem(atPath: path, toPath: copy + "/copy.journal")
-        let records = try Journal(path: copy + "/copy.journal", identity: Self.deepStack).records()
+        let copied = try Journal(path: copy + "/copy.journal", identity: Self.deepStack)
+        #expect(copied.tornBytes == 0, "a failed write is cut back to the last whole frame")
+        let records = try copied.records()
         #expect(records.count == committed)
         #expect(records.allSatisfy { $0.kind == 1 }, "outputs: the presses")
 

@@ -21,23 +21,28 @@ final class DaemonJournal {
     }
 
     let journal: Journal
-    private(set) var mode: Mode = .recording
+    @exclusivity(unchecked) private(set) var mode: Mode = .recording
     /// The check of every screen command the runtime made since the app started.
-    private(set) var check = PlacementCheck()
+    @exclusivity(unchecked) private(set) var check = PlacementCheck()
     /// Inputs not committed yet (this iteration's, or more while writes fail).
-    private var pending: [Journal.Record] = []
+    @exclusivity(unchecked) private var pending: [Journal.Record] = []
     /// Set while writes fail: when to try again, and the first error.
-    private var failing: (retryAt: UInt64, error: JournalError)?
+    @exclusivity(unchecked) private var failing: (retryAt: UInt64, error: JournalError)?
     /// Inputs committed by this process.
-    private(set) var committed = 0
+    @exclusivity(unchecked) private(set) var committed = 0
     /// Commits since the last flush request.
-    private var sinceSync = 0
+    @exclusivity(unchecked) private var sinceSync = 0
     private let syncs = DispatchQueue(label: "flowd.journal.sync")
     private let logger: Logger
 
-    /// Commits after which the log is flushed to the disk off the loop: what a power cut can take
-    /// (a crash of the process takes nothing committed).
+    /// When the last flush was asked for (the loop's clock, milliseconds).
+    private var lastSyncAt: UInt64 = 0
+
+    /// Commits after which the log is flushed to the disk off the loop, or sooner at the first commit
+    /// a second after the last flush: what a power cut can take (a crash of the process takes
+    /// nothing committed).
     static let commitsPerSync = 1_000
+    static let syncMilliseconds: UInt64 = 1_000
     /// How long to wait before trying a failed write again, in milliseconds.
     static let retryMilliseconds: UInt64 = 1_000
 
@@ -93,7 +98,7 @@ final class DaemonJournal {
         committed += pending.count
         pending.removeAll(keepingCapacity: true)
         sinceSync += 1
-        if sinceSync >= Self.commitsPerSync { requestSync() }
+        if sinceSync >= Self.commitsPerSync || now >= lastSyncAt + Self.syncMilliseconds { requestSync(now: now) }
     }
 
     /// The last commit before the process exits: tried at once even while writes fail; if it fails
@@ -128,8 +133,9 @@ final class DaemonJournal {
         }
     }
 
-    private func requestSync() {
+    private func requestSync(now: UInt64) {
         sinceSync = 0
+        lastSyncAt = now
         guard let sync = journal.sync else { return }
         syncs.async { sync.run() }
     }

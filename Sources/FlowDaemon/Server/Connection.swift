@@ -12,33 +12,33 @@ final class Connection {
     /// The daemon-wide id, as shown by `flowctl tree` and in `Welcome`.
     let id: UInt64
     let pipe: any ConnectionPipe
-    var protocolState: ConnectionStateMachine
-    var decoder: FrameDecoder
+    @exclusivity(unchecked) var protocolState: ConnectionStateMachine
+    @exclusivity(unchecked) var decoder: FrameDecoder
     /// Encoded frames not yet handed to the pipe.
-    var outbox: [UInt8] = []
+    @exclusivity(unchecked) var outbox: [UInt8] = []
     /// Whether this connection is in the daemon's flush list.
-    var isDirty = false
+    @exclusivity(unchecked) var isDirty = false
     /// Whether reading is paused because complete frames wait for its next turn.
-    var isBacklogged = false
+    @exclusivity(unchecked) var isBacklogged = false
     /// The daemon's turn (loop iteration) that `framesThisTurn` and `inputsThisTurn` count.
-    var turn: UInt64 = 0
+    @exclusivity(unchecked) var turn: UInt64 = 0
     /// Frames handled in `turn` (bounded by `DaemonConfiguration.framesPerTurn`).
-    var framesThisTurn = 0
+    @exclusivity(unchecked) var framesThisTurn = 0
     /// Inputs to the flows handled in `turn` (bounded by `DaemonConfiguration.inputsPerTurn`).
-    var inputsThisTurn = 0
+    @exclusivity(unchecked) var inputsThisTurn = 0
     /// The seq of the last frame sent.
-    var sentSeq: UInt64 = 0
+    @exclusivity(unchecked) var sentSeq: UInt64 = 0
     /// Peer process id (SO_PEERCRED, or the spawned child's pid).
     var peerPID: Int32
     /// Set once `close` began; no more frames are read or queued.
-    private(set) var isClosing = false
+    @exclusivity(unchecked) private(set) var isClosing = false
     /// When bytes last arrived from the peer (the loop's clock): a peer that sends is not hung.
-    var lastHeard: UInt64 = 0
+    @exclusivity(unchecked) var lastHeard: UInt64 = 0
     /// Whether a frame-timeout deadline is queued for a partial frame in `decoder`.
-    var awaitsFrameEnd = false
+    @exclusivity(unchecked) var awaitsFrameEnd = false
     /// Whether an attached host's screens are held for it to resume when this connection closes:
     /// false once it said goodbye or the daemon closed it for breaking the protocol.
-    var mayResume = true
+    @exclusivity(unchecked) var mayResume = true
     /// Called once when the pipe is closed, to drop the connection from the daemon.
     var onClosed: ((Connection) -> Void)?
 

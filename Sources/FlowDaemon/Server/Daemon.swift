@@ -24,7 +24,7 @@ public final class Daemon {
     public var appName: String { app?.name ?? "none" }
     let logger: Logger
     /// The flows and the navigation model (nil when no app runs).
-    private(set) var runtime: FlowRuntime?
+    @exclusivity(unchecked) private(set) var runtime: FlowRuntime?
 
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound):
     /// every placed screen is delivered, every delivered screen not being dismissed is placed. Scans
@@ -40,28 +40,28 @@ public final class Daemon {
         return problems
     }
     /// Which host shows which screen, serials, held commands and ack deadlines.
-    package var delivery: ScreenDelivery
+    @exclusivity(unchecked) package var delivery: ScreenDelivery
     /// Resume tokens issued to attached hosts in this run.
     var tokens = ResumeTokens()
     /// Pings hosts with commands unacknowledged and finds hung ones (nil: `hangTimeout` 0).
-    var watchdog: HangWatchdog?
+    @exclusivity(unchecked) var watchdog: HangWatchdog?
     /// Restarts, resumes and hangs so far, for `Stats`.
-    var survival = SurvivalCounts()
+    @exclusivity(unchecked) var survival = SurvivalCounts()
     /// Screens waiting for a host of their kind, and what hosts and the app disagreed on.
-    var contractWatch = ContractWatch()
+    @exclusivity(unchecked) var contractWatch = ContractWatch()
     /// The journal of inputs that keeps the app across restarts of the daemon (nil: `--no-state`).
-    var stateJournal: DaemonJournal?
+    @exclusivity(unchecked) var stateJournal: DaemonJournal?
     /// Set while a restore replays the journal: the screen commands are folded here instead of
     /// delivered.
-    var restoring: RestoredScreens?
+    @exclusivity(unchecked) var restoring: RestoredScreens?
     /// Inputs replayed from the journal at start.
     var restoredInputs = 0
     /// Keys of the latest inputs applied: a repeat is dropped.
-    var appliedKeys = AppliedKeys()
+    @exclusivity(unchecked) var appliedKeys = AppliedKeys()
     /// `OpenLink` requests waiting for the dismissals in flight (`Daemon+Links.swift`).
-    var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
+    @exclusivity(unchecked) var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
     /// The flows' timers and work the daemon started (`Daemon+Requests.swift`).
-    var requests = DaemonRequests()
+    @exclusivity(unchecked) var requests = DaemonRequests()
     /// Spawned screen processes by the id of their connection.
     var spawnedHosts: [UInt64: any SpawnedHost] = [:]
     /// Spawned processes that have not exited yet, by pid.
@@ -69,17 +69,17 @@ public final class Daemon {
     /// Kinds whose warm pool size was read from their factory (`Daemon+Pool.swift`).
     var poolsDecided: Set<String> = []
     /// What the runtime's callbacks left for the daemon; handled by `drive()` once the runtime returned.
-    var notices: [DaemonNotice] = []
+    @exclusivity(unchecked) var notices: [DaemonNotice] = []
     /// Set while the shutdown's unwinding waits for dismissals sent before it began.
-    var drainAfterDismissals: (reason: Flowd_V1_Shutdown.Reason, message: String)?
+    @exclusivity(unchecked) var drainAfterDismissals: (reason: Flowd_V1_Shutdown.Reason, message: String)?
     /// Notices acted on at the end of the loop iteration (`DaemonNotice`).
-    var endOfIteration: [DaemonNotice] = []
+    @exclusivity(unchecked) var endOfIteration: [DaemonNotice] = []
     /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
-    var effectBuffer: [RuntimeEffect] = []
+    @exclusivity(unchecked) var effectBuffer: [RuntimeEffect] = []
     /// Reused between commands by `drive()`.
-    var actionBuffer: [ScreenDelivery.Action] = []
+    @exclusivity(unchecked) var actionBuffer: [ScreenDelivery.Action] = []
     /// The debug event stream.
-    private(set) var events = EventBus()
+    @exclusivity(unchecked) private(set) var events = EventBus()
     /// How the app ended, once it did.
     public private(set) var appOutcome: AppOutcome?
 
@@ -92,24 +92,24 @@ public final class Daemon {
     private var listener: UnixSocketListener?
     private var signals: [UVSignal] = []
     /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
-    var service: ServiceSession?
+    @exclusivity(unchecked) var service: ServiceSession?
 
-    private(set) var connections: [UInt64: Connection] = [:]
+    @exclusivity(unchecked) private(set) var connections: [UInt64: Connection] = [:]
     private var lastConnectionID: UInt64 = 0
     /// Connections with frames in their outbox, written once per loop iteration.
-    private var writes = WriteScheduler()
+    @exclusivity(unchecked) private var writes = WriteScheduler()
     /// Connections with complete frames waiting for their next turn.
-    private var backlogged: [Connection] = []
+    @exclusivity(unchecked) private var backlogged: [Connection] = []
     /// The current turn: one per loop iteration, counted at its end (`endIteration`). A connection's
     /// budget of frames and inputs is per turn.
-    private var turn: UInt64 = 1
+    @exclusivity(unchecked) private var turn: UInt64 = 1
     /// Handshake deadlines by connection.
-    private var handshakeDeadlines: DeadlineQueue<UInt64>
+    @exclusivity(unchecked) private var handshakeDeadlines: DeadlineQueue<UInt64>
     /// Force-close deadlines of connections closing gracefully.
-    private var closeDeadlines: DeadlineQueue<UInt64>
+    @exclusivity(unchecked) private var closeDeadlines: DeadlineQueue<UInt64>
     /// Deadlines of established connections holding part of a frame (`frameTimeoutMilliseconds`).
-    private var frameDeadlines: DeadlineQueue<UInt64>
-    private var armedDeadline: UInt64?
+    @exclusivity(unchecked) private var frameDeadlines: DeadlineQueue<UInt64>
+    @exclusivity(unchecked) private var armedDeadline: UInt64?
 
     /// Where the daemon is in its life.
     public typealias Phase = DaemonPhase

@@ -31,12 +31,12 @@ public struct DeadlineQueue<Key: Hashable & Sendable>: Sendable, Hashable {
     /// Deadlines set and not yet taken.
     @inlinable public var count: Int { entries.count }
 
-    /// Drops the oldest deadlines while `isSettled` says their key no longer matters (its command
-    /// was acknowledged), so that answered deadlines do not wait for their time to be dropped.
-    @inlinable public mutating func dropSettled(while isSettled: (Key) -> Bool) {
-        while let first = entries.first, isSettled(first.key) {
-            entries.removeFirst()
-        }
+    /// The key of the oldest deadline.
+    @inlinable public var firstKey: Key? { entries.first?.key }
+
+    /// Drops the oldest deadline.
+    @inlinable public mutating func dropFirst() {
+        if entries.first != nil { entries.removeFirst() }
     }
 
     /// Takes the keys whose deadline is at or before `now`, oldest first. A key may no longer matter

@@ -347,22 +347,14 @@ public struct ScreenDelivery: Sendable {
             actions += placed
             return serial
         case .update, .placementChanged:
-            // One hash look-up, the screen mutated in place: this runs for every output a flow answers.
-            guard let index = screens.index(forKey: command.screen), !screens.values[index].isDismissing else { return nil }
-            let serial = screens.values[index].serials.next()
-            // Kept current for a host that must be given the screen again.
-            if case .update(_, let state, let owner) = command {
-                screens.values[index].current.state = state
-                screens.values[index].current.owner = owner
-            } else if case .placementChanged(_, let placement, _, let owner) = command {
-                screens.values[index].current.placement = placement
-                screens.values[index].current.owner = owner
-            }
-            if case .live(let live) = screens.values[index].phase {
+            // One hash look-up, the screen changed in place (never copied out: a copy retains every
+            // reference it holds): this runs for every output a flow answers.
+            guard let index = screens.index(forKey: command.screen),
+                  let (serial, live) = Self.take(command, into: &screens.values[index])
+            else { return nil }
+            if let live {
                 expectAck(command.screen, serial: serial, host: live, now: now)
                 actions.append(.send(Outgoing(command: command, serial: serial), to: live))
-            } else {
-                screens.values[index].held.append(Outgoing(command: command, serial: serial))
             }
             return serial
         case .dismiss(let id, _, _):
@@ -370,6 +362,24 @@ public struct ScreenDelivery: Sendable {
             actions += dismissed
             return serial
         }
+    }
+
+    /// An update or placement change for `screen`: its serial and, when the screen is live, its host
+    /// (the command is to be sent); held for a later host otherwise. Nil for a screen being dismissed.
+    private static func take(_ command: ScreenCommand, into screen: inout Screen) -> (serial: UInt64, live: UInt64?)? {
+        guard !screen.isDismissing else { return nil }
+        let serial = screen.serials.next()
+        // Kept current for a host that must be given the screen again.
+        if case .update(_, let state, let owner) = command {
+            screen.current.state = state
+            screen.current.owner = owner
+        } else if case .placementChanged(_, let placement, _, let owner) = command {
+            screen.current.placement = placement
+            screen.current.owner = owner
+        }
+        if case .live(let live) = screen.phase { return (serial, live) }
+        screen.held.append(Outgoing(command: command, serial: serial))
+        return (serial, nil)
     }
 
     private mutating func placeScreen(_ place: PlaceCommand, route: Route, now: UInt64) -> (serial: UInt64?, actions: [Action]) {
@@ -682,24 +692,28 @@ public struct ScreenDelivery: Sendable {
 
     /// An ack from `host` for `serial` of screen `id`. A completed dismissal comes out in `actions`.
     public mutating func ack(_ id: ScreenID, serial: UInt64, from host: UInt64) -> (result: AckResult, actions: [Action]) {
-        guard var screen = screens[id] else { return (.unknownScreen, []) }
-        guard screen.host == host else { return (.notYourScreen, []) }
+        // In place: copying the screen out and back retained and released everything it holds.
+        guard let index = screens.index(forKey: id) else { return (.unknownScreen, []) }
+        let (result, completesDismissal) = Self.acknowledge(serial, from: host, on: &screens.values[index])
+        guard case .accepted = result else { return (result, []) }
+        dropAnsweredDeadlines()
+        if !pool.taken.isEmpty, pool.taken[host] != nil {
+            // A pooled process showed its screen: the pool replaces it now.
+            let refill = poolActions(pool.released(host))
+            guard completesDismissal else { return (result, refill) }
+            return (result, refill + complete(id, .acknowledged))
+        }
+        guard completesDismissal else { return (result, []) }
+        return (result, complete(id, .acknowledged))
+    }
+
+    /// `ack` on the screen itself: what to answer, and whether it completes the screen's dismissal.
+    private static func acknowledge(_ serial: UInt64, from host: UInt64, on screen: inout Screen) -> (AckResult, completesDismissal: Bool) {
+        guard screen.host == host else { return (.notYourScreen, false) }
         switch screen.serials.ack(serial) {
-        case .unknown:
-            return (.unknownSerial(lastSent: screen.serials.lastSent), [])
-        case .stale:
-            return (.stale, [])
-        case .accepted(let completesDismissal):
-            screens[id] = screen
-            dropAnsweredDeadlines()
-            if !pool.taken.isEmpty, pool.taken[host] != nil {
-                // A pooled process showed its screen: the pool replaces it now.
-                let refill = poolActions(pool.released(host))
-                guard completesDismissal else { return (.accepted(kind: screen.kind), refill) }
-                return (.accepted(kind: screen.kind), refill + complete(id, .acknowledged))
-            }
-            guard completesDismissal else { return (.accepted(kind: screen.kind), []) }
-            return (.accepted(kind: screen.kind), complete(id, .acknowledged))
+        case .unknown: return (.unknownSerial(lastSent: screen.serials.lastSent), false)
+        case .stale: return (.stale, false)
+        case .accepted(let completesDismissal): return (.accepted(kind: screen.current.kind), completesDismissal)
         }
     }
 
@@ -708,10 +722,15 @@ public struct ScreenDelivery: Sendable {
     /// timeout passed, ~100 B per screen right after `live-screens`' placements, and the deadline
     /// timer woke for clocks that no longer ran.
     private mutating func dropAnsweredDeadlines() {
-        deadlines.dropSettled { deadline in
-            guard let screen = screens[deadline.screen] else { return true }
-            return screen.serials.acked >= deadline.serial || screen.host != deadline.host
+        while let deadline = deadlines.firstKey {
+            if let index = screens.index(forKey: deadline.screen), !Self.isAnswered(deadline, by: &screens.values[index]) { return }
+            deadlines.dropFirst()
         }
+    }
+
+    /// Whether `deadline`'s command was acknowledged, or its screen moved to another host (read in place).
+    private static func isAnswered(_ deadline: Deadline, by screen: inout Screen) -> Bool {
+        screen.serials.acked >= deadline.serial || screen.host != deadline.host
     }
 
     /// Handles every ack deadline at or before `now`: a late `Dismiss` completes as timed out; any
