@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `flowbench restore`: flowd's start on a journal of 10^3..10^6 inputs, to the restored tree and to
 /// the first screen re-placed (docs/restore.md).
@@ -30,6 +31,14 @@ struct Restore: ParsableCommand {
         let sizes = try inputs.map { try BenchOptions.positiveIntegers($0, option: "--inputs") } ?? settings.restoreSizes + (options.quick ? [] : [1_000_000])
         let runs = runs ?? settings.restoreRuns
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1, got \(runs)") }
+        if let journals {
+            // Made if missing, as a user who names a new directory expects.
+            do {
+                try FileManager.default.createDirectory(atPath: journals, withIntermediateDirectories: true)
+            } catch {
+                throw ValidationError("--journals: cannot use the directory \(journals): \(error.localizedDescription)")
+            }
+        }
         Report.emit(try RestoreBench.rows(flowd: options.flowdPath, sizes: sizes, runs: runs, journals: journals), quick: options.quick)
     }
 }
