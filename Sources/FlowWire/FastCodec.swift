@@ -89,9 +89,12 @@ package enum FastCodec {
                 body = .ping(ping)
             case (24, 2):
                 guard body == nil, var sub = reader.submessage(), let ack = decodeAck(&sub) else { return nil }
+                if reader.isAtEnd { return Frame(seq: seq, replyTo: replyTo, body: .ack(ack)) }
                 body = .ack(ack)
             case (30, 2):
                 guard body == nil, var sub = reader.submessage(), let output = decodeOutput(&sub, &contentTypes) else { return nil }
+                // The usual order (seq, replyTo, then the body): the frame is built once, here.
+                if reader.isAtEnd { return Frame(seq: seq, replyTo: replyTo, body: .output(output)) }
                 body = .output(output)
             default:
                 return nil
@@ -246,16 +249,9 @@ package enum FastCodec {
         default:
             return false
         }
-        let envelopeSize = fieldSize(1, seq) + fieldSize(2, replyTo) + tagSize(field) + varintSize(UInt64(bodySize)) + bodySize
-        guard envelopeSize <= maxFrameSize else { return false }  // swift-protobuf's path reports it
-        buffer.reserveForAppending(FrameHeader.size + envelopeSize)
-        FrameHeader.append(length: envelopeSize, to: &buffer)
-        var writer = Writer(buffer: buffer)
-        buffer = []  // hand the storage over without a copy
-        writer.field(1, seq)
-        writer.field(2, replyTo)
-        writer.tag(field, 2)
-        writer.varint(UInt64(bodySize))
+        // swift-protobuf's path reports a frame over the limit.
+        guard var writer = beginFrame(seq: seq, replyTo: replyTo, field: field, bodySize: bodySize, taking: &buffer, maxFrameSize: maxFrameSize)
+        else { return false }
         switch body {
         case .pong(let m): writer.field(1, m.nonce)
         case .ping(let m): writer.field(1, m.nonce)
@@ -270,6 +266,40 @@ package enum FastCodec {
         }
         buffer = writer.buffer
         return true
+    }
+
+    /// Appends a whole `Update` frame from its fields (the state always present, as the daemon sends
+    /// it); false (and `buffer` untouched) when it would be over `maxFrameSize`.
+    static func appendUpdate(screenID: UInt64, serial: UInt64, contentType: String, state: Data,
+                             seq: UInt64, replyTo: UInt64, to buffer: inout [UInt8], maxFrameSize: Int) -> Bool {
+        let stateSize = bytesFieldSize(1, contentType.utf8.count) + bytesFieldSize(2, state.count)
+        let bodySize = fieldSize(1, screenID) + fieldSize(2, serial) + messageFieldSize(3, stateSize)
+        guard var writer = beginFrame(seq: seq, replyTo: replyTo, field: 21, bodySize: bodySize, taking: &buffer, maxFrameSize: maxFrameSize)
+        else { return false }
+        writer.field(1, screenID)
+        writer.field(2, serial)
+        writer.messageHeader(3, stateSize)
+        writer.bytesField(1, contentType)
+        writer.bytesField(2, state)
+        buffer = writer.buffer
+        return true
+    }
+
+    /// The frame header and the envelope up to its body's bytes (`seq`, `replyTo`, the body's tag
+    /// and length), in a writer that took `buffer`'s storage (hand it back with `buffer = writer.buffer`);
+    /// nil, `buffer` untouched, when the frame would be over `maxFrameSize`.
+    private static func beginFrame(seq: UInt64, replyTo: UInt64, field: UInt64, bodySize: Int,
+                                   taking buffer: inout [UInt8], maxFrameSize: Int) -> Writer? {
+        let envelopeSize = fieldSize(1, seq) + fieldSize(2, replyTo) + tagSize(field) + varintSize(UInt64(bodySize)) + bodySize
+        guard envelopeSize <= maxFrameSize else { return nil }
+        buffer.reserveForAppending(FrameHeader.size + envelopeSize)
+        FrameHeader.append(length: envelopeSize, to: &buffer)
+        var writer = Writer(buffer: buffer)
+        buffer = []  // hand the storage over without a copy
+        writer.field(1, seq)
+        writer.field(2, replyTo)
+        writer.messageHeader(field, bodySize)
+        return writer
     }
 
     private static func isPlain(_ placement: Flowd_V1_Placement) -> Bool {

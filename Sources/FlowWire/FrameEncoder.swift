@@ -1,3 +1,4 @@
+import Foundation
 import SwiftProtobuf
 
 /// Writes `Flowd_V1_Envelope`s as frames: a 4-byte little-endian length, then the serialized envelope.
@@ -39,6 +40,24 @@ public enum FrameEncoder {
     ) throws(FrameError) {
         if FastCodec.append(body, seq: seq, replyTo: replyTo, to: &buffer, maxFrameSize: maxFrameSize) { return }
         try append(Flowd_V1_Envelope(body, seq: seq, replyTo: replyTo), to: &buffer, maxFrameSize: maxFrameSize)
+    }
+
+    /// Appends one frame holding an `Update` of `screenID` (its `serial`, and its state of
+    /// `contentType`) with `seq`: the same bytes as `append(.update(…), seq:…)`, written without
+    /// building the `Update`, its `Payload` and the body enum (the daemon sends one per output a flow
+    /// answers). Throws `.frameTooLarge` (and leaves `buffer` unchanged) as `append` does.
+    public static func appendUpdate(
+        screenID: UInt64, serial: UInt64, contentType: String, state: Data,
+        seq: UInt64, replyTo: UInt64 = 0, to buffer: inout [UInt8], maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize
+    ) throws(FrameError) {
+        if FastCodec.appendUpdate(screenID: screenID, serial: serial, contentType: contentType, state: state,
+                                  seq: seq, replyTo: replyTo, to: &buffer, maxFrameSize: maxFrameSize) { return }
+        var update = Flowd_V1_Update()
+        update.screenID = screenID
+        update.serial = serial
+        update.state.contentType = contentType
+        update.state.data = state
+        try append(Flowd_V1_Envelope(.update(update), seq: seq, replyTo: replyTo), to: &buffer, maxFrameSize: maxFrameSize)
     }
 
     /// Returns one frame holding `envelope`; throws as `append(_:to:maxFrameSize:)` does.

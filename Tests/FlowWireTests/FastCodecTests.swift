@@ -119,6 +119,32 @@ import Testing
         }
     }
 
+    /// The daemon's `Update` written from its fields is the `Update` message's frame, byte for byte.
+    @Test func anUpdateWrittenFromItsFieldsMatchesSwiftProtobuf() throws {
+        var r = Random(state: 7)
+        for _ in 0..<5_000 {
+            let (screen, serial, seq, replyTo) = (r.number(), r.number(), r.number(), r.number())
+            let contentType = r.text(), state = r.data()
+            var fast: [UInt8] = [9]
+            try FrameEncoder.appendUpdate(screenID: screen, serial: serial, contentType: contentType, state: state, seq: seq, replyTo: replyTo, to: &fast)
+            var update = Flowd_V1_Update()
+            update.screenID = screen
+            update.serial = serial
+            update.state.contentType = contentType
+            update.state.data = state
+            var reference: [UInt8] = [9]
+            try FrameEncoder.append(Flowd_V1_Envelope(.update(update), seq: seq, replyTo: replyTo), to: &reference)
+            #expect(fast == reference, "\(update)")
+            if fast != reference { return }
+        }
+        // Over the limit: refused as the message would be, the buffer unchanged.
+        var buffer: [UInt8] = [1, 2]
+        #expect(throws: FrameError.self) {
+            try FrameEncoder.appendUpdate(screenID: 1, serial: 1, contentType: "t", state: Data(count: 100), seq: 1, to: &buffer, maxFrameSize: 50)
+        }
+        #expect(buffer == [1, 2])
+    }
+
     @Test func decodingMatchesSwiftProtobuf() throws {
         var r = Random(state: 7)
         var decodedFast = 0

@@ -1,4 +1,5 @@
 import FlowWire
+import Foundation
 import Logging
 import UVKit
 
@@ -71,6 +72,20 @@ final class Connection {
         sentSeq += 1
         do {
             try FrameEncoder.append(body, seq: sentSeq, replyTo: replyTo, to: &outbox, maxFrameSize: decoder.maxFrameSize)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Queues an `Update` frame from its fields (`FrameEncoder.appendUpdate`): false when closing or
+    /// when it cannot be encoded.
+    func queueUpdate(screenID: UInt64, serial: UInt64, contentType: String, state: Data) -> Bool {
+        guard !isClosing else { return false }
+        sentSeq += 1
+        do {
+            try FrameEncoder.appendUpdate(screenID: screenID, serial: serial, contentType: contentType, state: state,
+                                          seq: sentSeq, to: &outbox, maxFrameSize: decoder.maxFrameSize)
             return true
         } catch {
             return false

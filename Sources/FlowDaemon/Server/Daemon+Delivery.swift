@@ -88,7 +88,11 @@ extension Daemon {
         for action in actions {
             switch action {
             case .send(let outgoing, let host):
-                if let connection = connections[host] {
+                guard let connection = connections[host] else { break }
+                if case .update(let screen, let state, _) = outgoing.command {
+                    // The most frequent command, written from its fields: no protobuf message built.
+                    sendUpdate(screen, serial: outgoing.serial, state: state, to: connection)
+                } else {
                     send(outgoing.wireBody(stateContentType: stateContentType(of: outgoing.command.screen)), to: connection)
                 }
             case .spawn(let screen, let kind):

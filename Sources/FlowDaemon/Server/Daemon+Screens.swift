@@ -68,20 +68,23 @@ extension Daemon {
         case .success(let found):
             screen = found
         }
-        if delivery.screens[screen]?.isDismissing == true {
+        // Read in place, once each: a read through `delivery.screens` copies the whole screen out, and
+        // each read of `output.payload` copies the payload out of the message's storage.
+        let (kind, isDismissing) = delivery.kindAndDismissing(of: screen) ?? ("", false)
+        if isDismissing {
             // A late tap on a screen being removed: dropped without an error (docs/protocol.md).
             if injected { refuse(Flowd_V1_Error(code: .unknownScreen, message: "screen \(screen.rawValue) is being dismissed", screenID: output.screenID), seq: seq, to: connection) }
             return
         }
-        let kind = delivery.screens[screen]?.kind ?? ""
+        let message = output.payload
         // The module's content type, or JSON (what people and simple clients write), turned into it.
-        var payload = output.payload.data
+        var payload = message.data
         let expected = runtime.contentTypes(of: screen)?.output ?? WireProtocol.jsonContentType
-        if output.payload.contentType != expected, !(output.payload.isJSON && expected == WireProtocol.jsonContentType) {
-            guard output.payload.isJSON else {
+        if message.contentType != expected, !(message.isJSON && expected == WireProtocol.jsonContentType) {
+            guard message.isJSON else {
                 refuse(Flowd_V1_Error(
                     code: .badPayload, message: """
-                        output content type '\(output.payload.contentType)' is not one screen \(screen.rawValue) takes: kind '\(kind)' \
+                        output content type '\(message.contentType)' is not one screen \(screen.rawValue) takes: kind '\(kind)' \
                         takes '\(expected)' (or its JSON as application/json)
                         """,
                     screenID: output.screenID), seq: seq, to: connection)
@@ -95,11 +98,11 @@ extension Daemon {
             }
         }
         emitEvent(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
-                    name: kind, payload: runtime.eventPayload(output: output.payload, of: screen),
-                    text: "\(injected ? "injected " : "")output \(kind) \(screen) \(Self.outputText(output.payload, screen: screen, runtime: runtime))")
+                    name: kind, payload: runtime.eventPayload(output: message, of: screen),
+                    text: "\(injected ? "injected " : "")output \(kind) \(screen) \(Self.outputText(message, screen: screen, runtime: runtime))")
         if injected {
             logger.notice("debug client injected an output", metadata: [
-                "pid": "\(connection.peerPID)", "screen": "\(screen)", "output": "\(Self.outputText(output.payload, screen: screen, runtime: runtime))",
+                "pid": "\(connection.peerPID)", "screen": "\(screen)", "output": "\(Self.outputText(message, screen: screen, runtime: runtime))",
             ])
         }
         do {

@@ -1,6 +1,7 @@
 import FlowApp
 import FlowKit
 import FlowWire
+import Foundation
 import Logging
 import UVKit
 
@@ -345,9 +346,10 @@ public final class Daemon {
                     }
                     break
                 }
-                guard let frame = try connection.decoder.nextFrame() else { break }
+                guard var frame = try connection.decoder.nextFrame() else { break }
                 connection.framesThisTurn += 1
-                if let body = frame.body {
+                // Moved out, not copied: a copy of the body retains everything it holds.
+                if let body = frame.body.take() {
                     if Self.isFlowInput(body) { connection.inputsThisTurn += 1 }
                     handle(body, seq: frame.seq, on: connection)
                 }
@@ -477,6 +479,12 @@ public final class Daemon {
     /// Queues a frame to `connection`; it is written at the end of this loop iteration.
     func send(_ body: Flowd_V1_Envelope.OneOf_Body, to connection: Connection, replyTo: UInt64 = 0) {
         guard connection.queue(body, replyTo: replyTo) else { return }
+        writes.mark(connection)
+    }
+
+    /// Sends screen `screen`'s `Update` (its `serial` and `state`), written from these fields.
+    func sendUpdate(_ screen: ScreenID, serial: UInt64, state: Data, to connection: Connection) {
+        guard connection.queueUpdate(screenID: screen.rawValue, serial: serial, contentType: stateContentType(of: screen), state: state) else { return }
         writes.mark(connection)
     }
 

@@ -282,6 +282,14 @@ public struct ScreenDelivery: Sendable {
         return Self.contentType(of: &screens.values[index])
     }
 
+    /// Screen `id`'s kind and whether its `Dismiss` was sent (nil if it is not placed), read in place
+    /// as `refusal(of:by:)` does: the daemon asks for every output.
+    public mutating func kindAndDismissing(of id: ScreenID) -> (kind: String, isDismissing: Bool)? {
+        guard let index = screens.index(forKey: id) else { return nil }
+        return Self.kindAndDismissing(of: &screens.values[index])
+    }
+
+    private static func kindAndDismissing(of screen: inout Screen) -> (kind: String, isDismissing: Bool) { (screen.kind, screen.isDismissing) }
     private static func host(of screen: inout Screen) -> UInt64? { screen.host }
     private static func contentType(of screen: inout Screen) -> String { screen.current.contentType }
 
