@@ -17,6 +17,8 @@ import Glibc
 final class JournalLog {
     static let magic = Array("FLOWDLOG".utf8)
     static let frameHeaderBytes = 24
+    /// Room for a frame's header, filled in once its records are encoded.
+    private static let emptyFrameHeader = [UInt8](repeating: 0, count: frameHeaderBytes)
     /// Where the fixed part of the header ends (magic, schema, identity length).
     static let fixedHeaderBytes = 16
     /// The largest identity a header may say it holds (anything larger is not a header we wrote).
@@ -96,7 +98,7 @@ final class JournalLog {
         guard !records.isEmpty else { return }
         if size > end { try cut(to: end) }
         frame.removeAll(keepingCapacity: true)
-        frame.append(contentsOf: repeatElement(0, count: Self.frameHeaderBytes))
+        frame.append(contentsOf: Self.emptyFrameHeader)
         JournalBatch.encode(records, into: &frame)
         let length = frame.count - Self.frameHeaderBytes
         guard length <= Int(UInt32.max), records.count <= Int(UInt32.max) else {

@@ -19,8 +19,10 @@ extension FlowInput {
         switch self {
         case .output(let screen, let payload):
             kind = .output
+            body.reserveCapacity(10 + payload.count)
             Self.append(screen.rawValue, to: &body)
-            body += payload
+            // Through its bytes: appending a `Data` as a sequence copies it a byte at a time.
+            payload.withUnsafeBytes { body.append(contentsOf: $0) }
         case .userNavigation(let navigation, let screen):
             kind = .userNavigation
             Self.append(screen.rawValue, to: &body)

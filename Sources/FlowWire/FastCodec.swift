@@ -486,7 +486,8 @@ package enum FastCodec {
             guard !value.isEmpty else { return }
             tag(field, 2)
             varint(UInt64(value.count))
-            buffer.append(contentsOf: value)
+            // Through its bytes: appending a `Data` as a sequence copies it a byte at a time.
+            value.withUnsafeBytes { buffer.append(contentsOf: $0) }
         }
 
         @inline(__always) mutating func messageHeader(_ field: UInt64, _ size: Int) {
