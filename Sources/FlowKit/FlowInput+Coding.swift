@@ -51,7 +51,7 @@ extension FlowInput {
         case .workSucceeded(let request, let payload):
             kind = .workSucceeded
             Self.append(request.rawValue, to: &body)
-            body += payload
+            payload.withUnsafeBytes { body.append(contentsOf: $0) }
         case .workFailed(let request, let message):
             kind = .workFailed
             Self.append(request.rawValue, to: &body)

@@ -36,7 +36,7 @@ final class DaemonJournal {
     private let logger: Logger
 
     /// When the last flush was asked for (the loop's clock, milliseconds).
-    private var lastSyncAt: UInt64 = 0
+    @exclusivity(unchecked) private var lastSyncAt: UInt64 = 0
 
     /// Commits after which the log is flushed to the disk off the loop, or sooner at the first commit
     /// a second after the last flush: what a power cut can take (a crash of the process takes

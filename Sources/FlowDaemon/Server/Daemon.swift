@@ -25,6 +25,10 @@ public final class Daemon {
     public var appName: String { app?.name ?? "none" }
     let logger: Logger
     /// The flows and the navigation model (nil when no app runs).
+    // `@exclusivity(unchecked)` below: state only the daemon's loop touches, never from inside a flow
+    // (FlowRuntime keeps its checks) — its run-time checks were 17.6% of the relay's instructions
+    // (docs/performance.md, "The third session on issue 15"). A callback that runs inside a mutating
+    // access to one of these must not touch the same property: unchecked, that is undefined.
     @exclusivity(unchecked) private(set) var runtime: FlowRuntime?
 
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound):
@@ -508,7 +512,7 @@ public final class Daemon {
             if !backlogged.isEmpty { wakeIfWorkPending() }
             if service != nil { serviceIterationEnded() }
         }
-        for connection in writes.flush(limit: configuration.writeQueueLimit) {
+        for connection in WriteScheduler.flush(writes.takeDirty(), limit: configuration.writeQueueLimit) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "connection": "\(connection.label)", "queued": "\(connection.pipe.writeQueueSize)",
                 "limit": "\(configuration.writeQueueLimit)",

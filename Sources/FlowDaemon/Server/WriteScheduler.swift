@@ -14,11 +14,17 @@ struct WriteScheduler {
         dirty.append(connection)
     }
 
-    /// Hands every outbox to its pipe; returns the connections whose unread bytes now pass `limit`.
-    mutating func flush(limit: Int) -> [Connection] {
+    /// The connections to flush, taken out: the caller flushes them with `flush(_:limit:)` after this
+    /// access ended (a pipe may report a write failure from inside `write`, and its handler may queue
+    /// more, which marks the scheduler again).
+    mutating func takeDirty() -> [Connection] {
         guard !dirty.isEmpty else { return [] }
-        let batch = dirty
-        dirty.removeAll(keepingCapacity: true)
+        defer { dirty.removeAll(keepingCapacity: true) }
+        return dirty
+    }
+
+    /// Hands every outbox of `batch` to its pipe; returns the connections whose unread bytes now pass `limit`.
+    static func flush(_ batch: [Connection], limit: Int) -> [Connection] {
         var stalled: [Connection] = []
         for connection in batch {
             connection.isDirty = false
