@@ -92,6 +92,7 @@ public final class Journal {
         }
         var first = [UInt8](repeating: 0, count: SQLiteJournal.fileHeader.count)
         let read = first.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        let readError = errno  // before `close` can change it
         if read == 0 {
             close(descriptor)
             return .log(try JournalLog.create(path: path, identity: identity))
@@ -101,7 +102,7 @@ public final class Journal {
         }
         close(descriptor)
         guard read == first.count, first == SQLiteJournal.fileHeader else {
-            throw .notAJournal(path: path, reason: read < 0 ? String(cString: strerror(errno)) : "neither a flowd journal nor an SQLite database")
+            throw .notAJournal(path: path, reason: read < 0 ? String(cString: strerror(readError)) : "neither a flowd journal nor an SQLite database")
         }
         return .sqlite(try SQLiteJournal(path: path, identity: identity))
     }
