@@ -18,8 +18,9 @@ public struct App {
     /// `flowd describe` and `flowctl describe` list, so that a host in any language can be written
     /// from them. Kinds without a module here are listed without a contract.
     public var modules: [any ScreenModule.Type]
-    /// Starts the root flow on a runtime; calls `finished` once with how it ended (the daemon's entry point).
-    package let start: (FlowRuntime, @escaping (AppOutcome) -> Void) -> Void
+    /// Starts the root flow on a runtime (`FlowRuntime.startRoot`: what it reports comes out as
+    /// `RuntimeEffect.root`); the daemon's entry point.
+    package let start: (FlowRuntime) -> Void
 
     /// An app whose root flow `makeRoot()` starts with `placer`; when it
     /// finishes, its UI is dismissed without animation and the app is over.
@@ -35,21 +36,7 @@ public struct App {
         self.version = version
         self.screens = screens
         self.modules = modules
-        self.start = { runtime, finished in
-            let flow = makeRoot()
-            runtime.start(flow, placer) { event in
-                switch event {
-                case .output(let output):
-                    finished(.output(String(describing: output)))
-                case .finished(let result, let dismisser):
-                    dismisser.dismiss(animated: false) { report in
-                        finished(.finished(result: String(describing: result), report: report))
-                    }
-                case .ended(let ending):
-                    finished(.ended(ending))
-                }
-            }
-        }
+        self.start = { runtime in runtime.startRoot(makeRoot(), placer) }
     }
 
     /// The factory for `kind`.

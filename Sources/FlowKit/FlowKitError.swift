@@ -44,11 +44,14 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
     public let code: Code
     /// A sentence saying what happened, to what, and what to do.
     public let message: String
+    /// The link's own error, when a `FlowInput.openLink` was refused (its finer code and message).
+    public let link: LinkError?
 
     /// Builds an error.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, link: LinkError? = nil) {
         self.code = code
         self.message = message
+        self.link = link
     }
 
     /// `code: message`.

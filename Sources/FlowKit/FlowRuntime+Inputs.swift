@@ -91,21 +91,25 @@ extension FlowRuntime {
     }
 
     /// Terminates a running flow from outside (debug client, shutdown): its sub-flows first, then its
-    /// screens; its parent hears `.ended(.terminated)`. `completion` runs once the UI is gone.
-    public func terminate(flow: FlowID, animated: Bool = false, completion: ((DismissalReport) -> Void)? = nil) throws(FlowKitError) {
+    /// screens; its parent hears `.ended(.terminated)`. Once the UI is gone the runtime records
+    /// `RuntimeEffect.unwound(.flow(flow), report)`.
+    public func terminate(flow: FlowID, animated: Bool = false) throws(FlowKitError) {
         guard let controller = controllers[flow], controller.isRunning else {
             throw FlowKitError(.unknownFlow, "cannot terminate \(flow): no such flow is running")
         }
         inputReason = .flowTerminated
         defer { inputReason = .flowFinished }
-        terminate(controller, notify: true, animated: animated, completion: completion)
+        terminate(controller, notify: true, animated: animated) { [unowned self] report in
+            record(.unwound(.flow(flow), report))
+        }
     }
 
-    /// Terminates every root flow (last started first) and dismisses what the host holds: the shutdown path.
-    public func terminateAll(animated: Bool = false, completion: ((DismissalReport) -> Void)? = nil) {
+    /// Terminates every root flow (last started first) and dismisses what the host holds: the shutdown
+    /// path. Once the UI is gone the runtime records `RuntimeEffect.unwound(.all, report)`.
+    public func terminateAll(animated: Bool = false) {
         inputReason = .shutdown
         defer { inputReason = .flowFinished }
-        let group = DismissalGroup(completion: completion)
+        let group = DismissalGroup { [unowned self] report in record(.unwound(.all, report)) }
         batched {
             for child in host.children.values.sorted(by: { $0.id > $1.id }) {
                 end(child, .terminated, notify: true, animated: animated, group: group)
@@ -127,14 +131,16 @@ extension FlowRuntime {
     /// Handles one input given as data (what a journal or a replay holds) and returns what it caused.
     /// Throws, changing nothing, when the input is refused.
     public func handle(_ input: FlowInput) throws(FlowKitError) -> [RuntimeEffect] {
-        try apply(input)
+        _ = try apply(input)
         return takeEffects()
     }
 
     /// Applies one input given as data and leaves what it caused queued (`takeEffects`): how a driver
-    /// that drains effects itself (the daemon's `drive()`) feeds journaled inputs. Throws, changing
-    /// nothing, when the input is refused.
-    public func apply(_ input: FlowInput) throws(FlowKitError) {
+    /// that drains effects itself (the daemon's `drive()`) feeds journaled inputs. Returns what an
+    /// `.openLink` opened (nil for the other inputs). Throws, changing nothing, when the input is
+    /// refused; a refused link's error carries its `LinkError`.
+    @discardableResult
+    public func apply(_ input: FlowInput) throws(FlowKitError) -> OpenedLink? {
         switch input {
         case .output(let screen, let payload): try receiveOutput(screen: screen, payload: payload)
         case .userNavigation(let navigation, let screen): try receiveUserNavigation(navigation, from: screen)
@@ -148,10 +154,11 @@ extension FlowRuntime {
         case .timerStarted(let request, let deadline): try timerStarted(request, deadline: deadline)
         case .openLink(let link):
             do throws(LinkError) {
-                try open(link)
+                return try open(link)
             } catch {
-                throw FlowKitError(error.code == .unknownLink ? .unknownLink : .linkRefused, error.description)
+                throw FlowKitError(error.code == .unknownLink ? .unknownLink : .linkRefused, error.description, link: error)
             }
         }
+        return nil
     }
 }

@@ -121,6 +121,24 @@ public final class FlowRuntime {
         startFlow(flow, placer: placer, parent: host, handler: handler)
     }
 
+    /// Starts an app's root flow: what it reports becomes `RuntimeEffect.root` — its outputs, and once
+    /// how it ended; when it finishes, the UI it left is dismissed without animation first.
+    @discardableResult
+    public func startRoot<F: Flow>(_ flow: F, _ placer: ScreenPlacer<F.RequiredContext>) -> FlowID {
+        start(flow, placer) { [unowned self] event in
+            switch event {
+            case .output(let output):
+                record(.root(.output(String(describing: output))))
+            case .finished(let result, let dismisser):
+                dismisser.dismiss(animated: false) { [unowned self] report in
+                    record(.root(.finished(result: String(describing: result), report: report)))
+                }
+            case .ended(let ending):
+                record(.root(.ended(ending)))
+            }
+        }
+    }
+
     func controller(_ id: FlowID) -> FlowController? {
         id == .host ? host : controllers[id]
     }

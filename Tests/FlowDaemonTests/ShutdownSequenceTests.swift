@@ -9,9 +9,32 @@ import Testing
         #expect(sequence.phase == .unwinding)
         #expect(sequence.begin(hasFlows: true) == .none, "started once")
         #expect(sequence.check(connections: 0, children: 0) == .none, "draining waits for the unwinding")
-        #expect(sequence.unwound() == .notifyAndDrain)
+        #expect(sequence.endOfIteration(hasFlows: true, pendingDismissals: 0) == .none)
+        sequence.unwound()
+        #expect(sequence.phase == .unwinding, "the unwinding takes effect at the end of the iteration")
+        #expect(sequence.hasStepDue(pendingDismissals: 0))
+        #expect(sequence.endOfIteration(hasFlows: false, pendingDismissals: 0) == .notifyAndDrain)
         #expect(sequence.phase == .draining)
-        #expect(sequence.unwound() == .none)
+        #expect(sequence.endOfIteration(hasFlows: false, pendingDismissals: 0) == .none)
+    }
+
+    @Test func drainingWaitsForDismissalsSentBeforeTheShutdown() {
+        var sequence = ShutdownSequence()
+        _ = sequence.begin(hasFlows: true)
+        sequence.unwound()
+        #expect(!sequence.hasStepDue(pendingDismissals: 2))
+        #expect(sequence.endOfIteration(hasFlows: false, pendingDismissals: 2) == .none)
+        #expect(sequence.endOfIteration(hasFlows: false, pendingDismissals: 0) == .notifyAndDrain)
+    }
+
+    @Test func aRequestedShutdownBeginsAtTheEndOfTheIteration() {
+        var sequence = ShutdownSequence()
+        sequence.request(.init(.appFinished, "app finished"))
+        #expect(sequence.phase == .running, "not before the frames already read are answered")
+        #expect(sequence.hasStepDue(pendingDismissals: 0))
+        #expect(sequence.endOfIteration(hasFlows: true, pendingDismissals: 0) == .unwindFlows)
+        #expect(sequence.cause == .init(.appFinished, "app finished"))
+        #expect(sequence.endOfIteration(hasFlows: true, pendingDismissals: 0) == .none, "begun once")
     }
 
     @Test func withoutFlowsItDrainsAtOnce() {
@@ -44,7 +67,8 @@ import Testing
 
     @Test func nothingHappensBeforeTheShutdownBegins() {
         var sequence = ShutdownSequence()
-        #expect(sequence.unwound() == .none)
+        sequence.unwound()
+        #expect(sequence.endOfIteration(hasFlows: true, pendingDismissals: 0) == .none)
         #expect(sequence.check(connections: 0, children: 0) == .none)
         #expect(sequence.phase == .running)
     }

@@ -76,11 +76,10 @@ struct PaymentTests {
         let verification = try #require(tester.screen(VerificationScreen.self))
         let subFlow = try #require(flow.verification)
         #expect(tester.runtime.subFlows(of: recorder.id) == [subFlow])
-        var report: DismissalReport?
-        try tester.runtime.terminate(flow: recorder.id) { report = $0 }
+        try tester.runtime.terminate(flow: recorder.id)
         tester.expectEnded(recorder, .terminated)
         #expect(tester.transport.dismissed == [verification, payment], "the sub-flow's screens go first")
-        #expect(report?.screens == [verification, payment])
+        #expect(tester.transport.host.unwound[.flow(recorder.id)]?.screens == [verification, payment])
         #expect(tester.runtime.liveFlowCount == 1)
         tester.expectVisible(PlainScreen.self)
         tester.expectSound()

@@ -272,6 +272,8 @@ struct RequestTests {
                     case .flow(let event): "\(event)"
                     case .request(let request): "\(request)"
                     case .cancelRequest(let id): "cancel \(id)"
+                    case .unwound(let unwinding, let report): "unwound \(unwinding) \(report.screens)"
+                    case .root(let outcome): "root \(outcome)"
                     }
                 }
             }

@@ -35,7 +35,7 @@ public enum Replay {
         }
         let runtime = FlowRuntime()
         let screens = ReplayScreens(host: LocalScreenHost(runtime: runtime), runtime: runtime)
-        app.start(runtime) { _ in }
+        app.start(runtime)
         screens.settle()
 
         // The recording starts after the app placed its first screens: the trees must agree.

@@ -55,13 +55,15 @@ extension Daemon {
     }
 
     /// Feeds one input to the runtime and, once accepted, journals it: every input that changes the
-    /// app enters here (a terminate from a debug client journals itself, for its completion).
-    /// Throws, journaling nothing, when the runtime refuses it.
-    func feed(_ input: FlowInput, key: UInt64 = 0) throws(FlowKitError) {
-        guard let runtime else { return }
-        try runtime.apply(input)
+    /// app enters here. Returns what an `.openLink` opened. Throws, journaling nothing, when the
+    /// runtime refuses it.
+    @discardableResult
+    func feed(_ input: FlowInput, key: UInt64 = 0) throws(FlowKitError) -> OpenedLink? {
+        guard let runtime else { return nil }
+        let opened = try runtime.apply(input)
         appliedKeys.insert(key)
         stateJournal?.record(input, key: key)
+        return opened
     }
 
     /// Dismissals the runtime waits for (a restore completes those of the daemon before it).
@@ -72,14 +74,6 @@ extension Daemon {
     package func releaseJournalAfterCrash() {
         stateJournal?.drainSyncs()
         stateJournal = nil
-    }
-
-    /// Opens a link through the flows and, once opened, journals it (as `feed` does for the other
-    /// inputs; this one answers with what it opened).
-    func open(_ link: Link, on runtime: FlowRuntime) throws(LinkError) -> OpenedLink {
-        let opened = try runtime.open(link)
-        stateJournal?.record(.openLink(link))
-        return opened
     }
 
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:

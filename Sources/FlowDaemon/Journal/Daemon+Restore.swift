@@ -38,6 +38,7 @@ extension Daemon {
         restoring = RestoredScreens()
         start(app, on: runtime)
         let outcome = replay(stateJournal, into: runtime)
+        let rootOutcome = restoring?.rootOutcome
         restoring = nil
         switch outcome {
         case .restored(let inputs, let screens):
@@ -48,6 +49,7 @@ extension Daemon {
             ])
             emitEvent(.restored, text: "restored \(inputs) journaled inputs: \(runtime.liveFlowCount) flows, \(screens.count) screens to re-place")
             for place in screens { deliver(.place(place)) }
+            if let rootOutcome { appReported(rootOutcome) }
             // Timers and work the journal holds no answer for start again.
             startOutstandingRequests()
             // Dismissals the old daemon waited for: their hosts are gone with it.
@@ -70,10 +72,7 @@ extension Daemon {
 
     private func start(_ app: App, on runtime: FlowRuntime) {
         logger.info("starting app \(app.name)")
-        app.start(runtime) { [weak self] outcome in
-            // Called from inside FlowKit; `drive` acts on it once FlowKit has returned.
-            self?.notices.append(.app(outcome))
-        }
+        app.start(runtime)
         drive()
     }
 
@@ -92,7 +91,7 @@ extension Daemon {
                     return false
                 }
                 do throws(FlowKitError) {
-                    try runtime.apply(input)
+                    _ = try runtime.apply(input)
                 } catch {
                     divergence = "the flows refused \(input): \(error.message)"
                     return false
@@ -116,8 +115,6 @@ extension Daemon {
     /// `why` says what was found, `advice` what to do with the journal kept at the path it is given.
     private func restartFresh(_ app: App, why: String, advice: (String) -> String) {
         appliedKeys = AppliedKeys()
-        notices.removeAll()
-        endOfIteration.removeAll()
         let path = stateJournal?.journal.path
         stateJournal?.drainSyncs()
         stateJournal = nil

@@ -8,6 +8,15 @@ struct RestoredScreens {
     private var places: [ScreenID: PlaceCommand] = [:]
     /// Screens in the order placed; entries of dismissed screens are skipped and compacted away.
     private var order: [ScreenID] = []
+    /// How the root flow ended while the journal replayed (acted on once the replay is over).
+    private(set) var rootOutcome: RootOutcome?
+
+    /// The root flow reported during the replay: its end is kept; its outputs were logged when they
+    /// first happened.
+    mutating func rootReported(_ outcome: RootOutcome) {
+        if case .output = outcome { return }
+        rootOutcome = outcome
+    }
 
     mutating func apply(_ command: ScreenCommand) {
         switch command {

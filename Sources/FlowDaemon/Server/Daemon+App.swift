@@ -29,7 +29,7 @@ extension Daemon {
         // The app is over: nothing is left to restore (a shutdown froze the journal first: kept).
         stateJournal?.finish()
         if configuration.exitWhenAppFinishes {
-            beginShutdown(reason: .appFinished, message: "app \(appName) finished")
+            requestShutdown(reason: .appFinished, message: "app \(appName) finished")
         } else {
             logger.info("staying up (--stay-up); the window is empty")
         }

@@ -43,21 +43,26 @@ extension Daemon {
         logger.notice("debug client terminates a flow", metadata: ["pid": "\(connection.peerPID)", "flow": "\(flow)", "type": "\(type)"])
         emitEvent(.injected, flow: flow, connection: connection.id, name: type, payload: EventPayloads.terminate(request),
                     text: "debug client pid \(connection.peerPID) terminates \(type) \(flow)")
-        let connectionID = connection.id
         // Terminating a root flow ends the app: the answer says so before the Shutdown that follows.
         let ending = runtime.subFlows(of: .host).contains(flow)
             ? ", the app's root flow: the app ended\(configuration.exitWhenAppFinishes ? " and flowd stops" : "")" : ""
+        // Answered once the runtime says the flow's UI is gone (`terminated(_:)`), perhaps inside `feed`.
+        terminations[flow] = (connection.id, seq, "terminated \(type) \(flow)\(ending)")
         do {
-            try runtime.terminate(flow: flow, animated: request.animated) { [weak self] report in
-                let text = "terminated \(type) \(flow)\(ending); \(report.outcomes.count) screen\(report.outcomes.count == 1 ? "" : "s") unwound"
-                self?.notices.append(.terminated(connection: connectionID, seq: seq, text: text))
-            }
+            try feed(.terminate(flow, animated: request.animated))
         } catch {
+            terminations[flow] = nil
             refuse(Flowd_V1_Error(code: .unknownFlow, message: "\(error.message); see `flowctl tree` for flow ids"), seq: seq, to: connection)
             return
         }
-        stateJournal?.record(.terminate(flow, animated: request.animated))
         drive()
+    }
+
+    /// A flow a debug client terminated is unwound (the runtime's `.unwound(.flow)`): its answer goes out.
+    func terminated(_ flow: FlowID, report: DismissalReport) {
+        guard let waiting = terminations.removeValue(forKey: flow), let connection = connections[waiting.connection] else { return }
+        let count = report.outcomes.count
+        reply(to: connection, seq: waiting.seq, "\(waiting.text); \(count) screen\(count == 1 ? "" : "s") unwound")
     }
 
     /// The debug counters: they return to their starting values once

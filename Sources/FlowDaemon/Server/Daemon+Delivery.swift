@@ -4,23 +4,10 @@ import FlowKitWire
 import FlowWire
 import Foundation
 
-/// What the runtime's callbacks leave for the daemon to act on after the runtime returned: the app's
-/// outcome and a finished shutdown unwinding (acted on at the end of the loop iteration, after the
-/// frames already read were handled, so a client's `Ping` read with its last `Ack` still gets its
-/// `Pong` before `Shutdown`), and a reply to a `TerminateFlow` (sent at once).
-enum DaemonNotice {
-    /// The root flow reported.
-    case app(AppOutcome)
-    /// The shutdown's unwinding completed (report nil: the dismissals sent before it did).
-    case unwound(reason: Flowd_V1_Shutdown.Reason, message: String, report: DismissalReport?)
-    /// A debug client's termination completed.
-    case terminated(connection: UInt64, seq: UInt64, text: String)
-}
-
 extension Daemon {
     /// Applies what the runtime caused, and what that causes in turn (dismissals completed, screens
-    /// lost, notices), until the runtime is quiet. Every entry point that feeds the runtime or the
-    /// delivery ends here; the runtime is never called from inside itself.
+    /// lost, unwindings and the app's end), until the runtime is quiet. Every entry point that feeds
+    /// the runtime or the delivery ends here; the runtime is never called from inside itself.
     func drive() {
         loop.assertOnLoop()
         guard let runtime else { return }
@@ -42,15 +29,16 @@ extension Daemon {
                         startRequest(request)
                     case .cancelRequest(let id):
                         cancelRequest(id)
+                    case .unwound(.all, let report):
+                        flowsUnwound(report)
+                    case .unwound(.flow(let flow), let report):
+                        terminated(flow, report: report)
+                    case .root(let outcome):
+                        if restoring == nil { appReported(outcome) } else { restoring?.rootReported(outcome) }
                     }
                 }
             }
-            let pending = notices
-            notices.removeAll()
-            for notice in pending {
-                if case .terminated = notice { handle(notice) } else { endOfIteration.append(notice) }
-            }
-        } while runtime.hasEffects || !notices.isEmpty
+        } while runtime.hasEffects
         armDeadlineTimer()
     }
 
@@ -101,9 +89,6 @@ extension Daemon {
                 spawn(screen, kind: kind)
             case .dismissalCompleted(let screen, let outcome):
                 try? feed(.dismissalCompleted(screen, outcome))
-                if let drain = drainAfterDismissals, runtime?.pendingDismissals == 0 {
-                    endOfIteration.append(.unwound(reason: drain.reason, message: drain.message, report: nil))
-                }
             case .screenLost(let screen, let kind, let host):
                 logger.notice("screen lost", metadata: ["screen": "\(screen)", "kind": "\(kind)", "connection": "\(host.map(String.init) ?? "none")"])
                 let owner = runtime?.owner(of: screen)
@@ -189,33 +174,6 @@ extension Daemon {
     func expireAckDeadlines(now: UInt64) {
         perform(delivery.expire(now: now))
         drive()
-    }
-
-    /// Acts on the notices kept for the end of the loop iteration (called by the flush).
-    func handleEndOfIteration() {
-        while !endOfIteration.isEmpty {
-            let steps = endOfIteration
-            endOfIteration.removeAll()
-            for step in steps { handle(step) }
-        }
-    }
-
-    private func handle(_ notice: DaemonNotice) {
-        switch notice {
-        case .app(let outcome):
-            appReported(outcome)
-        case .unwound(let reason, let message, let report):
-            if let report {
-                let count = { (outcome: DismissOutcome) in report.outcomes.filter { $0.outcome == outcome }.count }
-                logger.info("unwound", metadata: [
-                    "screens": "\(report.outcomes.count)", "acknowledged": "\(count(.acknowledged))",
-                    "without_host": "\(count(.hostLost))", "timed_out": "\(count(.timedOut))",
-                ])
-            }
-            flowsUnwound(reason: reason, message: message)
-        case .terminated(let connectionID, let seq, let text):
-            if let connection = connections[connectionID] { reply(to: connection, seq: seq, text) }
-        }
     }
 
     /// Reports a command on the event stream, with the serial the delivery gave it.

@@ -39,15 +39,14 @@ extension Daemon {
             refuse(Flowd_V1_Error(code: .shuttingDown, message: "flowd is shutting down; the link \(request.link) was not opened"), seq: seq, to: connection)
             return
         }
-        guard let runtime else {
+        guard runtime != nil else {
             refuse(Flowd_V1_Error(code: .linkRefused, message: "this daemon runs no app, so it opens no links"), seq: seq, to: connection)
             return
         }
         let opened: OpenedLink
-        do throws(LinkError) {
-            let link = try Link(parsing: request.link)
-            opened = try open(link, on: runtime)
-        } catch {
+        switch openLink(request.link) {
+        case .success(let link): opened = link
+        case .failure(let error):
             refuse(Flowd_V1_Error(code: Self.errorCode(for: error), message: error.message), seq: seq, to: connection)
             return
         }
@@ -63,6 +62,24 @@ extension Daemon {
         answer.visibleScreen = opened.visibleScreen?.rawValue ?? 0
         answer.message = "\(opened)"
         send(.linkOpened(answer), to: connection, replyTo: seq)
+    }
+
+    /// Parses `text` and opens it through `feed` (so it is journaled like every input).
+    private func openLink(_ text: String) -> Result<OpenedLink, LinkError> {
+        let link: Link
+        do throws(LinkError) {
+            link = try Link(parsing: text)
+        } catch {
+            return .failure(error)
+        }
+        do {
+            guard let opened = try feed(.openLink(link)) else {
+                return .failure(LinkError(.refused, "this daemon runs no app, so it opens no links"))
+            }
+            return .success(opened)
+        } catch {
+            return .failure(error.link ?? LinkError(.refused, error.message))
+        }
     }
 
     /// The wire code of a link's refusal.
@@ -81,12 +98,12 @@ extension Daemon {
     /// the app where it started, with an error in the log: a daemon (a service) does not stop over a
     /// stale link. Its syntax was checked when the arguments were parsed.
     func openAtStart(_ text: String) {
-        guard let runtime else { return }
-        do throws(LinkError) {
-            let opened = try open(Link(parsing: text), on: runtime)
+        guard runtime != nil else { return }
+        switch openLink(text) {
+        case .success(let opened):
             logger.notice("opened the link given with --open", metadata: ["link": "\(opened.link)", "visible": "\(opened.visibleScreen.map { "\($0)" } ?? "none")"])
             emitEvent(.linkOpened, screen: opened.visibleScreen, name: "\(opened.link)", payload: EventPayloads.link("\(opened.link)"), text: "opened \(opened)")
-        } catch {
+        case .failure(let error):
             logger.error("the link given with --open was not opened; the app starts where it starts", metadata: [
                 "link": "\(text)", "code": "\(error.code)", "reason": "\(error.message)",
             ])

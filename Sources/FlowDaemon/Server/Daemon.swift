@@ -73,12 +73,8 @@ public final class Daemon {
     package var children: [Int32: any SpawnedHost] = [:]
     /// Kinds whose warm pool size was read from their factory (`Daemon+Pool.swift`).
     var poolsDecided: Set<String> = []
-    /// What the runtime's callbacks left for the daemon; handled by `drive()` once the runtime returned.
-    @exclusivity(unchecked) var notices: [DaemonNotice] = []
-    /// Set while the shutdown's unwinding waits for dismissals sent before it began.
-    @exclusivity(unchecked) var drainAfterDismissals: (reason: Flowd_V1_Shutdown.Reason, message: String)?
-    /// Notices acted on at the end of the loop iteration (`DaemonNotice`).
-    @exclusivity(unchecked) var endOfIteration: [DaemonNotice] = []
+    /// Debug clients' `TerminateFlow` requests waiting for their flow's unwinding, by flow.
+    var terminations: [FlowID: (connection: UInt64, seq: UInt64, text: String)] = [:]
     /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
     @exclusivity(unchecked) var effectBuffer: [RuntimeEffect] = []
     /// Reused between commands by `drive()`.
@@ -505,7 +501,7 @@ public final class Daemon {
     package func flushDirtyConnections() {
         loop.assertOnLoop()
         serviceBacklog()
-        handleEndOfIteration()
+        takeShutdownSteps()
         if !waitingLinks.isEmpty { openWaitingLinks() }
         commitJournal()
         defer {
@@ -532,7 +528,7 @@ public final class Daemon {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
-        guard !writes.isEmpty || !backlogged.isEmpty || !endOfIteration.isEmpty else { return }
+        guard !writes.isEmpty || !backlogged.isEmpty || shutdown.hasStepDue(pendingDismissals: pendingDismissals) else { return }
         loop.wake { [unowned self] in flushDirtyConnections() }
     }
 
@@ -632,7 +628,7 @@ public final class Daemon {
     private func signalReceived(_ received: Int32) {
         loop.assertOnLoop()
         logger.info("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); shutting down")
-        perform(shutdown.signal(hasFlows: hasFlows), reason: .daemonExiting, message: "flowd received a signal and is exiting")
+        perform(shutdown.signal(hasFlows: hasFlows))
     }
 
     /// Whether flows or screens are left to unwind.
@@ -644,12 +640,27 @@ public final class Daemon {
     /// (bounded) and for children to exit, closes every handle and lets the loop end.
     package func beginShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
         loop.assertOnLoop()
-        perform(shutdown.begin(hasFlows: hasFlows), reason: reason, message: message)
+        perform(shutdown.begin(hasFlows: hasFlows, cause: .init(reason, message)))
+    }
+
+    /// Asks for a shutdown from inside the flows (the app ended): it begins at the end of this loop
+    /// iteration, after the frames already read were answered.
+    func requestShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
+        shutdown.request(.init(reason, message))
+    }
+
+    /// The shutdown's steps due at the end of a loop iteration: one the app asked for begins, a
+    /// completed unwinding drains.
+    private func takeShutdownSteps() {
+        while case let action = shutdown.endOfIteration(hasFlows: hasFlows, pendingDismissals: pendingDismissals), action != .none {
+            perform(action)
+        }
     }
 
     /// Performs one step of the shutdown sequence.
-    private func perform(_ action: ShutdownSequence.Action, reason: Flowd_V1_Shutdown.Reason, message: String) {
-        if action == .unwindFlows || action == .notifyAndDrain { serviceShutdownStep(message: message) }
+    private func perform(_ action: ShutdownSequence.Action) {
+        let cause = shutdown.cause ?? .signal
+        if action == .unwindFlows || action == .notifyAndDrain { serviceShutdownStep(message: cause.message) }
         switch action {
         case .none:
             return
@@ -662,14 +673,14 @@ public final class Daemon {
             perform(delivery.stopPool())
             listener?.close()
             listener = nil
-            unwindFlows(reason: reason, message: message)
+            unwindFlows(message: cause.message)
         case .notifyAndDrain:
             stateJournal?.freeze()
             delivery.holdsScreensOfLostHosts = false
             perform(delivery.stopPool())
             listener?.close()
             listener = nil
-            notifyAndDrain(reason: reason, message: message)
+            notifyAndDrain(cause)
         case .stopChildren:
             for child in children.values { child.connectionClosed() }
         case .finish:
@@ -677,36 +688,36 @@ public final class Daemon {
         }
     }
 
-    /// The unwinding phase: every flow is terminated while hosts are connected.
-    private func unwindFlows(reason: Flowd_V1_Shutdown.Reason, message: String) {
+    /// The unwinding phase: every flow is terminated while hosts are connected; the runtime's
+    /// `.unwound(.all)` effect says when it completed.
+    private func unwindFlows(message: String) {
         guard let runtime else { return }
         // Unwind every flow first, so screens get their Dismiss while their hosts are still connected.
         // The event comes first so that a replay knows what caused the dismissals.
         emitEvent(.shutdown, text: "shutting down (\(message)): unwinding \(runtime.liveFlowCount) flows")
         logger.info("unwinding flows", metadata: ["flows": "\(runtime.liveFlowCount)", "screens": "\(runtime.liveScreenCount)"])
-        runtime.terminateAll(animated: false) { [weak self] report in
-            self?.notices.append(.unwound(reason: reason, message: message, report: report))
-        }
+        // The journal is frozen: this input is not journaled (a stop is not an ending).
+        try? feed(.terminateAll(animated: false))
         drive()
     }
 
-    /// The shutdown's unwinding completed.
-    /// Dismissals sent before the shutdown began are waited for too (each ends by its ack, its
-    /// deadline or its host's loss), so no host is closed before it could acknowledge.
-    func flowsUnwound(reason: Flowd_V1_Shutdown.Reason, message: String) {
-        if let runtime, runtime.pendingDismissals > 0 {
-            drainAfterDismissals = (reason, message)
-            return
-        }
-        drainAfterDismissals = nil
-        perform(shutdown.unwound(), reason: reason, message: message)
+    /// The shutdown's unwinding completed (the runtime's `.unwound(.all)`). Draining waits for the
+    /// dismissals sent before the shutdown began too (each ends by its ack, its deadline or its host's
+    /// loss), so no host is closed before it could acknowledge.
+    func flowsUnwound(_ report: DismissalReport) {
+        let count = { (outcome: DismissOutcome) in report.outcomes.filter { $0.outcome == outcome }.count }
+        logger.info("unwound", metadata: [
+            "screens": "\(report.outcomes.count)", "acknowledged": "\(count(.acknowledged))",
+            "without_host": "\(count(.hostLost))", "timed_out": "\(count(.timedOut))",
+        ])
+        shutdown.unwound()
     }
 
     /// The draining phase: `Shutdown` to everyone, graceful closes.
-    private func notifyAndDrain(reason: Flowd_V1_Shutdown.Reason, message: String) {
-        emitEvent(.shutdown, text: "shutting down: \(message)")
+    private func notifyAndDrain(_ cause: ShutdownSequence.Cause) {
+        emitEvent(.shutdown, text: "shutting down: \(cause.message)")
         for connection in connections.values where !connection.isClosing {
-            connection.queue(.shutdown(.init(reason: reason, message: message)))
+            connection.queue(.shutdown(.init(reason: cause.reason, message: cause.message)))
             closeGracefully(connection)
         }
         checkShutdownComplete()
@@ -720,7 +731,7 @@ public final class Daemon {
 
     /// Finishes the shutdown once every connection closed and every child was reaped.
     private func checkShutdownComplete() {
-        perform(shutdown.check(connections: connections.count, children: children.count), reason: .daemonExiting, message: "")
+        perform(shutdown.check(connections: connections.count, children: children.count))
     }
 
     private func finishShutdown() {

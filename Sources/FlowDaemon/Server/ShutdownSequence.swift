@@ -1,3 +1,5 @@
+import FlowWire
+
 /// Where the daemon is in its life: serving, then the phases of a graceful shutdown.
 public enum DaemonPhase: Hashable, Sendable {
     /// Serving.
@@ -14,6 +16,10 @@ public enum DaemonPhase: Hashable, Sendable {
 /// started once, each transition an event in and an action out; the daemon performs the actions.
 /// running → unwinding (flows to unwind) → draining (`Shutdown` sent, connections closing, children
 /// exiting) → stopped. A second signal exits at once, whatever the phase.
+///
+/// What the flows cause (the app ended, the unwinding completed) takes effect at the end of the loop
+/// iteration (`endOfIteration`), after every frame already read was answered: a client whose `Ping`
+/// was read with its last `Ack` gets its `Pong` before `Shutdown`.
 package struct ShutdownSequence: Hashable, Sendable {
     /// What the daemon must do.
     package enum Action: Hashable, Sendable {
@@ -31,10 +37,30 @@ package struct ShutdownSequence: Hashable, Sendable {
         case exitNow
     }
 
+    /// Why a shutdown began: what every client's `Shutdown` says.
+    package struct Cause: Hashable, Sendable {
+        package var reason: Flowd_V1_Shutdown.Reason
+        package var message: String
+
+        package init(_ reason: Flowd_V1_Shutdown.Reason, _ message: String) {
+            self.reason = reason
+            self.message = message
+        }
+
+        /// A signal (SIGTERM, SIGINT).
+        package static let signal = Cause(.daemonExiting, "flowd received a signal and is exiting")
+    }
+
     /// The current phase.
     package private(set) var phase = DaemonPhase.running
     /// Signals received.
     package private(set) var signals = 0
+    /// Why the shutdown began (nil while running).
+    package private(set) var cause: Cause?
+    /// A shutdown asked for during this loop iteration: it begins at its end.
+    private var requested: Cause?
+    /// The unwinding completed; draining waits for the dismissals sent before it began.
+    private var flowsUnwound = false
 
     /// Not shutting down.
     package init() {}
@@ -42,12 +68,14 @@ package struct ShutdownSequence: Hashable, Sendable {
     /// SIGTERM/SIGINT: the first starts the shutdown (`begin`), the second exits at once.
     package mutating func signal(hasFlows: Bool) -> Action {
         signals += 1
-        return signals > 1 ? .exitNow : begin(hasFlows: hasFlows)
+        return signals > 1 ? .exitNow : begin(hasFlows: hasFlows, cause: .signal)
     }
 
-    /// A shutdown is asked for (a signal, the app finished, a test). `hasFlows`: flows or screens to unwind.
-    package mutating func begin(hasFlows: Bool) -> Action {
+    /// A shutdown is asked for now (a signal, a test). `hasFlows`: flows or screens to unwind.
+    package mutating func begin(hasFlows: Bool, cause: Cause = .signal) -> Action {
         guard phase == .running else { return .none }
+        self.cause = cause
+        requested = nil
         if hasFlows {
             phase = .unwinding
             return .unwindFlows
@@ -56,9 +84,30 @@ package struct ShutdownSequence: Hashable, Sendable {
         return .notifyAndDrain
     }
 
-    /// Every flow is unwound (each screen acknowledged, timed out or lost).
-    package mutating func unwound() -> Action {
-        guard phase == .unwinding else { return .none }
+    /// A shutdown is asked for from inside the flows (the app ended): it begins at the end of the loop
+    /// iteration. The first request wins.
+    package mutating func request(_ cause: Cause) {
+        guard phase == .running, requested == nil else { return }
+        requested = cause
+    }
+
+    /// Every flow is unwound (each screen acknowledged, timed out or lost): draining begins at the end
+    /// of the loop iteration once no dismissal sent before the shutdown is pending either.
+    package mutating func unwound() {
+        guard phase == .unwinding else { return }
+        flowsUnwound = true
+    }
+
+    /// Whether `endOfIteration` has a step to take (the driver wakes its loop for it).
+    package func hasStepDue(pendingDismissals: Int) -> Bool {
+        (phase == .running && requested != nil) || (phase == .unwinding && flowsUnwound && pendingDismissals == 0)
+    }
+
+    /// The end of a loop iteration: a requested shutdown begins, or a completed unwinding drains.
+    /// Call again until it answers `.none`.
+    package mutating func endOfIteration(hasFlows: Bool, pendingDismissals: Int) -> Action {
+        if phase == .running, let requested { return begin(hasFlows: hasFlows, cause: requested) }
+        guard phase == .unwinding, flowsUnwound, pendingDismissals == 0 else { return .none }
         phase = .draining
         return .notifyAndDrain
     }

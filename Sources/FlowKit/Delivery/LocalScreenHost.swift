@@ -16,6 +16,8 @@ public final class LocalScreenHost {
     private var sent: [ScreenDelivery.Outgoing] = []
     /// Dismissals sent and not yet answered (manual acknowledgement), oldest first.
     public private(set) var pendingDismissals: [ScreenID: UInt64] = [:]
+    /// The unwindings of `.terminate` and `.terminateAll` inputs that completed, with their reports.
+    public private(set) var unwound: [Unwinding: DismissalReport] = [:]
     /// The fake host's id.
     private let host: UInt64 = 1
     private var kinds: Set<String> = []
@@ -34,7 +36,8 @@ public final class LocalScreenHost {
         while runtime.hasEffects {
             for effect in runtime.takeEffects() {
                 switch effect {
-                case .flow: break  // in-process hosts have no event stream
+                case .flow, .root: break  // in-process hosts have no event stream and no app to stop
+                case .unwound(let unwinding, let report): unwound[unwinding] = report
                 case .request, .cancelRequest: break  // answered by whoever drives the runtime (FlowTester: by hand)
                 case .command(let command): apply(command)
                 }
