@@ -1,4 +1,5 @@
 import FlowDaemon
+import Foundation
 import FlowKit
 
 /// A screen process the embedded daemon "spawned": no process, a connection the test speaks for
@@ -22,13 +23,17 @@ public final class EmbeddedChild: SpawnedHost {
     public let connection: EmbeddedConnection
     /// Why the daemon retired it, if it did.
     public private(set) var retiredBecause: String?
-    /// Whether the daemon killed it.
-    public private(set) var wasKilled = false
+    /// The signals the daemon sent it, in order (SIGTERM once it outstayed its exit grace, SIGKILL).
+    public private(set) var signals: [Int32] = []
+    /// Whether the daemon killed it (SIGKILL).
+    public var wasKilled: Bool { signals.contains(SIGKILL) }
     /// Whether it exited (`exit()`).
     public private(set) var hasExited = false
     /// Whether it exited by a signal or a non-zero status (`crash()`).
     public private(set) var exitedAbnormally = false
     package var onExit: ((any SpawnedHost) -> Void)?
+    /// How it exited: `status 0` or `signal 9`.
+    public var exitDescription: String { exitedAbnormally ? "signal 9" : "status 0" }
 
     init(pid: Int32, connection: EmbeddedConnection, screen: ScreenID?, kind: String, executable: String, token: String) {
         self.pid = pid
@@ -44,9 +49,10 @@ public final class EmbeddedChild: SpawnedHost {
 
     package func retire(reason: String) { retiredBecause = reason }
 
-    package func connectionClosed() {}
-
-    package func kill() { wasKilled = true }
+    package func send(_ signal: Int32) {
+        guard !hasExited else { return }
+        signals.append(signal)
+    }
 
     package func assign(_ screen: ScreenID) { self.screen = screen }
 
@@ -55,6 +61,7 @@ public final class EmbeddedChild: SpawnedHost {
         guard !hasExited else { return }
         hasExited = true
         onExit?(self)
+        onExit = nil
         connection.daemon.run()
     }
 

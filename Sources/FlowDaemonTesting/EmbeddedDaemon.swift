@@ -183,7 +183,7 @@ public final class EmbeddedDaemon {
         left.pendingAcks = Int(stats.pendingAcks)
         left.heldCommands = daemon.delivery.heldCommandCount
         left.connections = daemon.connectionIDs.count
-        left.children = daemon.children.count
+        left.children = daemon.childCount
         return left
     }
 }

@@ -28,16 +28,17 @@ extension Daemon {
         case .spawnPooled(let kind):
             spawnPooled(kind)
         case .tookPooled(let screen, let kind, let host):
-            spawnedHosts[host]?.assign(screen)
+            spawned[connection: host]?.assign(screen)
             logger.info("screen goes to a pooled process", metadata: [
-                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(spawnedHosts[host]?.pid ?? 0)",
+                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(spawned[connection: host]?.pid ?? 0)",
             ])
         case .stopPooled(let host):
             if let connection = connections[host] {
                 send(.shutdown(.init(reason: .daemonExiting, message: "flowd is stopping; this pooled screen process is not needed")), to: connection)
                 closeGracefully(connection)
             }
-            spawnedHosts[host]?.retire(reason: "the pool stopped")
+            spawned[connection: host]?.retire(reason: "the pool stopped")
+            spawned.mustExit(connection: host, now: loop.now)
         case .poolSuspended(let kind, let deaths):
             logger.error("pooled screen processes keep dying before use; the pool stops refilling until a screen of the kind is placed: check that the executable starts and waits for its Place", metadata: [
                 "kind": "\(kind)", "deaths": "\(deaths)",
@@ -61,10 +62,10 @@ extension Daemon {
             return
         }
         do {
-            let spawned = try spawner.spawn(
+            let child = try spawner.spawn(
                 for: self, screen: nil, kind: kind, executable: executable, arguments: arguments, environment: environment)
-            adoptChild(spawned)
-            perform(delivery.pooledSpawned(kind: kind, host: spawned.connectionID))
+            adoptChild(child, screen: nil, kind: kind, executable: executable)
+            perform(delivery.pooledSpawned(kind: kind, host: child.connectionID))
         } catch {
             logger.error("cannot spawn a pooled screen process", metadata: ["kind": "\(kind)", "error": "\(error)"])
             perform(delivery.pooledSpawnFailed(kind: kind, now: loop.now))

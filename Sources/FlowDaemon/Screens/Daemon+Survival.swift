@@ -1,5 +1,8 @@
 import FlowKit
 import FlowWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Counts of what the daemon did to keep screens alive, for `Stats`.
 struct SurvivalCounts {
@@ -74,16 +77,16 @@ extension Daemon {
     private func hostHung(_ host: UInt64, silentFor: UInt64) {
         guard let connection = connections[host], !connection.isClosing else { return }
         survival.hostsHung += 1
-        let spawned = spawnedHosts[host]
-        logger.warning("screen host is hung: commands unacknowledged and no Pong; \(spawned == nil ? "disconnecting it" : "killing it")", metadata: [
+        let child = spawned[connection: host]
+        logger.warning("screen host is hung: commands unacknowledged and no Pong; \(child == nil ? "disconnecting it" : "killing it")", metadata: [
             "connection": "\(connection.label)", "silent_ms": "\(silentFor)", "hang_timeout_ms": "\(configuration.hangTimeoutMilliseconds)",
         ])
         emitEvent(.hostHung, connection: host,
-                  text: "\(connection.label) answered no Ping for \(silentFor) ms with commands unacknowledged; \(spawned == nil ? "disconnected (it may resume)" : "killed (SIGKILL)")")
-        if let spawned {
+                  text: "\(connection.label) answered no Ping for \(silentFor) ms with commands unacknowledged; \(child == nil ? "disconnected (it may resume)" : "killed (SIGKILL)")")
+        if let child {
             // Its exit (by signal) brings the restart policy in. The connection is closed now, so
             // that a process slow to die (SIGKILL pending in uninterruptible sleep) is found once.
-            spawned.kill()
+            child.send(SIGKILL)
             connection.forceClose()
             return
         }

@@ -1,22 +1,25 @@
 import FlowKit
 import UVKit
 
-/// A screen process the daemon spawned for one screen, as the daemon sees it.
+/// A screen process the daemon spawned for one screen, as the daemon sees it: the process only. When
+/// it must exit and how hard it is pushed is the daemon's (`SpawnedProcesses`).
 package protocol SpawnedHost: AnyObject {
     /// The process id.
     var pid: Int32 { get }
     /// The id of the daemon's connection to it.
     var connectionID: UInt64 { get }
+    /// Its screen (nil while it waits in a warm pool).
+    var screen: ScreenID? { get }
     /// Whether it exited by a signal or a non-zero status (once it exited).
     var exitedAbnormally: Bool { get }
+    /// How it exited, for people: `status 0`, `signal 9` (once it exited).
+    var exitDescription: String { get }
     /// Runs once when the process has exited (and its handle is closed).
     var onExit: ((any SpawnedHost) -> Void)? { get set }
-    /// Its screen is gone: say goodbye and make sure the process exits within the grace period.
+    /// Its screen is gone and the daemon said goodbye on its connection: it should exit now.
     func retire(reason: String)
-    /// Its connection closed first: the process should exit now; enforce it.
-    func connectionClosed()
-    /// Kills it at once.
-    func kill()
+    /// Sends it `signal` (SIGTERM, SIGKILL); nothing once it exited.
+    func send(_ signal: Int32)
     /// A pooled process (spawned without a screen) was given `screen`.
     func assign(_ screen: ScreenID)
 }
@@ -24,8 +27,8 @@ package protocol SpawnedHost: AnyObject {
 /// Starts the process of a spawned screen with its connection adopted by the daemon: `uv_spawn` in
 /// production, a fake child in the embedded daemon.
 package protocol ScreenSpawner: AnyObject {
-    /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`, no screen yet) and returns
-    /// it; throws if it cannot be started.
+    /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`, no screen yet), its socket's
+    /// daemon end adopted by `daemon` (`Daemon.adoptSpawned`), and returns it; throws if it cannot be started.
     func spawn(for daemon: Daemon, screen: ScreenID?, kind: String, executable: String, arguments: [String],
                environment: [String: String]) throws -> any SpawnedHost
 }

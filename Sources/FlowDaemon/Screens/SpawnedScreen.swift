@@ -4,9 +4,9 @@ import Foundation
 import Logging
 import UVKit
 
-/// A screen process the daemon spawned for one screen: started with a
-/// connected socket at fd 3 and a one-time token, reaped when it exits, and
-/// stopped with SIGTERM then SIGKILL if it outstays its screen.
+/// A screen process the daemon spawned for one screen: started with a connected socket at fd 3 and
+/// a one-time token, and reaped when it exits. When it must exit, and the SIGTERM then SIGKILL if it
+/// outstays, are the daemon's (`SpawnedProcesses`, on the loop's clock).
 final class SpawnedScreen: SpawnedHost {
     let pid: Int32
     let connectionID: UInt64
@@ -14,23 +14,18 @@ final class SpawnedScreen: SpawnedHost {
     private(set) var screen: ScreenID?
     let kind: String
     private let process: UVProcess
-    private unowned let daemon: Daemon
-    private let loop: UVLoop
-    private var killTimer: UVTimer?
-    private var signalsSent = 0
     private(set) var hasExited = false
     private(set) var exitedAbnormally = false
+    private(set) var exitDescription = ""
     /// Runs once when the process has exited and its handle is closed.
     var onExit: ((any SpawnedHost) -> Void)?
 
-    private init(pid: Int32, connectionID: UInt64, screen: ScreenID?, kind: String, process: UVProcess, daemon: Daemon, loop: UVLoop) {
+    private init(pid: Int32, connectionID: UInt64, screen: ScreenID?, kind: String, process: UVProcess) {
         self.pid = pid
         self.connectionID = connectionID
         self.screen = screen
         self.kind = kind
         self.process = process
-        self.daemon = daemon
-        self.loop = loop
     }
 
     /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`); its connection joins the
@@ -49,7 +44,7 @@ final class SpawnedScreen: SpawnedHost {
             throw error
         }
         let token = makeToken()
-        let connection = daemon.adopt(pipe, origin: .spawned(token: token), peerPID: 0)
+        let connectionID = daemon.adoptSpawned(pipe, token: token, peerPID: 0)
 
         var childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         childEnvironment[WireProtocol.socketFDEnvironmentVariable] = "3"
@@ -62,7 +57,7 @@ final class SpawnedScreen: SpawnedHost {
             childEnvironment["FLOWD_SCREEN_ID"] = nil
             childEnvironment["FLOWD_POOLED"] = "1"
         }
-        childEnvironment[WireProtocol.socketPathEnvironmentVariable] = daemon.configuration.socketPath
+        childEnvironment[WireProtocol.socketPathEnvironmentVariable] = daemon.socketPath
 
         var spawned: SpawnedScreen?
         let process: UVProcess
@@ -74,69 +69,30 @@ final class SpawnedScreen: SpawnedHost {
                 spawned?.exited(status: status, signal: signal)
             }
         } catch {
-            connection.forceClose()
+            daemon.dropSpawned(connectionID)
             throw error
         }
-        let screenProcess = SpawnedScreen(
-            pid: process.pid, connectionID: connection.id, screen: screen, kind: kind, process: process, daemon: daemon, loop: loop)
+        let screenProcess = SpawnedScreen(pid: process.pid, connectionID: connectionID, screen: screen, kind: kind, process: process)
         spawned = screenProcess
-        connection.peerPID = process.pid
-        daemon.logger.info(screen == nil ? "spawned a pooled screen process" : "spawned screen process", metadata: [
-            "screen": "\(screen.map { "\($0)" } ?? "none (pooled)")", "kind": "\(kind)", "pid": "\(process.pid)", "connection": "\(connection.id)",
-        ])
-        daemon.emitEvent(.processSpawned, screen: screen, connection: connection.id, name: kind,
-                         text: "spawned \(executable) pid \(process.pid) for \(screen.map { "\(kind) \($0)" } ?? "the pool of \(kind)")")
         return screenProcess
     }
 
-    /// The screen is gone (the daemon said goodbye on the connection): make sure the process
-    /// follows within the grace period.
-    func retire(reason: String) {
-        startKillTimer()
-    }
-
-    /// The connection closed first (the process died or closed it): the
-    /// process should exit now; enforce it.
-    func connectionClosed() {
-        startKillTimer()
-    }
-
-    /// Sends SIGTERM, then SIGKILL, each after the grace period, until the process exits.
-    private func startKillTimer() {
-        guard !hasExited, killTimer == nil else { return }
-        let timer = UVTimer(loop: loop)
-        killTimer = timer
-        let grace = daemon.configuration.spawnExitGraceMilliseconds
-        timer.start(after: grace, repeat: grace) { [unowned self] in
-            guard !hasExited else { return }
-            let signal = signalsSent == 0 ? SIGTERM : SIGKILL
-            signalsSent += 1
-            daemon.logger.warning("screen process outstays its screen; sending \(signal == SIGTERM ? "SIGTERM" : "SIGKILL")", metadata: [
-                "pid": "\(pid)", "kind": "\(kind)",
-            ])
-            try? process.kill(signal)
-        }
-    }
+    func retire(reason: String) {}
 
     func assign(_ screen: ScreenID) { self.screen = screen }
 
-    /// Kills the process at once (daemon shutdown after the grace period).
-    func kill() {
+    func send(_ signal: Int32) {
         guard !hasExited else { return }
-        try? process.kill(SIGKILL)
+        try? process.kill(signal)
     }
 
     private func exited(status: Int64, signal: Int32) {
         hasExited = true
         exitedAbnormally = signal != 0 || status != 0
-        killTimer?.close()
-        killTimer = nil
-        let how = signal != 0 ? "signal \(signal)" : "status \(status)"
-        daemon.logger.info("screen process exited", metadata: ["pid": "\(pid)", "kind": "\(kind)", "how": "\(how)"])
-        daemon.emitEvent(.processExited, screen: screen, connection: connectionID, name: kind, text: "pid \(pid) (\(kind)) exited with \(how)")
+        exitDescription = signal != 0 ? "signal \(signal)" : "status \(status)"
         process.close { [self] in
             onExit?(self)
-            daemon.wakeIfWorkPending()
+            onExit = nil
         }
     }
 

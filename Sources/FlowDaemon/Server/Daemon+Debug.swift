@@ -72,7 +72,7 @@ extension Daemon {
         stats.flows = UInt64(runtime?.liveFlowCount ?? 0)
         stats.screens = UInt64(runtime?.liveScreenCount ?? 0)
         stats.connections = UInt64(connections.count)
-        stats.childProcesses = UInt64(children.count)
+        stats.childProcesses = UInt64(spawned.count)
         stats.openDescriptors = UInt64(max(0, ResourceLimits.openDescriptorCount()))
         stats.libuvHandles = UInt64(loop.openHandleCount)
         stats.pendingAcks = UInt64(delivery.pendingAckCount)

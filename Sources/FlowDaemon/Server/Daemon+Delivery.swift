@@ -3,6 +3,9 @@ import FlowKit
 import FlowKitWire
 import FlowWire
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Daemon {
     /// Applies what the runtime caused, and what that causes in turn (dismissals completed, screens
@@ -110,7 +113,8 @@ extension Daemon {
                     send(.shutdown(.init(reason: .screenDismissed, message: reason)), to: connection)
                     closeGracefully(connection)
                 }
-                spawnedHosts[host]?.retire(reason: reason)
+                spawned[connection: host]?.retire(reason: reason)
+                spawned.mustExit(connection: host, now: loop.now)
             case .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired:
                 reportSurvival(action)
             case .spawnPooled, .tookPooled, .stopPooled, .poolSuspended:
@@ -125,10 +129,10 @@ extension Daemon {
             return
         }
         do {
-            let spawned = try spawner.spawn(
+            let child = try spawner.spawn(
                 for: self, screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
-            adoptChild(spawned)
-            perform(delivery.spawned(screen, host: spawned.connectionID, now: loop.now))
+            adoptChild(child, screen: screen, kind: kind, executable: executable)
+            perform(delivery.spawned(screen, host: child.connectionID, now: loop.now))
         } catch {
             logger.error("cannot spawn a screen", metadata: ["screen": "\(screen)", "kind": "\(kind)", "error": "\(error)"])
             perform(delivery.spawnFailed(screen))
@@ -137,7 +141,7 @@ extension Daemon {
 
     /// A screen host finished its handshake (`resuming` the screens of the dropped host with that id, if set).
     func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
-        if spawnedHosts[connection.id] == nil, let app {
+        if spawned[connection: connection.id] == nil, let app {
             let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
             if !unknown.isEmpty {
@@ -151,7 +155,7 @@ extension Daemon {
         if let old {
             perform(delivery.resume(old, as: connection.id, provides: provides, now: loop.now))
         } else {
-            perform(delivery.hostJoined(connection.id, provides: spawnedHosts[connection.id] == nil ? provides : [], now: loop.now))
+            perform(delivery.hostJoined(connection.id, provides: spawned[connection: connection.id] == nil ? provides : [], now: loop.now))
             if let member = delivery.pool.members[connection.id] { pooledProcessReady(connection, kind: member.kind) }
         }
         drive()
@@ -166,7 +170,7 @@ extension Daemon {
         if !delivery.isDetached(connection.id) {
             tokens.retire(connection.id, because: .hostLeft)
         }
-        spawnedHosts[connection.id]?.connectionClosed()
+        spawned.mustExit(connection: connection.id, now: loop.now)
         drive()
     }
 
@@ -205,17 +209,36 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// Keeps a spawned process: by connection and pid until it exits, then tells the delivery.
-    func adoptChild(_ spawned: any SpawnedHost) {
-        spawnedHosts[spawned.connectionID] = spawned
-        children[spawned.pid] = spawned
-        spawned.onExit = { [weak self] child in
+    /// Keeps a spawned process until it exits, then tells the delivery; logs and reports the spawn.
+    func adoptChild(_ child: any SpawnedHost, screen: ScreenID?, kind: String, executable: String) {
+        connections[child.connectionID]?.peerPID = child.pid
+        spawned.adopt(child)
+        logger.info(screen == nil ? "spawned a pooled screen process" : "spawned screen process", metadata: [
+            "screen": "\(screen.map { "\($0)" } ?? "none (pooled)")", "kind": "\(kind)", "pid": "\(child.pid)", "connection": "\(child.connectionID)",
+        ])
+        emitEvent(.processSpawned, screen: screen, connection: child.connectionID, name: kind,
+                  text: "spawned \(executable) pid \(child.pid) for \(screen.map { "\(kind) \($0)" } ?? "the pool of \(kind)")")
+        child.onExit = { [weak self] child in
             guard let self else { return }
-            children[child.pid] = nil
-            spawnedHosts[child.connectionID] = nil
+            loop.assertOnLoop()
+            spawned.exited(child)
+            logger.info("screen process exited", metadata: ["pid": "\(child.pid)", "kind": "\(kind)", "how": "\(child.exitDescription)"])
+            emitEvent(.processExited, screen: child.screen, connection: child.connectionID, name: kind,
+                      text: "pid \(child.pid) (\(kind)) exited with \(child.exitDescription)")
             perform(delivery.processExited(child.connectionID, abnormally: child.exitedAbnormally, now: loop.now))
             drive()
             childExited()
+            wakeIfWorkPending()
+        }
+    }
+
+    /// Spawned processes that outstayed their reason to exit: SIGTERM, then SIGKILL.
+    func signalOutstayingProcesses(now: UInt64) {
+        for (child, signal) in spawned.expire(now: now) {
+            logger.warning("screen process outstays its screen; sending \(signal == SIGTERM ? "SIGTERM" : "SIGKILL")", metadata: [
+                "pid": "\(child.pid)", "connection": "\(child.connectionID)",
+            ])
+            child.send(signal)
         }
     }
 }

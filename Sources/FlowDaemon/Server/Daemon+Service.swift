@@ -31,7 +31,7 @@ extension Daemon {
     }
 
     /// Starts talking to the service manager when it listens (`$NOTIFY_SOCKET`): the watchdog pings begin now.
-    func startService(_ environment: ServiceEnvironment, on uv: UVLoop) {
+    func startService(_ environment: ServiceEnvironment) {
         guard let address = environment.notifySocket else { return }
         let sink: NotifySocketSink
         do {
@@ -42,17 +42,24 @@ extension Daemon {
             ])
             return
         }
-        let notifier = ServiceNotifier(
-            sink: sink, appName: app?.name, watchdogMicroseconds: environment.watchdogMicroseconds, logger: logger)
-        service = ServiceSession(notifier: notifier, sink: sink, loop: uv) { [unowned self] in serviceIterationEnded() }
+        startService(sink: sink, watchdogMicroseconds: environment.watchdogMicroseconds, closeSink: sink.close)
         logger.debug("notifying the service manager", metadata: [
-            "NOTIFY_SOCKET": "\(address)", "watchdog_ms": "\(notifier.watchdogPeriod.map { "\($0)" } ?? "off")",
+            "NOTIFY_SOCKET": "\(address)", "watchdog_ms": "\(service?.notifier.watchdogPeriod.map { "\($0)" } ?? "off")",
         ])
+    }
+
+    /// Starts talking to a service manager through `sink` (the embedded daemon's tests pass a recorder);
+    /// `watchdogMicroseconds` is its `WATCHDOG_USEC`. The pings run on the loop's clock.
+    package func startService(sink: any ServiceNotifySink, watchdogMicroseconds: UInt64?, closeSink: @escaping () -> Void = {}) {
+        loop.assertOnLoop()
+        let notifier = ServiceNotifier(sink: sink, appName: app?.name, watchdogMicroseconds: watchdogMicroseconds, logger: logger)
+        service = ServiceSession(notifier: notifier, now: loop.now, closeSink: closeSink)
+        armDeadlineTimer()
     }
 
     /// The one point where the daemon is ready: it listens and its app started (whatever `startApp()` restores
     /// comes before this). Tells the service manager `READY=1` with the first status. Called once, by `run()`.
-    func becameReady() {
+    package func becameReady() {
         loop.assertOnLoop()
         guard let service else { return }
         service.notifier.ready(serviceStatus, now: loop.now)
@@ -68,8 +75,14 @@ extension Daemon {
     func serviceIterationEnded() {
         guard let service else { return }
         if let due = service.notifier.update(serviceStatus, now: loop.now) {
-            service.statusHeld(until: due, now: loop.now)
+            service.statusHeld(until: due)
+            armDeadlineTimer()
         }
+    }
+
+    /// The session's timers that passed: a watchdog ping, a held status.
+    func expireService(now: UInt64) {
+        if service?.expire(now: now) == true { serviceIterationEnded() }
     }
 
     /// The loop is ending: stop the pings, close the socket.
@@ -82,6 +95,6 @@ extension Daemon {
     var serviceStatus: ServiceStatus {
         ServiceStatus(
             phase: phase, flows: runtime?.liveFlowCount ?? 0, screens: runtime?.liveScreenCount ?? 0,
-            connections: connections.count, screenProcesses: children.count)
+            connections: connections.count, screenProcesses: spawned.count)
     }
 }

@@ -67,10 +67,8 @@ public final class Daemon {
     @exclusivity(unchecked) var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
     /// The flows' timers and work the daemon started (`Daemon+Requests.swift`).
     @exclusivity(unchecked) var requests = DaemonRequests()
-    /// Spawned screen processes by the id of their connection.
-    var spawnedHosts: [UInt64: any SpawnedHost] = [:]
-    /// Spawned processes that have not exited yet, by pid.
-    package var children: [Int32: any SpawnedHost] = [:]
+    /// Spawned screen processes not reaped yet, and the exit grace of those that must go.
+    var spawned: SpawnedProcesses
     /// Kinds whose warm pool size was read from their factory (`Daemon+Pool.swift`).
     var poolsDecided: Set<String> = []
     /// Debug clients' `TerminateFlow` requests waiting for their flow's unwinding, by flow.
@@ -143,6 +141,7 @@ public final class Daemon {
         self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
+        self.spawned = SpawnedProcesses(grace: configuration.spawnExitGraceMilliseconds)
         self.watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
         self.handshakeDeadlines = DeadlineQueue(timeout: configuration.handshakeTimeoutMilliseconds)
         self.closeDeadlines = DeadlineQueue(timeout: configuration.shutdownGraceMilliseconds)
@@ -184,7 +183,7 @@ public final class Daemon {
         try installSignalHandlers(on: uvLoop.uv)
         uvLoop.start { [unowned self] in endIteration() }
         logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
-        startService(service, on: uvLoop.uv)
+        startService(service)
         startApp()
         becameReady()
 
@@ -263,6 +262,17 @@ public final class Daemon {
     package func adoptSpawned(_ pipe: any ConnectionPipe, token: String, peerPID: Int32) -> UInt64 {
         adopt(pipe, origin: .spawned(token: token), peerPID: peerPID).id
     }
+
+    /// Closes the connection of a spawned screen whose process could not be started.
+    package func dropSpawned(_ id: UInt64) {
+        connections[id]?.forceClose()
+    }
+
+    /// The socket path spawned screens are told.
+    package var socketPath: String { configuration.socketPath }
+
+    /// Spawned processes not reaped yet.
+    package var childCount: Int { spawned.count }
 
     /// Ids of the connections the daemon holds, closing ones included.
     package var connectionIDs: [UInt64] { connections.keys.sorted() }
@@ -555,18 +565,17 @@ public final class Daemon {
 
     // MARK: Deadlines
 
+    /// The next deadline of every part, folded by `armDeadlineTimer` into the one timer of the loop.
+    private var deadlines: [UInt64?] {
+        [handshakeDeadlines.next, closeDeadlines.next, frameDeadlines.next, delivery.nextDeadline, watchdog?.nextTick,
+         requests.timers.next, stateJournal?.retryAt, contractWatch.hostWaits.next, spawned.nextDeadline, service?.nextDeadline]
+    }
+
     func armDeadlineTimer() {
-        // Once stopped, nothing is left to time out (and the loop's timers are closed).
-        func earlier(_ a: UInt64?, _ b: UInt64?) -> UInt64? {
-            guard let a else { return b }
-            guard let b else { return a }
-            return min(a, b)
-        }
         // The watchdog ticks while commands may be waiting for acks (their clocks are running).
         if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
-        let next = phase == .stopped ? nil
-            : earlier(earlier(earlier(earlier(handshakeDeadlines.next, closeDeadlines.next), delivery.nextDeadline), watchdog?.nextTick),
-                      earlier(earlier(earlier(requests.timers.next, stateJournal?.retryAt), frameDeadlines.next), contractWatch.hostWaits.next))
+        // Once stopped, nothing is left to time out (and the loop's timers are closed).
+        let next = phase == .stopped ? nil : deadlines.lazy.compactMap { $0 }.min()
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -589,6 +598,8 @@ public final class Daemon {
         expireAckDeadlines(now: now)
         fireRequestTimers(now: now)
         reportScreensWithoutHost(now: now)
+        signalOutstayingProcesses(now: now)
+        expireService(now: now)
         if let tick = watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
         for id in closeDeadlines.expired(now: now) {
             if let connection = connections[id] {
@@ -682,7 +693,8 @@ public final class Daemon {
             listener = nil
             notifyAndDrain(cause)
         case .stopChildren:
-            for child in children.values { child.connectionClosed() }
+            spawned.mustAllExit(now: loop.now)
+            armDeadlineTimer()
         case .finish:
             finishShutdown()
         }
@@ -731,7 +743,7 @@ public final class Daemon {
 
     /// Finishes the shutdown once every connection closed and every child was reaped.
     private func checkShutdownComplete() {
-        perform(shutdown.check(connections: connections.count, children: children.count))
+        perform(shutdown.check(connections: connections.count, children: spawned.count))
     }
 
     private func finishShutdown() {
