@@ -30,15 +30,15 @@ final class JournalLog {
     /// Where the first frame starts.
     private let headerBytes: Int
     /// Where the whole frames end: the next frame goes here.
-    @exclusivity(unchecked) private var end: Int
+    private var end: Int
     /// The file's size; bytes past `end` are a torn frame, cut away at the first write.
-    @exclusivity(unchecked) private var size: Int
+    private var size: Int
     /// The sequence number the next frame gets.
-    @exclusivity(unchecked) private(set) var nextSeq: Int64 = 1
+    private(set) var nextSeq: Int64 = 1
     /// The records in the whole frames.
-    @exclusivity(unchecked) private(set) var count = 0
+    private(set) var count = 0
     /// The bytes of the next frame, kept between commits so that a commit allocates nothing.
-    @exclusivity(unchecked) private var frame: [UInt8] = []
+    private var frame: [UInt8] = []
 
     /// Bytes after the last whole frame when the file was opened: a torn write that the first
     /// append cuts away (0: none).

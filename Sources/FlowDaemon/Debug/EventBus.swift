@@ -24,12 +24,12 @@ final class EventBus {
     }
 
     /// The seq of the last event emitted.
-    @exclusivity(unchecked) private(set) var lastSeq: UInt64 = 0
-    @exclusivity(unchecked) private var subscriptions: [UInt64: Subscription] = [:]
+    private(set) var lastSeq: UInt64 = 0
+    private var subscriptions: [UInt64: Subscription] = [:]
     /// Unread bytes beyond which a watcher is considered lagging.
     var lagLimit = 256 << 10
     /// Events sent to subscribers, for `Stats.events_sent`.
-    @exclusivity(unchecked) private(set) var sent: UInt64 = 0
+    private(set) var sent: UInt64 = 0
 
     init() {}
 

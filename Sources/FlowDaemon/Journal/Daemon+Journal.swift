@@ -80,9 +80,8 @@ extension Daemon {
     /// what a host is told is journaled first).
     func commitJournal() {
         guard let stateJournal else { return }
+        // While writes fail, the deadline timer (armed at the end of the iteration) wakes the loop for the next try.
         stateJournal.commit(now: loop.now)
-        // While writes fail, the deadline timer wakes the loop for the next try.
-        if stateJournal.isFailing { armDeadlineTimer() }
     }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due; says what is lost.

@@ -21,22 +21,22 @@ final class DaemonJournal {
     }
 
     let journal: Journal
-    @exclusivity(unchecked) private(set) var mode: Mode = .recording
+    private(set) var mode: Mode = .recording
     /// The check of every screen command the runtime made since the app started.
-    @exclusivity(unchecked) private(set) var check = PlacementCheck()
+    private(set) var check = PlacementCheck()
     /// Inputs not committed yet (this iteration's, or more while writes fail).
-    @exclusivity(unchecked) private var pending: [Journal.Record] = []
+    private var pending: [Journal.Record] = []
     /// Set while writes fail: when to try again, and the first error.
-    @exclusivity(unchecked) private var failing: (retryAt: UInt64, error: JournalError)?
+    private var failing: (retryAt: UInt64, error: JournalError)?
     /// Inputs committed by this process.
-    @exclusivity(unchecked) private(set) var committed = 0
+    private(set) var committed = 0
     /// Commits since the last flush request.
-    @exclusivity(unchecked) private var sinceSync = 0
+    private var sinceSync = 0
     private let syncs = DispatchQueue(label: "flowd.journal.sync")
     private let logger: Logger
 
     /// When the last flush was asked for (the loop's clock, milliseconds).
-    @exclusivity(unchecked) private var lastSyncAt: UInt64 = 0
+    private var lastSyncAt: UInt64 = 0
 
     /// Commits after which the log is flushed to the disk off the loop, or sooner at the first commit
     /// a second after the last flush: what a power cut can take (a crash of the process takes

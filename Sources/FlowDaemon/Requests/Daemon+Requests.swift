@@ -25,7 +25,6 @@ extension Daemon {
             let (at, overflow) = loop.now.addingReportingOverflow(wait)
             requests.timers.add(request.id, at: overflow ? .max : at)
             logger.debug("timer started", metadata: ["request": "\(request.id)", "flow": "\(request.owner)", "milliseconds": "\(wait)"])
-            armDeadlineTimer()
         case .work(let work):
             guard let inbox = loop.inbox else {
                 feedRequestInput(.workFailed(request.id, message: "flowd cannot run work now: its loop takes no results from other threads"))

@@ -13,33 +13,33 @@ final class Connection {
     /// The daemon-wide id, as shown by `flowctl tree` and in `Welcome`.
     let id: UInt64
     let pipe: any ConnectionPipe
-    @exclusivity(unchecked) var protocolState: ConnectionStateMachine
-    @exclusivity(unchecked) var decoder: FrameDecoder
+    var protocolState: ConnectionStateMachine
+    var decoder: FrameDecoder
     /// Encoded frames not yet handed to the pipe.
-    @exclusivity(unchecked) var outbox: [UInt8] = []
+    var outbox: [UInt8] = []
     /// Whether this connection is in the daemon's flush list.
-    @exclusivity(unchecked) var isDirty = false
+    var isDirty = false
     /// Whether reading is paused because complete frames wait for its next turn.
-    @exclusivity(unchecked) var isBacklogged = false
+    var isBacklogged = false
     /// The daemon's turn (loop iteration) that `framesThisTurn` and `inputsThisTurn` count.
-    @exclusivity(unchecked) var turn: UInt64 = 0
+    var turn: UInt64 = 0
     /// Frames handled in `turn` (bounded by `DaemonConfiguration.framesPerTurn`).
-    @exclusivity(unchecked) var framesThisTurn = 0
+    var framesThisTurn = 0
     /// Inputs to the flows handled in `turn` (bounded by `DaemonConfiguration.inputsPerTurn`).
-    @exclusivity(unchecked) var inputsThisTurn = 0
+    var inputsThisTurn = 0
     /// The seq of the last frame sent.
-    @exclusivity(unchecked) var sentSeq: UInt64 = 0
+    var sentSeq: UInt64 = 0
     /// Peer process id (SO_PEERCRED, or the spawned child's pid).
     var peerPID: Int32
     /// Set once `close` began; no more frames are read or queued.
-    @exclusivity(unchecked) private(set) var isClosing = false
+    private(set) var isClosing = false
     /// When bytes last arrived from the peer (the loop's clock): a peer that sends is not hung.
-    @exclusivity(unchecked) var lastHeard: UInt64 = 0
+    var lastHeard: UInt64 = 0
     /// Whether a frame-timeout deadline is queued for a partial frame in `decoder`.
-    @exclusivity(unchecked) var awaitsFrameEnd = false
+    var awaitsFrameEnd = false
     /// Whether an attached host's screens are held for it to resume when this connection closes:
     /// false once it said goodbye or the daemon closed it for breaking the protocol.
-    @exclusivity(unchecked) var mayResume = true
+    var mayResume = true
     /// Called once when the pipe is closed, to drop the connection from the daemon.
     var onClosed: ((Connection) -> Void)?
 

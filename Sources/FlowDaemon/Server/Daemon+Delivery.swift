@@ -42,7 +42,6 @@ extension Daemon {
                 }
             }
         } while runtime.hasEffects
-        armDeadlineTimer()
     }
 
     /// Gives one screen command to the delivery state machine, reports it, and performs what it says.
@@ -69,7 +68,7 @@ extension Daemon {
 
     /// How a placed screen's host is found: the app's factory for its kind.
     /// Runs inside `delivery`'s access (the autoclosure of `apply`): it reads `app` only. It must never
-    /// touch `delivery`: that property's exclusivity is unchecked, and an overlap would be undefined.
+    /// touch `delivery` (an overlapping access would trap).
     private func route(for command: ScreenCommand) -> ScreenDelivery.Route {
         guard case .place(let place) = command, let app else { return .attached }
         if case .spawn(_, _, _, let restart, _) = app.factory(for: place.kind).resolved { return .spawn(restart) }
@@ -229,6 +228,7 @@ extension Daemon {
             drive()
             childExited()
             wakeIfWorkPending()
+            armDeadlineTimer()
         }
     }
 

@@ -76,7 +76,6 @@ extension Daemon {
         guard let service else { return }
         if let due = service.notifier.update(serviceStatus, now: loop.now) {
             service.statusHeld(until: due)
-            armDeadlineTimer()
         }
     }
 

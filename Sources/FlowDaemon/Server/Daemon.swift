@@ -25,11 +25,7 @@ public final class Daemon {
     public var appName: String { app?.name ?? "none" }
     let logger: Logger
     /// The flows and the navigation model (nil when no app runs).
-    // `@exclusivity(unchecked)` below: state only the daemon's loop touches, never from inside a flow
-    // (FlowRuntime keeps its checks) — its run-time checks were 17.6% of the relay's instructions
-    // (docs/performance.md, "The third session on issue 15"). A callback that runs inside a mutating
-    // access to one of these must not touch the same property: unchecked, that is undefined.
-    @exclusivity(unchecked) private(set) var runtime: FlowRuntime?
+    private(set) var runtime: FlowRuntime?
 
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound):
     /// every placed screen is delivered, every delivered screen not being dismissed is placed. Scans
@@ -45,28 +41,28 @@ public final class Daemon {
         return problems
     }
     /// Which host shows which screen, serials, held commands and ack deadlines.
-    @exclusivity(unchecked) package var delivery: ScreenDelivery
+    package var delivery: ScreenDelivery
     /// Resume tokens issued to attached hosts in this run.
     var tokens = ResumeTokens()
     /// Pings hosts with commands unacknowledged and finds hung ones (nil: `hangTimeout` 0).
-    @exclusivity(unchecked) var watchdog: HangWatchdog?
+    var watchdog: HangWatchdog?
     /// Restarts, resumes and hangs so far, for `Stats`.
-    @exclusivity(unchecked) var survival = SurvivalCounts()
+    var survival = SurvivalCounts()
     /// Screens waiting for a host of their kind, and what hosts and the app disagreed on.
-    @exclusivity(unchecked) var contractWatch = ContractWatch()
+    var contractWatch = ContractWatch()
     /// The journal of inputs that keeps the app across restarts of the daemon (nil: `--no-state`).
-    @exclusivity(unchecked) var stateJournal: DaemonJournal?
+    var stateJournal: DaemonJournal?
     /// Set while a restore replays the journal: the screen commands are folded here instead of
     /// delivered.
-    @exclusivity(unchecked) var restoring: RestoredScreens?
+    var restoring: RestoredScreens?
     /// Inputs replayed from the journal at start.
     var restoredInputs = 0
     /// Keys of the latest inputs applied: a repeat is dropped.
-    @exclusivity(unchecked) var appliedKeys = AppliedKeys()
+    var appliedKeys = AppliedKeys()
     /// `OpenLink` requests waiting for the dismissals in flight (`Daemon+Links.swift`).
-    @exclusivity(unchecked) var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
+    var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
     /// The flows' timers and work the daemon started (`Daemon+Requests.swift`).
-    @exclusivity(unchecked) var requests = DaemonRequests()
+    var requests = DaemonRequests()
     /// Spawned screen processes not reaped yet, and the exit grace of those that must go.
     var spawned: SpawnedProcesses
     /// Kinds whose warm pool size was read from their factory (`Daemon+Pool.swift`).
@@ -74,11 +70,11 @@ public final class Daemon {
     /// Debug clients' `TerminateFlow` requests waiting for their flow's unwinding, by flow.
     var terminations: [FlowID: (connection: UInt64, seq: UInt64, text: String)] = [:]
     /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
-    @exclusivity(unchecked) var effectBuffer: [RuntimeEffect] = []
+    var effectBuffer: [RuntimeEffect] = []
     /// Reused between commands by `drive()`.
-    @exclusivity(unchecked) var actionBuffer: [ScreenDelivery.Action] = []
+    var actionBuffer: [ScreenDelivery.Action] = []
     /// The debug event stream.
-    @exclusivity(unchecked) private(set) var events = EventBus()
+    private(set) var events = EventBus()
     /// How the app ended, once it did.
     public private(set) var appOutcome: AppOutcome?
 
@@ -91,24 +87,24 @@ public final class Daemon {
     private var listener: UnixSocketListener?
     private var signals: [UVSignal] = []
     /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
-    @exclusivity(unchecked) var service: ServiceSession?
+    var service: ServiceSession?
 
-    @exclusivity(unchecked) private(set) var connections: [UInt64: Connection] = [:]
+    private(set) var connections: [UInt64: Connection] = [:]
     private var lastConnectionID: UInt64 = 0
     /// Connections with frames in their outbox, written once per loop iteration.
-    @exclusivity(unchecked) private var writes = WriteScheduler()
+    private var writes = WriteScheduler()
     /// Connections with complete frames waiting for their next turn.
-    @exclusivity(unchecked) private var backlogged: [Connection] = []
+    private var backlogged: [Connection] = []
     /// The current turn: one per loop iteration, counted at its end (`endIteration`). A connection's
     /// budget of frames and inputs is per turn.
-    @exclusivity(unchecked) private var turn: UInt64 = 1
+    private var turn: UInt64 = 1
     /// Handshake deadlines by connection.
-    @exclusivity(unchecked) private var handshakeDeadlines: DeadlineQueue<UInt64>
+    private var handshakeDeadlines: DeadlineQueue<UInt64>
     /// Force-close deadlines of connections closing gracefully.
-    @exclusivity(unchecked) private var closeDeadlines: DeadlineQueue<UInt64>
+    private var closeDeadlines: DeadlineQueue<UInt64>
     /// Deadlines of established connections holding part of a frame (`frameTimeoutMilliseconds`).
-    @exclusivity(unchecked) private var frameDeadlines: DeadlineQueue<UInt64>
-    @exclusivity(unchecked) private var armedDeadline: UInt64?
+    private var frameDeadlines: DeadlineQueue<UInt64>
+    private var armedDeadline: UInt64?
 
     /// Where the daemon is in its life.
     public typealias Phase = DaemonPhase
@@ -186,6 +182,8 @@ public final class Daemon {
         startService(service)
         startApp()
         becameReady()
+        // The first iteration's poll must see the deadlines the start set.
+        armDeadlineTimer()
 
         _ = uvLoop.uv.run()
         do {
@@ -231,7 +229,6 @@ public final class Daemon {
         logger.debug("connected", metadata: ["connection": "\(connection.label)"])
         emitEvent(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
         handshakeDeadlines.add(connection.id, now: loop.now)
-        armDeadlineTimer()
         return connection
     }
 
@@ -246,6 +243,8 @@ public final class Daemon {
             if app != nil { hostLeft(closed) }
             checkShutdownComplete()
             wakeIfWorkPending()
+            // Close callbacks run after the iteration's end: the deadlines they changed are armed here.
+            armDeadlineTimer()
         }
         do {
             try connection.pipe.startReading(
@@ -308,7 +307,6 @@ public final class Daemon {
               !connection.isBacklogged, connection.agreement != nil, connection.decoder.bufferedByteCount > 0 else { return }
         connection.awaitsFrameEnd = true
         frameDeadlines.add(connection.id, now: loop.now)
-        armDeadlineTimer()
     }
 
     private func expireFrameDeadlines(now: UInt64) {
@@ -504,6 +502,7 @@ public final class Daemon {
     package func endIteration() {
         flushDirtyConnections()
         turn &+= 1
+        armDeadlineTimer()
     }
 
     /// Writes every outbox once per iteration and drops peers that stopped reading; backlogged
@@ -539,7 +538,10 @@ public final class Daemon {
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
         guard !writes.isEmpty || !backlogged.isEmpty || shutdown.hasStepDue(pendingDismissals: pendingDismissals) else { return }
-        loop.wake { [unowned self] in flushDirtyConnections() }
+        loop.wake { [unowned self] in
+            flushDirtyConnections()
+            armDeadlineTimer()
+        }
     }
 
     // MARK: Closing
@@ -560,7 +562,6 @@ public final class Daemon {
         guard !connection.isClosing else { return }
         connection.close(graceful: true)
         closeDeadlines.add(connection.id, now: loop.now)
-        armDeadlineTimer()
     }
 
     // MARK: Deadlines
@@ -571,6 +572,9 @@ public final class Daemon {
          requests.timers.next, stateJournal?.retryAt, contractWatch.hostWaits.next, spawned.nextDeadline, service?.nextDeadline]
     }
 
+    /// Arms the loop's one timer for the earliest deadline of every part. Called once per loop
+    /// iteration, at its end (`endIteration`), and from callbacks that run after it (closes, exits):
+    /// not after every input, which would read every part's deadline for each frame.
     func armDeadlineTimer() {
         // The watchdog ticks while commands may be waiting for acks (their clocks are running).
         if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
@@ -581,6 +585,10 @@ public final class Daemon {
         loop.setDeadline(next) { [unowned self] in
             armedDeadline = nil
             expireDeadlines()
+            // A timer callback runs before the poll, whose timeout is computed from the timers armed
+            // then: arm the next deadline now, and write what it queued in this iteration.
+            armDeadlineTimer()
+            wakeIfWorkPending()
         }
     }
 
@@ -607,7 +615,6 @@ public final class Daemon {
                 connection.forceClose()
             }
         }
-        armDeadlineTimer()
     }
 
     // MARK: Shutdown
