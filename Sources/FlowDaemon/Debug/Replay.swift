@@ -73,14 +73,12 @@ public enum Replay {
             guard runtime.liveFlowCount + runtime.liveScreenCount > 0 else { return false }
             runtime.terminateAll(animated: false)
             return true
-        case .output, .injected where event.screenID != 0:
-            guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
-            // Recordings hold JSON; a screen whose outputs are binary gets them in its own form. A
-            // refused output (bad JSON, late tap) is refused again: same effect.
-            let json = event.payload.data
-            let payload = runtime.contentTypes(of: screen)?.output == WireProtocol.jsonContentType
-                ? json : (try? runtime.outputPayload(screen: screen, fromJSON: json)) ?? json
-            _ = try? runtime.receiveOutput(screen: screen, payload: payload)
+        case .output:
+            try feedOutput(event, to: runtime)
+            return true
+        case .injected where event.screenID != 0:
+            // An injected output names its screen; an injected terminate has none (the next case).
+            try feedOutput(event, to: runtime)
             return true
         case .injected where event.payload.contentType == EventPayloads.terminateFlowContentType:
             guard let request = try? Flowd_V1_TerminateFlow(serializedBytes: Array(event.payload.data)) else { throw missingPayload(event) }
@@ -105,6 +103,18 @@ public enum Replay {
         default:
             return false
         }
+    }
+
+    /// Feeds a recorded output (a screen's or an injected one) to its screen.
+    private static func feedOutput(_ event: Flowd_V1_Event, to runtime: FlowRuntime) throws(ReplayError) {
+        guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
+        // Recordings hold JSON; a screen whose outputs are binary gets them in its own form. A
+        // refused output (bad JSON, late tap) is refused again: same effect.
+        let screen = ScreenID(rawValue: event.screenID)
+        let json = event.payload.data
+        let payload = runtime.contentTypes(of: screen)?.output == WireProtocol.jsonContentType
+            ? json : (try? runtime.outputPayload(screen: screen, fromJSON: json)) ?? json
+        _ = try? runtime.receiveOutput(screen: screen, payload: payload)
     }
 
     private static func missingPayload(_ event: Flowd_V1_Event) -> ReplayError {
