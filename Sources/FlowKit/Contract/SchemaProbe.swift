@@ -101,23 +101,40 @@ private let dictionaryProbeKey = "key"
 
 /// Placeholders for the values the probe hands out, and what each records.
 private func placeholder<T: Decodable>(_ type: T.Type, node: ProbeNode, depth: Int, codingPath: [CodingKey]) throws -> T {
-    switch type {
-    case is String.Type: node.shape = .string; return "" as! T
-    case is Bool.Type: node.shape = .boolean; return false as! T
-    case is Double.Type: node.shape = .number; return 0.0 as! T
-    case is Float.Type: node.shape = .number; return Float(0) as! T
-    case is URL.Type: node.shape = .string; return URL(string: "https://example.invalid")! as! T
-    case is UUID.Type: node.shape = .string; return UUID() as! T
-    default: break
-    }
-    if let integer = type as? any FixedWidthInteger.Type {
-        node.shape = .integer
-        return integer.init(0) as! T
+    if let (shape, value) = leafPlaceholder(type) {
+        node.shape = shape
+        return try cast(value, to: type, codingPath: codingPath)
     }
     if let iterable = type as? any CaseIterable.Type, let first = firstCase(iterable, recording: node) {
-        return first as! T
+        return try cast(first, to: type, codingPath: codingPath)
     }
     return try T(from: ProbeDecoder(node: node, depth: depth, codingPath: codingPath, forcedKey: nil))
+}
+
+/// The placeholder of a type the probe answers itself (strings, numbers, booleans, URLs, UUIDs) and
+/// what it records; nil for every other type, which decodes itself from the probe.
+private func leafPlaceholder(_ type: Any.Type) -> (shape: ProbeNode.Shape, value: Any)? {
+    switch type {
+    case is String.Type: (.string, "")
+    case is Bool.Type: (.boolean, false)
+    case is Double.Type: (.number, 0.0)
+    case is Float.Type: (.number, Float(0))
+    case is URL.Type: (.string, URL(string: "https://example.invalid")!)
+    case is UUID.Type: (.string, UUID())
+    case let integer as any FixedWidthInteger.Type: (.integer, integer.init(0))
+    default: nil
+    }
+}
+
+/// `value` as the `T` it was made for; a placeholder of another type is the probe's bug, reported
+/// (as the type's `failure`) instead of trapping.
+private func cast<T>(_ value: Any, to type: T.Type, codingPath: [CodingKey]) throws -> T {
+    guard let typed = value as? T else {
+        throw DecodingError.typeMismatch(type, DecodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "SchemaProbe's placeholder \(value) of type \(Swift.type(of: value)) is not a \(T.self)"))
+    }
+    return typed
 }
 
 /// The first case of a raw-value enum, recording every raw value.
