@@ -2,43 +2,44 @@ import FlowKit
 import FlowKitWire
 import FlowWire
 
-extension ScreenDelivery.Outgoing {
-    /// The frame body that carries this command to a screen host; an `Update`'s state goes with the
-    /// content type of the screen's states (read only for updates).
-    func wireBody(stateContentType: @autoclosure () -> String) -> Flowd_V1_Envelope.OneOf_Body {
-        switch command {
-        case .place(let place):
-            var message = Flowd_V1_Place()
-            message.screenID = place.screen.rawValue
-            message.kind = place.kind
-            message.state = Flowd_V1_Payload(contentType: place.contentType, data: place.state)
-            message.placement = Flowd_V1_Placement(place.placement, screen: place.screen)
-            message.serial = serial
-            message.flowID = place.owner.rawValue
-            message.flowType = place.flowType
-            message.animated = place.animated
-            return .place(message)
-        case .update(let screen, let state, _):
-            var message = Flowd_V1_Update()
-            message.screenID = screen.rawValue
-            message.serial = serial
-            message.state = Flowd_V1_Payload(contentType: stateContentType(), data: state)
-            return .update(message)
-        case .placementChanged(let screen, let placement, let change, _):
-            var message = Flowd_V1_PlacementChanged()
-            message.screenID = screen.rawValue
-            message.serial = serial
-            message.change = Flowd_V1_PlacementChanged.Change(change)
-            message.placement = Flowd_V1_Placement(placement, screen: screen)
-            return .placementChanged(message)
-        case .dismiss(let screen, let animated, let reason):
-            var message = Flowd_V1_Dismiss()
-            message.screenID = screen.rawValue
-            message.serial = serial
-            message.animated = animated
-            message.reason = Flowd_V1_Dismiss.Reason(reason)
-            return .dismiss(message)
-        }
+// The wire messages of the screen commands that go out as protobuf messages. An `Update`, the most
+// frequent command, is written from its fields instead (`FrameEncoder.appendUpdate`, through
+// `Daemon.sendUpdate`), so it has no message here.
+
+extension Flowd_V1_Place {
+    /// The `Place` that carries `place` to a screen host as command `serial` of its screen.
+    init(_ place: PlaceCommand, serial: UInt64) {
+        self.init()
+        screenID = place.screen.rawValue
+        kind = place.kind
+        state = Flowd_V1_Payload(contentType: place.contentType, data: place.state)
+        placement = Flowd_V1_Placement(place.placement, screen: place.screen)
+        self.serial = serial
+        flowID = place.owner.rawValue
+        flowType = place.flowType
+        animated = place.animated
+    }
+}
+
+extension Flowd_V1_PlacementChanged {
+    /// The `PlacementChanged` that tells `screen`'s host its new `placement`, as command `serial`.
+    init(_ screen: ScreenID, placement: Placement, change: PlacementChange, serial: UInt64) {
+        self.init()
+        screenID = screen.rawValue
+        self.serial = serial
+        self.change = Flowd_V1_PlacementChanged.Change(change)
+        self.placement = Flowd_V1_Placement(placement, screen: screen)
+    }
+}
+
+extension Flowd_V1_Dismiss {
+    /// The `Dismiss` of `screen`, as command `serial`.
+    init(_ screen: ScreenID, animated: Bool, reason: DismissalReason, serial: UInt64) {
+        self.init()
+        screenID = screen.rawValue
+        self.serial = serial
+        self.animated = animated
+        self.reason = Flowd_V1_Dismiss.Reason(reason)
     }
 }
 

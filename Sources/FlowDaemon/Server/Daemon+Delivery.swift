@@ -81,12 +81,7 @@ extension Daemon {
             switch action {
             case .send(let outgoing, let host):
                 guard let connection = connections[host] else { break }
-                if case .update(let screen, let state, _) = outgoing.command {
-                    // The most frequent command, written from its fields: no protobuf message built.
-                    sendUpdate(screen, serial: outgoing.serial, state: state, to: connection)
-                } else {
-                    send(outgoing.wireBody(stateContentType: stateContentType(of: outgoing.command.screen)), to: connection)
-                }
+                sendCommand(outgoing, to: connection)
             case .spawn(let screen, let kind):
                 spawn(screen, kind: kind)
             case .dismissalCompleted(let screen, let outcome):
@@ -119,6 +114,22 @@ extension Daemon {
             case .spawnPooled, .tookPooled, .stopPooled, .poolSuspended:
                 performPool(action)
             }
+        }
+    }
+
+    /// Sends a screen command to its host as the frame that carries it.
+    private func sendCommand(_ outgoing: ScreenDelivery.Outgoing, to connection: Connection) {
+        let serial = outgoing.serial
+        switch outgoing.command {
+        case .place(let place):
+            send(.place(Flowd_V1_Place(place, serial: serial)), to: connection)
+        case .update(let screen, let state, _):
+            // The most frequent command, written from its fields: no protobuf message built.
+            sendUpdate(screen, serial: serial, state: state, to: connection)
+        case .placementChanged(let screen, let placement, let change, _):
+            send(.placementChanged(Flowd_V1_PlacementChanged(screen, placement: placement, change: change, serial: serial)), to: connection)
+        case .dismiss(let screen, let animated, let reason):
+            send(.dismiss(Flowd_V1_Dismiss(screen, animated: animated, reason: reason, serial: serial)), to: connection)
         }
     }
 
