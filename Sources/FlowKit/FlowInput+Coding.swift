@@ -27,7 +27,7 @@ extension FlowInput {
             kind = .userNavigation
             Self.append(screen.rawValue, to: &body)
             switch navigation {
-            case .back(let phase): body += [0, Self.phaseNumbers[phase] ?? 0]
+            case .back(let phase): body += [0, Self.phaseNumber(phase)]
             case .selectTab(let index): body.append(1); Self.append(UInt64(max(0, index)), to: &body)
             case .closeModal: body.append(2)
             }
@@ -81,11 +81,7 @@ extension FlowInput {
             let navigation: UserNavigation
             switch try reader.byte() {
             case 0:
-                let number = try reader.byte()
-                guard let phase = Self.phaseNumbers.first(where: { $0.value == number })?.key else {
-                    throw FlowInputDecodingError("unknown gesture phase \(number)")
-                }
-                navigation = .back(phase)
+                navigation = .back(try Self.phase(number: try reader.byte()))
             case 1:
                 let index = try reader.varint()
                 guard index <= UInt64(Int.max) else { throw FlowInputDecodingError("tab index \(index) out of range") }
@@ -138,7 +134,26 @@ extension FlowInput {
         guard reader.isAtEnd else { throw FlowInputDecodingError("\(reader.remaining) bytes after a \(known) input") }
     }
 
-    private static let phaseNumbers: [GesturePhase: UInt8] = [.began: 0, .cancelled: 1, .committed: 2]
+    /// The number a back's phase is journaled as. A button press (`immediate`) is journaled as
+    /// `commit`: the runtime applies the two alike, and the schema keeps the three numbers it had.
+    private static func phaseNumber(_ phase: NavigationPhase) -> UInt8 {
+        switch phase {
+        case .begin: 0
+        case .cancel: 1
+        case .commit, .immediate: 2
+        }
+    }
+
+    /// The phase a journaled number stands for.
+    private static func phase(number: UInt8) throws(FlowInputDecodingError) -> NavigationPhase {
+        switch number {
+        case 0: .begin
+        case 1: .cancel
+        case 2: .commit
+        default: throw FlowInputDecodingError("unknown gesture phase \(number)")
+        }
+    }
+
     private static let outcomeNumbers: [DismissOutcome: UInt8] = [.acknowledged: 0, .timedOut: 1, .hostLost: 2]
 
     private static func append(_ value: UInt64, to bytes: inout [UInt8]) {

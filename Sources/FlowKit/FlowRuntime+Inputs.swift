@@ -29,16 +29,16 @@ extension FlowRuntime {
         }
         let visible = model.front() == screen
         switch navigation {
-        case .back(.began):
+        case .back(.begin):
             try requireVisible(visible, screen, navigation)
             try requirePoppable(screen)
             backGesture = screen
-        case .back(.cancelled):
+        case .back(.cancel):
             guard backGesture == screen else {
-                throw FlowKitError(.invalidNavigation, "back cancelled on screen \(screen) without a back gesture in progress; send began first")
+                throw FlowKitError(.invalidNavigation, "back cancelled on screen \(screen) without a back gesture in progress; send begin first")
             }
             backGesture = nil
-        case .back(.committed):
+        case .back(.immediate), .back(.commit):
             if backGesture == screen { backGesture = nil }
             try requireVisible(visible, screen, navigation)
             try requirePoppable(screen)

@@ -76,18 +76,18 @@ public final class FlowTester {
         }
     }
 
-    /// The user goes back from the visible screen (or `screen`): a committed back gesture.
+    /// The user goes back from the visible screen (or `screen`): the back button (`immediate`).
     public func back(from screen: ScreenID? = nil) throws(FlowKitError) {
         defer { settle() }
-        try runtime.receiveUserNavigation(.back(.committed), from: try target(screen))
+        try runtime.receiveUserNavigation(.back(.immediate), from: try target(screen))
     }
 
     /// The user starts a back swipe and then cancels or commits it.
     public func backGesture(from screen: ScreenID? = nil, commit: Bool) throws(FlowKitError) {
         defer { settle() }
         let screen = try target(screen)
-        try runtime.receiveUserNavigation(.back(.began), from: screen)
-        try runtime.receiveUserNavigation(.back(commit ? .committed : .cancelled), from: screen)
+        try runtime.receiveUserNavigation(.back(.begin), from: screen)
+        try runtime.receiveUserNavigation(.back(commit ? .commit : .cancel), from: screen)
     }
 
     /// The user selects a tab of the tab bar around the visible screen (or `screen`).

@@ -47,7 +47,8 @@ extension Flowd_V1_UserNavigation {
 }
 
 extension Flowd_V1_NavigationPhase {
-    /// `committed`, `began`, `cancelled` as FlowKit's `GesturePhase` says them; a button press is `committed`.
+    /// What the phase did, as logs and `flowctl` say it: `committed` (a button press too), `began`,
+    /// `cancelled`; the same words as FlowKit's `NavigationPhase` prints (FlowWire does not import FlowKit).
     public var word: String {
         switch self {
         case .immediate, .commit: "committed"

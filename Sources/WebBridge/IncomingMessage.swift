@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 /// The fields a page's message may carry (docs/web.md, "Messages"); which ones a `type` needs is
@@ -35,18 +36,14 @@ package struct IncomingMessage: Decodable {
         return value
     }
 
-    /// The navigation phase named by `phase` (default: immediate).
-    func navigationPhase() throws(MessageError) -> Phase {
+    /// The navigation phase named by `phase`, a `NavigationPhase` raw value (default: immediate).
+    func navigationPhase() throws(MessageError) -> NavigationPhase {
         guard let phase else { return .immediate }
-        guard let known = Phase(rawValue: phase) else {
-            throw MessageError("malformed message: phase \"\(phase)\" is not one of immediate, begin, cancel, commit")
+        guard let known = NavigationPhase(rawValue: phase) else {
+            let names = NavigationPhase.allCases.map(\.rawValue).joined(separator: ", ")
+            throw MessageError("malformed message: phase \"\(phase)\" is not one of \(names)")
         }
         return known
-    }
-
-    /// A user navigation's phase as the page names it.
-    package enum Phase: String, Sendable {
-        case immediate, begin, cancel, commit
     }
 }
 

@@ -1,3 +1,5 @@
+import FlowKit
+
 /// What a screen page asks of its tab's host (docs/web.md, "Messages").
 package enum TabRequest: Equatable, Sendable {
     /// Button `index` of a screen was pressed.
@@ -5,9 +7,9 @@ package enum TabRequest: Equatable, Sendable {
     /// A screen's text field now says `text`.
     case text(screen: UInt64, text: String)
     /// Back from a screen (the back button: immediate; a swipe: begin, then cancel or commit).
-    case back(screen: UInt64, phase: IncomingMessage.Phase)
+    case back(screen: UInt64, phase: NavigationPhase)
     /// Close the modal a screen is in.
-    case closeModal(screen: UInt64, phase: IncomingMessage.Phase)
+    case closeModal(screen: UInt64, phase: NavigationPhase)
     /// Select tab `index` of the tab bar a screen is in.
     case selectTab(screen: UInt64, index: Int)
     /// The page has drawn command `serial` of a screen.

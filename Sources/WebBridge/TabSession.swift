@@ -122,8 +122,8 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
             switch request {
             case .press(_, let index): try card.sendOutput(.didPressButton(index: index))
             case .text(_, let text): try card.sendOutput(.didEnterText(text: text))
-            case .back(_, let phase): try card.navigate(.back(phase.navigationPhase))
-            case .closeModal(_, let phase): try card.navigate(.closeModal(phase.navigationPhase))
+            case .back(_, let phase): try card.navigate(.back(phase))
+            case .closeModal(_, let phase): try card.navigate(.closeModal(phase))
             case .selectTab(_, let index): try card.navigate(.selectTab(index))
             case .ack: break
             }
@@ -158,16 +158,5 @@ extension ScreenView {
         self.init(
             id: card.id, kind: card.kind, flow: card.flowID, flowType: card.flowType, state: card.state,
             placement: card.placement)
-    }
-}
-
-extension IncomingMessage.Phase {
-    var navigationPhase: NavigationPhase {
-        switch self {
-        case .immediate: .immediate
-        case .begin: .begin
-        case .cancel: .cancel
-        case .commit: .commit
-        }
     }
 }

@@ -10,8 +10,8 @@ import Testing
     static let every: [FlowInput] = [
         .output(screen, payload: Data(#"{"didPressButton":{"index":1}}"#.utf8)),
         .output(ScreenID(rawValue: UInt64.max), payload: Data()),
-        .userNavigation(.back(.began), screen: screen), .userNavigation(.back(.cancelled), screen: screen),
-        .userNavigation(.back(.committed), screen: screen), .userNavigation(.selectTab(0), screen: screen),
+        .userNavigation(.back(.begin), screen: screen), .userNavigation(.back(.cancel), screen: screen),
+        .userNavigation(.back(.commit), screen: screen), .userNavigation(.selectTab(0), screen: screen),
         .userNavigation(.selectTab(1_000_000), screen: screen), .userNavigation(.closeModal, screen: screen),
         .dismissalCompleted(screen, .acknowledged), .dismissalCompleted(screen, .timedOut), .dismissalCompleted(screen, .hostLost),
         .screenLost(screen), .terminate(FlowID(rawValue: 7), animated: true), .terminate(FlowID(rawValue: 0), animated: false),
@@ -38,7 +38,9 @@ import Testing
     @Test func theEncodingIsStable() {
         // The journal's schema: these bytes must decode the same in every later flowd.
         #expect(FlowInput.screenLost(Self.screen).encoded == (4, [0xAC, 0x02]))
-        #expect(FlowInput.userNavigation(.back(.committed), screen: Self.screen).encoded == (2, [0xAC, 0x02, 0, 2]))
+        #expect(FlowInput.userNavigation(.back(.commit), screen: Self.screen).encoded == (2, [0xAC, 0x02, 0, 2]))
+        // A button press applies like a finished gesture and is journaled as one.
+        #expect(FlowInput.userNavigation(.back(.immediate), screen: Self.screen).encoded == (2, [0xAC, 0x02, 0, 2]))
         #expect(FlowInput.terminate(FlowID(rawValue: 7), animated: true).encoded == (5, [7, 1]))
         #expect(FlowInput.timerFired(RequestID(rawValue: 300)).encoded == (7, [0xAC, 0x02]))
         #expect(FlowInput.workSucceeded(RequestID(rawValue: 2), payload: Data("1".utf8)).encoded == (8, [2, 0x31]))

@@ -176,7 +176,7 @@ struct LifetimeTests {
         #expect(throws: FlowKitError.self) { try tester.back() }
         #expect(throws: FlowKitError.self) { try tester.closeModal() }
         #expect(throws: FlowKitError.self) { try tester.selectTab(1) }
-        #expect(throws: FlowKitError.self) { try tester.runtime.receiveUserNavigation(.back(.cancelled), from: rootScreen) }
+        #expect(throws: FlowKitError.self) { try tester.runtime.receiveUserNavigation(.back(.cancel), from: rootScreen) }
         tester.send(.tap("more"), from: PlainScreen.self)
         do {
             try tester.back(from: rootScreen)

@@ -169,8 +169,8 @@ struct RandomizedTests {
             case 72..<75:
                 fuzz.log.append("back cancelled")
                 if let visible {
-                    try? runtime.receiveUserNavigation(.back(.began), from: visible)
-                    try? runtime.receiveUserNavigation(.back(.cancelled), from: visible)
+                    try? runtime.receiveUserNavigation(.back(.begin), from: visible)
+                    try? runtime.receiveUserNavigation(.back(.cancel), from: visible)
                 }
             case 75..<80:
                 let tab = fuzz.int(3)

@@ -31,7 +31,7 @@ enum TreeCostRunner {
             transport.drain(runtime)
         }
         try time("pop (user back)") {
-            try runtime.receiveUserNavigation(.back(.committed), from: stack.top.id)
+            try runtime.receiveUserNavigation(.back(.immediate), from: stack.top.id)
             transport.drain(runtime)
             stack.popped()
         }
