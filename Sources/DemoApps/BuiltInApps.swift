@@ -77,7 +77,7 @@ public enum BuiltInApps {
 
     static func benchEcho() -> App {
         let count = BenchEchoFlow.screensFromEnvironment
-        let modules = (0..<max(1, min(count, 10_000))).map(BenchEchoFlow.module)
+        let modules = (0..<BenchEchoFlow.screenCount(count)).map(BenchEchoFlow.module)
         return App(name: "bench-echo", modules: modules, placer: windowRoot) { BenchEchoFlow(screens: count) }
     }
 

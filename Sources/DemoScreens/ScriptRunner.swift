@@ -31,8 +31,14 @@ public final class ScriptRunner {
     let log: (String) -> Void
     private var done: Set<Int> = []
 
+    /// How long each step waits for its screen unless told otherwise: 10 s.
+    public static let defaultStepTimeoutMilliseconds = 10_000
+
     /// A runner acting on `deck` (registered on `host`), logging each step and event through `log`.
-    public init(host: ScreenHost, deck: CardDeck, script: Script, stepTimeoutMilliseconds: Int = 10_000, log: @escaping (String) -> Void) {
+    public init(
+        host: ScreenHost, deck: CardDeck, script: Script, stepTimeoutMilliseconds: Int = ScriptRunner.defaultStepTimeoutMilliseconds,
+        log: @escaping (String) -> Void
+    ) {
         self.host = host
         self.deck = deck
         self.script = script

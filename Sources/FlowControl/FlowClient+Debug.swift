@@ -2,14 +2,14 @@ import FlowWire
 
 extension FlowClient {
     /// The daemon's tree (flows, navigation, connections, counters).
-    public func tree(timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_Tree {
+    public func tree(timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> Flowd_V1_Tree {
         let reply = try request(.getTree(Flowd_V1_GetTree()), timeoutMilliseconds: timeoutMilliseconds)
         guard case .tree(let tree) = reply.body else { throw .unexpected("expected Tree, got \(reply.bodyName)") }
         return tree
     }
 
     /// The running app's screen contract (`Describe`): its name and the JSON `flowd describe APP --json` prints.
-    public func describe(timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_AppContract {
+    public func describe(timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> Flowd_V1_AppContract {
         let reply = try request(.describe(Flowd_V1_Describe()), timeoutMilliseconds: timeoutMilliseconds)
         guard case .appContract(let contract) = reply.body else { throw .unexpected("expected AppContract, got \(reply.bodyName)") }
         return contract
@@ -17,14 +17,14 @@ extension FlowClient {
 
     /// Sends a debug command (InjectOutput, InjectNavigation, TerminateFlow)
     /// and returns the message of its `CommandResult`; a refusal throws `.daemon`.
-    public func command(_ body: Flowd_V1_Envelope.OneOf_Body, timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> String {
+    public func command(_ body: Flowd_V1_Envelope.OneOf_Body, timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> String {
         let reply = try request(body, timeoutMilliseconds: timeoutMilliseconds)
         guard case .commandResult(let result) = reply.body else { throw .unexpected("expected CommandResult, got \(reply.bodyName)") }
         return result.message
     }
 
     /// Opens a deep link (`OpenLink`); returns what it opened, or throws the daemon's error.
-    public func openLink(_ link: String, timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_LinkOpened {
+    public func openLink(_ link: String, timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> Flowd_V1_LinkOpened {
         var open = Flowd_V1_OpenLink()
         open.link = link
         let reply = try request(.openLink(open), timeoutMilliseconds: timeoutMilliseconds)
@@ -34,7 +34,7 @@ extension FlowClient {
 
     /// Waits until the daemon has handled every frame sent before (a Ping
     /// barrier); frames that arrive meanwhile stay queued for `receive`.
-    public func barrier(timeoutMilliseconds: Int32 = 5_000) throws(ClientError) {
+    public func barrier(timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) {
         var ping = Flowd_V1_Ping()
         ping.nonce = 1
         _ = try request(.ping(ping), timeoutMilliseconds: timeoutMilliseconds)
@@ -44,7 +44,7 @@ extension FlowClient {
     /// and `screen` (0: any), with payloads if asked. Returns once the daemon
     /// has taken the subscription.
     public func subscribe(kinds: [Flowd_V1_EventKind] = [], flow: UInt64 = 0, screen: UInt64 = 0, payloads: Bool = false,
-                          timeoutMilliseconds: Int32 = 5_000) throws(ClientError) {
+                          timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) {
         var subscribe = Flowd_V1_Subscribe()
         subscribe.kinds = kinds
         subscribe.flowID = flow

@@ -24,9 +24,13 @@ public final class FlowClient {
         self.path = path
     }
 
+    /// How long a request waits for its answer unless told otherwise: the protocol's default
+    /// (`WireProtocol.defaultReplyTimeoutMilliseconds`).
+    public static let defaultTimeoutMilliseconds = Int32(WireProtocol.defaultReplyTimeoutMilliseconds)
+
     /// Connects to the daemon at `path` and performs the handshake.
     public static func connect(
-        path: String, role: Flowd_V1_Role, name: String, timeoutMilliseconds: Int32 = 5_000
+        path: String, role: Flowd_V1_Role, name: String, timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds
     ) throws(ClientError) -> FlowClient {
         let socket: UnixSocket
         do {
@@ -70,7 +74,7 @@ public final class FlowClient {
 
     /// Sends a request and waits for the frame that answers it. A daemon
     /// `Error` in reply is thrown as `ClientError.daemon`.
-    public func request(_ body: Flowd_V1_Envelope.OneOf_Body, timeoutMilliseconds: Int32 = 5_000) throws(ClientError) -> Flowd_V1_Envelope {
+    public func request(_ body: Flowd_V1_Envelope.OneOf_Body, timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> Flowd_V1_Envelope {
         let seq = try send(body)
         // Frames that are not the reply (events, ...) are kept for `receive`, in order, once the
         // reply is found; putting them back at once would make `receive` return them again.

@@ -4,44 +4,44 @@ import FlowWire
 import Glibc
 #endif
 
-/// Everything the daemon can be told at start-up. Defaults are the documented
+/// Everything the daemon can be told at start-up. Defaults (`Defaults`) are the documented
 /// limits of docs/protocol.md; tests shorten the timeouts.
 public struct DaemonConfiguration: Sendable {
     /// The Unix socket the daemon listens on.
     public var socketPath: String
     /// How long a new connection may take to send a complete `Hello`, in milliseconds.
-    public var handshakeTimeoutMilliseconds: UInt64 = 5_000
+    public var handshakeTimeoutMilliseconds = Defaults.handshakeTimeoutMilliseconds
     /// The largest frame either side may send, in bytes, before negotiation.
-    public var maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize
+    public var maxFrameSize = Defaults.maxFrameSize
     /// Bytes queued for one connection beyond which it is disconnected as a stalled reader.
-    public var writeQueueLimit: Int = 4 << 20
+    public var writeQueueLimit = Defaults.writeQueueLimit
     /// Frames of one connection handled per loop iteration at most; the rest waits in its socket
     /// (reading pauses) until its next turn, so that one peer cannot hold the loop (docs/daemon.md).
-    public var framesPerTurn: Int = Daemon.defaultFramesPerTurn
+    public var framesPerTurn = Defaults.framesPerTurn
     /// Of those, inputs to the flows (outputs, user navigation, links, injections) per iteration at
     /// most: each runs a flow and may send commands to any host.
-    public var inputsPerTurn: Int = Daemon.defaultInputsPerTurn
+    public var inputsPerTurn = Defaults.inputsPerTurn
     /// How long a screen may take to acknowledge a command, in milliseconds.
-    public var ackTimeoutMilliseconds: UInt64 = 2_000
+    public var ackTimeoutMilliseconds = Defaults.ackTimeoutMilliseconds
     /// How long a graceful shutdown waits for clients to read their `Shutdown`, in milliseconds.
-    public var shutdownGraceMilliseconds: UInt64 = 2_000
+    public var shutdownGraceMilliseconds = Defaults.shutdownGraceMilliseconds
     /// How long a spawned screen process may outlive its screen before SIGTERM
     /// (and as long again before SIGKILL), in milliseconds.
-    public var spawnExitGraceMilliseconds: UInt64 = 2_000
+    public var spawnExitGraceMilliseconds = Defaults.spawnExitGraceMilliseconds
     /// How long a dropped attached host's screens are held for it to resume, in milliseconds (0: not
     /// at all; its screens are lost with the connection).
-    public var resumeGraceMilliseconds: UInt64 = 5_000
+    public var resumeGraceMilliseconds = Defaults.resumeGraceMilliseconds
     /// How long a host with commands unacknowledged may leave the watchdog's `Ping` unanswered before
     /// it is treated as hung, in milliseconds (0: no watchdog). Keep it below the ack timeout: a hang
     /// is found within 1.75 × this.
-    public var hangTimeoutMilliseconds: UInt64 = 1_000
+    public var hangTimeoutMilliseconds = Defaults.hangTimeoutMilliseconds
     /// How long a peer that began a frame after the handshake may stay silent before it is cut off
     /// with `FRAME_TIMEOUT`, in milliseconds (0: forever). Checked with this granularity: a stalled
     /// peer goes between one and two of these after its last byte.
-    public var frameTimeoutMilliseconds: UInt64 = 10_000
+    public var frameTimeoutMilliseconds = Defaults.frameTimeoutMilliseconds
     /// How long an attached screen may wait for a host providing its kind before the daemon reports
     /// it (log, `NO_HOST` event, `screens_without_host`), in milliseconds (0: never). It keeps waiting.
-    public var hostWaitMilliseconds: UInt64 = 5_000
+    public var hostWaitMilliseconds = Defaults.hostWaitMilliseconds
     /// The journal that keeps the app's state across restarts of the daemon (nil: none). Opened by
     /// `Daemon.openState()`; see docs/restore.md.
     public var statePath: String?
@@ -56,5 +56,34 @@ public struct DaemonConfiguration: Sendable {
     public init(socketPath: String, allowedUID: UInt32 = UInt32(getuid())) {
         self.socketPath = socketPath
         self.allowedUID = allowedUID
+    }
+
+    /// The default of each limit, each number written once: the protocol's (docs/protocol.md) come
+    /// from `WireProtocol`, the daemon's own are here. `flowd`'s options default to these too.
+    public enum Defaults {
+        /// Of `handshakeTimeoutMilliseconds`: the protocol's.
+        public static let handshakeTimeoutMilliseconds = UInt64(WireProtocol.defaultHandshakeTimeoutMilliseconds)
+        /// Of `maxFrameSize`: the protocol's.
+        public static let maxFrameSize = WireProtocol.defaultMaxFrameSize
+        /// Of `writeQueueLimit`: the protocol's.
+        public static let writeQueueLimit = WireProtocol.defaultWriteQueueLimit
+        /// Of `framesPerTurn`: 64 frames of one connection per loop iteration.
+        public static let framesPerTurn = 64
+        /// Of `inputsPerTurn`: 16 of them inputs to the flows.
+        public static let inputsPerTurn = 16
+        /// Of `ackTimeoutMilliseconds`: the protocol's.
+        public static let ackTimeoutMilliseconds = UInt64(WireProtocol.defaultAckTimeoutMilliseconds)
+        /// Of `shutdownGraceMilliseconds`: 2 s for clients to read their `Shutdown`.
+        public static let shutdownGraceMilliseconds: UInt64 = 2_000
+        /// Of `spawnExitGraceMilliseconds`: the protocol's.
+        public static let spawnExitGraceMilliseconds = UInt64(WireProtocol.defaultSpawnExitGraceMilliseconds)
+        /// Of `resumeGraceMilliseconds`: the protocol's.
+        public static let resumeGraceMilliseconds = UInt64(WireProtocol.defaultResumeGraceMilliseconds)
+        /// Of `hangTimeoutMilliseconds`: the protocol's.
+        public static let hangTimeoutMilliseconds = UInt64(WireProtocol.defaultHangTimeoutMilliseconds)
+        /// Of `frameTimeoutMilliseconds`: the protocol's.
+        public static let frameTimeoutMilliseconds = UInt64(WireProtocol.defaultFrameTimeoutMilliseconds)
+        /// Of `hostWaitMilliseconds`: 5 s before a screen without a host is reported.
+        public static let hostWaitMilliseconds: UInt64 = 5_000
     }
 }

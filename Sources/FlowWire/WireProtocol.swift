@@ -10,10 +10,32 @@ public enum WireProtocol {
     /// The smallest maximum frame size negotiation can produce: 4 KiB.
     public static let minimumMaxFrameSize = 4 * 1024
 
+    // The protocol's default timings (docs/protocol.md §16, §19), each written once: the daemon's
+    // configuration, its command line and the client libraries take theirs from here.
+
+    /// How long the daemon waits for a complete Hello by default, in milliseconds: 5 s.
+    public static let defaultHandshakeTimeoutMilliseconds = 5_000
     /// How long the daemon waits for a complete Hello by default.
-    public static let defaultHandshakeTimeout: Duration = .seconds(5)
+    public static let defaultHandshakeTimeout: Duration = .milliseconds(defaultHandshakeTimeoutMilliseconds)
+    /// How long the daemon waits for an Ack by default, in milliseconds: 2 s.
+    public static let defaultAckTimeoutMilliseconds = 2_000
     /// How long the daemon waits for an Ack by default.
-    public static let defaultAckTimeout: Duration = .seconds(2)
+    public static let defaultAckTimeout: Duration = .milliseconds(defaultAckTimeoutMilliseconds)
+    /// How long a peer that began a frame after the handshake may stay silent by default before it is
+    /// cut off (`FRAME_TIMEOUT`), in milliseconds: 10 s.
+    public static let defaultFrameTimeoutMilliseconds = 10_000
+    /// How long a screen host with commands unacknowledged may leave a `Ping` unanswered by default
+    /// before it is treated as hung, in milliseconds: 1 s.
+    public static let defaultHangTimeoutMilliseconds = 1_000
+    /// How long the daemon holds a dropped attached host's screens by default for it to resume
+    /// (`Welcome.resume_grace_ms`), in milliseconds: 5 s.
+    public static let defaultResumeGraceMilliseconds = 5_000
+    /// How long a spawned screen process may outlive its dismissed screen by default before the daemon
+    /// sends SIGTERM (and as long again before SIGKILL), in milliseconds: 2 s.
+    public static let defaultSpawnExitGraceMilliseconds = 2_000
+    /// How long a client (ScreenKit, FlowControl, flowctl) waits for the daemon's answer by default (its
+    /// `Welcome`, a reply, a `Pong`), in milliseconds: 5 s.
+    public static let defaultReplyTimeoutMilliseconds = 5_000
     /// Bytes a connection's write queue may hold by default before the peer is disconnected: 4 MiB.
     public static let defaultWriteQueueLimit = 4 << 20
 

@@ -94,12 +94,12 @@ struct ServeCommand: ParsableCommand {
     var spawnScreens: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds a screen has to acknowledge its Dismiss.", valueName: "seconds"))
-    var ackTimeout: Double = 2
+    var ackTimeout = Self.seconds(Defaults.ackTimeoutMilliseconds)
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Restart policy for every spawned screen whose process crashes: never, N (within 10 s) or N/SECONDS.",
+            "Restart policy for every spawned screen whose process crashes: never, N (within \(Self.secondsText(RestartPolicy.defaultWindowMilliseconds)) s) or N/SECONDS.",
             discussion: "At most N restarts within SECONDS, then the flow is told the screen was lost (docs/restore.md). Default: the app's own (the launcher restarts its Python screens 5 times in 10 s).",
             valueName: "policy"))
     var restartScreens: String?
@@ -113,41 +113,55 @@ struct ServeCommand: ParsableCommand {
     var spawnPool: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds a dropped screen host's screens are held for it to resume (0: lost at once).", valueName: "seconds"))
-    var resumeGrace: Double = 5
+    var resumeGrace = Self.seconds(Defaults.resumeGraceMilliseconds)
 
     @Option(name: .long, help: ArgumentHelp(
         "Seconds a host with commands unacknowledged may leave a Ping unanswered before it is treated as hung (0: no watchdog).",
-        discussion: "Default: 1, or half of --ack-timeout if that is shorter. A hang is found within 1.75 × this, which must be below --ack-timeout.", valueName: "seconds"))
+        discussion: "Default: \(Self.secondsText(Defaults.hangTimeoutMilliseconds)), or half of --ack-timeout if that is shorter. A hang is found within 1.75 × this, which must be below --ack-timeout.",
+        valueName: "seconds"))
     var hangTimeout: Double?
 
-    /// The hang timeout in effect: as given, else 1 s or half the ack timeout.
-    private var effectiveHangTimeout: Double { hangTimeout ?? min(1, ackTimeout / 2) }
+    /// The hang timeout in effect: as given, else the default or half the ack timeout, the shorter.
+    private var effectiveHangTimeout: Double { hangTimeout ?? min(Self.seconds(Defaults.hangTimeoutMilliseconds), ackTimeout / 2) }
 
     @Option(name: .long, help: ArgumentHelp(
         "Seconds a screen may wait for a host providing its kind before it is reported (0: never).",
         discussion: "Logged as a warning, a no-host event and the screens_without_host counter of flowctl stats; the screen keeps waiting.",
         valueName: "seconds"))
-    var hostWait: Double = 5
+    var hostWait = Self.seconds(Defaults.hostWaitMilliseconds)
 
     @Option(name: .long, help: ArgumentHelp(
         "Seconds a peer that began a frame after the handshake may stay silent before it is cut off (0: forever).",
         discussion: "It is cut off with a FRAME_TIMEOUT error between one and two of these after its last byte.", valueName: "seconds"))
-    var frameTimeout: Double = 10
+    var frameTimeout = Self.seconds(Defaults.frameTimeoutMilliseconds)
 
     @Option(name: .long, help: ArgumentHelp("Seconds a spawned screen process may outlive its screen before SIGTERM (and again before SIGKILL).", valueName: "seconds"))
-    var spawnGrace: Double = 2
+    var spawnGrace = Self.seconds(Defaults.spawnExitGraceMilliseconds)
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
     @Option(name: .long, help: ArgumentHelp("Seconds a new connection has to send Hello.", valueName: "seconds"))
-    var handshakeTimeout: Double = 5
+    var handshakeTimeout = Self.seconds(Defaults.handshakeTimeoutMilliseconds)
 
     @Option(name: .long, help: ArgumentHelp("Largest frame accepted, in bytes.", valueName: "bytes"))
-    var maxFrameSize: Int = 1 << 20
+    var maxFrameSize = Defaults.maxFrameSize
 
     @Option(name: .long, help: ArgumentHelp("Bytes queued for one client before it is disconnected as stalled.", valueName: "bytes"))
-    var writeQueueLimit: Int = 4 << 20
+    var writeQueueLimit = Defaults.writeQueueLimit
+
+    /// The daemon's defaults, which the options' defaults are.
+    private typealias Defaults = DaemonConfiguration.Defaults
+    /// The largest `--max-frame-size`: 64 MiB.
+    private static let maxFrameSizeLimit = 64 << 20
+
+    /// A default in milliseconds as the options give it, in seconds.
+    private static func seconds(_ milliseconds: UInt64) -> Double { Double(milliseconds) / 1000 }
+
+    /// A default in milliseconds as help texts say it, in seconds: `1`, `2.5`.
+    private static func secondsText(_ milliseconds: UInt64) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(seconds(milliseconds))"
+    }
 
     /// A pool size: a whole number from 0 to `SpawnPool.maxSize`.
     static func poolSize(parsing text: String) -> Int? {
@@ -159,8 +173,9 @@ struct ServeCommand: ParsableCommand {
         guard handshakeTimeout > 0, handshakeTimeout <= 3600 else {
             throw ValidationError("--handshake-timeout must be between 0 and 3600 seconds, got \(handshakeTimeout)")
         }
-        guard (4096...(64 << 20)).contains(maxFrameSize) else {
-            throw ValidationError("--max-frame-size must be between 4096 and 67108864 bytes, got \(maxFrameSize)")
+        guard (WireProtocol.minimumMaxFrameSize...Self.maxFrameSizeLimit).contains(maxFrameSize) else {
+            throw ValidationError(
+                "--max-frame-size must be between \(WireProtocol.minimumMaxFrameSize) and \(Self.maxFrameSizeLimit) bytes, got \(maxFrameSize)")
         }
         let command = CommandContext.current.command
         if let app, command.app(named: app) == nil {

@@ -20,7 +20,7 @@ extension ScreenHost {
     /// host that `disconnect()`ed (a reloaded browser tab, docs/web.md); the daemon places them
     /// again (`daemon.resumed`), or refuses a stale token with a `RESUME_REFUSED` error thrown here.
     public static func connect(
-        path: String? = nil, name: String, provides: [String], timeoutMilliseconds: Int32 = 5_000,
+        path: String? = nil, name: String, provides: [String], timeoutMilliseconds: Int32 = Int32(WireProtocol.defaultReplyTimeoutMilliseconds),
         reconnect: ReconnectPolicy? = ReconnectPolicy(), resumeToken: String = ""
     ) throws(ScreenKitError) -> ScreenHost {
         let path = path ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
@@ -37,7 +37,7 @@ extension ScreenHost {
     /// Performs the handshake on an already connected descriptor, which the host then owns and closes.
     /// A non-empty `token` makes this a spawned host (it ends with its only screen).
     public static func connect(
-        descriptor: Int32, name: String, token: String = "", provides: [String] = [], timeoutMilliseconds: Int32 = 5_000
+        descriptor: Int32, name: String, token: String = "", provides: [String] = [], timeoutMilliseconds: Int32 = Int32(WireProtocol.defaultReplyTimeoutMilliseconds)
     ) throws(ScreenKitError) -> ScreenHost {
         try handshake(
             Handshake.hello(name: name, token: token, provides: provides), on: UnixSocket(descriptor: descriptor),
@@ -52,7 +52,7 @@ extension ScreenHost {
     public static func fromEnvironment(
         name: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        timeoutMilliseconds: Int32 = 5_000
+        timeoutMilliseconds: Int32 = Int32(WireProtocol.defaultReplyTimeoutMilliseconds)
     ) throws(ScreenKitError) -> ScreenHost {
         let fdVariable = WireProtocol.socketFDEnvironmentVariable
         let tokenVariable = WireProtocol.tokenEnvironmentVariable

@@ -67,7 +67,7 @@ extension ScreenHost {
     /// `Ping` after the `Place`s of the resumed screens and the commands it held. Throws `.closed`
     /// if the session ends first (then `run()` returns the reason at once), and `.socket`/`.daemon`
     /// errors as `run()` does.
-    public func ping(timeoutMilliseconds: Int32 = 5_000) throws(ScreenKitError) {
+    public func ping(timeoutMilliseconds: Int32 = Int32(WireProtocol.defaultReplyTimeoutMilliseconds)) throws(ScreenKitError) {
         let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
         var nonce: UInt64?  // of the Ping sent on the current connection
         while true {

@@ -51,8 +51,10 @@ public final class ScreenHost {
     /// Set to false to ack by hand with `HostedScreen.ack(_:)` or `ack(screenID:serial:)`, e.g. to test ack timeouts.
     public var autoAck = true
     /// How long a host waits for the daemon's `Shutdown` after acking its last screen's
-    /// dismissal before `run()` returns `.onlyScreenDismissed` anyway. Default 2 s.
-    public var shutdownGraceMilliseconds: Int = 2_000
+    /// dismissal before `run()` returns `.onlyScreenDismissed` anyway. Default: the daemon's grace
+    /// for a spawned process (`WireProtocol.defaultSpawnExitGraceMilliseconds`), after which it
+    /// would stop the process anyway.
+    public var shutdownGraceMilliseconds = WireProtocol.defaultSpawnExitGraceMilliseconds
     /// Non-fatal errors: daemon `Error` frames (`UNKNOWN_KIND`, `ACK_TIMEOUT`, `BAD_PAYLOAD`, ...),
     /// refused `Place`s and protocol slips of the daemon. Fatal ones end `run()` by throwing instead.
     public var onError: ((ScreenKitError) -> Void)?

@@ -38,7 +38,7 @@ struct DemoScreensCommand: ParsableCommand {
     var script: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds each script step may wait for its screen.", valueName: "seconds"))
-    var stepTimeout: Double = 10
+    var stepTimeout = Double(ScriptRunner.defaultStepTimeoutMilliseconds) / 1000
 
     @Flag(name: .long, help: "Print no event log, only failures.")
     var quiet = false

@@ -41,7 +41,7 @@ struct ConnectionOptions: ParsableArguments {
     var socket: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for an answer.", valueName: "seconds"))
-    var timeout: Double = 5
+    var timeout = Double(FlowClient.defaultTimeoutMilliseconds) / 1000
 
     func validate() throws {
         guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be between 0 and 86400 seconds, got \(timeout)") }

@@ -53,7 +53,7 @@ struct FairnessTests {
     }
 
     @Test func aFloodingHostGetsAtMostItsInputBudgetPerIterationAndLosesNothing() throws {
-        let budget = Daemon.defaultInputsPerTurn
+        let budget = DaemonConfiguration.Defaults.inputsPerTurn
         let daemon = Self.echo(screens: 1)
         let (flooder, screen) = try Self.host(daemon, index: 0)
         let flood = 5 * budget + 3

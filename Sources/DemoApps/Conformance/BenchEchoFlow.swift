@@ -13,8 +13,11 @@ public final class BenchEchoFlow: Flow {
     public let screens: Int
 
     public init(screens: Int = BenchEchoFlow.screensFromEnvironment) {
-        self.screens = max(1, min(screens, 10_000))
+        self.screens = Self.screenCount(screens)
     }
+
+    /// The number of screens a request for `requested` gets: from 1 to 10,000.
+    static func screenCount(_ requested: Int) -> Int { max(1, min(requested, 10_000)) }
 
     /// `FLOWD_BENCH_SCREENS` of this process, or 1.
     public static var screensFromEnvironment: Int {

@@ -278,11 +278,6 @@ public final class Daemon {
 
     // MARK: Reading
 
-    /// The default of `DaemonConfiguration.framesPerTurn`.
-    public static let defaultFramesPerTurn = 64
-    /// The default of `DaemonConfiguration.inputsPerTurn`.
-    public static let defaultInputsPerTurn = 16
-
     /// Whether `body` enters the flows (outputs, user navigation, links, injections, terminations):
     /// the frames whose work is counted against `inputsPerTurn`.
     private static func isFlowInput(_ body: Flowd_V1_Envelope.OneOf_Body) -> Bool {

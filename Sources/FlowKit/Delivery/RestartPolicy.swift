@@ -9,8 +9,11 @@ public enum RestartPolicy: Hashable, Sendable, CustomStringConvertible {
     /// Restart, at most `maxRestarts` times within `withinMilliseconds`.
     case restart(maxRestarts: Int, withinMilliseconds: UInt64)
 
-    /// The default for screens that should survive: 5 restarts within 10 seconds.
-    public static let standard = RestartPolicy.restart(maxRestarts: 5, withinMilliseconds: 10_000)
+    /// The window of a policy that names only its count (`N`): 10 seconds.
+    public static let defaultWindowMilliseconds: UInt64 = 10_000
+
+    /// The default for screens that should survive: 5 restarts within the default window.
+    public static let standard = RestartPolicy.restart(maxRestarts: 5, withinMilliseconds: defaultWindowMilliseconds)
 
     /// `never`, or `5/10s`.
     public var description: String {
@@ -20,7 +23,7 @@ public enum RestartPolicy: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Reads `never`, `N/SECONDS` (e.g. `5/10` or `5/2.5`) or `N` (within 10 s).
+    /// Reads `never`, `N/SECONDS` (e.g. `5/10` or `5/2.5`) or `N` (within `defaultWindowMilliseconds`).
     public init?(parsing text: String) {
         if text == "never" || text == "0" {
             self = .never
@@ -28,12 +31,12 @@ public enum RestartPolicy: Hashable, Sendable, CustomStringConvertible {
         }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let count = Int(parts[0]), count > 0 else { return nil }
-        var window = 10_000.0
+        var window = Self.defaultWindowMilliseconds
         if parts.count == 2 {
             guard let seconds = Double(parts[1].hasSuffix("s") ? parts[1].dropLast() : parts[1]), seconds > 0, seconds <= 86_400
             else { return nil }
-            window = seconds * 1000
+            window = UInt64(seconds * 1000)
         }
-        self = .restart(maxRestarts: count, withinMilliseconds: UInt64(window))
+        self = .restart(maxRestarts: count, withinMilliseconds: window)
     }
 }
