@@ -103,7 +103,7 @@ extension Daemon {
         tree.app = appName
         tree.stats = stats()
         tree.lastEventSeq = events.lastSeq
-        tree.connections = connections.values.sorted { $0.id < $1.id }.map(connectionInfo)
+        tree.connections = connections.all.map(connectionInfo)
         guard let runtime else { return tree }
         let snapshot = runtime.debugTree()
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }

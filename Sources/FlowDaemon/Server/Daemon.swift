@@ -89,21 +89,8 @@ public final class Daemon {
     /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
     var service: ServiceSession?
 
-    private(set) var connections: [UInt64: Connection] = [:]
-    private var lastConnectionID: UInt64 = 0
-    /// Connections with frames in their outbox, written once per loop iteration.
-    private var writes = WriteScheduler()
-    /// Connections with complete frames waiting for their next turn.
-    private var backlogged: [Connection] = []
-    /// The current turn: one per loop iteration, counted at its end (`endIteration`). A connection's
-    /// budget of frames and inputs is per turn.
-    private var turn: UInt64 = 1
-    /// Handshake deadlines by connection.
-    private var handshakeDeadlines: DeadlineQueue<UInt64>
-    /// Force-close deadlines of connections closing gracefully.
-    private var closeDeadlines: DeadlineQueue<UInt64>
-    /// Deadlines of established connections holding part of a frame (`frameTimeoutMilliseconds`).
-    private var frameDeadlines: DeadlineQueue<UInt64>
+    /// Every connection, its turns, writes and deadlines.
+    private(set) var connections: ConnectionTable
     private var armedDeadline: UInt64?
 
     /// Where the daemon is in its life.
@@ -139,9 +126,11 @@ public final class Daemon {
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.spawned = SpawnedProcesses(grace: configuration.spawnExitGraceMilliseconds)
         self.watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
-        self.handshakeDeadlines = DeadlineQueue(timeout: configuration.handshakeTimeoutMilliseconds)
-        self.closeDeadlines = DeadlineQueue(timeout: configuration.shutdownGraceMilliseconds)
-        self.frameDeadlines = DeadlineQueue(timeout: configuration.frameTimeoutMilliseconds)
+        self.connections = ConnectionTable(
+            limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
+                          inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
+                          writeQueueLimit: configuration.writeQueueLimit),
+            handshakeTimeout: configuration.handshakeTimeoutMilliseconds, closeGrace: configuration.shutdownGraceMilliseconds)
         self.loop = loop
         self.uvLoop = uvLoop
         self.spawner = spawner
@@ -222,21 +211,17 @@ public final class Daemon {
     /// handshake deadline runs.
     @discardableResult
     func adopt(_ pipe: any ConnectionPipe, origin: ConnectionStateMachine.Origin, peerPID: Int32) -> Connection {
-        lastConnectionID += 1
-        let connection = Connection(
-            id: lastConnectionID, pipe: pipe, origin: origin, peerPID: peerPID, maxFrameSize: configuration.maxFrameSize)
+        let connection = connections.add(pipe, origin: origin, peerPID: peerPID, now: loop.now)
         register(connection)
         logger.debug("connected", metadata: ["connection": "\(connection.label)"])
         emitEvent(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
-        handshakeDeadlines.add(connection.id, now: loop.now)
         return connection
     }
 
     private func register(_ connection: Connection) {
-        connections[connection.id] = connection
         connection.onClosed = { [unowned self] closed in
             loop.assertOnLoop()
-            connections[closed.id] = nil
+            connections.remove(closed.id)
             events.unsubscribe(closed.id)
             logger.debug("closed", metadata: ["connection": "\(closed.label)"])
             emitEvent(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
@@ -274,7 +259,7 @@ public final class Daemon {
     package var childCount: Int { spawned.count }
 
     /// Ids of the connections the daemon holds, closing ones included.
-    package var connectionIDs: [UInt64] { connections.keys.sorted() }
+    package var connectionIDs: [UInt64] { connections.ids }
 
     // MARK: Reading
 
@@ -295,62 +280,18 @@ public final class Daemon {
         watchForStalledFrame(connection)
     }
 
-    /// A peer that stops in the middle of a frame would hold its connection forever: once it is past
-    /// the handshake (whose own deadline covers it before), a partial frame starts the frame timeout.
     private func watchForStalledFrame(_ connection: Connection) {
-        guard configuration.frameTimeoutMilliseconds > 0, !connection.awaitsFrameEnd, !connection.isClosing,
-              !connection.isBacklogged, connection.agreement != nil, connection.decoder.bufferedByteCount > 0 else { return }
-        connection.awaitsFrameEnd = true
-        frameDeadlines.add(connection.id, now: loop.now)
-    }
-
-    private func expireFrameDeadlines(now: UInt64) {
-        for id in frameDeadlines.expired(now: now) {
-            guard let connection = connections[id] else { continue }
-            connection.awaitsFrameEnd = false
-            guard !connection.isClosing, !connection.isBacklogged, connection.decoder.bufferedByteCount > 0 else { continue }
-            let silent = now - min(now, connection.lastHeard)
-            guard silent >= configuration.frameTimeoutMilliseconds else {
-                watchForStalledFrame(connection)
-                continue
-            }
-            logger.warning("peer stopped in the middle of a frame; closing", metadata: [
-                "connection": "\(connection.label)", "buffered": "\(connection.decoder.bufferedByteCount)",
-            ])
-            reject(connection, .init(code: .frameTimeout, message: """
-                a frame was begun (\(connection.decoder.bufferedByteCount) bytes of it arrived) and nothing more came for \
-                \(silent) ms (frame timeout \(configuration.frameTimeoutMilliseconds) ms); closing
-                """), replyTo: 0)
-        }
+        connections.watchForStalledFrame(connection, now: loop.now)
     }
 
     /// Handles the complete frames buffered for `connection` within its budget for this turn (loop
     /// iteration): `framesPerTurn` frames, of which `inputsPerTurn` inputs to the flows, counted
     /// over every read of the iteration (libuv may read a connection several times in one). Past
-    /// it, reading stops (the kernel then pushes back on the sender) and the connection waits in
-    /// `backlogged` for its next turn: nothing is dropped or reordered, and the other connections
-    /// are read and answered in the meantime.
+    /// it, the connection waits for its next turn (`ConnectionTable.nextFrame`): nothing is dropped
+    /// or reordered, and the other connections are read and answered in the meantime.
     private func drain(_ connection: Connection) {
-        if connection.turn != turn {
-            connection.turn = turn
-            connection.framesThisTurn = 0
-            connection.inputsThisTurn = 0
-        }
         do {
-            while !connection.isClosing {
-                if connection.framesThisTurn >= configuration.framesPerTurn || connection.inputsThisTurn >= configuration.inputsPerTurn {
-                    if connection.decoder.bufferedByteCount > 0 {
-                        connection.pipe.stopReading()
-                        if !connection.isBacklogged {
-                            connection.isBacklogged = true
-                            backlogged.append(connection)
-                        }
-                        return
-                    }
-                    break
-                }
-                guard var frame = try connection.decoder.nextFrame() else { break }
-                connection.framesThisTurn += 1
+            while var frame = try connections.nextFrame(of: connection) {
                 // Moved out, not copied: a copy of the body retains everything it holds.
                 if let body = frame.body.take() {
                     if Self.isFlowInput(body) { connection.inputsThisTurn += 1 }
@@ -360,23 +301,14 @@ public final class Daemon {
         } catch {
             reject(connection, .init(code: error.errorCode, message: error.description), replyTo: 0)
         }
-        if connection.isBacklogged {
-            connection.isBacklogged = false
-            connection.pipe.resumeReading()
-        }
     }
 
     /// Gives every backlogged connection its next turn, in the order they were backlogged (one whose
-    /// budget for this turn is spent stays, in its place).
+    /// budget for this turn is spent waits again, in its place).
     private func serviceBacklog() {
-        guard !backlogged.isEmpty else { return }
-        let waiting = backlogged
-        backlogged.removeAll(keepingCapacity: true)
-        for connection in waiting where !connection.isClosing {
-            connection.isBacklogged = false
+        for connection in connections.takeBacklog() {
             drain(connection)
-            // Still backlogged: `drain` put it back. Otherwise it reads again.
-            if !connection.isBacklogged { connection.pipe.resumeReading() }
+            connections.drained(connection)
         }
     }
 
@@ -482,13 +414,13 @@ public final class Daemon {
     /// Queues a frame to `connection`; it is written at the end of this loop iteration.
     func send(_ body: Flowd_V1_Envelope.OneOf_Body, to connection: Connection, replyTo: UInt64 = 0) {
         guard connection.queue(body, replyTo: replyTo) else { return }
-        writes.mark(connection)
+        connections.markDirty(connection)
     }
 
     /// Sends screen `screen`'s `Update` (its `serial` and `state`), written from these fields.
     func sendUpdate(_ screen: ScreenID, serial: UInt64, state: Data, to connection: Connection) {
         guard connection.queueUpdate(screenID: screen.rawValue, serial: serial, contentType: stateContentType(of: screen), state: state) else { return }
-        writes.mark(connection)
+        connections.markDirty(connection)
     }
 
     /// The end of a loop iteration (libuv's check phase): every outbox is written, then a new turn
@@ -496,7 +428,7 @@ public final class Daemon {
     /// the next iteration's wake-up, before its reads.
     package func endIteration() {
         flushDirtyConnections()
-        turn &+= 1
+        connections.endTurn()
         armDeadlineTimer()
     }
 
@@ -509,10 +441,10 @@ public final class Daemon {
         if !waitingLinks.isEmpty { openWaitingLinks() }
         commitJournal()
         defer {
-            if !backlogged.isEmpty { wakeIfWorkPending() }
+            if connections.hasBacklog { wakeIfWorkPending() }
             if service != nil { serviceIterationEnded() }
         }
-        for connection in WriteScheduler.flush(writes.takeDirty(), limit: configuration.writeQueueLimit) {
+        for connection in WriteScheduler.flush(connections.takeDirty(), limit: configuration.writeQueueLimit) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "connection": "\(connection.label)", "queued": "\(connection.pipe.writeQueueSize)",
                 "limit": "\(configuration.writeQueueLimit)",
@@ -532,7 +464,7 @@ public final class Daemon {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
-        guard !writes.isEmpty || !backlogged.isEmpty || shutdown.hasStepDue(pendingDismissals: pendingDismissals) else { return }
+        guard !connections.hasNothingToWrite || connections.hasBacklog || shutdown.hasStepDue(pendingDismissals: pendingDismissals) else { return }
         loop.wake { [unowned self] in
             flushDirtyConnections()
             armDeadlineTimer()
@@ -554,16 +486,14 @@ public final class Daemon {
     /// Flushes, half-closes and closes; a peer that does not let the write
     /// side drain is force-closed after the shutdown grace period.
     func closeGracefully(_ connection: Connection) {
-        guard !connection.isClosing else { return }
-        connection.close(graceful: true)
-        closeDeadlines.add(connection.id, now: loop.now)
+        connections.closeGracefully(connection, now: loop.now)
     }
 
     // MARK: Deadlines
 
     /// The next deadline of every part, folded by `armDeadlineTimer` into the one timer of the loop.
     private var deadlines: [UInt64?] {
-        [handshakeDeadlines.next, closeDeadlines.next, frameDeadlines.next, delivery.nextDeadline, watchdog?.nextTick,
+        [connections.nextDeadline, delivery.nextDeadline, watchdog?.nextTick,
          requests.timers.next, stateJournal?.retryAt, contractWatch.hostWaits.next, spawned.nextDeadline, service?.nextDeadline]
     }
 
@@ -590,26 +520,32 @@ public final class Daemon {
     private func expireDeadlines() {
         let now = loop.now
         loop.assertOnLoop()
-        for id in handshakeDeadlines.expired(now: now) {
-            guard let connection = connections[id], !connection.isClosing else { continue }
-            if let action = connection.protocolState.handshakeTimedOut(afterMilliseconds: configuration.handshakeTimeoutMilliseconds),
-               case .reject(let violation) = action {
-                reject(connection, violation, replyTo: 0)
+        for timeout in connections.expire(now: now) {
+            switch timeout {
+            case .handshake(let connection):
+                if case .reject(let violation)? = connection.protocolState.handshakeTimedOut(
+                    afterMilliseconds: configuration.handshakeTimeoutMilliseconds) {
+                    reject(connection, violation, replyTo: 0)
+                }
+            case .stalledFrame(let connection, let silent):
+                logger.warning("peer stopped in the middle of a frame; closing", metadata: [
+                    "connection": "\(connection.label)", "buffered": "\(connection.decoder.bufferedByteCount)",
+                ])
+                reject(connection, .init(code: .frameTimeout, message: """
+                    a frame was begun (\(connection.decoder.bufferedByteCount) bytes of it arrived) and nothing more came for \
+                    \(silent) ms (frame timeout \(configuration.frameTimeoutMilliseconds) ms); closing
+                    """), replyTo: 0)
+            case .forceClose(let connection):
+                logger.debug("force-closing a connection that did not drain", metadata: ["connection": "\(connection.label)"])
+                connection.forceClose()
             }
         }
-        expireFrameDeadlines(now: now)
         expireAckDeadlines(now: now)
         fireRequestTimers(now: now)
         reportScreensWithoutHost(now: now)
         signalOutstayingProcesses(now: now)
         expireService(now: now)
         if let tick = watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
-        for id in closeDeadlines.expired(now: now) {
-            if let connection = connections[id] {
-                logger.debug("force-closing a connection that did not drain", metadata: ["connection": "\(connection.label)"])
-                connection.forceClose()
-            }
-        }
     }
 
     // MARK: Shutdown
@@ -730,7 +666,7 @@ public final class Daemon {
     /// The draining phase: `Shutdown` to everyone, graceful closes.
     private func notifyAndDrain(_ cause: ShutdownSequence.Cause) {
         emitEvent(.shutdown, text: "shutting down: \(cause.message)")
-        for connection in connections.values where !connection.isClosing {
+        for connection in connections.all where !connection.isClosing {
             connection.queue(.shutdown(.init(reason: cause.reason, message: cause.message)))
             closeGracefully(connection)
         }
@@ -756,9 +692,7 @@ public final class Daemon {
         for signal in signals { signal.close() }
         signals.removeAll()
         stopService()
-        handshakeDeadlines = DeadlineQueue(timeout: handshakeDeadlines.timeout)
-        closeDeadlines = DeadlineQueue(timeout: closeDeadlines.timeout)
-        frameDeadlines = DeadlineQueue(timeout: frameDeadlines.timeout)
+        connections.dropDeadlines()
         requests.dropAll()
         commitJournalBeforeExit()
         stateJournal?.drainSyncs()

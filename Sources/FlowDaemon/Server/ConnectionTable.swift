@@ -1,0 +1,196 @@
+import FlowKit
+import FlowWire
+
+/// The daemon's connections as one part: each by id, the write scheduler (one write per connection
+/// per loop iteration), the turns and their budgets (`framesPerTurn`, `inputsPerTurn`) with the
+/// connections waiting for their next turn, and the connections' three deadlines — the handshake,
+/// a frame begun and not finished, and a graceful close that does not drain. Events in (`add`,
+/// `nextFrame`, `closeGracefully`, `expire(now:)`), what to do out; it does no I/O but the pipes'
+/// reading switch, and it never calls into the daemon.
+struct ConnectionTable {
+    /// What the daemon was configured with that concerns its connections.
+    struct Limits {
+        var maxFrameSize: Int
+        var framesPerTurn: Int
+        var inputsPerTurn: Int
+        /// Milliseconds a frame may stay unfinished after the handshake (0: forever).
+        var frameTimeout: UInt64
+        /// Unread bytes beyond which a peer that stopped reading is cut off.
+        var writeQueueLimit: Int
+    }
+
+    /// A deadline that passed, for the driver to act on.
+    enum Timeout {
+        /// No `Hello` within the handshake timeout.
+        case handshake(Connection)
+        /// A frame was begun and nothing more came for `silentFor` milliseconds.
+        case stalledFrame(Connection, silentFor: UInt64)
+        /// A graceful close did not drain within the shutdown grace: close it now.
+        case forceClose(Connection)
+    }
+
+    let limits: Limits
+    private var byID: [UInt64: Connection] = [:]
+    private var lastID: UInt64 = 0
+    /// Connections with frames in their outbox.
+    private var writes = WriteScheduler()
+    /// Connections with complete frames waiting for their next turn, in the order they began waiting.
+    private var backlogged: [Connection] = []
+    /// The current turn: one per loop iteration (`endTurn`). A connection's budget is per turn.
+    private var turn: UInt64 = 1
+    private var handshakeDeadlines: DeadlineQueue<UInt64>
+    private var closeDeadlines: DeadlineQueue<UInt64>
+    private var frameDeadlines: DeadlineQueue<UInt64>
+
+    init(limits: Limits, handshakeTimeout: UInt64, closeGrace: UInt64) {
+        self.limits = limits
+        handshakeDeadlines = DeadlineQueue(timeout: handshakeTimeout)
+        closeDeadlines = DeadlineQueue(timeout: closeGrace)
+        frameDeadlines = DeadlineQueue(timeout: limits.frameTimeout)
+    }
+
+    // MARK: Membership
+
+    /// Takes a connected pipe: a new connection whose handshake deadline runs from `now`.
+    mutating func add(_ pipe: any ConnectionPipe, origin: ConnectionStateMachine.Origin, peerPID: Int32, now: UInt64) -> Connection {
+        lastID += 1
+        let connection = Connection(id: lastID, pipe: pipe, origin: origin, peerPID: peerPID, maxFrameSize: limits.maxFrameSize)
+        byID[connection.id] = connection
+        handshakeDeadlines.add(connection.id, now: now)
+        return connection
+    }
+
+    /// A closed connection leaves.
+    mutating func remove(_ id: UInt64) {
+        byID[id] = nil
+    }
+
+    /// The connection with this id, closing ones included.
+    subscript(id: UInt64) -> Connection? { byID[id] }
+
+    /// Connections held, closing ones included.
+    var count: Int { byID.count }
+
+    /// Every connection, by id.
+    var all: [Connection] { byID.values.sorted { $0.id < $1.id } }
+
+    /// Ids of every connection, in order.
+    var ids: [UInt64] { byID.keys.sorted() }
+
+    // MARK: Reading, in turns
+
+    /// The next complete frame of `connection` this turn, or nil: none complete, the connection is
+    /// closing, or its budget for the turn is spent — then reading stops (the kernel pushes back on
+    /// the sender) and it waits for its next turn with what it has; nothing is dropped or reordered.
+    /// Throws what the decoder found wrong.
+    mutating func nextFrame(of connection: Connection) throws(FrameError) -> Frame? {
+        if connection.turn != turn {
+            connection.turn = turn
+            connection.framesThisTurn = 0
+            connection.inputsThisTurn = 0
+        }
+        guard !connection.isClosing else { return nil }
+        if connection.framesThisTurn >= limits.framesPerTurn || connection.inputsThisTurn >= limits.inputsPerTurn {
+            if connection.decoder.bufferedByteCount > 0 { backlog(connection) }
+            return nil
+        }
+        guard let frame = try connection.decoder.nextFrame() else { return nil }
+        connection.framesThisTurn += 1
+        return frame
+    }
+
+    /// The frames of `connection` were read as far as its budget allowed: reading goes on unless it
+    /// waits for its next turn.
+    func drained(_ connection: Connection) {
+        if !connection.isBacklogged { connection.pipe.resumeReading() }
+    }
+
+    private mutating func backlog(_ connection: Connection) {
+        connection.pipe.stopReading()
+        guard !connection.isBacklogged else { return }
+        connection.isBacklogged = true
+        backlogged.append(connection)
+    }
+
+    /// Whether connections wait for their next turn.
+    var hasBacklog: Bool { !backlogged.isEmpty }
+
+    /// The connections whose turn comes now, in the order they began waiting (each is given its turn
+    /// by the driver; one whose budget is still spent waits again, in its place).
+    mutating func takeBacklog() -> [Connection] {
+        guard !backlogged.isEmpty else { return [] }
+        defer { backlogged.removeAll(keepingCapacity: true) }
+        for connection in backlogged { connection.isBacklogged = false }
+        return backlogged.filter { !$0.isClosing }
+    }
+
+    /// The loop iteration ended: every connection has its budget again.
+    mutating func endTurn() { turn &+= 1 }
+
+    /// A peer that stops in the middle of a frame would hold its connection forever: once past the
+    /// handshake (whose own deadline covers it before), a partial frame starts the frame timeout.
+    mutating func watchForStalledFrame(_ connection: Connection, now: UInt64) {
+        guard limits.frameTimeout > 0, !connection.awaitsFrameEnd, !connection.isClosing, !connection.isBacklogged,
+              connection.agreement != nil, connection.decoder.bufferedByteCount > 0 else { return }
+        connection.awaitsFrameEnd = true
+        frameDeadlines.add(connection.id, now: now)
+    }
+
+    // MARK: Writing and closing
+
+    /// Notes that `connection` has frames to write this iteration.
+    mutating func markDirty(_ connection: Connection) { writes.mark(connection) }
+
+    /// Whether nothing waits to be written.
+    var hasNothingToWrite: Bool { writes.isEmpty }
+
+    /// The connections to write, taken out (the driver writes them after this access ended: a write
+    /// failure reported from inside a pipe's write may queue more).
+    mutating func takeDirty() -> [Connection] { writes.takeDirty() }
+
+    /// Starts closing `connection` gracefully (flush, half-close, close); it is force-closed if it
+    /// has not drained after the shutdown grace.
+    mutating func closeGracefully(_ connection: Connection, now: UInt64) {
+        guard !connection.isClosing else { return }
+        connection.close(graceful: true)
+        closeDeadlines.add(connection.id, now: now)
+    }
+
+    // MARK: Deadlines
+
+    /// The earliest of the connections' deadlines.
+    var nextDeadline: UInt64? {
+        [handshakeDeadlines.next, frameDeadlines.next, closeDeadlines.next].lazy.compactMap { $0 }.min()
+    }
+
+    /// The deadlines that passed at `now`: handshakes not done, frames stalled, closes not drained.
+    mutating func expire(now: UInt64) -> [Timeout] {
+        var timeouts: [Timeout] = []
+        for id in handshakeDeadlines.expired(now: now) {
+            guard let connection = byID[id], !connection.isClosing else { continue }
+            timeouts.append(.handshake(connection))
+        }
+        for id in frameDeadlines.expired(now: now) {
+            guard let connection = byID[id] else { continue }
+            connection.awaitsFrameEnd = false
+            guard !connection.isClosing, !connection.isBacklogged, connection.decoder.bufferedByteCount > 0 else { continue }
+            let silent = now - min(now, connection.lastHeard)
+            if silent >= limits.frameTimeout {
+                timeouts.append(.stalledFrame(connection, silentFor: silent))
+            } else {
+                watchForStalledFrame(connection, now: now)
+            }
+        }
+        for id in closeDeadlines.expired(now: now) {
+            if let connection = byID[id] { timeouts.append(.forceClose(connection)) }
+        }
+        return timeouts
+    }
+
+    /// The daemon stopped: nothing is left to time out.
+    mutating func dropDeadlines() {
+        handshakeDeadlines = DeadlineQueue(timeout: handshakeDeadlines.timeout)
+        closeDeadlines = DeadlineQueue(timeout: closeDeadlines.timeout)
+        frameDeadlines = DeadlineQueue(timeout: frameDeadlines.timeout)
+    }
+}
