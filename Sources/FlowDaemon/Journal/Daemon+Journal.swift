@@ -9,9 +9,9 @@ extension Daemon {
     /// the file cannot be used at all, a full disk included (exit 74), or another process holds it
     /// (exit 75): then the file is not known to be the wrong one and stays where it is.
     package func openState() throws(DaemonError) {
-        guard let path = configuration.statePath, let app, stateJournal == nil else { return }
+        guard let path = configuration.statePath, let app, persistence.journal == nil else { return }
         do {
-            stateJournal = try journal(at: path, for: app)
+            persistence.use(try journal(at: path, for: app))
         } catch {
             switch error {
             case .otherApp, .otherAppVersion, .otherSchema, .notAJournal, .corrupt: break  // moved aside below
@@ -25,13 +25,13 @@ extension Daemon {
                 "kept": "\(kept)",
             ])
             do {
-                stateJournal = try journal(at: path, for: app)
+                persistence.use(try journal(at: path, for: app))
             } catch {
                 throw .state(error)
             }
         }
         logger.info("journal open", metadata: ["path": "\(path)"])
-        if let torn = stateJournal?.journal.tornBytes, torn > 0 {
+        if let torn = persistence.journal?.journal.tornBytes, torn > 0 {
             logger.notice("""
                 the journal ends in a torn write (a crash or power cut while appending): the inputs before it are \
                 restored, and the first write cuts its \(torn) bytes away
@@ -60,10 +60,7 @@ extension Daemon {
     @discardableResult
     func feed(_ input: FlowInput, key: UInt64 = 0) throws(FlowKitError) -> OpenedLink? {
         guard let runtime else { return nil }
-        let opened = try runtime.apply(input)
-        appliedKeys.insert(key)
-        stateJournal?.record(input, key: key)
-        return opened
+        return try persistence.feed(input, key: key, into: runtime)
     }
 
     /// Dismissals the runtime waits for (a restore completes those of the daemon before it).
@@ -72,20 +69,19 @@ extension Daemon {
     /// Closes the journal without committing anything more, as a killed process would leave it
     /// (the embedded daemon's `crash()`).
     package func releaseJournalAfterCrash() {
-        stateJournal?.drainSyncs()
-        stateJournal = nil
+        persistence.close()
     }
 
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:
     /// what a host is told is journaled first).
     func commitJournal() {
-        guard let stateJournal else { return }
+        guard let journal = persistence.journal else { return }
         // While writes fail, the deadline timer (armed at the end of the iteration) wakes the loop for the next try.
-        stateJournal.commit(now: loop.now)
+        journal.commit(now: loop.now)
     }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due; says what is lost.
     func commitJournalBeforeExit() {
-        stateJournal?.commitBeforeExit(now: loop.now)
+        persistence.journal?.commitBeforeExit(now: loop.now)
     }
 }

@@ -23,26 +23,26 @@ extension Daemon {
         install(runtime: runtime)
         let inputs: Int
         do {
-            inputs = try stateJournal?.journal.count() ?? 0
+            inputs = try persistence.journal?.journal.count() ?? 0
         } catch {
             // Damaged where the count reads: not an empty journal to append to.
             restartFresh(app, why: "\(error)", advice: { error.advice(kept: $0, app: app.name) })
             return
         }
-        guard let stateJournal, inputs > 0 else {
+        guard let stateJournal = persistence.journal, inputs > 0 else {
             start(app, on: runtime)
             return
         }
         // Not the loop's clock: libuv caches it, and it does not move before the loop first runs.
         let started = DispatchTime.now().uptimeNanoseconds
-        restoring = RestoredScreens()
+        persistence.restoring = RestoredScreens()
         start(app, on: runtime)
         let outcome = replay(stateJournal, into: runtime)
-        let rootOutcome = restoring?.rootOutcome
-        restoring = nil
+        let rootOutcome = persistence.restoring?.rootOutcome
+        persistence.restoring = nil
         switch outcome {
         case .restored(let inputs, let screens):
-            restoredInputs = inputs
+            persistence.restored(inputs: inputs)
             logger.notice("restored the app from its journal", metadata: [
                 "inputs": "\(inputs)", "flows": "\(runtime.liveFlowCount)", "screens": "\(screens.count)",
                 "milliseconds": "\(Self.milliseconds(since: started))",
@@ -96,7 +96,7 @@ extension Daemon {
                     divergence = "the flows refused \(input): \(error.message)"
                     return false
                 }
-                appliedKeys.insert(UInt64(bitPattern: record.key))
+                persistence.replayed(key: UInt64(bitPattern: record.key))
                 drive()
                 if let check = record.check, check != journal.check.stored {
                     divergence = "the placements after it differ from the journaled ones"
@@ -108,21 +108,20 @@ extension Daemon {
             return .unreadable(atInput: index + 1, error)
         }
         if let divergence { return .diverged(atInput: index, reason: divergence) }
-        return .restored(inputs: index, screens: restoring?.live ?? [])
+        return .restored(inputs: index, screens: persistence.restoring?.live ?? [])
     }
 
     /// After a divergence: the journal is moved aside, a fresh one opened and the app started anew.
     /// `why` says what was found, `advice` what to do with the journal kept at the path it is given.
     private func restartFresh(_ app: App, why: String, advice: (String) -> String) {
-        appliedKeys = AppliedKeys()
-        let path = stateJournal?.journal.path
-        stateJournal?.drainSyncs()
-        stateJournal = nil
+        persistence.forgetAppliedKeys()
+        let path = persistence.journal?.journal.path
+        persistence.close()
         if let path {
             do {
                 let kept = try Journal.moveAside(path)
                 logger.error("\(why); it was moved aside to \(kept) and the app starts fresh; \(advice(kept))", metadata: ["kept": "\(kept)"])
-                stateJournal = try journal(at: path, for: app)
+                persistence.use(try journal(at: path, for: app))
             } catch {
                 logger.error("\(why); \(error); the app starts fresh without a journal", metadata: ["error": "\(error)"])
             }

@@ -21,13 +21,13 @@ extension Daemon {
             logger.info("app \(appName) finished with \(result); unwound \(report.outcomes.count) screens")
         case .ended(.terminated) where phase != .running:
             // A stop (a signal, the service manager): nothing went wrong, and the journal is kept.
-            logger.info("app \(appName) stopped with flowd\(stateJournal == nil ? "" : "; its journal is kept for the next start")")
+            logger.info("app \(appName) stopped with flowd\(persistence.journal == nil ? "" : "; its journal is kept for the next start")")
         case .ended(let ending):
             logger.notice("app \(appName) ended: \(ending)")
         }
         recordAppOutcome(outcome)
         // The app is over: nothing is left to restore (a shutdown froze the journal first: kept).
-        stateJournal?.finish()
+        persistence.journal?.finish()
         if configuration.exitWhenAppFinishes {
             requestShutdown(reason: .appFinished, message: "app \(appName) finished")
         } else {

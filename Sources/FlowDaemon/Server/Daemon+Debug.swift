@@ -83,9 +83,9 @@ extension Daemon {
         stats.resumesExpired = survival.resumesExpired
         stats.hostsHung = survival.hostsHung
         stats.screensHeld = UInt64(delivery.heldScreenCount)
-        stats.journaledInputs = UInt64(stateJournal?.committed ?? 0)
-        stats.restoredInputs = UInt64(restoredInputs)
-        stats.journalPending = UInt64(stateJournal?.pendingCount ?? 0)
+        stats.journaledInputs = UInt64(persistence.journal?.committed ?? 0)
+        stats.restoredInputs = UInt64(persistence.restoredInputs)
+        stats.journalPending = UInt64(persistence.journal?.pendingCount ?? 0)
         stats.unknownKindsOffered = contractWatch.unknownKindsOffered
         stats.screensWithoutHost = contractWatch.screensWithoutHost
         stats.commandsRefused = contractWatch.commandsRefused

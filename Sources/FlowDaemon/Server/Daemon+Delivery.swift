@@ -24,10 +24,10 @@ extension Daemon {
                 for effect in effects {
                     switch effect {
                     case .flow(let event):
-                        if restoring == nil { emitFlowEvent(event) }
+                        if !persistence.isRestoring { emitFlowEvent(event) }
                     case .command(let command):
-                        stateJournal?.observe(command)
-                        if restoring == nil { deliver(command) } else { restoring?.apply(command) }
+                        persistence.journal?.observe(command)
+                        if !persistence.isRestoring { deliver(command) } else { persistence.restoring?.apply(command) }
                     case .request(let request):
                         startRequest(request)
                     case .cancelRequest(let id):
@@ -37,7 +37,7 @@ extension Daemon {
                     case .unwound(.flow(let flow), let report):
                         terminated(flow, report: report)
                     case .root(let outcome):
-                        if restoring == nil { appReported(outcome) } else { restoring?.rootReported(outcome) }
+                        if !persistence.isRestoring { appReported(outcome) } else { persistence.restoring?.rootReported(outcome) }
                     }
                 }
             }

@@ -54,7 +54,7 @@ extension Daemon {
             refuseWithoutApp(screen: output.screenID, seq: seq, to: connection)
             return
         }
-        if appliedKeys.contains(output.key) {
+        if persistence.hasApplied(output.key) {
             // Sent again by a host that did not know whether it arrived: it did, and may have removed
             // its screen since (docs/protocol.md §20).
             logger.debug("dropped a repeated output", metadata: ["screen": "\(output.screenID)", "key": "\(output.key)"])
@@ -127,7 +127,7 @@ extension Daemon {
             refuseWithoutApp(screen: message.screenID, seq: seq, to: connection)
             return
         }
-        if appliedKeys.contains(message.key) {
+        if persistence.hasApplied(message.key) {
             logger.debug("dropped a repeated navigation", metadata: ["screen": "\(message.screenID)", "key": "\(message.key)"])
             return
         }

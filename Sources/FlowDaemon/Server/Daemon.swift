@@ -50,15 +50,8 @@ public final class Daemon {
     var survival = SurvivalCounts()
     /// Screens waiting for a host of their kind, and what hosts and the app disagreed on.
     var contractWatch = ContractWatch()
-    /// The journal of inputs that keeps the app across restarts of the daemon (nil: `--no-state`).
-    var stateJournal: DaemonJournal?
-    /// Set while a restore replays the journal: the screen commands are folded here instead of
-    /// delivered.
-    var restoring: RestoredScreens?
-    /// Inputs replayed from the journal at start.
-    var restoredInputs = 0
-    /// Keys of the latest inputs applied: a repeat is dropped.
-    var appliedKeys = AppliedKeys()
+    /// The journal, the applied input keys and the restore: what keeps the app across restarts.
+    var persistence = Persistence()
     /// `OpenLink` requests waiting for the dismissals in flight (`Daemon+Links.swift`).
     var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
     /// The flows' timers and work the daemon started (`Daemon+Requests.swift`).
@@ -494,7 +487,7 @@ public final class Daemon {
     /// The next deadline of every part, folded by `armDeadlineTimer` into the one timer of the loop.
     private var deadlines: [UInt64?] {
         [connections.nextDeadline, delivery.nextDeadline, watchdog?.nextTick,
-         requests.timers.next, stateJournal?.retryAt, contractWatch.hostWaits.next, spawned.nextDeadline, service?.nextDeadline]
+         requests.timers.next, persistence.nextDeadline, contractWatch.hostWaits.next, spawned.nextDeadline, service?.nextDeadline]
     }
 
     /// Arms the loop's one timer for the earliest deadline of every part. Called once per loop
@@ -617,14 +610,14 @@ public final class Daemon {
             logger.warning("second signal; exiting at once")
             exit(1)
         case .unwindFlows:
-            stateJournal?.freeze()
+            persistence.journal?.freeze()
             delivery.holdsScreensOfLostHosts = false
             perform(delivery.stopPool())
             listener?.close()
             listener = nil
             unwindFlows(message: cause.message)
         case .notifyAndDrain:
-            stateJournal?.freeze()
+            persistence.journal?.freeze()
             delivery.holdsScreensOfLostHosts = false
             perform(delivery.stopPool())
             listener?.close()
@@ -695,7 +688,7 @@ public final class Daemon {
         connections.dropDeadlines()
         requests.dropAll()
         commitJournalBeforeExit()
-        stateJournal?.drainSyncs()
+        persistence.journal?.drainSyncs()
         runtime = nil
     }
 }

@@ -1,0 +1,57 @@
+import FlowKit
+
+/// What keeps the app across restarts of the daemon, as one part: the journal of inputs (nil:
+/// `--no-state`), the keys of the latest inputs applied (a repeat is dropped), the restore in
+/// progress and how many inputs it restored — and the one entry every input that changes the app
+/// takes, `feed`: applied to the runtime, then journaled. Opening, restoring and moving a bad
+/// journal aside are the driver's (`Daemon+Journal.swift`, `Daemon+Restore.swift`); the state is here.
+struct Persistence {
+    /// The journal (nil: none is kept).
+    private(set) var journal: DaemonJournal?
+    /// Keys of the latest inputs applied.
+    private var appliedKeys = AppliedKeys()
+    /// Set while a restore replays the journal: the screen commands are folded here instead of delivered.
+    var restoring: RestoredScreens?
+    /// Inputs replayed from the journal at start.
+    private(set) var restoredInputs = 0
+
+    /// Whether a restore replays the journal now.
+    var isRestoring: Bool { restoring != nil }
+
+    /// Whether an input with `key` was applied already (a host sent it again, not knowing whether
+    /// it arrived: docs/protocol.md §20).
+    func hasApplied(_ key: UInt64) -> Bool { appliedKeys.contains(key) }
+
+    /// Feeds one input to `runtime` and, once accepted, journals it: every input that changes the app
+    /// enters here. Returns what an `.openLink` opened. Throws, journaling nothing, when the runtime
+    /// refuses it.
+    mutating func feed(_ input: FlowInput, key: UInt64, into runtime: FlowRuntime) throws(FlowKitError) -> OpenedLink? {
+        let opened = try runtime.apply(input)
+        appliedKeys.insert(key)
+        journal?.record(input, key: key)
+        return opened
+    }
+
+    /// An input replayed from the journal was applied (its key is remembered, nothing is journaled).
+    mutating func replayed(key: UInt64) { appliedKeys.insert(key) }
+
+    /// A restore ended, having replayed `inputs` inputs.
+    mutating func restored(inputs: Int) { restoredInputs = inputs }
+
+    /// Uses `journal` from now on (nil: none).
+    mutating func use(_ journal: DaemonJournal?) {
+        self.journal = journal
+    }
+
+    /// Forgets what a restore that did not replay applied.
+    mutating func forgetAppliedKeys() { appliedKeys = AppliedKeys() }
+
+    /// Closes the journal (waiting for a flush in flight) and keeps none.
+    mutating func close() {
+        journal?.drainSyncs()
+        journal = nil
+    }
+
+    /// When a failed write is tried again.
+    var nextDeadline: UInt64? { journal?.retryAt }
+}
