@@ -53,7 +53,7 @@ extension Daemon {
             // Timers and work the journal holds no answer for start again.
             startOutstandingRequests()
             // Dismissals the old daemon waited for: their hosts are gone with it.
-            for screen in runtime.screensBeingDismissed { try? feed(.dismissalCompleted(screen, .hostLost)) }
+            for screen in runtime.screensBeingDismissed { _ = try? feed(.dismissalCompleted(screen, .hostLost)) }
             drive()
         case .diverged(let index, let reason):
             restartFresh(app, why: "the journal does not replay at input \(index) (\(reason))", advice: { _ in

@@ -85,11 +85,11 @@ extension Daemon {
             case .spawn(let screen, let kind):
                 spawn(screen, kind: kind)
             case .dismissalCompleted(let screen, let outcome):
-                try? feed(.dismissalCompleted(screen, outcome))
+                _ = try? feed(.dismissalCompleted(screen, outcome))
             case .screenLost(let screen, let kind, let host):
                 logger.notice("screen lost", metadata: ["screen": "\(screen)", "kind": "\(kind)", "connection": "\(host.map(String.init) ?? "none")"])
                 let owner = runtime?.owner(of: screen)
-                try? feed(.screenLost(screen))
+                _ = try? feed(.screenLost(screen))
                 emitScreenLost(screen, kind: kind, owner: owner, host: host)
             case .ackTimedOut(let screen, let kind, let serial, let host):
                 logger.warning("screen did not acknowledge in time; removed by force", metadata: [

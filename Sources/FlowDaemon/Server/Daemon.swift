@@ -640,7 +640,7 @@ public final class Daemon {
         emitEvent(.shutdown, text: "shutting down (\(message)): unwinding \(runtime.liveFlowCount) flows")
         logger.info("unwinding flows", metadata: ["flows": "\(runtime.liveFlowCount)", "screens": "\(runtime.liveScreenCount)"])
         // The journal is frozen: this input is not journaled (a stop is not an ending).
-        try? feed(.terminateAll(animated: false))
+        _ = try? feed(.terminateAll(animated: false))
         drive()
     }
 
