@@ -9,6 +9,31 @@ extension FlowRuntime {
         withRecord(screen) { ($0.contentTypes.state, $0.contentTypes.output) }
     }
 
+    /// Whether `contentType` names JSON: `application/json`, with parameters or not, or empty (what
+    /// a payload without a content type is taken as).
+    public static func isJSON(_ contentType: String) -> Bool {
+        contentType.isEmpty || contentType == "application/json" || contentType.hasPrefix("application/json;")
+    }
+
+    /// The payload the flows take for an output of screen `screen` that arrived as `data` of
+    /// `contentType`: the bytes as they are when they are in the content type of the screen module's
+    /// outputs; JSON (what people and simple clients write) turned into it; anything else refused
+    /// with `outputDecodingFailed`, saying what the kind takes. The one rule the daemon applies to a
+    /// host's or a debug client's output and `flowd replay` to a recorded one.
+    public func acceptedOutput(screen: ScreenID, contentType: String, data: Data) throws(FlowKitError) -> Data {
+        let expected = contentTypes(of: screen)?.output ?? "application/json"
+        let json = Self.isJSON(contentType)
+        if contentType == expected || (json && Self.isJSON(expected)) { return data }
+        guard json else {
+            let kind = withRecord(screen) { $0.outlet.kind } ?? ""
+            throw FlowKitError(.outputDecodingFailed, """
+                output content type '\(contentType)' is not one screen \(screen.rawValue) takes: kind '\(kind)' \
+                takes '\(expected)' (or its JSON as application/json)
+                """)
+        }
+        return try outputPayload(screen: screen, fromJSON: data)
+    }
+
     /// The output payload, in the screen module's content type, of JSON a person wrote (`flowctl
     /// inject`, a recording). Throws `outputDecodingFailed` if it is not the JSON of an `Output`.
     public func outputPayload(screen: ScreenID, fromJSON json: Data) throws(FlowKitError) -> Data {

@@ -108,12 +108,11 @@ public enum Replay {
     /// Feeds a recorded output (a screen's or an injected one) to its screen.
     private static func feedOutput(_ event: Flowd_V1_Event, to runtime: FlowRuntime) throws(ReplayError) {
         guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
-        // Recordings hold JSON; a screen whose outputs are binary gets them in its own form. A
-        // refused output (bad JSON, late tap) is refused again: same effect.
+        // Recordings hold JSON; the daemon's rule turns it into the screen's own form. An output the
+        // daemon would refuse (not the JSON of an Output, a late tap) is refused again: same effect.
         let screen = ScreenID(rawValue: event.screenID)
-        let json = event.payload.data
-        let payload = runtime.contentTypes(of: screen)?.output == WireProtocol.jsonContentType
-            ? json : (try? runtime.outputPayload(screen: screen, fromJSON: json)) ?? json
+        guard let payload = try? runtime.acceptedOutput(screen: screen, contentType: event.payload.contentType, data: event.payload.data)
+        else { return }
         _ = try? runtime.receiveOutput(screen: screen, payload: payload)
     }
 

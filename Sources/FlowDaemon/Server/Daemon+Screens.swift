@@ -1,5 +1,6 @@
 import FlowKit
 import FlowWire
+import Foundation
 
 /// A live screen found for a request, or the error to answer it with.
 enum ScreenLookup {
@@ -78,24 +79,12 @@ extension Daemon {
         }
         let message = output.payload
         // The module's content type, or JSON (what people and simple clients write), turned into it.
-        var payload = message.data
-        let expected = runtime.contentTypes(of: screen)?.output ?? WireProtocol.jsonContentType
-        if message.contentType != expected, !(message.isJSON && expected == WireProtocol.jsonContentType) {
-            guard message.isJSON else {
-                refuse(Flowd_V1_Error(
-                    code: .badPayload, message: """
-                        output content type '\(message.contentType)' is not one screen \(screen.rawValue) takes: kind '\(kind)' \
-                        takes '\(expected)' (or its JSON as application/json)
-                        """,
-                    screenID: output.screenID), seq: seq, to: connection)
-                return
-            }
-            do {
-                payload = try runtime.outputPayload(screen: screen, fromJSON: payload)
-            } catch {
-                refuse(Flowd_V1_Error(code: .badPayload, message: error.message, screenID: output.screenID), seq: seq, to: connection)
-                return
-            }
+        let payload: Data
+        do {
+            payload = try runtime.acceptedOutput(screen: screen, contentType: message.contentType, data: message.data)
+        } catch {
+            refuse(Flowd_V1_Error(code: .badPayload, message: error.message, screenID: output.screenID), seq: seq, to: connection)
+            return
         }
         emitEvent(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
                     name: kind, payload: runtime.eventPayload(output: message, of: screen),
