@@ -160,7 +160,10 @@ struct ConnectionTable {
 
     /// The earliest of the connections' deadlines.
     var nextDeadline: UInt64? {
-        [handshakeDeadlines.next, frameDeadlines.next, closeDeadlines.next].lazy.compactMap { $0 }.min()
+        var next = handshakeDeadlines.next
+        if let frame = frameDeadlines.next, next.map({ frame < $0 }) ?? true { next = frame }
+        if let close = closeDeadlines.next, next.map({ close < $0 }) ?? true { next = close }
+        return next
     }
 
     /// The deadlines that passed at `now`: handshakes not done, frames stalled, closes not drained.

@@ -457,7 +457,8 @@ public final class Daemon {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     func wakeIfWorkPending() {
-        guard !connections.hasNothingToWrite || connections.hasBacklog || shutdown.hasStepDue(pendingDismissals: pendingDismissals) else { return }
+        guard !connections.hasNothingToWrite || connections.hasBacklog
+                || (shutdown.mayHaveStepDue && shutdown.hasStepDue(pendingDismissals: pendingDismissals)) else { return }
         loop.wake { [unowned self] in
             flushDirtyConnections()
             armDeadlineTimer()
@@ -484,10 +485,23 @@ public final class Daemon {
 
     // MARK: Deadlines
 
-    /// The next deadline of every part, folded by `armDeadlineTimer` into the one timer of the loop.
-    private var deadlines: [UInt64?] {
-        [connections.nextDeadline, delivery.nextDeadline, watchdog?.nextTick,
-         requests.timers.next, persistence.nextDeadline, contractWatch.hostWaits.next, spawned.nextDeadline, service?.nextDeadline]
+    /// The earliest of every part's next deadline: the one timer of the loop is armed for it.
+    private var nextDeadline: UInt64? {
+        var next = connections.nextDeadline
+        // Folded one by one, not from an array literal: this runs once per loop iteration.
+        func fold(_ deadline: UInt64?) {
+            guard let deadline else { return }
+            if let current = next, current <= deadline { return }
+            next = deadline
+        }
+        fold(delivery.nextDeadline)
+        fold(watchdog?.nextTick)
+        fold(requests.timers.next)
+        fold(persistence.nextDeadline)
+        fold(contractWatch.hostWaits.next)
+        fold(spawned.nextDeadline)
+        fold(service?.nextDeadline)
+        return next
     }
 
     /// Arms the loop's one timer for the earliest deadline of every part. Called once per loop
@@ -497,7 +511,7 @@ public final class Daemon {
         // The watchdog ticks while commands may be waiting for acks (their clocks are running).
         if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
         // Once stopped, nothing is left to time out (and the loop's timers are closed).
-        let next = phase == .stopped ? nil : deadlines.lazy.compactMap { $0 }.min()
+        let next = phase == .stopped ? nil : nextDeadline
         if armedDeadline == next { return }
         armedDeadline = next
         loop.setDeadline(next) { [unowned self] in
@@ -594,6 +608,7 @@ public final class Daemon {
     /// The shutdown's steps due at the end of a loop iteration: one the app asked for begins, a
     /// completed unwinding drains.
     private func takeShutdownSteps() {
+        guard shutdown.mayHaveStepDue else { return }
         while case let action = shutdown.endOfIteration(hasFlows: hasFlows, pendingDismissals: pendingDismissals), action != .none {
             perform(action)
         }

@@ -98,6 +98,10 @@ package struct ShutdownSequence: Hashable, Sendable {
         flowsUnwound = true
     }
 
+    /// Whether `endOfIteration` may have a step to take: false while running with no shutdown asked
+    /// for, so the driver need not count flows and dismissals at the end of every iteration.
+    package var mayHaveStepDue: Bool { requested != nil || phase == .unwinding }
+
     /// Whether `endOfIteration` has a step to take (the driver wakes its loop for it).
     package func hasStepDue(pendingDismissals: Int) -> Bool {
         (phase == .running && requested != nil) || (phase == .unwinding && flowsUnwound && pendingDismissals == 0)
