@@ -8,7 +8,7 @@ extension Daemon {
     /// (terminated, dismissed by the user, screen lost, failed, stopped with its parent). Outputs and
     /// results travel as `text/plain` payloads (their Swift description) for recorders.
     func emitFlowEvent(_ event: FlowLifecycleEvent) {
-        guard events.hasSubscribers else { return events.countUnheard() }
+        guard debug.events.hasSubscribers else { return debug.events.countUnheard() }
         let kind: Flowd_V1_EventKind
         switch event.kind {
         case .started: kind = .flowStarted

@@ -18,14 +18,14 @@ extension Daemon {
     /// Starts the host-wait clock of a screen just placed, if it waits for an attached host.
     func watchHostWait(_ screen: ScreenID) {
         guard configuration.hostWaitMilliseconds > 0, delivery.screens[screen]?.phase == .waitingForHost else { return }
-        contractWatch.hostWaits.add(screen, at: loop.now + configuration.hostWaitMilliseconds)
+        debug.contract.hostWaits.add(screen, at: loop.now + configuration.hostWaitMilliseconds)
     }
 
     /// Reports each screen still waiting for a host when its clock ran out (it keeps waiting).
     func reportScreensWithoutHost(now: UInt64) {
-        for screen in contractWatch.hostWaits.expired(now: now) {
+        for screen in debug.contract.hostWaits.expired(now: now) {
             guard let waiting = delivery.screens[screen], waiting.phase == .waitingForHost else { continue }
-            contractWatch.screensWithoutHost += 1
+            debug.contract.screensWithoutHost += 1
             let seconds = Double(configuration.hostWaitMilliseconds) / 1000
             let text = "no host provides kind \(waiting.kind): screen \(screen.rawValue) has waited \(seconds) s for one; "
                 + "connect a host whose Hello lists \"\(waiting.kind)\" (`flowd describe \(appName)` shows its contract)"
@@ -36,7 +36,7 @@ extension Daemon {
 
     /// A screen host offered kinds the app does not use (it is told with `UNKNOWN_KIND`).
     func reportUnknownKinds(_ kinds: [String], from connection: Connection) {
-        contractWatch.unknownKindsOffered += 1
+        debug.contract.unknownKindsOffered += 1
         let text = "#\(connection.id) offers kinds app \(appName) does not use: \(kinds.joined(separator: ", "))"
         logger.warning("\(text)", metadata: ["connection": "\(connection.label)"])
         emitEvent(.unknownKinds, connection: connection.id, name: kinds.joined(separator: ","), text: text)
@@ -45,7 +45,7 @@ extension Daemon {
     /// A screen host refused a command for one of its screens (its message names the kind and, for a
     /// State it cannot decode, the field).
     func reportRefusal(_ error: Flowd_V1_Error, from connection: Connection) {
-        contractWatch.commandsRefused += 1
+        debug.contract.commandsRefused += 1
         let screen = ScreenID(rawValue: error.screenID)
         let kind = delivery.screens[screen]?.kind ?? ""
         logger.warning("screen host refused a command", metadata: [

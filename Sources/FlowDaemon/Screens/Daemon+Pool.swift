@@ -15,7 +15,7 @@ extension Daemon {
 
     /// Reads `kind`'s pool size from its factory once (resolving a deferred one) and fills the pool.
     func decidePool(of kind: String) {
-        guard let app, poolsDecided.insert(kind).inserted else { return }
+        guard let app, survival.poolsDecided.insert(kind).inserted else { return }
         let size = app.factory(for: kind).resolved.poolSize
         guard size > 0, phase == .running else { return }
         logger.info("keeping a warm pool of screen processes", metadata: ["kind": "\(kind)", "size": "\(min(size, SpawnPool.maxSize))"])
@@ -28,17 +28,17 @@ extension Daemon {
         case .spawnPooled(let kind):
             spawnPooled(kind)
         case .tookPooled(let screen, let kind, let host):
-            spawned[connection: host]?.assign(screen)
+            survival.spawned[connection: host]?.assign(screen)
             logger.info("screen goes to a pooled process", metadata: [
-                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(spawned[connection: host]?.pid ?? 0)",
+                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(survival.spawned[connection: host]?.pid ?? 0)",
             ])
         case .stopPooled(let host):
             if let connection = connections[host] {
                 send(.shutdown(.init(reason: .daemonExiting, message: "flowd is stopping; this pooled screen process is not needed")), to: connection)
                 closeGracefully(connection)
             }
-            spawned[connection: host]?.retire(reason: "the pool stopped")
-            spawned.mustExit(connection: host, now: loop.now)
+            survival.spawned[connection: host]?.retire(reason: "the pool stopped")
+            survival.spawned.mustExit(connection: host, now: loop.now)
         case .poolSuspended(let kind, let deaths):
             logger.error("pooled screen processes keep dying before use; the pool stops refilling until a screen of the kind is placed: check that the executable starts and waits for its Place", metadata: [
                 "kind": "\(kind)", "deaths": "\(deaths)",

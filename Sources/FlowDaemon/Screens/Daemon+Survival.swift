@@ -18,14 +18,14 @@ extension Daemon {
     func reportSurvival(_ action: ScreenDelivery.Action) {
         switch action {
         case .restarted(let screen, let kind, let attempt, let policy):
-            survival.screenRestarts += 1
+            survival.counts.screenRestarts += 1
             logger.notice("screen process crashed; restarting it", metadata: [
                 "screen": "\(screen)", "kind": "\(kind)", "attempt": "\(attempt)", "policy": "\(policy)",
             ])
             emitEvent(.screenRestarted, screen: screen, flow: runtime?.owner(of: screen), name: kind,
                       text: "restarting \(kind) \(screen) (restart \(attempt), policy \(policy))")
         case .restartGaveUp(let screen, let kind, let restarts, let policy):
-            survival.restartsGivenUp += 1
+            survival.counts.restartsGivenUp += 1
             logger.warning("screen process keeps crashing; restart policy gave up", metadata: [
                 "screen": "\(screen)", "kind": "\(kind)", "restarts": "\(restarts)", "policy": "\(policy)",
             ])
@@ -38,12 +38,12 @@ extension Daemon {
             emitEvent(.hostDetached, connection: host,
                       text: "#\(host) dropped; \(count) screens held \(configuration.resumeGraceMilliseconds) ms for it to resume")
         case .resumed(let host, let old, let count):
-            survival.hostsResumed += 1
+            survival.counts.hostsResumed += 1
             logger.info("screen host resumed", metadata: ["connection": "\(host)", "was": "\(old)", "screens": "\(count)"])
             emitEvent(.hostResumed, connection: host, text: "#\(host) resumed the \(count) screens of #\(old)")
         case .resumeExpired(let host, let count):
-            survival.resumesExpired += 1
-            tokens.retire(host, because: .expired)
+            survival.counts.resumesExpired += 1
+            survival.tokens.retire(host, because: .expired)
             logger.notice("dropped screen host did not resume in time; its screens are lost", metadata: [
                 "connection": "\(host)", "screens": "\(count)",
             ])
@@ -57,9 +57,9 @@ extension Daemon {
     /// unanswered for the hang timeout is killed (spawned: its restart policy applies) or
     /// disconnected (attached: it may resume). Other hosts are untouched.
     func watchdogTick(now: UInt64) {
-        guard var dog = watchdog else { return }
+        guard var dog = survival.watchdog else { return }
         let actions = dog.tick(now: now, awaitingAcks: delivery.hostsAwaitingAcks) { [connections] in connections[$0]?.lastHeard }
-        watchdog = dog
+        survival.watchdog = dog
         for action in actions {
             switch action {
             case .ping(let host, let nonce):
@@ -76,8 +76,8 @@ extension Daemon {
 
     private func hostHung(_ host: UInt64, silentFor: UInt64) {
         guard let connection = connections[host], !connection.isClosing else { return }
-        survival.hostsHung += 1
-        let child = spawned[connection: host]
+        survival.counts.hostsHung += 1
+        let child = survival.spawned[connection: host]
         logger.warning("screen host is hung: commands unacknowledged and no Pong; \(child == nil ? "disconnecting it" : "killing it")", metadata: [
             "connection": "\(connection.label)", "silent_ms": "\(silentFor)", "hang_timeout_ms": "\(configuration.hangTimeoutMilliseconds)",
         ])

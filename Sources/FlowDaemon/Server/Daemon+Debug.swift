@@ -10,9 +10,9 @@ extension Daemon {
         case .getTree:
             send(.tree(tree()), to: connection, replyTo: seq)
         case .subscribe(let subscribe):
-            events.subscribe(connection.id, subscribe)
+            debug.events.subscribe(connection.id, subscribe)
         case .unsubscribe:
-            events.unsubscribe(connection.id)
+            debug.events.unsubscribe(connection.id)
         case .injectOutput(let inject):
             var output = Flowd_V1_Output()
             output.screenID = inject.screenID
@@ -47,11 +47,11 @@ extension Daemon {
         let ending = runtime.subFlows(of: .host).contains(flow)
             ? ", the app's root flow: the app ended\(configuration.exitWhenAppFinishes ? " and flowd stops" : "")" : ""
         // Answered once the runtime says the flow's UI is gone (`terminated(_:)`), perhaps inside `feed`.
-        terminations[flow] = (connection.id, seq, "terminated \(type) \(flow)\(ending)")
+        debug.awaitUnwinding(of: flow, .init(connection: connection.id, seq: seq, text: "terminated \(type) \(flow)\(ending)"))
         do {
             try feed(.terminate(flow, animated: request.animated))
         } catch {
-            terminations[flow] = nil
+            _ = debug.takeReply(for: flow)
             refuse(Flowd_V1_Error(code: .unknownFlow, message: "\(error.message); see `flowctl tree` for flow ids"), seq: seq, to: connection)
             return
         }
@@ -60,7 +60,7 @@ extension Daemon {
 
     /// A flow a debug client terminated is unwound (the runtime's `.unwound(.flow)`): its answer goes out.
     func terminated(_ flow: FlowID, report: DismissalReport) {
-        guard let waiting = terminations.removeValue(forKey: flow), let connection = connections[waiting.connection] else { return }
+        guard let waiting = debug.takeReply(for: flow), let connection = connections[waiting.connection] else { return }
         let count = report.outcomes.count
         reply(to: connection, seq: waiting.seq, "\(waiting.text); \(count) screen\(count == 1 ? "" : "s") unwound")
     }
@@ -72,23 +72,23 @@ extension Daemon {
         stats.flows = UInt64(runtime?.liveFlowCount ?? 0)
         stats.screens = UInt64(runtime?.liveScreenCount ?? 0)
         stats.connections = UInt64(connections.count)
-        stats.childProcesses = UInt64(spawned.count)
+        stats.childProcesses = UInt64(survival.spawned.count)
         stats.openDescriptors = UInt64(max(0, ResourceLimits.openDescriptorCount()))
         stats.libuvHandles = UInt64(loop.openHandleCount)
         stats.pendingAcks = UInt64(delivery.pendingAckCount)
-        stats.eventsSent = events.sent
-        stats.screenRestarts = survival.screenRestarts
-        stats.restartsGivenUp = survival.restartsGivenUp
-        stats.hostsResumed = survival.hostsResumed
-        stats.resumesExpired = survival.resumesExpired
-        stats.hostsHung = survival.hostsHung
+        stats.eventsSent = debug.events.sent
+        stats.screenRestarts = survival.counts.screenRestarts
+        stats.restartsGivenUp = survival.counts.restartsGivenUp
+        stats.hostsResumed = survival.counts.hostsResumed
+        stats.resumesExpired = survival.counts.resumesExpired
+        stats.hostsHung = survival.counts.hostsHung
         stats.screensHeld = UInt64(delivery.heldScreenCount)
         stats.journaledInputs = UInt64(persistence.journal?.committed ?? 0)
         stats.restoredInputs = UInt64(persistence.restoredInputs)
         stats.journalPending = UInt64(persistence.journal?.pendingCount ?? 0)
-        stats.unknownKindsOffered = contractWatch.unknownKindsOffered
-        stats.screensWithoutHost = contractWatch.screensWithoutHost
-        stats.commandsRefused = contractWatch.commandsRefused
+        stats.unknownKindsOffered = debug.contract.unknownKindsOffered
+        stats.screensWithoutHost = debug.contract.screensWithoutHost
+        stats.commandsRefused = debug.contract.commandsRefused
         stats.pooledReady = UInt64(delivery.pool.readyCount)
         stats.pooledStarting = UInt64(delivery.pool.startingCount)
         stats.poolHits = delivery.pool.hits
@@ -102,7 +102,7 @@ extension Daemon {
         var tree = Flowd_V1_Tree()
         tree.app = appName
         tree.stats = stats()
-        tree.lastEventSeq = events.lastSeq
+        tree.lastEventSeq = debug.events.lastSeq
         tree.connections = connections.all.map(connectionInfo)
         guard let runtime else { return tree }
         let snapshot = runtime.debugTree()

@@ -46,15 +46,15 @@ extension Daemon {
 
     /// Gives one screen command to the delivery state machine, reports it, and performs what it says.
     func deliver(_ command: ScreenCommand) {
-        let listened = events.hasSubscribers
+        let listened = debug.events.hasSubscribers
         let kind = listened ? delivery.screens[command.screen]?.kind ?? "" : ""
         var actions = actionBuffer
         actionBuffer = []
         actions.removeAll(keepingCapacity: true)
-        if case .place(let place) = command, !poolsDecided.contains(place.kind) { decidePool(of: place.kind) }
+        if case .place(let place) = command, !survival.poolsDecided.contains(place.kind) { decidePool(of: place.kind) }
         let serial = delivery.apply(command, route: route(for: command), now: loop.now, into: &actions)
         if let serial {
-            if listened { emitCommandEvent(command, kind: kind, serial: serial) } else { events.countUnheard() }
+            if listened { emitCommandEvent(command, kind: kind, serial: serial) } else { debug.events.countUnheard() }
         }
         if case .place(let place) = command { watchHostWait(place.screen) }
         perform(actions)
@@ -107,8 +107,8 @@ extension Daemon {
                     send(.shutdown(.init(reason: .screenDismissed, message: reason)), to: connection)
                     closeGracefully(connection)
                 }
-                spawned[connection: host]?.retire(reason: reason)
-                spawned.mustExit(connection: host, now: loop.now)
+                survival.spawned[connection: host]?.retire(reason: reason)
+                survival.spawned.mustExit(connection: host, now: loop.now)
             case .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired:
                 reportSurvival(action)
             case .spawnPooled, .tookPooled, .stopPooled, .poolSuspended:
@@ -151,7 +151,7 @@ extension Daemon {
 
     /// A screen host finished its handshake (`resuming` the screens of the dropped host with that id, if set).
     func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
-        if spawned[connection: connection.id] == nil, let app {
+        if survival.spawned[connection: connection.id] == nil, let app {
             let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
             if !unknown.isEmpty {
@@ -165,7 +165,7 @@ extension Daemon {
         if let old {
             perform(delivery.resume(old, as: connection.id, provides: provides, now: loop.now))
         } else {
-            perform(delivery.hostJoined(connection.id, provides: spawned[connection: connection.id] == nil ? provides : [], now: loop.now))
+            perform(delivery.hostJoined(connection.id, provides: survival.spawned[connection: connection.id] == nil ? provides : [], now: loop.now))
             if let member = delivery.pool.members[connection.id] { pooledProcessReady(connection, kind: member.kind) }
         }
         drive()
@@ -174,13 +174,13 @@ extension Daemon {
     /// A connection closed: its screens are lost, held for a restart or a resume, or complete their
     /// dismissal as `hostLost`.
     func hostLeft(_ connection: Connection) {
-        watchdog?.forget(connection.id)
+        survival.watchdog?.forget(connection.id)
         // Once the shutdown began the delivery holds nothing (`holdsScreensOfLostHosts`).
         perform(delivery.hostLost(connection.id, now: loop.now, resumable: connection.mayResume))
         if !delivery.isDetached(connection.id) {
-            tokens.retire(connection.id, because: .hostLeft)
+            survival.tokens.retire(connection.id, because: .hostLeft)
         }
-        spawned.mustExit(connection: connection.id, now: loop.now)
+        survival.spawned.mustExit(connection: connection.id, now: loop.now)
         drive()
     }
 
@@ -196,7 +196,7 @@ extension Daemon {
         switch command {
         case .place(let place):
             emitEvent(.place, screen: place.screen, flow: place.owner, name: place.kind, serial: serial,
-                        placement: events.hasSubscribers ? Flowd_V1_Placement(place.placement, screen: place.screen) : nil,
+                        placement: debug.events.hasSubscribers ? Flowd_V1_Placement(place.placement, screen: place.screen) : nil,
                         payload: runtime?.eventPayload(state: place.state, contentType: place.contentType, of: place.screen),
                         text: "place \(place.kind) \(place.screen) at \(place.placement)")
         case .update(let screen, let state, let owner):
@@ -205,7 +205,7 @@ extension Daemon {
                       text: "update \(kind) \(screen)")
         case .placementChanged(let screen, let placement, let change, let owner):
             emitEvent(.placementChanged, screen: screen, flow: owner, name: kind, serial: serial,
-                        placement: events.hasSubscribers ? Flowd_V1_Placement(placement, screen: screen) : nil,
+                        placement: debug.events.hasSubscribers ? Flowd_V1_Placement(placement, screen: screen) : nil,
                         text: "\(change) \(kind) \(screen) now \(placement)")
         case .dismiss(let screen, let animated, let reason):
             if delivery.screens[screen] == nil {
@@ -222,7 +222,7 @@ extension Daemon {
     /// Keeps a spawned process until it exits, then tells the delivery; logs and reports the spawn.
     func adoptChild(_ child: any SpawnedHost, screen: ScreenID?, kind: String, executable: String) {
         connections[child.connectionID]?.peerPID = child.pid
-        spawned.adopt(child)
+        survival.spawned.adopt(child)
         logger.info(screen == nil ? "spawned a pooled screen process" : "spawned screen process", metadata: [
             "screen": "\(screen.map { "\($0)" } ?? "none (pooled)")", "kind": "\(kind)", "pid": "\(child.pid)", "connection": "\(child.connectionID)",
         ])
@@ -231,7 +231,7 @@ extension Daemon {
         child.onExit = { [weak self] child in
             guard let self else { return }
             loop.assertOnLoop()
-            spawned.exited(child)
+            survival.spawned.exited(child)
             logger.info("screen process exited", metadata: ["pid": "\(child.pid)", "kind": "\(kind)", "how": "\(child.exitDescription)"])
             emitEvent(.processExited, screen: child.screen, connection: child.connectionID, name: kind,
                       text: "pid \(child.pid) (\(kind)) exited with \(child.exitDescription)")
@@ -245,7 +245,7 @@ extension Daemon {
 
     /// Spawned processes that outstayed their reason to exit: SIGTERM, then SIGKILL.
     func signalOutstayingProcesses(now: UInt64) {
-        for (child, signal) in spawned.expire(now: now) {
+        for (child, signal) in survival.spawned.expire(now: now) {
             logger.warning("screen process outstays its screen; sending \(signal == SIGTERM ? "SIGTERM" : "SIGKILL")", metadata: [
                 "pid": "\(child.pid)", "connection": "\(child.connectionID)",
             ])

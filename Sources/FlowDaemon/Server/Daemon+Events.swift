@@ -9,8 +9,8 @@ extension Daemon {
         payload: @autoclosure () -> Flowd_V1_Payload? = nil,
         text: @autoclosure () -> String
     ) {
-        guard events.hasSubscribers else { return events.countUnheard() }
-        let frames = events.emit(
+        guard debug.events.hasSubscribers else { return debug.events.countUnheard() }
+        let frames = debug.events.emit(
             kind, screen: screen, flow: flow(), connection: connection, name: name, serial: serial, placement: placement,
             payload: payload(), text: text(), unread: { [connections] in connections[$0]?.pendingBytes })
         for frame in frames {
@@ -21,7 +21,7 @@ extension Daemon {
     /// A screen was lost and removed: says whether its flow carries on without it (it was told
     /// `.screenLost`) or ended with it (it was the flow's first screen). `owner` is read before the loss.
     func emitScreenLost(_ screen: ScreenID, kind: String, owner: FlowID?, host: UInt64?) {
-        guard events.hasSubscribers else { return events.countUnheard() }
+        guard debug.events.hasSubscribers else { return debug.events.countUnheard() }
         let flow = owner.map { owner in
             let name = "\(owner) \(runtime?.typeName(of: owner) ?? "")".trimmingCharacters(in: .whitespaces)
             return runtime?.runningFlows.contains(owner) == true ? "flow \(name) carries on without it" : "flow \(name) ended with it"

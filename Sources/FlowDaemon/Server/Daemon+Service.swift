@@ -94,6 +94,6 @@ extension Daemon {
     var serviceStatus: ServiceStatus {
         ServiceStatus(
             phase: phase, flows: runtime?.liveFlowCount ?? 0, screens: runtime?.liveScreenCount ?? 0,
-            connections: connections.count, screenProcesses: spawned.count)
+            connections: connections.count, screenProcesses: survival.spawned.count)
     }
 }

@@ -42,32 +42,20 @@ public final class Daemon {
     }
     /// Which host shows which screen, serials, held commands and ack deadlines.
     package var delivery: ScreenDelivery
-    /// Resume tokens issued to attached hosts in this run.
-    var tokens = ResumeTokens()
-    /// Pings hosts with commands unacknowledged and finds hung ones (nil: `hangTimeout` 0).
-    var watchdog: HangWatchdog?
-    /// Restarts, resumes and hangs so far, for `Stats`.
-    var survival = SurvivalCounts()
-    /// Screens waiting for a host of their kind, and what hosts and the app disagreed on.
-    var contractWatch = ContractWatch()
+    /// Resume tokens, the hang watchdog, spawned processes, pools decided, and their counts.
+    var survival: Survival
+    /// The event stream, the terminations waiting for their unwinding, and the contract watch.
+    var debug = DebugSurface()
     /// The journal, the applied input keys and the restore: what keeps the app across restarts.
     var persistence = Persistence()
     /// `OpenLink` requests waiting for the dismissals in flight (`Daemon+Links.swift`).
     var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
     /// The flows' timers and work the daemon started (`Daemon+Requests.swift`).
     var requests = DaemonRequests()
-    /// Spawned screen processes not reaped yet, and the exit grace of those that must go.
-    var spawned: SpawnedProcesses
-    /// Kinds whose warm pool size was read from their factory (`Daemon+Pool.swift`).
-    var poolsDecided: Set<String> = []
-    /// Debug clients' `TerminateFlow` requests waiting for their flow's unwinding, by flow.
-    var terminations: [FlowID: (connection: UInt64, seq: UInt64, text: String)] = [:]
     /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
     var effectBuffer: [RuntimeEffect] = []
     /// Reused between commands by `drive()`.
     var actionBuffer: [ScreenDelivery.Action] = []
-    /// The debug event stream.
-    private(set) var events = EventBus()
     /// How the app ended, once it did.
     public private(set) var appOutcome: AppOutcome?
 
@@ -117,8 +105,7 @@ public final class Daemon {
         self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
-        self.spawned = SpawnedProcesses(grace: configuration.spawnExitGraceMilliseconds)
-        self.watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
+        self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, exitGrace: configuration.spawnExitGraceMilliseconds)
         self.connections = ConnectionTable(
             limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
                           inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
@@ -215,7 +202,7 @@ public final class Daemon {
         connection.onClosed = { [unowned self] closed in
             loop.assertOnLoop()
             connections.remove(closed.id)
-            events.unsubscribe(closed.id)
+            debug.events.unsubscribe(closed.id)
             logger.debug("closed", metadata: ["connection": "\(closed.label)"])
             emitEvent(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
             if app != nil { hostLeft(closed) }
@@ -249,7 +236,7 @@ public final class Daemon {
     package var socketPath: String { configuration.socketPath }
 
     /// Spawned processes not reaped yet.
-    package var childCount: Int { spawned.count }
+    package var childCount: Int { survival.spawned.count }
 
     /// Ids of the connections the daemon holds, closing ones included.
     package var connectionIDs: [UInt64] { connections.ids }
@@ -322,9 +309,9 @@ public final class Daemon {
         case .welcome(let agreement):
             var resuming: UInt64?
             if !agreement.resumeToken.isEmpty {
-                var redeemed = tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached)
+                var redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached)
                 if case .failure(.stillConnected) = redeemed, phase == .running,
-                   let old = tokens.host(of: agreement.resumeToken), let previous = connections[old] {
+                   let old = survival.tokens.host(of: agreement.resumeToken), let previous = connections[old] {
                     // The host saw its connection drop before the daemon did: the token proves the
                     // old connection is dead. Close it (its screens are held) and resume.
                     logger.notice("resume token presented while its connection is open; closing the old one", metadata: [
@@ -332,7 +319,7 @@ public final class Daemon {
                     ])
                     previous.forceClose()
                     hostLeft(previous)
-                    redeemed = tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached)
+                    redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached)
                 }
                 switch redeemed {
                 case .success(let old): resuming = old
@@ -349,7 +336,7 @@ public final class Daemon {
             welcome.maxFrameSize = UInt32(agreement.maxFrameSize)
             welcome.app = appName
             if agreement.role == .screenHost, !connection.protocolState.origin.isSpawned, delivery.resumeGrace != nil, app != nil {
-                welcome.resumeToken = tokens.issue(for: connection.id)
+                welcome.resumeToken = survival.tokens.issue(for: connection.id)
                 welcome.resumeGraceMs = UInt32(clamping: configuration.resumeGraceMilliseconds)
                 welcome.resumed = resuming != nil
             }
@@ -380,7 +367,7 @@ public final class Daemon {
             pong.nonce = ping.nonce
             send(.pong(pong), to: connection, replyTo: seq)
         case .pong(let pong):
-            watchdog?.pong(from: connection.id, nonce: pong.nonce)
+            survival.watchdog?.pong(from: connection.id, nonce: pong.nonce)
         case .error(let error):
             if error.screenID != 0, connection.agreement?.role == .screenHost {
                 reportRefusal(error, from: connection)
@@ -495,11 +482,11 @@ public final class Daemon {
             next = deadline
         }
         fold(delivery.nextDeadline)
-        fold(watchdog?.nextTick)
+        fold(survival.watchdog?.nextTick)
         fold(requests.timers.next)
         fold(persistence.nextDeadline)
-        fold(contractWatch.hostWaits.next)
-        fold(spawned.nextDeadline)
+        fold(debug.contract.hostWaits.next)
+        fold(survival.spawned.nextDeadline)
         fold(service?.nextDeadline)
         return next
     }
@@ -509,7 +496,7 @@ public final class Daemon {
     /// not after every input, which would read every part's deadline for each frame.
     func armDeadlineTimer() {
         // The watchdog ticks while commands may be waiting for acks (their clocks are running).
-        if delivery.nextAckDeadline != nil { watchdog?.wake(now: loop.now) }
+        if delivery.nextAckDeadline != nil { survival.watchdog?.wake(now: loop.now) }
         // Once stopped, nothing is left to time out (and the loop's timers are closed).
         let next = phase == .stopped ? nil : nextDeadline
         if armedDeadline == next { return }
@@ -552,7 +539,7 @@ public final class Daemon {
         reportScreensWithoutHost(now: now)
         signalOutstayingProcesses(now: now)
         expireService(now: now)
-        if let tick = watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
+        if let tick = survival.watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
     }
 
     // MARK: Shutdown
@@ -639,7 +626,7 @@ public final class Daemon {
             listener = nil
             notifyAndDrain(cause)
         case .stopChildren:
-            spawned.mustAllExit(now: loop.now)
+            survival.spawned.mustAllExit(now: loop.now)
             armDeadlineTimer()
         case .finish:
             finishShutdown()
@@ -689,7 +676,7 @@ public final class Daemon {
 
     /// Finishes the shutdown once every connection closed and every child was reaped.
     private func checkShutdownComplete() {
-        perform(shutdown.check(connections: connections.count, children: spawned.count))
+        perform(shutdown.check(connections: connections.count, children: survival.spawned.count))
     }
 
     private func finishShutdown() {

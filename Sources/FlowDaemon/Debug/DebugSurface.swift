@@ -1,0 +1,26 @@
+import FlowKit
+
+/// What debug clients and people see and ask, as one part: the live event stream, the `TerminateFlow`
+/// requests waiting for their flow's unwinding, and the contract watch (screens waiting for a host,
+/// kinds hosts offer that the app does not use, commands hosts refused).
+struct DebugSurface {
+    /// A debug client's request answered once its flow is unwound.
+    struct PendingReply {
+        var connection: UInt64
+        var seq: UInt64
+        var text: String
+    }
+
+    /// The live event stream.
+    let events = EventBus()
+    /// Where the app and its hosts disagree.
+    var contract = ContractWatch()
+    /// `TerminateFlow` requests waiting for their flow's unwinding, by flow.
+    private var terminations: [FlowID: PendingReply] = [:]
+
+    /// A termination of `flow` will be answered with `reply` once the flow is unwound.
+    mutating func awaitUnwinding(of flow: FlowID, _ reply: PendingReply) { terminations[flow] = reply }
+
+    /// The answer waiting for `flow`'s unwinding, taken (nil: none waits, or it was refused).
+    mutating func takeReply(for flow: FlowID) -> PendingReply? { terminations.removeValue(forKey: flow) }
+}
