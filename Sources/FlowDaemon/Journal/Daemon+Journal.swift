@@ -75,13 +75,12 @@ extension Daemon {
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:
     /// what a host is told is journaled first).
     func commitJournal() {
-        guard let journal = persistence.journal else { return }
         // While writes fail, the deadline timer (armed at the end of the iteration) wakes the loop for the next try.
-        journal.commit(now: loop.now)
+        persistence.commit(now: loop.now)
     }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due; says what is lost.
     func commitJournalBeforeExit() {
-        persistence.journal?.commitBeforeExit(now: loop.now)
+        persistence.commitBeforeExit(now: loop.now)
     }
 }

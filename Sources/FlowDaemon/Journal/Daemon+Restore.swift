@@ -98,7 +98,7 @@ extension Daemon {
                 }
                 persistence.replayed(key: UInt64(bitPattern: record.key))
                 drive()
-                if let check = record.check, check != journal.check.stored {
+                if let check = record.check, check != persistence.journal?.check.stored {
                     divergence = "the placements after it differ from the journaled ones"
                     return false
                 }

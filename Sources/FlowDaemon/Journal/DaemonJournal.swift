@@ -7,8 +7,9 @@ import Logging
 /// appended as one batch at its end with the placement check they led to; flushes to the disk on a
 /// queue of their own, so the loop never waits for one; and what happens when a write fails (the
 /// inputs stay in memory and the commit is tried again a second later, so a disk that filled up and
-/// is freed loses nothing while the daemon runs).
-final class DaemonJournal {
+/// is freed loses nothing while the daemon runs). A value inside `Persistence`: an input's record and
+/// the iteration's commit are each one access to the daemon's state.
+struct DaemonJournal {
     /// Whether inputs are journaled now.
     enum Mode: Equatable {
         /// Every input is recorded.
@@ -59,20 +60,20 @@ final class DaemonJournal {
     var retryAt: UInt64? { failing?.retryAt }
 
     /// Records an input the runtime accepted, with the key its sender gave it (ignored unless recording).
-    func record(_ input: FlowInput, key: UInt64 = 0) {
+    mutating func record(_ input: FlowInput, key: UInt64 = 0) {
         guard mode == .recording else { return }
         let (kind, body) = input.encoded
         pending.append(Journal.Record(kind: kind, body: body, key: Int64(bitPattern: key)))
     }
 
     /// Adds a screen command the runtime made to the check (while recording or replaying).
-    func observe(_ command: ScreenCommand) {
+    mutating func observe(_ command: ScreenCommand) {
         check.add(command)
     }
 
     /// Commits this iteration's inputs in one transaction, the check on the last one (end of every
     /// loop iteration). A failed write keeps them for the next try, due at `retryAt` (`force`: now).
-    func commit(now: UInt64, force: Bool = false) {
+    mutating func commit(now: UInt64, force: Bool = false) {
         guard !pending.isEmpty, mode != .finished else { return }
         if let failing, now < failing.retryAt, !force { return }
         if pending[pending.count - 1].check == nil { pending[pending.count - 1].check = check.stored }
@@ -103,7 +104,7 @@ final class DaemonJournal {
 
     /// The last commit before the process exits: tried at once even while writes fail; if it fails
     /// too, says how many inputs are lost.
-    func commitBeforeExit(now: UInt64) {
+    mutating func commitBeforeExit(now: UInt64) {
         commit(now: now, force: true)
         guard let failing, !pending.isEmpty, mode != .finished else { return }
         logger.error("""
@@ -113,13 +114,13 @@ final class DaemonJournal {
     }
 
     /// The daemon is shutting down: what was recorded is committed, nothing after it.
-    func freeze() {
+    mutating func freeze() {
         if mode == .recording { mode = .frozen }
     }
 
     /// The app finished: nothing is left to restore. Clears the journal (not after a shutdown froze
     /// it: the shutdown's unwinding ends the app too, and that is not the user's ending).
-    func finish() {
+    mutating func finish() {
         guard mode == .recording else { return }
         mode = .finished
         pending.removeAll()
@@ -133,7 +134,7 @@ final class DaemonJournal {
         }
     }
 
-    private func requestSync(now: UInt64) {
+    private mutating func requestSync(now: UInt64) {
         sinceSync = 0
         lastSyncAt = now
         guard let sync = journal.sync else { return }

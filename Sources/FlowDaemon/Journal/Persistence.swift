@@ -52,6 +52,22 @@ struct Persistence {
         journal = nil
     }
 
+    /// Adds a screen command the runtime made to the journal's placement check.
+    mutating func observe(_ command: ScreenCommand) { journal?.observe(command) }
+
+    /// Commits the loop iteration's inputs (once per iteration, before frames are written: what a
+    /// host is told is journaled first); a failed write is tried again at `nextDeadline`.
+    mutating func commit(now: UInt64) { journal?.commit(now: now) }
+
+    /// The last commit, as the daemon stops: tried even before the next retry is due.
+    mutating func commitBeforeExit(now: UInt64) { journal?.commitBeforeExit(now: now) }
+
+    /// The daemon is shutting down: nothing more is journaled.
+    mutating func freeze() { journal?.freeze() }
+
+    /// The app finished: the journal is cleared.
+    mutating func finish() { journal?.finish() }
+
     /// When a failed write is tried again.
     var nextDeadline: UInt64? { journal?.retryAt }
 }

@@ -27,7 +27,7 @@ extension Daemon {
         }
         recordAppOutcome(outcome)
         // The app is over: nothing is left to restore (a shutdown froze the journal first: kept).
-        persistence.journal?.finish()
+        persistence.finish()
         if configuration.exitWhenAppFinishes {
             requestShutdown(reason: .appFinished, message: "app \(appName) finished")
         } else {

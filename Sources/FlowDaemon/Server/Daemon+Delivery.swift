@@ -26,7 +26,7 @@ extension Daemon {
                     case .flow(let event):
                         if !persistence.isRestoring { emitFlowEvent(event) }
                     case .command(let command):
-                        persistence.journal?.observe(command)
+                        persistence.observe(command)
                         if !persistence.isRestoring { deliver(command) } else { persistence.restoring?.apply(command) }
                     case .request(let request):
                         startRequest(request)

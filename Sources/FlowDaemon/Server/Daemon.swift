@@ -612,14 +612,14 @@ public final class Daemon {
             logger.warning("second signal; exiting at once")
             exit(1)
         case .unwindFlows:
-            persistence.journal?.freeze()
+            persistence.freeze()
             delivery.holdsScreensOfLostHosts = false
             perform(delivery.stopPool())
             listener?.close()
             listener = nil
             unwindFlows(message: cause.message)
         case .notifyAndDrain:
-            persistence.journal?.freeze()
+            persistence.freeze()
             delivery.holdsScreensOfLostHosts = false
             perform(delivery.stopPool())
             listener?.close()
