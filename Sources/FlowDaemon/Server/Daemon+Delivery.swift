@@ -18,30 +18,30 @@ extension Daemon {
         var effects = effectBuffer
         effectBuffer = []
         defer { effectBuffer = effects }
-        repeat {
-            while runtime.hasEffects {
-                runtime.takeEffects(into: &effects)
-                for effect in effects {
-                    switch effect {
-                    case .flow(let event):
-                        if !persistence.isRestoring { emitFlowEvent(event) }
-                    case .command(let command):
-                        persistence.observe(command)
-                        if !persistence.isRestoring { deliver(command) } else { persistence.restoring?.apply(command) }
-                    case .request(let request):
-                        startRequest(request)
-                    case .cancelRequest(let id):
-                        cancelRequest(id)
-                    case .unwound(.all, let report):
-                        flowsUnwound(report)
-                    case .unwound(.flow(let flow), let report):
-                        terminated(flow, report: report)
-                    case .root(let outcome):
-                        if !persistence.isRestoring { appReported(outcome) } else { persistence.restoring?.rootReported(outcome) }
-                    }
+        // Taken until a take comes back empty: one access to the runtime's effects per round.
+        while true {
+            runtime.takeEffects(into: &effects)
+            if effects.isEmpty { break }
+            for effect in effects {
+                switch effect {
+                case .flow(let event):
+                    if !persistence.isRestoring { emitFlowEvent(event) }
+                case .command(let command):
+                    persistence.observe(command)
+                    if !persistence.isRestoring { deliver(command) } else { persistence.restoring?.apply(command) }
+                case .request(let request):
+                    startRequest(request)
+                case .cancelRequest(let id):
+                    cancelRequest(id)
+                case .unwound(.all, let report):
+                    flowsUnwound(report)
+                case .unwound(.flow(let flow), let report):
+                    terminated(flow, report: report)
+                case .root(let outcome):
+                    if !persistence.isRestoring { appReported(outcome) } else { persistence.restoring?.rootReported(outcome) }
                 }
             }
-        } while runtime.hasEffects
+        }
     }
 
     /// Gives one screen command to the delivery state machine, reports it, and performs what it says.
