@@ -26,14 +26,15 @@ package enum EmbeddedDaemonFuzzTarget {
         guard name.hasSuffix("-spawned") else { return BuiltInApps.named(name) }
         guard let app = BuiltInApps.named(String(name.dropLast("-spawned".count))) else { return nil }
         return app.withAllScreens(.spawn(executable: "fuzz-screen", restart: .restart(maxRestarts: 2, withinMilliseconds: 300)),
-                                  kinds: Array(app.screens.keys))
+                                  kinds: app.kinds)
     }
 
     /// Runs one input; throws what did not hold.
     package static func run(_ input: UnsafeRawBufferPointer) throws(FuzzViolation) {
         var program = Program(bytes: Array(input))
         guard let name = apps[safe: Int(program.next() ?? 0) % apps.count], let app = app(name) else { return }
-        let kinds = Array(app.screens.keys).sorted()
+        // Every kind the app shows (`App.kinds`: its factories' and its modules'), offered by both hosts.
+        let kinds = app.kinds
         let daemon = EmbeddedDaemon(app: app) {
             $0.ackTimeoutMilliseconds = 200
             $0.handshakeTimeoutMilliseconds = 100
