@@ -2,9 +2,6 @@ import FlowKit
 import FlowWire
 
 extension Daemon {
-    /// Links that wait for the dismissals in flight to complete, at most this many.
-    static let waitingLinkLimit = 16
-
     /// `OpenLink` from a screen host or a debug client (docs/protocol.md §21): the link is opened
     /// through the app's flows and answered with `LinkOpened`, or refused with a typed `Error`
     /// and nothing changed. While a dismissal is in flight (a screen's host has not acknowledged its
@@ -12,12 +9,11 @@ extension Daemon {
     func receiveOpenLink(_ request: Flowd_V1_OpenLink, seq: UInt64, from connection: Connection) {
         if let runtime, runtime.pendingDismissals > 0 || !waitingLinks.isEmpty, phase == .running,
            (try? Link(parsing: request.link)) != nil {
-            guard waitingLinks.count < Self.waitingLinkLimit else {
-                refuse(Flowd_V1_Error(code: .linkRefused, message: "\(Self.waitingLinkLimit) links already wait for dismissals in flight; \(request.link) was not opened, send it again later"),
+            guard waitingLinks.wait(.init(connection: connection.id, seq: seq, message: request)) else {
+                refuse(Flowd_V1_Error(code: .linkRefused, message: "\(WaitingLinks.limit) links already wait for dismissals in flight; \(request.link) was not opened, send it again later"),
                        seq: seq, to: connection)
                 return
             }
-            waitingLinks.append((connection.id, seq, request))
             return
         }
         openNow(request, seq: seq, from: connection)
@@ -26,11 +22,9 @@ extension Daemon {
     /// Opens the links that waited, in order, once no dismissal is in flight (end of each loop
     /// iteration); answers them with `SHUTTING_DOWN` once the shutdown began.
     func openWaitingLinks() {
-        while let (connectionID, seq, request) = waitingLinks.first {
-            if phase == .running, (runtime?.pendingDismissals ?? 0) > 0 { return }
-            waitingLinks.removeFirst()
-            guard let connection = connections[connectionID], !connection.isClosing else { continue }
-            openNow(request, seq: seq, from: connection)
+        while let waiting = waitingLinks.next(mayOpen: phase != .running || pendingDismissals == 0) {
+            guard let connection = connections[waiting.connection], !connection.isClosing else { continue }
+            openNow(waiting.message, seq: waiting.seq, from: connection)
         }
     }
 

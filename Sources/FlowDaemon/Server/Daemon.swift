@@ -49,7 +49,7 @@ public final class Daemon {
     /// The journal, the applied input keys and the restore: what keeps the app across restarts.
     var persistence = Persistence()
     /// `OpenLink` requests waiting for the dismissals in flight (`Daemon+Links.swift`).
-    var waitingLinks: [(connection: UInt64, seq: UInt64, request: Flowd_V1_OpenLink)] = []
+    var waitingLinks = WaitingLinks()
     /// The flows' timers and work the daemon started (`Daemon+Requests.swift`).
     var requests = DaemonRequests()
     /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
