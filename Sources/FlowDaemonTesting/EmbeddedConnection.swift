@@ -22,11 +22,8 @@ public final class EmbeddedConnection {
     public func send(_ body: Flowd_V1_Envelope.OneOf_Body) -> UInt64 {
         lastSeq += 1
         var bytes: [UInt8] = []
-        var envelope = Flowd_V1_Envelope()
-        envelope.seq = lastSeq
-        envelope.body = body
         // Encoding our own well-formed message cannot fail below the frame limit.
-        try? FrameEncoder.append(envelope, to: &bytes, maxFrameSize: Int(UInt32.max))
+        try? FrameEncoder.append(body, seq: lastSeq, to: &bytes, maxFrameSize: Int(UInt32.max))
         sendBytes(bytes)
         return lastSeq
     }
@@ -45,10 +42,7 @@ public final class EmbeddedConnection {
         var bytes: [UInt8] = []
         for body in bodies {
             lastSeq += 1
-            var envelope = Flowd_V1_Envelope()
-            envelope.seq = lastSeq
-            envelope.body = body
-            try? FrameEncoder.append(envelope, to: &bytes, maxFrameSize: Int(UInt32.max))
+            try? FrameEncoder.append(body, seq: lastSeq, to: &bytes, maxFrameSize: Int(UInt32.max))
         }
         pipe.feed(bytes)
         return lastSeq

@@ -81,6 +81,7 @@ package enum EmbeddedDaemonFuzzTarget {
                 peers[index] = Peer(daemon.connect())
             case 23:
                 peers[index].connection.reads.toggle()
+                daemon.run()
             case 24:
                 // The host drops and comes back with its last token (or a stale one).
                 let token = peers[index].resumeToken
@@ -106,8 +107,9 @@ package enum EmbeddedDaemonFuzzTarget {
             default:
                 peers[index].read()
             }
-            for i in peers.indices { peers[i].read() }
-            for pid in spawned.keys { spawned[pid]?.read() }
+            // Every operation let the daemon run until it had nothing left to do: read what it wrote.
+            for i in peers.indices { peers[i].read(settle: false) }
+            for pid in spawned.keys { spawned[pid]?.read(settle: false) }
             let problems = daemon.daemon.invariantViolations()
             if !problems.isEmpty { throw FuzzViolation("after op \(op) (\(program.position) bytes read): \(problems)") }
         }
@@ -181,9 +183,10 @@ struct Peer {
 
     var screens: [UInt64] { serials.map(\.screen) }
 
-    /// Reads what the daemon wrote and remembers screens and serials.
-    mutating func read() {
-        for body in connection.readBodies() {
+    /// Reads what the daemon wrote and remembers screens and serials; `settle` false when the daemon
+    /// has nothing left to run (`EmbeddedConnection.readBodies(settle:)`).
+    mutating func read(settle: Bool = true) {
+        for body in connection.readBodies(settle: settle) {
             switch body {
             case .place(let m): record(m.screenID, m.serial)
             case .update(let m): record(m.screenID, m.serial)

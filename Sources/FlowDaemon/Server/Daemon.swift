@@ -33,9 +33,10 @@ public final class Daemon {
     package func invariantViolations() -> [String] {
         guard let runtime else { return delivery.screens.isEmpty ? [] : ["\(delivery.screens.count) screens delivered without a runtime"] }
         var problems = runtime.invariantViolations() + delivery.invariantViolations()
-        let placed = Set(runtime.debugTree().nodes.filter { $0.kind == .screen }.map(\.id))
-        for id in placed where delivery.screens[id] == nil { problems.append("screen \(id) is placed but not delivered") }
-        for (id, screen) in delivery.screens where !screen.isDismissing && !placed.contains(id) {
+        // The model's nodes, not a debug tree: this runs after every step of a fuzzed program.
+        let nodes = runtime.model.nodes
+        for (id, node) in nodes where node.kind == .screen && delivery.screens[id] == nil { problems.append("screen \(id) is placed but not delivered") }
+        for (id, screen) in delivery.screens where !screen.isDismissing && nodes[id]?.kind != .screen {
             problems.append("screen \(id) is delivered (\(screen.phase)) but not placed")
         }
         return problems
