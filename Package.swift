@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "FlowdTestSupport"]),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps", "DaemonFuzzing", "FlowdTestSupport", "FlowdCommand"],
+            dependencies: ["FlowDaemon", "FlowDaemonTesting", "FlowApp", "FlowWire", "DemoApps", "DaemonFuzzing", "FlowWireFuzzing", "FlowdTestSupport", "FlowdCommand"],
             exclude: ["FuzzRegressions"]
         ),
         .testTarget(name: "ScreenKitTests", dependencies: ["ScreenKit", "FlowKit", "FlowKitWire", "FlowWire", "FlowSocket", "FlowdTestSupport"]),

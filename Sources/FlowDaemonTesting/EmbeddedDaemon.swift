@@ -16,6 +16,8 @@ public final class EmbeddedDaemon {
     public let daemon: Daemon
     let loop: EmbeddedLoop
     private let spawner: EmbeddedSpawner
+    /// What `crashAndRestore()` starts the next daemon with.
+    private let logger: Logger
 
     /// An embedded daemon running `app` (none: a daemon without an app); `configure` sets limits and
     /// timeouts; screens of `failingSpawns` kinds fail to spawn. The app starts at once.
@@ -36,6 +38,7 @@ public final class EmbeddedDaemon {
         var configuration = DaemonConfiguration(socketPath: "/embedded/flowd.sock")
         configuration.statePath = statePath
         configure(&configuration)
+        self.logger = logger
         loop = EmbeddedLoop(wallClock: wallClock)
         spawner = EmbeddedSpawner(loop: loop)
         spawner.failing = failingSpawns
@@ -52,6 +55,18 @@ public final class EmbeddedDaemon {
     public func crash() {
         loop.closeInbox()
         daemon.releaseJournalAfterCrash()
+    }
+
+    /// Crashes this daemon (`crash()`) and starts a new one on the same journal, app, configuration
+    /// and failing kinds, as a service manager restarts a killed `flowd`: it restores what was
+    /// committed. Its clock starts at 0 and its wall clock where this one's is. The connections and
+    /// children of this daemon are gone with it: peers connect to the new one (nothing of this one
+    /// may be used afterwards). Throws as the init does.
+    public func crashAndRestore() throws(DaemonError) -> EmbeddedDaemon {
+        crash()
+        let configuration = daemon.configuration
+        return try EmbeddedDaemon(app: daemon.app, statePath: configuration.statePath, failingSpawns: spawner.failing,
+                                  wallClock: wallClock, logger: logger) { $0 = configuration }
     }
 
     // MARK: Peers

@@ -14,9 +14,13 @@ import Foundation
 /// The input is read as a program: the first byte picks the app, then each byte is an operation
 /// whose arguments are the bytes that follow (raw bytes, well-formed outputs, acks, navigation,
 /// debug requests, time, hang-ups, resumes with the last token, and — for the spawned app — screen
-/// processes that join, crash or exit and are restarted by their policy). After every operation the runtime and the delivery must agree
-/// (`Daemon.invariantViolations()`); at the end a shutdown with cooperative hosts must reach
-/// `stopped` and leave nothing (`EmbeddedDaemon.finish()`). Any trap is a finding too.
+/// processes that join, crash or exit and are restarted by their policy). The daemon journals into a
+/// file of the execution's own, and an operation kills it — between loop iterations, or after it
+/// read an input and before the iteration's commit — and starts a new one on the journal, which must
+/// restore what was committed; the peers reconnect and the program goes on (deterministic
+/// simulation: a restore bug replays from its input). After every operation the runtime and the
+/// delivery must agree (`Daemon.invariantViolations()`); at the end a shutdown with cooperative
+/// hosts must reach `stopped` and leave nothing (`EmbeddedDaemon.finish()`). Any trap is a finding too.
 package enum EmbeddedDaemonFuzzTarget {
     /// The apps a program can run (none that spawn processes or push 999 screens at once).
     static let apps = ["tutorial", "modal", "leave-in-place", "mirror", "mirror-spawned"]
@@ -29,21 +33,42 @@ package enum EmbeddedDaemonFuzzTarget {
                                   kinds: app.kinds)
     }
 
+    /// What one program did.
+    package struct Summary {
+        /// Operations run.
+        package var operations = 0
+        /// Restores from the journal (operation 28).
+        package var restores = 0
+
+        package init() {}
+    }
+
     /// Runs one input; throws what did not hold.
-    package static func run(_ input: UnsafeRawBufferPointer) throws(FuzzViolation) {
+    @discardableResult
+    package static func run(_ input: UnsafeRawBufferPointer) throws(FuzzViolation) -> Summary {
         var program = Program(bytes: Array(input))
-        guard let name = apps[safe: Int(program.next() ?? 0) % apps.count], let app = app(name) else { return }
+        var summary = Summary()
+        guard let name = apps[safe: Int(program.next() ?? 0) % apps.count], let app = app(name) else { return summary }
         // Every kind the app shows (`App.kinds`: its factories' and its modules'), offered by both hosts.
         let kinds = app.kinds
-        let daemon = EmbeddedDaemon(app: app) {
-            $0.ackTimeoutMilliseconds = 200
-            $0.handshakeTimeoutMilliseconds = 100
-            $0.shutdownGraceMilliseconds = 100
-            $0.writeQueueLimit = 64 << 10
-            $0.exitWhenAppFinishes = false
-            $0.resumeGraceMilliseconds = 300
-            $0.hangTimeoutMilliseconds = 100
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        var daemon: EmbeddedDaemon
+        do {
+            daemon = try EmbeddedDaemon(app: app, statePath: folder.journalPath) {
+                $0.ackTimeoutMilliseconds = 200
+                $0.handshakeTimeoutMilliseconds = 100
+                $0.shutdownGraceMilliseconds = 100
+                $0.writeQueueLimit = 64 << 10
+                $0.exitWhenAppFinishes = false
+                $0.resumeGraceMilliseconds = 300
+                $0.hangTimeoutMilliseconds = 100
+            }
+        } catch {
+            throw FuzzViolation("the daemon did not start on an empty journal: \(error)")
         }
+        // What a restore shows once the app ended (its journal cleared): a fresh start.
+        let fresh = try Committed(daemon, fresh: nil)
         var peers = [Peer(daemon.connect()), Peer(daemon.connect()), Peer(daemon.connect())]
         /// The spawned processes' ends, by pid.
         var spawned: [Int32: Peer] = [:]
@@ -51,12 +76,23 @@ package enum EmbeddedDaemonFuzzTarget {
             let live = daemon.children.filter { !$0.hasExited }
             return live.isEmpty ? nil : live[Int(byte) % live.count]
         }
+        /// Kills the daemon, restores a new one that must show `committed`, and reconnects the peers.
+        func crashAndRestore(expecting committed: Committed, variant: UInt8) throws(FuzzViolation) {
+            // The crashed daemon's connections and children go with it.
+            spawned.removeAll()
+            let (restored, shown) = try restore(daemon, expecting: committed)
+            daemon = restored
+            summary.restores += 1
+            peers = try reconnect(peers, to: daemon, kinds: kinds, presentingOldTokens: variant & 1 != 0, screens: shown)
+        }
         while let op = program.next() {
+            summary.operations += 1
             let index = Int(op >> 5) % peers.count
             switch op & 0x1F {
             case 0...3:
-                peers[index].welcomed(peers[index].connection.hello(role: index == 2 ? .debug : .screenHost, name: "fuzz-\(index)",
-                                                                    provides: index == 2 ? [] : kinds))
+                let role: Flowd_V1_Role = index == 2 ? .debug : .screenHost
+                peers[index].welcomed(peers[index].connection.hello(role: role, name: "fuzz-\(index)", provides: index == 2 ? [] : kinds),
+                                      as: role)
             case 4...9:
                 peers[index].sendOutput(program.next() ?? 0)
             case 10...13:
@@ -87,7 +123,8 @@ package enum EmbeddedDaemonFuzzTarget {
                 let token = peers[index].resumeToken
                 peers[index].connection.hangUp()
                 peers[index] = Peer(daemon.connect())
-                peers[index].welcomed(peers[index].connection.hello(role: .screenHost, name: "fuzz-\(index)", provides: kinds, resumeToken: token))
+                peers[index].welcomed(peers[index].connection.hello(role: .screenHost, name: "fuzz-\(index)", provides: kinds, resumeToken: token),
+                                      as: .screenHost)
             case 25:
                 // A spawned process joins (or, once joined, acts): hello, then acks and an output.
                 guard let child = liveChild(program.next() ?? 0) else { break }
@@ -104,6 +141,20 @@ package enum EmbeddedDaemonFuzzTarget {
                 guard let child = liveChild(program.next() ?? 0) else { break }
                 child.connection.hangUp()
                 child.exit()
+            case 28:
+                // The daemon is killed and a new one restores from the journal. Bit 1 of the argument:
+                // killed between two loop iterations (everything it did is committed), or after it
+                // read an output (the next byte) and applied it, before the iteration's commit and
+                // frames (the restore shows the state before the output). Bit 0: the hosts first
+                // try to resume with their old tokens.
+                let variant = program.next() ?? 0
+                var committed = try Committed(daemon, fresh: fresh)
+                if variant & 2 != 0 {
+                    if let body = peers[index].output(program.next() ?? 0) { peers[index].connection.write([body]) }
+                    // An output that ended the app cleared the journal at once: a fresh start.
+                    if daemon.daemon.appOutcome != nil { committed = fresh }
+                }
+                try crashAndRestore(expecting: committed, variant: variant)
             default:
                 peers[index].read()
             }
@@ -139,6 +190,7 @@ package enum EmbeddedDaemonFuzzTarget {
         guard daemon.phase == .stopped, left.isClean else {
             throw FuzzViolation("after shutdown the daemon is \(daemon.phase) and \(left)")
         }
+        return summary
     }
 }
 
@@ -170,13 +222,18 @@ struct Peer {
 
     /// The resume token of its last `Welcome`.
     private(set) var resumeToken = ""
+    /// The role a `Welcome` accepted (nil: no handshake finished).
+    private(set) var role: Flowd_V1_Role?
 
     init(_ connection: EmbeddedConnection) { self.connection = connection }
 
-    /// Remembers the token a handshake's `Welcome` gave.
-    mutating func welcomed(_ answer: [Flowd_V1_Envelope.OneOf_Body]) {
+    /// Remembers the role and the token a handshake's `Welcome` gave, and the screens placed with it.
+    mutating func welcomed(_ answer: [Flowd_V1_Envelope.OneOf_Body], as role: Flowd_V1_Role) {
         for body in answer {
-            if case .welcome(let welcome) = body, !welcome.resumeToken.isEmpty { resumeToken = welcome.resumeToken }
+            if case .welcome(let welcome) = body {
+                self.role = role
+                if !welcome.resumeToken.isEmpty { resumeToken = welcome.resumeToken }
+            }
             if case .place(let m) = body { record(m.screenID, m.serial) }
         }
     }
@@ -208,15 +265,20 @@ struct Peer {
         }
     }
 
-    /// An output of one of the demo's card screens (a button press or text).
+    /// Sends an output of one of the demo's card screens (a button press or text).
     func sendOutput(_ byte: UInt8) {
-        guard !serials.isEmpty else { return }
+        if let body = output(byte) { connection.send(body) }
+    }
+
+    /// An output of one of the screens placed on it (nil: none is).
+    func output(_ byte: UInt8) -> Flowd_V1_Envelope.OneOf_Body? {
+        guard !serials.isEmpty else { return nil }
         let choice = Int(byte)
         var output = Flowd_V1_Output()
         output.screenID = serials[choice % serials.count].screen
         let json = choice & 0x80 != 0 ? #"{"didEnterText":{"text":"x"}}"# : #"{"didPressButton":{"index":\#(choice % 4)}}"#
         output.payload = .json(Data(json.utf8))
-        connection.send(.output(output))
+        return .output(output)
     }
 
     /// Back (each phase), close modal or select tab on one of its screens.
