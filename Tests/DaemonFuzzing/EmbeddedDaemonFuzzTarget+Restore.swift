@@ -30,12 +30,6 @@ struct Committed {
 }
 
 extension EmbeddedDaemonFuzzTarget {
-    /// Known issue: a restore gives the delivery a screen that was lost before the crash (its host
-    /// died: the journal holds the loss). `RestoredScreens` forgets a screen only at its `Dismiss`, and
-    /// the runtime sends none for the lost screen itself, so the replay's placements keep it: the
-    /// delivery holds (or spawns a process for) a screen no flow has. Reported, not fixed here (docs/fuzzing.md).
-    package static let restoreKeepsLostScreen = "restore-keeps-lost-screen"
-
     /// Kills `daemon` and starts a new one on its journal, which must restore `committed` (and
     /// complete the dismissals the old one waited for: their hosts are gone). Returns it and the
     /// screens its tree shows.
@@ -64,7 +58,7 @@ extension EmbeddedDaemonFuzzTarget {
             throw FuzzViolation("""
                 the restore placed screens \(strays), which the tree before the crash no longer had (lost): \
                 \(restored.daemon.invariantViolations())
-                """, knownIssue: restoreKeepsLostScreen)
+                """)
         }
         return (restored, shown)
     }

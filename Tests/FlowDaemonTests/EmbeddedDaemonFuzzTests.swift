@@ -17,9 +17,7 @@ struct EmbeddedDaemonFuzzTests {
     /// Kept inputs that still find a known bug of the daemon, reported and not fixed yet (docs/fuzzing.md
     /// "Known issues"): they replay as known issues, and once the bug is fixed the test says so (the
     /// issue is no longer recorded), to remove the entry.
-    static let knownIssues: [String: String] = [
-        "restore-keeps-lost-screen": EmbeddedDaemonFuzzTarget.restoreKeepsLostScreen,
-    ]
+    static let knownIssues: [String: String] = [:]
 
     @Test func everyKeptInputStillPasses() throws {
         let files = (try? FileManager.default.contentsOfDirectory(at: Self.regressions, includingPropertiesForKeys: nil)) ?? []

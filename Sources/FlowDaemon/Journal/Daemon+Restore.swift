@@ -108,7 +108,7 @@ extension Daemon {
             return .unreadable(atInput: index + 1, error)
         }
         if let divergence { return .diverged(atInput: index, reason: divergence) }
-        return .restored(inputs: index, screens: persistence.restoring?.live ?? [])
+        return .restored(inputs: index, screens: persistence.restoring?.live { runtime.model.contains($0) } ?? [])
     }
 
     /// After a divergence: the journal is moved aside, a fresh one opened and the app started anew.

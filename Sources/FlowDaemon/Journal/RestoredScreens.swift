@@ -35,11 +35,12 @@ struct RestoredScreens {
         }
     }
 
-    /// The live screens' current placements, first placed first, without animation (the user saw
-    /// them appear before the restart).
-    var live: [PlaceCommand] {
+    /// The current placements of the screens `isPlaced` says the replayed model still holds, first
+    /// placed first, without animation (the user saw them appear before the restart). A screen lost
+    /// with its host is removed without a `Dismiss` of its own, so the commands alone would keep it.
+    func live(isPlaced: (ScreenID) -> Bool) -> [PlaceCommand] {
         order.compactMap { id in
-            guard var place = places[id] else { return nil }
+            guard var place = places[id], isPlaced(id) else { return nil }
             place.animated = false
             return place
         }
