@@ -20,13 +20,13 @@ final class EmbeddedSpawner: ScreenSpawner {
         var description: String { "spawning a screen of kind \(kind) failed (the test said so)" }
     }
 
-    func spawn(for daemon: Daemon, screen: ScreenID?, kind: String, executable: String, arguments: [String],
-               environment: [String: String]) throws -> any SpawnedHost {
+    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String],
+               socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64) throws -> any SpawnedHost {
         guard !failing.contains(kind), let embedded else { throw SpawnFailed(kind: kind) }
         let pid = Int32(10_000 + children.count)
         let token = "embedded-token-\(children.count + 1)"
         let pipe = EmbeddedPipe(loop: loop)
-        let id = daemon.adoptSpawned(pipe, token: token, peerPID: pid)
+        let id = adopt(pipe, token, pid)
         let connection = EmbeddedConnection(id: id, pipe: pipe, daemon: embedded)
         let child = EmbeddedChild(pid: pid, connection: connection, screen: screen, kind: kind, executable: executable, token: token)
         children.append(child)

@@ -107,11 +107,11 @@ import Testing
         let embedded = EmbeddedDaemon(app: BuiltInApps.named("tutorial")!)
         let host = embedded.connect()
         _ = host.hello(role: .screenHost)
-        #expect(embedded.daemon.service == nil)
+        #expect(!embedded.daemon.hasServiceSession)
         embedded.shutdown()
         host.hangUp()
         embedded.run()
-        #expect(embedded.daemon.service == nil)
+        #expect(!embedded.daemon.hasServiceSession)
     }
 }
 

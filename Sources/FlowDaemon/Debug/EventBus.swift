@@ -10,6 +10,8 @@ import Foundation
 final class EventBus {
     /// One subscribed connection.
     struct Subscription {
+        /// The watcher; it leaves the bus when it closes (`unsubscribe`).
+        let connection: Connection
         var kinds: Set<Flowd_V1_EventKind>
         var flow: UInt64
         var screen: UInt64
@@ -30,15 +32,17 @@ final class EventBus {
     var lagLimit = 256 << 10
     /// Events sent to subscribers, for `Stats.events_sent`.
     private(set) var sent: UInt64 = 0
+    /// Watchers given frames since `takeWatchersToWrite()`: written at the end of the iteration.
+    private(set) var watchersToWrite: [Connection] = []
 
     init() {}
 
     var hasSubscribers: Bool { !subscriptions.isEmpty }
 
     /// Starts or replaces the subscription of `connection`.
-    func subscribe(_ connection: UInt64, _ request: Flowd_V1_Subscribe) {
-        subscriptions[connection] = Subscription(
-            kinds: Set(request.kinds), flow: request.flowID, screen: request.screenID, payloads: request.payloads)
+    func subscribe(_ connection: Connection, _ request: Flowd_V1_Subscribe) {
+        subscriptions[connection.id] = Subscription(
+            connection: connection, kinds: Set(request.kinds), flow: request.flowID, screen: request.screenID, payloads: request.payloads)
     }
 
     func unsubscribe(_ connection: UInt64) {
@@ -48,22 +52,29 @@ final class EventBus {
     /// An event nobody listens to: it takes its sequence number and is not built (the hot path).
     func countUnheard() { lastSeq += 1 }
 
-    /// Emits one event: returns the frames for every matching subscriber (the caller sends them).
-    /// `unread` gives the bytes a subscriber has not read yet (nil: it is gone).
+    /// The watchers given frames since the last call (each may appear more than once).
+    func takeWatchersToWrite() -> [Connection] {
+        defer { watchersToWrite.removeAll(keepingCapacity: true) }
+        return watchersToWrite
+    }
+
+    /// Emits one event: it takes the next sequence number, and is built and queued only for the
+    /// matching subscribers (the hot path, with none, is one increment). What it costs to say comes
+    /// as autoclosures, evaluated only when someone listens.
     func emit(
         _ kind: Flowd_V1_EventKind, screen: ScreenID? = nil, flow flowOf: @autoclosure () -> FlowID? = nil, connection: UInt64 = 0,
-        name: String = "", serial: UInt64 = 0, placement: Flowd_V1_Placement? = nil, payload: Flowd_V1_Payload? = nil,
-        text: @autoclosure () -> String, unread: (UInt64) -> Int?
-    ) -> [(connection: UInt64, body: Flowd_V1_Envelope.OneOf_Body)] {
+        name: String = "", serial: UInt64 = 0, placement: Flowd_V1_Placement? = nil,
+        payload payloadOf: @autoclosure () -> Flowd_V1_Payload? = nil, text: @autoclosure () -> String
+    ) {
         lastSeq += 1
-        guard !subscriptions.isEmpty else { return [] }
-        var frames: [(connection: UInt64, body: Flowd_V1_Envelope.OneOf_Body)] = []
-        // Looked up only when someone listens: events are emitted on the hot path.
+        guard !subscriptions.isEmpty else { return }
         let flow = flowOf()
         var event: Flowd_V1_Event?
+        var payload: Flowd_V1_Payload??
         for (id, var subscription) in subscriptions {
-            guard subscription.matches(kind, flow: flow, screen: screen), let pending = unread(id) else { continue }
-            if pending > lagLimit {
+            let watcher = subscription.connection
+            guard subscription.matches(kind, flow: flow, screen: screen), !watcher.isClosing else { continue }
+            if watcher.pendingBytes > lagLimit {
                 subscription.dropped += 1
                 subscriptions[id] = subscription
                 continue
@@ -72,7 +83,7 @@ final class EventBus {
                 var lagged = Flowd_V1_Lagged()
                 lagged.dropped = subscription.dropped
                 lagged.nextSeq = lastSeq
-                frames.append((id, .lagged(lagged)))
+                watcher.queue(.lagged(lagged))
                 subscription.dropped = 0
                 subscriptions[id] = subscription
             }
@@ -91,10 +102,13 @@ final class EventBus {
                 event = built
             }
             guard var copy = event else { continue }
-            if subscription.payloads, let payload { copy.payload = payload }
-            frames.append((id, .event(copy)))
+            if subscription.payloads {
+                if payload == nil { payload = .some(payloadOf()) }
+                if let value = payload ?? nil { copy.payload = value }
+            }
+            watcher.queue(.event(copy))
+            watchersToWrite.append(watcher)
             sent += 1
         }
-        return frames
     }
 }

@@ -27,10 +27,12 @@ package protocol SpawnedHost: AnyObject {
 /// Starts the process of a spawned screen with its connection adopted by the daemon: `uv_spawn` in
 /// production, a fake child in the embedded daemon.
 package protocol ScreenSpawner: AnyObject {
-    /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`, no screen yet), its socket's
-    /// daemon end adopted by `daemon` (`Daemon.adoptSpawned`), and returns it; throws if it cannot be started.
-    func spawn(for daemon: Daemon, screen: ScreenID?, kind: String, executable: String, arguments: [String],
-               environment: [String: String]) throws -> any SpawnedHost
+    /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`, no screen yet), told the
+    /// daemon's `socketPath`; its socket's daemon end is handed to `adopt` with the child's one-time
+    /// token and pid, which returns the connection's id. Returns it; throws if it cannot be started
+    /// (the daemon closes a connection adopted before the failure).
+    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String],
+               socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64) throws -> any SpawnedHost
 }
 
 /// Spawns real processes on the daemon's libuv loop.
@@ -39,9 +41,9 @@ final class UVScreenSpawner: ScreenSpawner {
 
     init(loop: UVLoop) { self.loop = loop }
 
-    func spawn(for daemon: Daemon, screen: ScreenID?, kind: String, executable: String, arguments: [String],
-               environment: [String: String]) throws -> any SpawnedHost {
-        try SpawnedScreen.start(daemon: daemon, loop: loop, screen: screen, kind: kind, executable: executable,
-                                arguments: arguments, environment: environment)
+    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String],
+               socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64) throws -> any SpawnedHost {
+        try SpawnedScreen.start(loop: loop, screen: screen, kind: kind, executable: executable, arguments: arguments,
+                                environment: environment, socketPath: socketPath, adopt: adopt)
     }
 }

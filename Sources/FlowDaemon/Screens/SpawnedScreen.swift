@@ -31,7 +31,8 @@ final class SpawnedScreen: SpawnedHost {
     /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`); its connection joins the
     /// daemon and must complete the handshake with the token within the handshake timeout.
     static func start(
-        daemon: Daemon, loop: UVLoop, screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String]
+        loop: UVLoop, screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String],
+        socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64
     ) throws -> SpawnedScreen {
         let pair = try SocketPair.make()
         let pipe = UVPipe(loop: loop)
@@ -44,7 +45,7 @@ final class SpawnedScreen: SpawnedHost {
             throw error
         }
         let token = makeToken()
-        let connectionID = daemon.adoptSpawned(pipe, token: token, peerPID: 0)
+        let connectionID = adopt(pipe, token, 0)
 
         var childEnvironment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         childEnvironment[WireProtocol.socketFDEnvironmentVariable] = "3"
@@ -57,7 +58,7 @@ final class SpawnedScreen: SpawnedHost {
             childEnvironment["FLOWD_SCREEN_ID"] = nil
             childEnvironment["FLOWD_POOLED"] = "1"
         }
-        childEnvironment[WireProtocol.socketPathEnvironmentVariable] = daemon.socketPath
+        childEnvironment[WireProtocol.socketPathEnvironmentVariable] = socketPath
 
         var spawned: SpawnedScreen?
         let process: UVProcess
@@ -68,9 +69,6 @@ final class SpawnedScreen: SpawnedHost {
             ) { status, signal in
                 spawned?.exited(status: status, signal: signal)
             }
-        } catch {
-            daemon.dropSpawned(connectionID)
-            throw error
         }
         let screenProcess = SpawnedScreen(pid: process.pid, connectionID: connectionID, screen: screen, kind: kind, process: process)
         spawned = screenProcess

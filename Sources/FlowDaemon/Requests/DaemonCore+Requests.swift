@@ -4,12 +4,12 @@ import FlowKit
 /// the loop's clock and runs each piece of work off the loop, and feeds the answer back through
 /// `feed`, so it is journaled like every input. A restore's replay starts nothing (the journal holds
 /// the answers); afterwards the requests still outstanding start again.
-extension Daemon {
+extension DaemonCore {
     /// A flow asked for outside data (a `.request` effect, from `drive()`). A timer is set on the
     /// loop's clock and its wall-clock deadline journaled (`.timerStarted`) — or, restarted after a
     /// restore, set for what is left of it; work runs off the loop. Nothing starts while a restore
     /// replays the journal, once the shutdown began, or twice.
-    func startRequest(_ request: ExternalRequest) {
+    mutating func startRequest(_ request: ExternalRequest) {
         guard !persistence.isRestoring, phase == .running, runtime != nil, !requests.isStarted(request.id) else { return }
         switch request.kind {
         case .timer(let milliseconds):
@@ -30,10 +30,9 @@ extension Daemon {
                 feedRequestInput(.workFailed(request.id, message: "flowd cannot run work now: its loop takes no results from other threads"))
                 return
             }
-            let daemon = LoopBound(self)
+            let finished = hooks.workFinished
             requests.work[request.id] = loop.runOffLoop {
-                let result = await work.run()
-                inbox.enqueue { daemon.value?.workFinished(result) }
+                finished(await work.run(), inbox)
             }
             logger.debug("work started", metadata: ["request": "\(request.id)", "flow": "\(request.owner)"])
         }
@@ -41,19 +40,19 @@ extension Daemon {
 
     /// A request is no longer wanted (a `.cancelRequest` effect): its timer is removed, its work's
     /// task cancelled and its result dropped.
-    func cancelRequest(_ id: RequestID) {
+    mutating func cancelRequest(_ id: RequestID) {
         if requests.drop(id) { logger.debug("request cancelled", metadata: ["request": "\(id)"]) }
     }
 
     /// After a restore's replay: starts every request the journal holds no answer for — a timer for
     /// what is left of it, work again from the start (it was running when the old daemon died).
-    func startOutstandingRequests() {
+    mutating func startOutstandingRequests() {
         guard let runtime else { return }
         for request in runtime.outstandingRequests { startRequest(request) }
     }
 
     /// Fires the timers whose time came (from the deadline timer).
-    func fireRequestTimers(now: UInt64) {
+    mutating func fireRequestTimers(now: UInt64) {
         for id in requests.timers.expired(now: now) where phase == .running {
             feedRequestInput(.timerFired(id))
             drive()
@@ -62,7 +61,7 @@ extension Daemon {
 
     /// A piece of work finished (on the loop's thread, from the inbox): its result is fed and
     /// journaled, unless the request was cancelled or dropped meanwhile.
-    func workFinished(_ result: ExternalWorkResult) {
+    mutating func workFinished(_ result: ExternalWorkResult) {
         loop.assertOnLoop()
         guard requests.work.removeValue(forKey: result.request) != nil, let runtime, phase == .running else { return }
         feedRequestInput(runtime.input(for: result))
@@ -75,7 +74,7 @@ extension Daemon {
     /// Timers started and not fired.
     package var startedTimerCount: Int { requests.timers.count }
 
-    private func feedRequestInput(_ input: FlowInput) {
+    private mutating func feedRequestInput(_ input: FlowInput) {
         do {
             try feed(input)
         } catch {

@@ -2,9 +2,9 @@ import FlowApp
 import FlowKit
 import FlowWire
 
-extension Daemon {
+extension DaemonCore {
     /// Creates the runtime and the screen directory and starts the app's root flow.
-    package func startApp() {
+    package mutating func startApp() {
         loop.assertOnLoop()
         guard let app else { return }
         startPools()
@@ -12,7 +12,7 @@ extension Daemon {
         if let link = configuration.openLink { openAtStart(link) }
     }
 
-    func appReported(_ outcome: AppOutcome) {
+    mutating func appReported(_ outcome: AppOutcome) {
         switch outcome {
         case .output(let output):
             logger.info("app output: \(output)")

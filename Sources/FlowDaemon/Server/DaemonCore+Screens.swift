@@ -8,9 +8,9 @@ enum ScreenLookup {
     case failure(Flowd_V1_Error)
 }
 
-extension Daemon {
+extension DaemonCore {
     /// An `Ack` from a screen host.
-    func receiveAck(_ ack: Flowd_V1_Ack, seq: UInt64, from connection: Connection) {
+    mutating func receiveAck(_ ack: Flowd_V1_Ack, seq: UInt64, from connection: Connection) {
         guard runtime != nil else {
             refuseWithoutApp(screen: ack.screenID, seq: seq, to: connection)
             return
@@ -28,7 +28,7 @@ extension Daemon {
         case .stale:
             break
         case .accepted(let kind):
-            emitEvent(.ack, screen: screen, flow: runtime?.owner(of: screen), connection: connection.id, name: kind,
+            debug.events.emit(.ack, screen: screen, flow: runtime?.owner(of: screen), connection: connection.id, name: kind,
                       serial: ack.serial, text: "ack \(kind) \(screen) serial \(ack.serial)")
         }
         perform(actions)
@@ -37,7 +37,7 @@ extension Daemon {
 
     /// The screen named by `id` if it is live and `connectionID` hosts it (nil `connectionID`: a debug
     /// injection, any host); otherwise the error to answer.
-    func lookup(_ id: UInt64, hostedBy connectionID: UInt64?) -> ScreenLookup {
+    mutating func lookup(_ id: UInt64, hostedBy connectionID: UInt64?) -> ScreenLookup {
         switch delivery.refusal(of: ScreenID(rawValue: id), by: connectionID) {
         case nil: .success(ScreenID(rawValue: id))
         case .unknownScreen:
@@ -50,7 +50,7 @@ extension Daemon {
     }
 
     /// An `Output` from a screen host, or injected by a debug client (`injected`).
-    func receiveOutput(_ output: Flowd_V1_Output, seq: UInt64, from connection: Connection, injected: Bool) {
+    mutating func receiveOutput(_ output: Flowd_V1_Output, seq: UInt64, from connection: Connection, injected: Bool) {
         guard let runtime else {
             refuseWithoutApp(screen: output.screenID, seq: seq, to: connection)
             return
@@ -86,7 +86,7 @@ extension Daemon {
             refuse(Flowd_V1_Error(code: .badPayload, message: error.message, screenID: output.screenID), seq: seq, to: connection)
             return
         }
-        emitEvent(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
+        debug.events.emit(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
                     name: kind, payload: runtime.eventPayload(output: message, of: screen),
                     text: "\(injected ? "injected " : "")output \(kind) \(screen) \(Self.outputText(message, screen: screen, runtime: runtime))")
         if injected {
@@ -111,7 +111,7 @@ extension Daemon {
     }
 
     /// User navigation from a screen host, or injected by a debug client.
-    func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from connection: Connection, injected: Bool) {
+    mutating func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from connection: Connection, injected: Bool) {
         guard let runtime else {
             refuseWithoutApp(screen: message.screenID, seq: seq, to: connection)
             return
@@ -136,7 +136,7 @@ extension Daemon {
             refuse(Flowd_V1_Error(code: .invalidNavigation, message: "UserNavigation has no action or an unknown phase", screenID: message.screenID), seq: seq, to: connection)
             return
         }
-        emitEvent(.userNavigation, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
+        debug.events.emit(.userNavigation, screen: screen, flow: runtime.owner(of: screen), connection: connection.id,
                     name: delivery.screens[screen]?.kind ?? "", payload: EventPayloads.navigation(message), text: "\(injected ? "injected " : "")user \(navigation) on \(screen)")
         if injected {
             logger.notice("debug client injected navigation", metadata: ["pid": "\(connection.peerPID)", "screen": "\(screen)", "navigation": "\(navigation)"])
@@ -152,20 +152,20 @@ extension Daemon {
     }
 
     /// Refuses a screen message on a daemon started without an app.
-    private func refuseWithoutApp(screen: UInt64, seq: UInt64, to connection: Connection) {
+    private mutating func refuseWithoutApp(screen: UInt64, seq: UInt64, to connection: Connection) {
         refuse(Flowd_V1_Error(code: .unknownScreen, message: "this daemon runs no app, so it has no screens", screenID: screen), seq: seq, to: connection)
     }
 
     /// Answers a request with a non-fatal `Error` (fatal ones go through `reject`).
-    func refuse(_ error: Flowd_V1_Error, seq: UInt64, to connection: Connection) {
+    mutating func refuse(_ error: Flowd_V1_Error, seq: UInt64, to connection: Connection) {
         logger.debug("refused a request", metadata: ["connection": "\(connection.label)", "code": "\(error.code)", "reason": "\(error.message)"])
-        emitEvent(.error, screen: error.screenID == 0 ? nil : ScreenID(rawValue: error.screenID), connection: connection.id,
+        debug.events.emit(.error, screen: error.screenID == 0 ? nil : ScreenID(rawValue: error.screenID), connection: connection.id,
                     text: "error to #\(connection.id): \(error.code) \(error.message)")
         send(.error(error), to: connection, replyTo: seq)
     }
 
     /// Answers a debug command with success.
-    func reply(to connection: Connection, seq: UInt64, _ message: String) {
+    mutating func reply(to connection: Connection, seq: UInt64, _ message: String) {
         var result = Flowd_V1_CommandResult()
         result.message = message
         send(.commandResult(result), to: connection, replyTo: seq)

@@ -14,11 +14,11 @@ enum RestoreOutcome {
     case unreadable(atInput: Int, JournalError)
 }
 
-extension Daemon {
+extension DaemonCore {
     /// Starts the app on a new runtime; with a journal that holds inputs, replays them first and
     /// re-places every screen the user had (docs/restore.md). A journal that does not replay is moved
     /// aside and the app starts fresh.
-    func startRuntime(_ app: App) {
+    mutating func startRuntime(_ app: App) {
         let runtime = FlowRuntime()
         install(runtime: runtime)
         let inputs: Int
@@ -47,7 +47,7 @@ extension Daemon {
                 "inputs": "\(inputs)", "flows": "\(runtime.liveFlowCount)", "screens": "\(screens.count)",
                 "milliseconds": "\(Self.milliseconds(since: started))",
             ])
-            emitEvent(.restored, text: "restored \(inputs) journaled inputs: \(runtime.liveFlowCount) flows, \(screens.count) screens to re-place")
+            debug.events.emit(.restored, text: "restored \(inputs) journaled inputs: \(runtime.liveFlowCount) flows, \(screens.count) screens to re-place")
             for place in screens { deliver(.place(place)) }
             if let rootOutcome { appReported(rootOutcome) }
             // Timers and work the journal holds no answer for start again.
@@ -70,14 +70,14 @@ extension Daemon {
         return "\(tenths / 10).\(tenths % 10)"
     }
 
-    private func start(_ app: App, on runtime: FlowRuntime) {
+    private mutating func start(_ app: App, on runtime: FlowRuntime) {
         logger.info("starting app \(app.name)")
         app.start(runtime)
         drive()
     }
 
     /// Replays every journaled input into `runtime`, checking the placements at each batch's end.
-    private func replay(_ journal: DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
+    private mutating func replay(_ journal: DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
         var index = 0
         var divergence: String?
         do {
@@ -113,7 +113,7 @@ extension Daemon {
 
     /// After a divergence: the journal is moved aside, a fresh one opened and the app started anew.
     /// `why` says what was found, `advice` what to do with the journal kept at the path it is given.
-    private func restartFresh(_ app: App, why: String, advice: (String) -> String) {
+    private mutating func restartFresh(_ app: App, why: String, advice: (String) -> String) {
         persistence.forgetAppliedKeys()
         let path = persistence.journal?.journal.path
         persistence.close()
@@ -126,7 +126,7 @@ extension Daemon {
                 logger.error("\(why); \(error); the app starts fresh without a journal", metadata: ["error": "\(error)"])
             }
         }
-        emitEvent(.restored, text: "\(why); it was moved aside and the app starts fresh")
+        debug.events.emit(.restored, text: "\(why); it was moved aside and the app starts fresh")
         let runtime = FlowRuntime()
         install(runtime: runtime)
         start(app, on: runtime)

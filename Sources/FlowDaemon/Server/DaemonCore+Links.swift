@@ -1,12 +1,12 @@
 import FlowKit
 import FlowWire
 
-extension Daemon {
+extension DaemonCore {
     /// `OpenLink` from a screen host or a debug client (docs/protocol.md §21): the link is opened
     /// through the app's flows and answered with `LinkOpened`, or refused with a typed `Error`
     /// and nothing changed. While a dismissal is in flight (a screen's host has not acknowledged its
     /// `Dismiss` yet) the link waits for it — at most the ack timeout — instead of being refused.
-    func receiveOpenLink(_ request: Flowd_V1_OpenLink, seq: UInt64, from connection: Connection) {
+    mutating func receiveOpenLink(_ request: Flowd_V1_OpenLink, seq: UInt64, from connection: Connection) {
         if let runtime, runtime.pendingDismissals > 0 || !waitingLinks.isEmpty, phase == .running,
            (try? Link(parsing: request.link)) != nil {
             guard waitingLinks.wait(.init(connection: connection.id, seq: seq, message: request)) else {
@@ -21,14 +21,14 @@ extension Daemon {
 
     /// Opens the links that waited, in order, once no dismissal is in flight (end of each loop
     /// iteration); answers them with `SHUTTING_DOWN` once the shutdown began.
-    func openWaitingLinks() {
+    mutating func openWaitingLinks() {
         while let waiting = waitingLinks.next(mayOpen: phase != .running || pendingDismissals == 0) {
             guard let connection = connections[waiting.connection], !connection.isClosing else { continue }
             openNow(waiting.message, seq: waiting.seq, from: connection)
         }
     }
 
-    private func openNow(_ request: Flowd_V1_OpenLink, seq: UInt64, from connection: Connection) {
+    private mutating func openNow(_ request: Flowd_V1_OpenLink, seq: UInt64, from connection: Connection) {
         guard phase == .running else {
             refuse(Flowd_V1_Error(code: .shuttingDown, message: "flowd is shutting down; the link \(request.link) was not opened"), seq: seq, to: connection)
             return
@@ -45,7 +45,7 @@ extension Daemon {
             return
         }
         logger.info("opened a link", metadata: ["link": "\(opened.link)", "connection": "\(connection.label)"])
-        emitEvent(.linkOpened, screen: opened.visibleScreen, connection: connection.id, name: "\(opened.link)",
+        debug.events.emit(.linkOpened, screen: opened.visibleScreen, connection: connection.id, name: "\(opened.link)",
                   payload: EventPayloads.link("\(opened.link)"), text: "opened \(opened)")
         drive()
         var answer = Flowd_V1_LinkOpened()
@@ -59,7 +59,7 @@ extension Daemon {
     }
 
     /// Parses `text` and opens it through `feed` (so it is journaled like every input).
-    private func openLink(_ text: String) -> Result<OpenedLink, LinkError> {
+    private mutating func openLink(_ text: String) -> Result<OpenedLink, LinkError> {
         let link: Link
         do throws(LinkError) {
             link = try Link(parsing: text)
@@ -86,17 +86,17 @@ extension Daemon {
     }
 }
 
-extension Daemon {
+extension DaemonCore {
     /// `flowd --open LINK`: a cold start straight into a deep place, through the flows (after a
     /// restore, as a notification tapped in the running app). A link the flows do not open leaves
     /// the app where it started, with an error in the log: a daemon (a service) does not stop over a
     /// stale link. Its syntax was checked when the arguments were parsed.
-    func openAtStart(_ text: String) {
+    mutating func openAtStart(_ text: String) {
         guard runtime != nil else { return }
         switch openLink(text) {
         case .success(let opened):
             logger.notice("opened the link given with --open", metadata: ["link": "\(opened.link)", "visible": "\(opened.visibleScreen.map { "\($0)" } ?? "none")"])
-            emitEvent(.linkOpened, screen: opened.visibleScreen, name: "\(opened.link)", payload: EventPayloads.link("\(opened.link)"), text: "opened \(opened)")
+            debug.events.emit(.linkOpened, screen: opened.visibleScreen, name: "\(opened.link)", payload: EventPayloads.link("\(opened.link)"), text: "opened \(opened)")
         case .failure(let error):
             logger.error("the link given with --open was not opened; the app starts where it starts", metadata: [
                 "link": "\(text)", "code": "\(error.code)", "reason": "\(error.message)",

@@ -2,10 +2,10 @@ import FlowApp
 import FlowKit
 import FlowWire
 
-extension Daemon {
+extension DaemonCore {
     /// Sets up the warm pools of the app's spawned kinds whose factory is decided (a deferred factory's
     /// pool starts when its first screen is placed): their processes start now.
-    func startPools() {
+    mutating func startPools() {
         guard let app else { return }
         for kind in app.kinds {
             if case .deferred = app.factory(for: kind) { continue }
@@ -14,7 +14,7 @@ extension Daemon {
     }
 
     /// Reads `kind`'s pool size from its factory once (resolving a deferred one) and fills the pool.
-    func decidePool(of kind: String) {
+    mutating func decidePool(of kind: String) {
         guard let app, survival.poolsDecided.insert(kind).inserted else { return }
         let size = app.factory(for: kind).resolved.poolSize
         guard size > 0, phase == .running else { return }
@@ -23,7 +23,7 @@ extension Daemon {
     }
 
     /// Performs the delivery's actions for the warm pools.
-    func performPool(_ action: ScreenDelivery.Action) {
+    mutating func performPool(_ action: ScreenDelivery.Action) {
         switch action {
         case .spawnPooled(let kind):
             spawnPooled(kind)
@@ -49,21 +49,20 @@ extension Daemon {
     }
 
     /// A pooled process finished its handshake: it waits for a screen of `kind`.
-    func pooledProcessReady(_ connection: Connection, kind: String) {
+    mutating func pooledProcessReady(_ connection: Connection, kind: String) {
         let ready = delivery.pool.members.values.count { $0.kind == kind && $0.isReady }
         logger.info("pooled screen process ready: \(ready) of \(delivery.pool.sizes[kind] ?? 0) for \(kind)", metadata: [
             "connection": "\(connection.label)", "pid": "\(connection.peerPID)",
         ])
     }
 
-    private func spawnPooled(_ kind: String) {
+    private mutating func spawnPooled(_ kind: String) {
         guard let app, case .spawn(let executable, let arguments, let environment, _, _) = app.factory(for: kind).resolved else {
             perform(delivery.pooledSpawnFailed(kind: kind, now: loop.now))
             return
         }
         do {
-            let child = try spawner.spawn(
-                for: self, screen: nil, kind: kind, executable: executable, arguments: arguments, environment: environment)
+            let child = try spawnProcess(screen: nil, kind: kind, executable: executable, arguments: arguments, environment: environment)
             adoptChild(child, screen: nil, kind: kind, executable: executable)
             perform(delivery.pooledSpawned(kind: kind, host: child.connectionID))
         } catch {

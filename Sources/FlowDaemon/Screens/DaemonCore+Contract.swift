@@ -14,15 +14,15 @@ struct ContractWatch {
     var commandsRefused: UInt64 = 0
 }
 
-extension Daemon {
+extension DaemonCore {
     /// Starts the host-wait clock of a screen just placed, if it waits for an attached host.
-    func watchHostWait(_ screen: ScreenID) {
+    mutating func watchHostWait(_ screen: ScreenID) {
         guard configuration.hostWaitMilliseconds > 0, delivery.screens[screen]?.phase == .waitingForHost else { return }
         debug.contract.hostWaits.add(screen, at: loop.now + configuration.hostWaitMilliseconds)
     }
 
     /// Reports each screen still waiting for a host when its clock ran out (it keeps waiting).
-    func reportScreensWithoutHost(now: UInt64) {
+    mutating func reportScreensWithoutHost(now: UInt64) {
         for screen in debug.contract.hostWaits.expired(now: now) {
             guard let waiting = delivery.screens[screen], waiting.phase == .waitingForHost else { continue }
             debug.contract.screensWithoutHost += 1
@@ -30,21 +30,21 @@ extension Daemon {
             let text = "no host provides kind \(waiting.kind): screen \(screen.rawValue) has waited \(seconds) s for one; "
                 + "connect a host whose Hello lists \"\(waiting.kind)\" (`flowd describe \(appName)` shows its contract)"
             logger.warning("\(text)", metadata: ["screen": "\(screen)", "kind": "\(waiting.kind)"])
-            emitEvent(.noHost, screen: screen, flow: runtime?.owner(of: screen), name: waiting.kind, text: text)
+            debug.events.emit(.noHost, screen: screen, flow: runtime?.owner(of: screen), name: waiting.kind, text: text)
         }
     }
 
     /// A screen host offered kinds the app does not use (it is told with `UNKNOWN_KIND`).
-    func reportUnknownKinds(_ kinds: [String], from connection: Connection) {
+    mutating func reportUnknownKinds(_ kinds: [String], from connection: Connection) {
         debug.contract.unknownKindsOffered += 1
         let text = "#\(connection.id) offers kinds app \(appName) does not use: \(kinds.joined(separator: ", "))"
         logger.warning("\(text)", metadata: ["connection": "\(connection.label)"])
-        emitEvent(.unknownKinds, connection: connection.id, name: kinds.joined(separator: ","), text: text)
+        debug.events.emit(.unknownKinds, connection: connection.id, name: kinds.joined(separator: ","), text: text)
     }
 
     /// A screen host refused a command for one of its screens (its message names the kind and, for a
     /// State it cannot decode, the field).
-    func reportRefusal(_ error: Flowd_V1_Error, from connection: Connection) {
+    mutating func reportRefusal(_ error: Flowd_V1_Error, from connection: Connection) {
         debug.contract.commandsRefused += 1
         let screen = ScreenID(rawValue: error.screenID)
         let kind = delivery.screens[screen]?.kind ?? ""
@@ -52,7 +52,7 @@ extension Daemon {
             "connection": "\(connection.label)", "screen": "\(error.screenID)", "kind": "\(kind)", "serial": "\(error.serial)",
             "code": "\(error.code)", "message": "\(error.message)",
         ])
-        emitEvent(.screenRefused, screen: screen, flow: runtime?.owner(of: screen), connection: connection.id, name: kind,
+        debug.events.emit(.screenRefused, screen: screen, flow: runtime?.owner(of: screen), connection: connection.id, name: kind,
                   serial: error.serial, text: "#\(connection.id) refused \(kind) \(error.screenID) serial \(error.serial): \(error.message)")
     }
 

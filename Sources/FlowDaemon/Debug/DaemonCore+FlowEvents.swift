@@ -2,12 +2,12 @@ import FlowKit
 import FlowWire
 import Foundation
 
-extension Daemon {
+extension DaemonCore {
     /// Turns a flow lifecycle effect of the runtime into a debug event: `FLOW_STARTED`,
     /// `FLOW_OUTPUT`, `FLOW_FINISHED`, and `FLOW_TERMINATED` for every flow that ends without a result
     /// (terminated, dismissed by the user, screen lost, failed, stopped with its parent). Outputs and
     /// results travel as `text/plain` payloads (their Swift description) for recorders.
-    func emitFlowEvent(_ event: FlowLifecycleEvent) {
+    mutating func emitFlowEvent(_ event: FlowLifecycleEvent) {
         guard debug.events.hasSubscribers else { return debug.events.countUnheard() }
         let kind: Flowd_V1_EventKind
         switch event.kind {
@@ -23,6 +23,6 @@ extension Daemon {
             value.data = Data(event.value.utf8)
             payload = value
         }
-        emitEvent(kind, flow: event.flow, name: event.typeName, payload: payload, text: event.description)
+        debug.events.emit(kind, flow: event.flow, name: event.typeName, payload: payload, text: event.description)
     }
 }

@@ -1,16 +1,16 @@
 import FlowKit
 import FlowWire
 
-extension Daemon {
+extension DaemonCore {
     /// Debug-role requests (the state machine already checked the role).
-    func dispatchDebug(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
+    mutating func dispatchDebug(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
         switch body {
         case .getStats:
             send(.stats(stats()), to: connection, replyTo: seq)
         case .getTree:
             send(.tree(tree()), to: connection, replyTo: seq)
         case .subscribe(let subscribe):
-            debug.events.subscribe(connection.id, subscribe)
+            debug.events.subscribe(connection, subscribe)
         case .unsubscribe:
             debug.events.unsubscribe(connection.id)
         case .injectOutput(let inject):
@@ -29,7 +29,7 @@ extension Daemon {
         }
     }
 
-    private func terminateFlow(_ request: Flowd_V1_TerminateFlow, seq: UInt64, from connection: Connection) {
+    private mutating func terminateFlow(_ request: Flowd_V1_TerminateFlow, seq: UInt64, from connection: Connection) {
         guard let runtime else {
             refuse(Flowd_V1_Error(code: .unknownFlow, message: "this daemon runs no app, so it has no flows"), seq: seq, to: connection)
             return
@@ -41,7 +41,7 @@ extension Daemon {
             return
         }
         logger.notice("debug client terminates a flow", metadata: ["pid": "\(connection.peerPID)", "flow": "\(flow)", "type": "\(type)"])
-        emitEvent(.injected, flow: flow, connection: connection.id, name: type, payload: EventPayloads.terminate(request),
+        debug.events.emit(.injected, flow: flow, connection: connection.id, name: type, payload: EventPayloads.terminate(request),
                     text: "debug client pid \(connection.peerPID) terminates \(type) \(flow)")
         // Terminating a root flow ends the app: the answer says so before the Shutdown that follows.
         let ending = runtime.subFlows(of: .host).contains(flow)
@@ -59,7 +59,7 @@ extension Daemon {
     }
 
     /// A flow a debug client terminated is unwound (the runtime's `.unwound(.flow)`): its answer goes out.
-    func terminated(_ flow: FlowID, report: DismissalReport) {
+    mutating func terminated(_ flow: FlowID, report: DismissalReport) {
         guard let waiting = debug.takeReply(for: flow), let connection = connections[waiting.connection] else { return }
         let count = report.outcomes.count
         reply(to: connection, seq: waiting.seq, "\(waiting.text); \(count) screen\(count == 1 ? "" : "s") unwound")

@@ -2,13 +2,13 @@ import FlowApp
 import FlowJournal
 import FlowKit
 
-extension Daemon {
+extension DaemonCore {
     /// Opens the journal of `configuration.statePath` (docs/restore.md, "Bad state files"). A journal
     /// that cannot be replayed — another app's, version's or schema's, damaged, not a journal — is
     /// moved aside with an error in the log and a fresh one starts; nothing is deleted. Throws when
     /// the file cannot be used at all, a full disk included (exit 74), or another process holds it
     /// (exit 75): then the file is not known to be the wrong one and stays where it is.
-    package func openState() throws(DaemonError) {
+    package mutating func openState() throws(DaemonError) {
         guard let path = configuration.statePath, let app, persistence.journal == nil else { return }
         do {
             persistence.use(try journal(at: path, for: app))
@@ -40,12 +40,12 @@ extension Daemon {
     }
 
     /// The journal at `path` for `app` (its name and version are the journal's identity).
-    func journal(at path: String, for app: App) throws(JournalError) -> DaemonJournal {
+    mutating func journal(at path: String, for app: App) throws(JournalError) -> DaemonJournal {
         DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)), logger: logger)
     }
 
     /// Moves a refused journal aside; returns where it went.
-    private func moveAside(_ path: String, because reason: String) throws(DaemonError) -> String {
+    private mutating func moveAside(_ path: String, because reason: String) throws(DaemonError) -> String {
         do {
             return try Journal.moveAside(path)
         } catch {
@@ -58,7 +58,7 @@ extension Daemon {
     /// app enters here. Returns what an `.openLink` opened. Throws, journaling nothing, when the
     /// runtime refuses it.
     @discardableResult
-    func feed(_ input: FlowInput, key: UInt64 = 0) throws(FlowKitError) -> OpenedLink? {
+    mutating func feed(_ input: FlowInput, key: UInt64 = 0) throws(FlowKitError) -> OpenedLink? {
         guard let runtime else { return nil }
         return try persistence.feed(input, key: key, into: runtime)
     }
@@ -68,19 +68,19 @@ extension Daemon {
 
     /// Closes the journal without committing anything more, as a killed process would leave it
     /// (the embedded daemon's `crash()`).
-    package func releaseJournalAfterCrash() {
+    package mutating func releaseJournalAfterCrash() {
         persistence.close()
     }
 
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:
     /// what a host is told is journaled first).
-    func commitJournal() {
+    mutating func commitJournal() {
         // While writes fail, the deadline timer (armed at the end of the iteration) wakes the loop for the next try.
         persistence.commit(now: loop.now)
     }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due; says what is lost.
-    func commitJournalBeforeExit() {
+    mutating func commitJournalBeforeExit() {
         persistence.commitBeforeExit(now: loop.now)
     }
 }

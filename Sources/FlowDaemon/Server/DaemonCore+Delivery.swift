@@ -7,11 +7,11 @@ import Foundation
 import Glibc
 #endif
 
-extension Daemon {
+extension DaemonCore {
     /// Applies what the runtime caused, and what that causes in turn (dismissals completed, screens
     /// lost, unwindings and the app's end), until the runtime is quiet. Every entry point that feeds
     /// the runtime or the delivery ends here; the runtime is never called from inside itself.
-    func drive() {
+    mutating func drive() {
         loop.assertOnLoop()
         guard let runtime else { return }
         // The two buffers are reused from one input to the next: no allocation per input.
@@ -45,14 +45,15 @@ extension Daemon {
     }
 
     /// Gives one screen command to the delivery state machine, reports it, and performs what it says.
-    func deliver(_ command: ScreenCommand) {
+    mutating func deliver(_ command: ScreenCommand) {
         let listened = debug.events.hasSubscribers
         let kind = listened ? delivery.screens[command.screen]?.kind ?? "" : ""
         var actions = actionBuffer
         actionBuffer = []
         actions.removeAll(keepingCapacity: true)
         if case .place(let place) = command, !survival.poolsDecided.contains(place.kind) { decidePool(of: place.kind) }
-        let serial = delivery.apply(command, route: route(for: command), now: loop.now, into: &actions)
+        let route = route(for: command)
+        let serial = delivery.apply(command, route: route, now: loop.now, into: &actions)
         if let serial {
             if listened { emitCommandEvent(command, kind: kind, serial: serial) } else { debug.events.countUnheard() }
         }
@@ -62,13 +63,11 @@ extension Daemon {
     }
 
     /// The content type of a screen's states (its `Place`'s, kept by the delivery).
-    func stateContentType(of screen: ScreenID) -> String {
+    mutating func stateContentType(of screen: ScreenID) -> String {
         delivery.stateContentType(of: screen) ?? WireProtocol.jsonContentType
     }
 
     /// How a placed screen's host is found: the app's factory for its kind.
-    /// Runs inside `delivery`'s access (the autoclosure of `apply`): it reads `app` only. It must never
-    /// touch `delivery` (an overlapping access would trap).
     private func route(for command: ScreenCommand) -> ScreenDelivery.Route {
         guard case .place(let place) = command, let app else { return .attached }
         if case .spawn(_, _, _, let restart, _) = app.factory(for: place.kind).resolved { return .spawn(restart) }
@@ -76,7 +75,7 @@ extension Daemon {
     }
 
     /// Performs the delivery's actions: frames, spawns, retirements, and inputs for the runtime.
-    func perform(_ actions: [ScreenDelivery.Action]) {
+    mutating func perform(_ actions: [ScreenDelivery.Action]) {
         for action in actions {
             switch action {
             case .send(let outgoing, let host):
@@ -118,7 +117,7 @@ extension Daemon {
     }
 
     /// Sends a screen command to its host as the frame that carries it.
-    private func sendCommand(_ outgoing: ScreenDelivery.Outgoing, to connection: Connection) {
+    private mutating func sendCommand(_ outgoing: ScreenDelivery.Outgoing, to connection: Connection) {
         let serial = outgoing.serial
         switch outgoing.command {
         case .place(let place):
@@ -133,14 +132,13 @@ extension Daemon {
         }
     }
 
-    private func spawn(_ screen: ScreenID, kind: String) {
+    private mutating func spawn(_ screen: ScreenID, kind: String) {
         guard let app, case .spawn(let executable, let arguments, let environment, _, _) = app.factory(for: kind).resolved else {
             perform(delivery.spawnFailed(screen))
             return
         }
         do {
-            let child = try spawner.spawn(
-                for: self, screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
+            let child = try spawnProcess(screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
             adoptChild(child, screen: screen, kind: kind, executable: executable)
             perform(delivery.spawned(screen, host: child.connectionID, now: loop.now))
         } catch {
@@ -149,8 +147,28 @@ extension Daemon {
         }
     }
 
+    /// Spawns a screen process (nil `screen`: for the pool of `kind`) whose socket joins as a
+    /// connection of this daemon; a connection adopted before the spawn failed is closed.
+    mutating func spawnProcess(screen: ScreenID?, kind: String, executable: String, arguments: [String],
+                               environment: [String: String]) throws -> any SpawnedHost {
+        let spawner = self.spawner
+        let socketPath = configuration.socketPath
+        var adopted: UInt64?
+        do {
+            return try spawner.spawn(screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment,
+                                     socketPath: socketPath) { pipe, token, pid in
+                let id = adopt(pipe, origin: .spawned(token: token), peerPID: pid).id
+                adopted = id
+                return id
+            }
+        } catch {
+            if let adopted { connections[adopted]?.forceClose() }
+            throw error
+        }
+    }
+
     /// A screen host finished its handshake (`resuming` the screens of the dropped host with that id, if set).
-    func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
+    mutating func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
         if survival.spawned[connection: connection.id] == nil, let app {
             let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
@@ -173,7 +191,7 @@ extension Daemon {
 
     /// A connection closed: its screens are lost, held for a restart or a resume, or complete their
     /// dismissal as `hostLost`.
-    func hostLeft(_ connection: Connection) {
+    mutating func hostLeft(_ connection: Connection) {
         survival.watchdog?.forget(connection.id)
         // Once the shutdown began the delivery holds nothing (`holdsScreensOfLostHosts`).
         perform(delivery.hostLost(connection.id, now: loop.now, resumable: connection.mayResume))
@@ -185,66 +203,69 @@ extension Daemon {
     }
 
     /// Ack deadlines that passed.
-    func expireAckDeadlines(now: UInt64) {
+    mutating func expireAckDeadlines(now: UInt64) {
         perform(delivery.expire(now: now))
         drive()
     }
 
     /// Reports a command on the event stream, with the serial the delivery gave it.
-    private func emitCommandEvent(_ command: ScreenCommand, kind: String, serial: UInt64) {
+    private mutating func emitCommandEvent(_ command: ScreenCommand, kind: String, serial: UInt64) {
         let owner = { [runtime] in runtime?.owner(of: command.screen) }
         switch command {
         case .place(let place):
-            emitEvent(.place, screen: place.screen, flow: place.owner, name: place.kind, serial: serial,
+            debug.events.emit(.place, screen: place.screen, flow: place.owner, name: place.kind, serial: serial,
                         placement: debug.events.hasSubscribers ? Flowd_V1_Placement(place.placement, screen: place.screen) : nil,
                         payload: runtime?.eventPayload(state: place.state, contentType: place.contentType, of: place.screen),
                         text: "place \(place.kind) \(place.screen) at \(place.placement)")
         case .update(let screen, let state, let owner):
-            emitEvent(.update, screen: screen, flow: owner, name: kind, serial: serial,
+            debug.events.emit(.update, screen: screen, flow: owner, name: kind, serial: serial,
                       payload: runtime?.eventPayload(state: state, contentType: stateContentType(of: screen), of: screen),
                       text: "update \(kind) \(screen)")
         case .placementChanged(let screen, let placement, let change, let owner):
-            emitEvent(.placementChanged, screen: screen, flow: owner, name: kind, serial: serial,
+            debug.events.emit(.placementChanged, screen: screen, flow: owner, name: kind, serial: serial,
                         placement: debug.events.hasSubscribers ? Flowd_V1_Placement(placement, screen: screen) : nil,
                         text: "\(change) \(kind) \(screen) now \(placement)")
         case .dismiss(let screen, let animated, let reason):
             if delivery.screens[screen] == nil {
-                emitEvent(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial, text: "dismiss \(kind) \(screen) (never shown or host gone)")
+                debug.events.emit(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial, text: "dismiss \(kind) \(screen) (never shown or host gone)")
             } else {
-                emitEvent(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial,
+                debug.events.emit(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial,
                             text: "dismiss \(kind) \(screen)\(animated ? " animated" : "") (\(reason))")
             }
         }
     }
 }
 
-extension Daemon {
+extension DaemonCore {
     /// Keeps a spawned process until it exits, then tells the delivery; logs and reports the spawn.
-    func adoptChild(_ child: any SpawnedHost, screen: ScreenID?, kind: String, executable: String) {
+    mutating func adoptChild(_ child: any SpawnedHost, screen: ScreenID?, kind: String, executable: String) {
         connections[child.connectionID]?.peerPID = child.pid
         survival.spawned.adopt(child)
         logger.info(screen == nil ? "spawned a pooled screen process" : "spawned screen process", metadata: [
             "screen": "\(screen.map { "\($0)" } ?? "none (pooled)")", "kind": "\(kind)", "pid": "\(child.pid)", "connection": "\(child.connectionID)",
         ])
-        emitEvent(.processSpawned, screen: screen, connection: child.connectionID, name: kind,
+        debug.events.emit(.processSpawned, screen: screen, connection: child.connectionID, name: kind,
                   text: "spawned \(executable) pid \(child.pid) for \(screen.map { "\(kind) \($0)" } ?? "the pool of \(kind)")")
-        child.onExit = { [weak self] child in
-            guard let self else { return }
-            loop.assertOnLoop()
-            survival.spawned.exited(child)
-            logger.info("screen process exited", metadata: ["pid": "\(child.pid)", "kind": "\(kind)", "how": "\(child.exitDescription)"])
-            emitEvent(.processExited, screen: child.screen, connection: child.connectionID, name: kind,
-                      text: "pid \(child.pid) (\(kind)) exited with \(child.exitDescription)")
-            perform(delivery.processExited(child.connectionID, abnormally: child.exitedAbnormally, now: loop.now))
-            drive()
-            childExited()
-            wakeIfWorkPending()
-            armDeadlineTimer()
-        }
+        hooks.watchExit(child, kind)
+    }
+
+    /// A spawned process of `kind` exited (its handle is closed): the delivery restarts, holds or
+    /// loses its screen, and a shutdown waiting for it may finish.
+    mutating func childExited(_ child: any SpawnedHost, kind: String) {
+        loop.assertOnLoop()
+        survival.spawned.exited(child)
+        logger.info("screen process exited", metadata: ["pid": "\(child.pid)", "kind": "\(kind)", "how": "\(child.exitDescription)"])
+        debug.events.emit(.processExited, screen: child.screen, connection: child.connectionID, name: kind,
+                  text: "pid \(child.pid) (\(kind)) exited with \(child.exitDescription)")
+        perform(delivery.processExited(child.connectionID, abnormally: child.exitedAbnormally, now: loop.now))
+        drive()
+        checkShutdownComplete()
+        wakeIfWorkPending()
+        armDeadlineTimer()
     }
 
     /// Spawned processes that outstayed their reason to exit: SIGTERM, then SIGKILL.
-    func signalOutstayingProcesses(now: UInt64) {
+    mutating func signalOutstayingProcesses(now: UInt64) {
         for (child, signal) in survival.spawned.expire(now: now) {
             logger.warning("screen process outstays its screen; sending \(signal == SIGTERM ? "SIGTERM" : "SIGKILL")", metadata: [
                 "pid": "\(child.pid)", "connection": "\(child.connectionID)",

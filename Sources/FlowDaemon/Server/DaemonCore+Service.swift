@@ -8,10 +8,10 @@ import Glibc
 /// The daemon as a service (docs/service.md): the socket the service manager passed, and what the
 /// daemon tells it — `READY=1`, `STATUS=`, `STOPPING=1`, watchdog pings. Only `run()` calls these;
 /// an embedded daemon has no service session and notifies nobody.
-extension Daemon {
+extension DaemonCore {
     /// The listener: on the socket the service manager passed (which then becomes the daemon's socket path, so
     /// spawned screens are told the right one), else bound at the configured path.
-    func makeListener(on uv: UVLoop, service: ServiceEnvironment,
+    mutating func makeListener(on uv: UVLoop, service: ServiceEnvironment,
                       onConnection: @escaping (UVPipe) -> Void) throws(ListenerError) -> UnixSocketListener {
         guard let passed = service.passedSocket else {
             return try UnixSocketListener.listen(loop: uv, path: configuration.socketPath, onConnection: onConnection)
@@ -31,7 +31,7 @@ extension Daemon {
     }
 
     /// Starts talking to the service manager when it listens (`$NOTIFY_SOCKET`): the watchdog pings begin now.
-    func startService(_ environment: ServiceEnvironment) {
+    mutating func startService(_ environment: ServiceEnvironment) {
         guard let address = environment.notifySocket else { return }
         let sink: NotifySocketSink
         do {
@@ -50,7 +50,7 @@ extension Daemon {
 
     /// Starts talking to a service manager through `sink` (the embedded daemon's tests pass a recorder);
     /// `watchdogMicroseconds` is its `WATCHDOG_USEC`. The pings run on the loop's clock.
-    package func startService(sink: any ServiceNotifySink, watchdogMicroseconds: UInt64?, closeSink: @escaping () -> Void = {}) {
+    package mutating func startService(sink: any ServiceNotifySink, watchdogMicroseconds: UInt64?, closeSink: @escaping () -> Void = {}) {
         loop.assertOnLoop()
         let notifier = ServiceNotifier(sink: sink, appName: app?.name, watchdogMicroseconds: watchdogMicroseconds, logger: logger)
         service = ServiceSession(notifier: notifier, now: loop.now, closeSink: closeSink)
@@ -59,7 +59,7 @@ extension Daemon {
 
     /// The one point where the daemon is ready: it listens and its app started (whatever `startApp()` restores
     /// comes before this). Tells the service manager `READY=1` with the first status. Called once, by `run()`.
-    package func becameReady() {
+    package mutating func becameReady() {
         loop.assertOnLoop()
         guard let service else { return }
         service.notifier.ready(serviceStatus, now: loop.now)
@@ -67,12 +67,12 @@ extension Daemon {
     }
 
     /// A step of the graceful shutdown began: `STOPPING=1` the first time, and the new status.
-    func serviceShutdownStep(message: String) {
+    mutating func serviceShutdownStep(message: String) {
         service?.notifier.stopping(serviceStatus, reason: message, now: loop.now)
     }
 
     /// The end of a loop iteration: the status goes out if it changed (rate-limited; a held one arms a timer).
-    func serviceIterationEnded() {
+    mutating func serviceIterationEnded() {
         guard let service else { return }
         if let due = service.notifier.update(serviceStatus, now: loop.now) {
             service.statusHeld(until: due)
@@ -80,12 +80,12 @@ extension Daemon {
     }
 
     /// The session's timers that passed: a watchdog ping, a held status.
-    func expireService(now: UInt64) {
+    mutating func expireService(now: UInt64) {
         if service?.expire(now: now) == true { serviceIterationEnded() }
     }
 
     /// The loop is ending: stop the pings, close the socket.
-    func stopService() {
+    mutating func stopService() {
         service?.close()
         service = nil
     }
