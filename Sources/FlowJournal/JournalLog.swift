@@ -97,6 +97,11 @@ final class JournalLog {
     func append(_ records: some Collection<Journal.Record>) throws(JournalError) {
         guard !records.isEmpty else { return }
         if size > end { try cut(to: end) }
+        // The frame buffer is lent out for the batch (swapped out, swapped back): no access to the
+        // field spans a call, so the compiler proves them exclusive and checks none at run time.
+        var frame: [UInt8] = []
+        swap(&frame, &self.frame)
+        defer { swap(&frame, &self.frame) }
         frame.removeAll(keepingCapacity: true)
         frame.append(contentsOf: Self.emptyFrameHeader)
         JournalBatch.encode(records, into: &frame)

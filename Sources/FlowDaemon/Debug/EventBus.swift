@@ -37,16 +37,20 @@ final class EventBus {
 
     init() {}
 
-    var hasSubscribers: Bool { !subscriptions.isEmpty }
+    /// Whether anyone listens: read on the hot path, so kept as a field of its own, which no call
+    /// changes in place (and the compiler checks statically), not read from `subscriptions`.
+    private(set) var hasSubscribers = false
 
     /// Starts or replaces the subscription of `connection`.
     func subscribe(_ connection: Connection, _ request: Flowd_V1_Subscribe) {
         subscriptions[connection.id] = Subscription(
             connection: connection, kinds: Set(request.kinds), flow: request.flowID, screen: request.screenID, payloads: request.payloads)
+        hasSubscribers = true
     }
 
     func unsubscribe(_ connection: UInt64) {
         subscriptions[connection] = nil
+        hasSubscribers = !subscriptions.isEmpty
     }
 
     /// An event nobody listens to: it takes its sequence number and is not built (the hot path).
@@ -67,7 +71,7 @@ final class EventBus {
         payload payloadOf: @autoclosure () -> Flowd_V1_Payload? = nil, text: @autoclosure () -> String
     ) {
         lastSeq += 1
-        guard !subscriptions.isEmpty else { return }
+        guard hasSubscribers else { return }
         let flow = flowOf()
         var event: Flowd_V1_Event?
         var payload: Flowd_V1_Payload??

@@ -14,9 +14,14 @@ final class Connection {
     let id: UInt64
     let pipe: any ConnectionPipe
     var protocolState: ConnectionStateMachine
-    var decoder: FrameDecoder
-    /// Encoded frames not yet handed to the pipe.
-    var outbox: [UInt8] = []
+    /// The frame decoder and the outbox are lent out whole for each call that changes them
+    /// (`received`, `nextFrame`, `queue`, `flush`): taken out of the field by a swap, changed as a
+    /// local, swapped back. No access to the field spans a call, so the compiler proves every access
+    /// exclusive and checks none at run time (a field changed in place by a call that may reach
+    /// anything keeps a dynamic check on every access to it, reads included).
+    private var decoderSlot: FrameDecoder?
+    /// Encoded frames not yet handed to the pipe (lent out like the decoder).
+    private var outbox: [UInt8] = []
     /// Whether this connection is in the daemon's flush list.
     var isDirty = false
     /// Whether reading is paused because complete frames wait for its next turn.
@@ -49,7 +54,37 @@ final class Connection {
         self.peerPID = peerPID
         self.protocolState = ConnectionStateMachine(
             origin: origin, supportedVersions: WireProtocol.supportedVersions, maxFrameSize: maxFrameSize)
-        self.decoder = FrameDecoder(maxFrameSize: maxFrameSize)
+        self.decoderSlot = FrameDecoder(maxFrameSize: maxFrameSize)
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` on the decoder, lent out of its field for the call.
+    @inline(__always)
+    private func withDecoder<R, E: Error>(_ body: (inout FrameDecoder) throws(E) -> R) throws(E) -> R {
+        var lent: FrameDecoder?
+        swap(&lent, &decoderSlot)
+        defer { swap(&lent, &decoderSlot) }
+        // Taken out just above; a nil here would mean a call that reached it while lent, a bug.
+        return try body(&lent!)
+    }
+
+    /// Buffers bytes read from the peer.
+    func received(_ bytes: UnsafeRawBufferPointer) { withDecoder { $0.append(bytes) } }
+
+    /// The next complete frame buffered, or nil; throws what the decoder found wrong.
+    func decodeNextFrame() throws(FrameError) -> Frame? { try withDecoder { (decoder) throws(FrameError) in try decoder.nextFrame() } }
+
+    /// Bytes received and not decoded yet.
+    var bufferedByteCount: Int { decoderSlot?.bufferedByteCount ?? 0 }
+
+    /// Whether part of a frame has arrived but not all of it.
+    var isMidFrame: Bool { bufferedByteCount > 0 }
+
+    /// The largest frame either side may send (the handshake may lower it).
+    var maxFrameSize: Int {
+        get { decoderSlot?.maxFrameSize ?? 0 }
+        set { withDecoder { $0.maxFrameSize = newValue } }
     }
 
     /// The agreement of the handshake, once it is done.
@@ -70,11 +105,14 @@ final class Connection {
     func queue(_ body: Flowd_V1_Envelope.OneOf_Body, replyTo: UInt64 = 0) -> Bool {
         guard !isClosing else { return false }
         sentSeq += 1
-        do {
-            try FrameEncoder.append(body, seq: sentSeq, replyTo: replyTo, to: &outbox, maxFrameSize: decoder.maxFrameSize)
-            return true
-        } catch {
-            return false
+        let (seq, limit) = (sentSeq, maxFrameSize)
+        return withOutbox { outbox in
+            do {
+                try FrameEncoder.append(body, seq: seq, replyTo: replyTo, to: &outbox, maxFrameSize: limit)
+                return true
+            } catch {
+                return false
+            }
         }
     }
 
@@ -83,13 +121,25 @@ final class Connection {
     func queueUpdate(screenID: UInt64, serial: UInt64, contentType: String, state: Data) -> Bool {
         guard !isClosing else { return false }
         sentSeq += 1
-        do {
-            try FrameEncoder.appendUpdate(screenID: screenID, serial: serial, contentType: contentType, state: state,
-                                          seq: sentSeq, to: &outbox, maxFrameSize: decoder.maxFrameSize)
-            return true
-        } catch {
-            return false
+        let (seq, limit) = (sentSeq, maxFrameSize)
+        return withOutbox { outbox in
+            do {
+                try FrameEncoder.appendUpdate(screenID: screenID, serial: serial, contentType: contentType, state: state,
+                                              seq: seq, to: &outbox, maxFrameSize: limit)
+                return true
+            } catch {
+                return false
+            }
         }
+    }
+
+    /// Runs `body` on the outbox, lent out of its field for the call.
+    @inline(__always)
+    private func withOutbox<R>(_ body: (inout [UInt8]) -> R) -> R {
+        var lent: [UInt8] = []
+        swap(&lent, &outbox)
+        defer { swap(&lent, &outbox) }
+        return body(&lent)
     }
 
     /// Bytes this connection holds that the peer has not read yet.
@@ -98,8 +148,11 @@ final class Connection {
     /// Hands the outbox to the pipe (try-write first; libuv queues the rest).
     func flush() {
         guard !outbox.isEmpty else { return }
-        pipe.write(outbox)
-        outbox.removeAll(keepingCapacity: outbox.capacity <= 16 << 10)
+        let pipe = self.pipe
+        withOutbox { outbox in
+            pipe.write(outbox)
+            outbox.removeAll(keepingCapacity: outbox.capacity <= 16 << 10)
+        }
     }
 
     /// Closes the connection: flushes what is queued, lets the kernel send it,

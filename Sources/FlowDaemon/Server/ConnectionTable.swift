@@ -91,10 +91,10 @@ struct ConnectionTable {
         }
         guard !connection.isClosing else { return nil }
         if connection.framesThisTurn >= limits.framesPerTurn || connection.inputsThisTurn >= limits.inputsPerTurn {
-            if connection.decoder.bufferedByteCount > 0 { backlog(connection) }
+            if connection.bufferedByteCount > 0 { backlog(connection) }
             return nil
         }
-        guard let frame = try connection.decoder.nextFrame() else { return nil }
+        guard let frame = try connection.decodeNextFrame() else { return nil }
         connection.framesThisTurn += 1
         return frame
     }
@@ -131,7 +131,7 @@ struct ConnectionTable {
     /// handshake (whose own deadline covers it before), a partial frame starts the frame timeout.
     mutating func watchForStalledFrame(_ connection: Connection, now: UInt64) {
         guard limits.frameTimeout > 0, !connection.awaitsFrameEnd, !connection.isClosing, !connection.isBacklogged,
-              connection.agreement != nil, connection.decoder.bufferedByteCount > 0 else { return }
+              connection.agreement != nil, connection.bufferedByteCount > 0 else { return }
         connection.awaitsFrameEnd = true
         frameDeadlines.add(connection.id, now: now)
     }
@@ -176,7 +176,7 @@ struct ConnectionTable {
         for id in frameDeadlines.expired(now: now) {
             guard let connection = byID[id] else { continue }
             connection.awaitsFrameEnd = false
-            guard !connection.isClosing, !connection.isBacklogged, connection.decoder.bufferedByteCount > 0 else { continue }
+            guard !connection.isClosing, !connection.isBacklogged, connection.bufferedByteCount > 0 else { continue }
             let silent = now - min(now, connection.lastHeard)
             if silent >= limits.frameTimeout {
                 timeouts.append(.stalledFrame(connection, silentFor: silent))

@@ -162,7 +162,7 @@ struct DaemonCore {
     mutating func received(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         loop.assertOnLoop()
         connection.lastHeard = loop.now
-        connection.decoder.append(bytes)
+        connection.received(bytes)
         drain(connection)
         watchForStalledFrame(connection)
     }
@@ -201,9 +201,9 @@ struct DaemonCore {
 
     mutating func ended(_ connection: Connection, error: UVError?) {
         loop.assertOnLoop()
-        if connection.decoder.isMidFrame {
+        if connection.isMidFrame {
             logger.notice("peer disconnected mid-frame", metadata: [
-                "connection": "\(connection.label)", "buffered": "\(connection.decoder.bufferedByteCount)",
+                "connection": "\(connection.label)", "buffered": "\(connection.bufferedByteCount)",
             ])
         } else if let error {
             logger.debug("read ended", metadata: ["connection": "\(connection.label)", "error": "\(error)"])
@@ -235,7 +235,7 @@ struct DaemonCore {
                     return
                 }
             }
-            connection.decoder.maxFrameSize = agreement.maxFrameSize
+            connection.maxFrameSize = agreement.maxFrameSize
             var welcome = Flowd_V1_Welcome()
             welcome.version = agreement.version
             welcome.connectionID = connection.id
@@ -439,10 +439,10 @@ struct DaemonCore {
                 }
             case .stalledFrame(let connection, let silent):
                 logger.warning("peer stopped in the middle of a frame; closing", metadata: [
-                    "connection": "\(connection.label)", "buffered": "\(connection.decoder.bufferedByteCount)",
+                    "connection": "\(connection.label)", "buffered": "\(connection.bufferedByteCount)",
                 ])
                 reject(connection, .init(code: .frameTimeout, message: """
-                    a frame was begun (\(connection.decoder.bufferedByteCount) bytes of it arrived) and nothing more came for \
+                    a frame was begun (\(connection.bufferedByteCount) bytes of it arrived) and nothing more came for \
                     \(silent) ms (frame timeout \(configuration.frameTimeoutMilliseconds) ms); closing
                     """), replyTo: 0)
             case .forceClose(let connection):
