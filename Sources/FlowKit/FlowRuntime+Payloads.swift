@@ -22,8 +22,10 @@ extension FlowRuntime {
     /// host's or a debug client's output and `flowd replay` to a recorded one.
     public func acceptedOutput(screen: ScreenID, contentType: String, data: Data) throws(FlowKitError) -> Data {
         let expected = contentTypes(of: screen)?.output ?? "application/json"
+        // The usual case first: the module's own type, compared without parsing either.
+        if contentType == expected { return data }
         let json = Self.isJSON(contentType)
-        if contentType == expected || (json && Self.isJSON(expected)) { return data }
+        if json && Self.isJSON(expected) { return data }
         guard json else {
             let kind = withRecord(screen) { $0.outlet.kind } ?? ""
             throw FlowKitError(.outputDecodingFailed, """

@@ -105,6 +105,20 @@ public final class FlowRuntime {
     /// Whether effects wait to be taken.
     public var hasEffects: Bool { !effects.isEmpty }
 
+    /// The settle loop every driver of the runtime runs — the daemon (`DaemonCore.drive`),
+    /// `LocalScreenHost` (FlowKitTesting's fake screens, `flowd replay`) and flowbench's tree-cost:
+    /// takes the effects round by round until a take comes back empty, and hands each to `apply`.
+    /// What applying one causes (a dismissal its delivery completes at once, fed back through
+    /// `apply(_:)`) comes out in a later round of the same call. `buffer` is the driver's, reused
+    /// from one call to the next: a driver that keeps it allocates nothing per input.
+    public func settle(reusing buffer: inout [RuntimeEffect], _ apply: (RuntimeEffect) -> Void) {
+        while true {
+            takeEffects(into: &buffer)
+            if buffer.isEmpty { return }
+            for effect in buffer { apply(effect) }
+        }
+    }
+
     /// Records a screen command.
     func send(_ command: ScreenCommand) { effects.append(.command(command)) }
 

@@ -27,8 +27,11 @@ struct DaemonJournal {
     private(set) var check = PlacementCheck()
     /// Inputs not committed yet (this iteration's, or more while writes fail).
     private var pending: [Journal.Record] = []
-    /// Set while writes fail: when to try again, and the first error.
-    private var failing: (retryAt: UInt64, error: JournalError)?
+    /// When the next try of a failed write is due (nil: writes do not fail). Read once per loop
+    /// iteration, so a plain field apart from the error.
+    private(set) var retryAt: UInt64?
+    /// The first error of the writes failing now.
+    private var failure: JournalError?
     /// Inputs committed by this process.
     private(set) var committed = 0
     /// Commits since the last flush request.
@@ -55,9 +58,7 @@ struct DaemonJournal {
     /// Inputs waiting to be committed.
     var pendingCount: Int { pending.count }
     /// Whether the last write failed (and the inputs since wait in memory).
-    var isFailing: Bool { failing != nil }
-    /// When the next try of a failed write is due (nil: writes do not fail).
-    var retryAt: UInt64? { failing?.retryAt }
+    var isFailing: Bool { retryAt != nil }
 
     /// Records an input the runtime accepted, with the key its sender gave it (ignored unless recording).
     mutating func record(_ input: FlowInput, key: UInt64 = 0) {
@@ -75,23 +76,25 @@ struct DaemonJournal {
     /// loop iteration). A failed write keeps them for the next try, due at `retryAt` (`force`: now).
     mutating func commit(now: UInt64, force: Bool = false) {
         guard !pending.isEmpty, mode != .finished else { return }
-        if let failing, now < failing.retryAt, !force { return }
+        if let retryAt, now < retryAt, !force { return }
         if pending[pending.count - 1].check == nil { pending[pending.count - 1].check = check.stored }
         do {
             try journal.append(pending)
         } catch {
-            if failing == nil {
+            if failure == nil {
                 logger.error("""
                     journal write failed: \(error); the inputs stay in memory and the write is tried again every second \
                     (they are lost if flowd stops before it succeeds): \(error.adviceWhileWritesFail)
                     """, metadata: ["inputs": "\(pending.count)"])
             }
-            failing = (now + Self.retryMilliseconds, failing?.error ?? error)
+            retryAt = now + Self.retryMilliseconds
+            if failure == nil { failure = error }
             return
         }
-        if failing != nil {
+        if failure != nil {
             logger.notice("journal writes again", metadata: ["inputs": "\(pending.count)"])
-            failing = nil
+            retryAt = nil
+            failure = nil
         }
         if let aside = journal.takeConvertedAside() {
             logger.notice("converted the SQLite journal of an older flowd into a log; the old file is kept", metadata: ["kept": "\(aside)"])
@@ -106,9 +109,9 @@ struct DaemonJournal {
     /// too, says how many inputs are lost.
     mutating func commitBeforeExit(now: UInt64) {
         commit(now: now, force: true)
-        guard let failing, !pending.isEmpty, mode != .finished else { return }
+        guard let failure, !pending.isEmpty, mode != .finished else { return }
         logger.error("""
-            \(pending.count) inputs could not be journaled before the stop: \(failing.error); \
+            \(pending.count) inputs could not be journaled before the stop: \(failure); \
             the next start restores the state before them
             """)
     }

@@ -4,7 +4,7 @@ import FlowKit
 /// `--no-state`), the keys of the latest inputs applied (a repeat is dropped), the restore in
 /// progress and how many inputs it restored — and the one entry every input that changes the app
 /// takes, `feed`: applied to the runtime, then journaled. Opening, restoring and moving a bad
-/// journal aside are the driver's (`Daemon+Journal.swift`, `Daemon+Restore.swift`); the state is here.
+/// journal aside are the driver's (`DaemonCore+Journal.swift`, `DaemonCore+Restore.swift`); the state is here.
 struct Persistence {
     /// The journal (nil: none is kept).
     private(set) var journal: DaemonJournal?

@@ -3,7 +3,7 @@ import FlowKit
 /// What keeps screens alive when their processes or hosts fail, as one part: the resume tokens of
 /// attached hosts, the hang watchdog, the spawned processes and their exit grace, the kinds whose
 /// warm pool was decided, and the counts `Stats` reports. The rules that use them are
-/// `ScreenDelivery`'s (restarts, resumes, pools) and `Daemon+Survival.swift`'s (reports, hangs).
+/// `ScreenDelivery`'s (restarts, resumes, pools) and `DaemonCore+Survival.swift`'s (reports, hangs).
 struct Survival {
     /// Resume tokens issued to attached hosts in this run.
     var tokens = ResumeTokens()
@@ -11,7 +11,7 @@ struct Survival {
     var watchdog: HangWatchdog?
     /// Spawned screen processes not reaped yet, and the exit grace of those that must go.
     var spawned: SpawnedProcesses
-    /// Kinds whose warm pool size was read from their factory (`Daemon+Pool.swift`).
+    /// Kinds whose warm pool size was read from their factory (`DaemonCore+Pool.swift`).
     var poolsDecided: Set<String> = []
     /// Restarts, resumes and hangs so far.
     var counts = SurvivalCounts()

@@ -18,28 +18,23 @@ extension DaemonCore {
         var effects = effectBuffer
         effectBuffer = []
         defer { effectBuffer = effects }
-        // Taken until a take comes back empty: one access to the runtime's effects per round.
-        while true {
-            runtime.takeEffects(into: &effects)
-            if effects.isEmpty { break }
-            for effect in effects {
-                switch effect {
-                case .flow(let event):
-                    if !persistence.isRestoring { emitFlowEvent(event) }
-                case .command(let command):
-                    persistence.observe(command)
-                    if !persistence.isRestoring { deliver(command) } else { persistence.restoring?.apply(command) }
-                case .request(let request):
-                    startRequest(request)
-                case .cancelRequest(let id):
-                    cancelRequest(id)
-                case .unwound(.all, let report):
-                    flowsUnwound(report)
-                case .unwound(.flow(let flow), let report):
-                    terminated(flow, report: report)
-                case .root(let outcome):
-                    if !persistence.isRestoring { appReported(outcome) } else { persistence.restoring?.rootReported(outcome) }
-                }
+        runtime.settle(reusing: &effects) { effect in
+            switch effect {
+            case .flow(let event):
+                if !persistence.isRestoring { emitFlowEvent(event) }
+            case .command(let command):
+                persistence.observe(command)
+                if !persistence.isRestoring { deliver(command) } else { persistence.restoring?.apply(command) }
+            case .request(let request):
+                startRequest(request)
+            case .cancelRequest(let id):
+                cancelRequest(id)
+            case .unwound(.all, let report):
+                flowsUnwound(report)
+            case .unwound(.flow(let flow), let report):
+                terminated(flow, report: report)
+            case .root(let outcome):
+                if !persistence.isRestoring { appReported(outcome) } else { persistence.restoring?.rootReported(outcome) }
             }
         }
     }

@@ -12,7 +12,7 @@ package protocol ServiceNotifySink: AnyObject {
 /// at most one per `statusInterval`, the last change held back and sent when its time comes —
 /// `STOPPING=1` once when the graceful shutdown begins, and `WATCHDOG=1` pings. The I/O is behind
 /// `ServiceNotifySink`; the clock is the caller's (milliseconds), so every rule is tested without a
-/// socket or a wall clock. The daemon drives it from its loop (`Daemon+Service.swift`).
+/// socket or a wall clock. The daemon drives it from its loop (`DaemonCore+Service.swift`).
 package final class ServiceNotifier {
     /// The shortest time between two status-only notifications, in milliseconds.
     package let statusInterval: UInt64

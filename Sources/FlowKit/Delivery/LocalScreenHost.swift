@@ -21,6 +21,8 @@ public final class LocalScreenHost {
     /// The fake host's id.
     private let host: UInt64 = 1
     private var kinds: Set<String> = []
+    /// Reused by `settle()` from one call to the next.
+    private var effects: [RuntimeEffect] = []
 
     /// A host over `runtime`.
     public init(runtime: FlowRuntime, acknowledgesDismissals: Bool = true) {
@@ -31,16 +33,17 @@ public final class LocalScreenHost {
         _ = delivery.hostJoined(host, provides: [], now: 0)
     }
 
-    /// Applies everything the runtime has to say until it is quiet.
+    /// Applies everything the runtime has to say until it is quiet (the runtime's one settle loop).
     public func settle() {
-        while runtime.hasEffects {
-            for effect in runtime.takeEffects() {
-                switch effect {
-                case .flow, .root: break  // in-process hosts have no event stream and no app to stop
-                case .unwound(let unwinding, let report): unwound[unwinding] = report
-                case .request, .cancelRequest: break  // answered by whoever drives the runtime (FlowTester: by hand)
-                case .command(let command): apply(command)
-                }
+        var effects = self.effects
+        self.effects = []
+        defer { self.effects = effects }
+        runtime.settle(reusing: &effects) { effect in
+            switch effect {
+            case .flow, .root: break  // in-process hosts have no event stream and no app to stop
+            case .unwound(let unwinding, let report): unwound[unwinding] = report
+            case .request, .cancelRequest: break  // answered by whoever drives the runtime (FlowTester: by hand)
+            case .command(let command): apply(command)
             }
         }
     }
