@@ -3,17 +3,6 @@ import FlowApp
 import FlowJournal
 import FlowKit
 
-/// How a restore ended.
-enum RestoreOutcome {
-    /// The journal replayed: this many inputs, and the screens to re-place.
-    case restored(inputs: Int, screens: [PlaceCommand])
-    /// Replaying it did not arrive where the journal says (or an input was refused): the flows are
-    /// not deterministic in their inputs, or the app changed without a new version.
-    case diverged(atInput: Int, reason: String)
-    /// The journal could not be read to its end (a damaged page).
-    case unreadable(atInput: Int, JournalError)
-}
-
 extension DaemonCore {
     /// Starts the app on a new runtime; with a journal that holds inputs, replays them first and
     /// re-places every screen the user had (docs/restore.md). A journal that does not replay is moved
@@ -35,21 +24,23 @@ extension DaemonCore {
         }
         // Not the loop's clock: libuv caches it, and it does not move before the loop first runs.
         let started = DispatchTime.now().uptimeNanoseconds
-        persistence.restoring = RestoredScreens()
-        start(app, on: runtime)
-        let outcome = replay(stateJournal, into: runtime)
-        let rootOutcome = persistence.restoring?.rootOutcome
-        persistence.restoring = nil
+        logger.info("starting app \(app.name)")
+        var replay = JournalReplay()
+        var journal = stateJournal
+        persistence.use(nil)
+        replay.start(app, on: runtime, journal: &journal)
+        let outcome = replay.replay(&journal, into: runtime)
+        persistence.use(journal)
         switch outcome {
         case .restored(let inputs, let screens):
-            persistence.restored(inputs: inputs)
+            persistence.restored(inputs: inputs, keys: replay.appliedKeys)
             logger.notice("restored the app from its journal", metadata: [
                 "inputs": "\(inputs)", "flows": "\(runtime.liveFlowCount)", "screens": "\(screens.count)",
                 "milliseconds": "\(Self.milliseconds(since: started))",
             ])
             debug.events.emit(.restored, text: "restored \(inputs) journaled inputs: \(runtime.liveFlowCount) flows, \(screens.count) screens to re-place")
             for place in screens { deliver(.place(place)) }
-            if let rootOutcome { appReported(rootOutcome) }
+            if let rootOutcome = replay.screens.rootOutcome { appReported(rootOutcome) }
             // Timers and work the journal holds no answer for start again.
             startOutstandingRequests()
             // Dismissals the old daemon waited for: their hosts are gone with it.
@@ -76,45 +67,9 @@ extension DaemonCore {
         drive()
     }
 
-    /// Replays every journaled input into `runtime`, checking the placements at each batch's end.
-    private mutating func replay(_ journal: DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
-        var index = 0
-        var divergence: String?
-        do {
-            try journal.journal.forEachRecord { record in
-                index += 1
-                let input: FlowInput
-                do {
-                    input = try FlowInput(kind: record.kind, body: record.body)
-                } catch {
-                    divergence = "it does not decode: \(error)"
-                    return false
-                }
-                do throws(FlowKitError) {
-                    _ = try runtime.apply(input)
-                } catch {
-                    divergence = "the flows refused \(input): \(error.message)"
-                    return false
-                }
-                persistence.replayed(key: UInt64(bitPattern: record.key))
-                drive()
-                if let check = record.check, check != persistence.journal?.check.stored {
-                    divergence = "the placements after it differ from the journaled ones"
-                    return false
-                }
-                return true
-            }
-        } catch {
-            return .unreadable(atInput: index + 1, error)
-        }
-        if let divergence { return .diverged(atInput: index, reason: divergence) }
-        return .restored(inputs: index, screens: persistence.restoring?.live { runtime.model.contains($0) } ?? [])
-    }
-
     /// After a divergence: the journal is moved aside, a fresh one opened and the app started anew.
     /// `why` says what was found, `advice` what to do with the journal kept at the path it is given.
     private mutating func restartFresh(_ app: App, why: String, advice: (String) -> String) {
-        persistence.forgetAppliedKeys()
         let path = persistence.journal?.journal.path
         persistence.close()
         if let path {

@@ -10,13 +10,8 @@ struct Persistence {
     private(set) var journal: DaemonJournal?
     /// Keys of the latest inputs applied.
     private var appliedKeys = AppliedKeys()
-    /// Set while a restore replays the journal: the screen commands are folded here instead of delivered.
-    var restoring: RestoredScreens?
     /// Inputs replayed from the journal at start.
     private(set) var restoredInputs = 0
-
-    /// Whether a restore replays the journal now.
-    var isRestoring: Bool { restoring != nil }
 
     /// Whether an input with `key` was applied already (a host sent it again, not knowing whether
     /// it arrived: docs/protocol.md §20).
@@ -32,19 +27,16 @@ struct Persistence {
         return opened
     }
 
-    /// An input replayed from the journal was applied (its key is remembered, nothing is journaled).
-    mutating func replayed(key: UInt64) { appliedKeys.insert(key) }
-
-    /// A restore ended, having replayed `inputs` inputs.
-    mutating func restored(inputs: Int) { restoredInputs = inputs }
+    /// A restore (`JournalReplay`) replayed `inputs` inputs, the latest with `keys`.
+    mutating func restored(inputs: Int, keys: AppliedKeys) {
+        restoredInputs = inputs
+        appliedKeys = keys
+    }
 
     /// Uses `journal` from now on (nil: none).
     mutating func use(_ journal: DaemonJournal?) {
         self.journal = journal
     }
-
-    /// Forgets what a restore that did not replay applied.
-    mutating func forgetAppliedKeys() { appliedKeys = AppliedKeys() }
 
     /// Closes the journal (waiting for a flush in flight) and keeps none.
     mutating func close() {

@@ -10,7 +10,7 @@ extension DaemonCore {
     /// restore, set for what is left of it; work runs off the loop. Nothing starts while a restore
     /// replays the journal, once the shutdown began, or twice.
     mutating func startRequest(_ request: ExternalRequest) {
-        guard !persistence.isRestoring, phase == .running, runtime != nil, !requests.isStarted(request.id) else { return }
+        guard phase == .running, runtime != nil, !requests.isStarted(request.id) else { return }
         switch request.kind {
         case .timer(let milliseconds):
             let wall = loop.wallClock

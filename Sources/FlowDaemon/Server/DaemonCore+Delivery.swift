@@ -21,10 +21,10 @@ extension DaemonCore {
         runtime.settle(reusing: &effects) { effect in
             switch effect {
             case .flow(let event):
-                if !persistence.isRestoring { emitFlowEvent(event) }
+                emitFlowEvent(event)
             case .command(let command):
                 persistence.observe(command)
-                if !persistence.isRestoring { deliver(command) } else { persistence.restoring?.apply(command) }
+                deliver(command)
             case .request(let request):
                 startRequest(request)
             case .cancelRequest(let id):
@@ -34,7 +34,7 @@ extension DaemonCore {
             case .unwound(.flow(let flow), let report):
                 terminated(flow, report: report)
             case .root(let outcome):
-                if !persistence.isRestoring { appReported(outcome) } else { persistence.restoring?.rootReported(outcome) }
+                appReported(outcome)
             }
         }
     }

@@ -1,0 +1,88 @@
+import FlowApp
+import FlowJournal
+import FlowKit
+
+/// How a restore ended.
+enum RestoreOutcome {
+    /// The journal replayed: this many inputs, and the screens to re-place.
+    case restored(inputs: Int, screens: [PlaceCommand])
+    /// Replaying it did not arrive where the journal says (or an input was refused): the flows are
+    /// not deterministic in their inputs, or the app changed without a new version.
+    case diverged(atInput: Int, reason: String)
+    /// The journal could not be read to its end (a damaged page).
+    case unreadable(atInput: Int, JournalError)
+}
+
+/// The restore as a part of its own: a new runtime replays the journal's inputs with nothing
+/// delivered and nothing started, through its own settle loop. The screen commands its flows make
+/// are folded into the screens to place again (`RestoredScreens`) and added to the journal's
+/// placement check, which must match the journaled one at each batch's end; the root flow's end is
+/// kept; flow events, requests and unwindings are the old daemon's, already seen. The daemon starts
+/// from the outcome: it places the screens, acts on the root flow's end, starts the requests left
+/// without an answer, and remembers the replayed inputs' keys (`appliedKeys`).
+struct JournalReplay {
+    /// What the replay placed, and how the root flow ended during it.
+    private(set) var screens = RestoredScreens()
+    /// The keys of the latest inputs replayed: a host may send them again.
+    private(set) var appliedKeys = AppliedKeys()
+    /// Reused by the settle loop.
+    private var effects: [RuntimeEffect] = []
+
+    /// Starts `app`'s root flow on `runtime`, the replay's first step.
+    mutating func start(_ app: App, on runtime: FlowRuntime, journal: inout DaemonJournal) {
+        app.start(runtime)
+        settle(runtime, journal: &journal)
+    }
+
+    /// Replays every input of `journal` into `runtime`, checking the placements at each batch's end.
+    mutating func replay(_ journal: inout DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
+        var index = 0
+        var divergence: String?
+        let log = journal.journal
+        do {
+            try log.forEachRecord { record in
+                index += 1
+                let input: FlowInput
+                do {
+                    input = try FlowInput(kind: record.kind, body: record.body)
+                } catch {
+                    divergence = "it does not decode: \(error)"
+                    return false
+                }
+                do throws(FlowKitError) {
+                    _ = try runtime.apply(input)
+                } catch {
+                    divergence = "the flows refused \(input): \(error.message)"
+                    return false
+                }
+                appliedKeys.insert(UInt64(bitPattern: record.key))
+                settle(runtime, journal: &journal)
+                if let check = record.check, check != journal.check.stored {
+                    divergence = "the placements after it differ from the journaled ones"
+                    return false
+                }
+                return true
+            }
+        } catch {
+            return .unreadable(atInput: index + 1, error)
+        }
+        if let divergence { return .diverged(atInput: index, reason: divergence) }
+        return .restored(inputs: index, screens: screens.live { runtime.model.contains($0) })
+    }
+
+    /// The replay's settle loop: commands folded and checked, the root's end kept, the rest dropped.
+    private mutating func settle(_ runtime: FlowRuntime, journal: inout DaemonJournal) {
+        runtime.settle(reusing: &effects) { effect in
+            switch effect {
+            case .command(let command):
+                journal.observe(command)
+                screens.apply(command)
+            case .root(let outcome):
+                screens.rootReported(outcome)
+            case .flow, .request, .cancelRequest, .unwound:
+                // Seen when they first happened; the requests still unanswered start after the replay.
+                break
+            }
+        }
+    }
+}
