@@ -5,7 +5,7 @@ import FlowWireFuzzing
 
 /// What a daemon restored from the journal must show: the shape of its tree (flows and navigation,
 /// `TreeShape`: ids, types, owners, containers, visibility) and how many inputs it replays.
-struct Committed {
+struct Committed: Sendable {
     var shape: [String]
     var inputs: UInt64
     /// The screens the tree shows.

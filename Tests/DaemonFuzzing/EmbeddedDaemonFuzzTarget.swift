@@ -6,6 +6,7 @@ import FlowKit
 import FlowWire
 import FlowWireFuzzing
 import Foundation
+import Synchronization
 
 /// Fuzz target: the whole daemon core (embedded: connection state machines, screen delivery, the
 /// runtime, the event bus, deadlines, shutdown) fed an arbitrary program of frames and events from
@@ -31,6 +32,17 @@ package enum EmbeddedDaemonFuzzTarget {
         guard let app = BuiltInApps.named(String(name.dropLast("-spawned".count))) else { return nil }
         return app.withAllScreens(.spawn(executable: "fuzz-screen", restart: .restart(maxRestarts: 2, withinMilliseconds: 300)),
                                   kinds: app.kinds)
+    }
+
+    /// What a fresh start of each app shows, read from the first program's daemon.
+    private static let freshStarts = Mutex<[String: Committed]>([:])
+
+    /// What a fresh start of app `name` shows: `daemon`'s, which has just started on an empty journal.
+    private static func freshStart(of name: String, _ daemon: EmbeddedDaemon) throws(FuzzViolation) -> Committed {
+        if let known = freshStarts.withLock({ $0[name] }) { return known }
+        let fresh = try Committed(daemon, fresh: nil)
+        freshStarts.withLock { $0[name] = fresh }
+        return fresh
     }
 
     /// What one program did.
@@ -67,8 +79,9 @@ package enum EmbeddedDaemonFuzzTarget {
         } catch {
             throw FuzzViolation("the daemon did not start on an empty journal: \(error)")
         }
-        // What a restore shows once the app ended (its journal cleared): a fresh start.
-        let fresh = try Committed(daemon, fresh: nil)
+        // What a restore shows once the app ended (its journal cleared): a fresh start, the same
+        // for every program of the app (read once: building the tree is a fifth of a short program).
+        let fresh = try freshStart(of: name, daemon)
         var peers = [Peer(daemon.connect()), Peer(daemon.connect()), Peer(daemon.connect())]
         /// The spawned processes' ends, by pid.
         var spawned: [Int32: Peer] = [:]
