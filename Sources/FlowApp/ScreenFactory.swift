@@ -10,11 +10,12 @@ public enum ScreenFactory: Sendable, Equatable {
     /// it a connected socket as `FLOWD_SOCKET_FD` and a one-time `FLOWD_TOKEN`.
     /// A relative executable is looked up next to the flowd binary first, then in `PATH`.
     /// `restart` says what happens when the process crashes while its screen is shown
-    /// (docs/restore.md): by default nothing (the flow is told the screen was lost).
+    /// (docs/restore.md): by default it is started again, at most 5 times in 10 s
+    /// (`RestartPolicy.standard`); `.never` tells the flow the screen was lost at the first crash.
     /// `pool` keeps that many processes started and handshaken but idle (a warm pool, at most
     /// `SpawnPool.maxSize`): a new screen of the kind goes to one of them in one `Place`, and the
     /// pool refills in the background (docs/daemon.md, "Warm pools").
-    case spawn(executable: String, arguments: [String] = [], environment: [String: String] = [:], restart: RestartPolicy = .never,
+    case spawn(executable: String, arguments: [String] = [], environment: [String: String] = [:], restart: RestartPolicy = .standard,
                pool: Int = 0)
     /// Decided off the start-up path (e.g. probing an interpreter), on a
     /// background thread; resolved when the first screen of the kind is placed.

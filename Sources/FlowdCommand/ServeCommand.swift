@@ -100,7 +100,7 @@ struct ServeCommand: ParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Restart policy for every spawned screen whose process crashes: never, N (within \(Self.secondsText(RestartPolicy.defaultWindowMilliseconds)) s) or N/SECONDS.",
-            discussion: "At most N restarts within SECONDS, then the flow is told the screen was lost (docs/restore.md). Default: the app's own (the launcher restarts its Python screens 5 times in 10 s).",
+            discussion: "At most N restarts within SECONDS, then the flow is told the screen was lost (docs/restore.md). Default: the app's own, else 5 restarts in 10 s; never is opt-in.",
             valueName: "policy"))
     var restartScreens: String?
 

@@ -39,8 +39,10 @@ struct SpawnedScreenTests {
     }
 
     /// Starts the tutorial with idle spawned screens and a debug client; returns both and the baseline.
-    private func idleTutorial() throws -> (DaemonProcess, RawClient, Flowd_V1_Stats) {
-        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--spawn-screens", "demo-screens", "--spawn-grace", "0.5"])
+    /// `restart` is the `--restart-screens` policy (nil: the default).
+    private func idleTutorial(restart: String? = nil) throws -> (DaemonProcess, RawClient, Flowd_V1_Stats) {
+        let policy = restart.map { ["--restart-screens", $0] } ?? []
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--spawn-screens", "demo-screens", "--spawn-grace", "0.5"] + policy)
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug, name: "test-debug")
         _ = try debug.stats(until: { $0.screens == 1 && $0.childProcesses == 1 && $0.pendingAcks == 0 })
@@ -53,8 +55,23 @@ struct SpawnedScreenTests {
         return spawned[0].pid
     }
 
-    @Test func screenProcessKilledWhileShown() throws {
+    @Test func byDefaultAKilledScreenProcessIsStartedAgainAndItsFlowGoesOn() throws {
         let (daemon, debug, shown) = try idleTutorial()
+        #expect(shown.flows == 1)
+        let first = try spawnedPID(debug)
+        kill(first, SIGKILL)
+        // A new process for the same screen, handshaken, its Place acknowledged; the flow never heard of it.
+        let after = try debug.stats(until: { $0.screenRestarts == 1 && $0.childProcesses == 1 && $0.pendingAcks == 0 && $0.connections == 2 })
+        #expect(after.flows == 1)
+        #expect(after.screens == 1)
+        #expect(try spawnedPID(debug) != first)
+        #expect(daemon.waitForLog("screen process crashed; restarting it"))
+        #expect(!daemon.logText.contains("app tutorial ended"))
+        try debug.ping()
+    }
+
+    @Test func withRestartsOffAScreenProcessKilledWhileShownEndsItsFlow() throws {
+        let (daemon, debug, shown) = try idleTutorial(restart: "never")
         #expect(shown.flows == 1)
         kill(try spawnedPID(debug), SIGKILL)
         let after = try debug.stats(until: { $0.childProcesses == 0 && $0.connections == 1 && $0.flows == 0 })

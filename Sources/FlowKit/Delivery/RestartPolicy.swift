@@ -12,7 +12,8 @@ public enum RestartPolicy: Hashable, Sendable, CustomStringConvertible {
     /// The window of a policy that names only its count (`N`): 10 seconds.
     public static let defaultWindowMilliseconds: UInt64 = 10_000
 
-    /// The default for screens that should survive: 5 restarts within the default window.
+    /// The default of a spawned screen (`ScreenFactory.spawn`): 5 restarts within the default window.
+    /// Survival is the point of the daemon, so it is on unless an app or `--restart-screens never` says otherwise.
     public static let standard = RestartPolicy.restart(maxRestarts: 5, withinMilliseconds: defaultWindowMilliseconds)
 
     /// `never`, or `5/10s`.
