@@ -250,7 +250,8 @@ struct ServeCommand: ParsableCommand {
         configuration.frameTimeoutMilliseconds = UInt64(frameTimeout * 1000)
 
         if !noState {
-            configuration.statePath = state ?? StatePath.default(app: name, environment: ProcessInfo.processInfo.environment)
+            configuration.statePath = state ?? StatePath.default(
+                app: name, socketPath: configuration.socketPath, environment: ProcessInfo.processInfo.environment)
         }
 
         var chosen = context.command.app(named: name)!.make()

@@ -389,6 +389,19 @@ struct BadStateTests {
 
     // MARK: Two daemons, and contradicting options
 
+    @Test func twoFlowdsOfOneAppOnTwoSocketsEachKeepTheirOwnDefaultJournal() throws {
+        // No --state: each journals by default under the one XDG_STATE_HOME, in a file of its socket's.
+        let state = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let first = try DaemonProcess(arguments: ["--app", "deep-stack"], environment: ["XDG_STATE_HOME": state])
+        let second = try DaemonProcess(arguments: ["--app", "deep-stack"], environment: ["XDG_STATE_HOME": state])
+        let one = try Host(socket: first.socketPath), two = try Host(socket: second.socketPath)
+        #expect(try one.push() != nil)
+        #expect(try two.push() != nil)
+        let journals = try FileManager.default.contentsOfDirectory(atPath: state + "/flowd").filter { $0.hasSuffix(".journal") }
+        #expect(journals.count == 2 && journals.allSatisfy { $0.hasPrefix("deep-stack@flowd.sock-") }, "\(journals)")
+    }
+
     @Test func aSecondFlowdOnTheSameJournalIsExit75AndTheFirstKeepsServing() throws {
         let directory = makeTemporaryDirectory(), other = makeTemporaryDirectory()
         defer {

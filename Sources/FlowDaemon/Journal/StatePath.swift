@@ -1,10 +1,14 @@
+import FlowWire
 import Foundation
 
 /// Where the journal lives when `--state` is not given, and making its directory.
 public enum StatePath {
     /// `$XDG_STATE_HOME/flowd/APP.journal`, `$XDG_STATE_HOME` defaulting to `~/.local/state` (the XDG
-    /// base directory rules): one journal per app.
-    public static func `default`(app: String, environment: [String: String]) -> String {
+    /// base directory rules), for a daemon on the user's default socket. A daemon on another socket
+    /// (`--socket`, `$FLOWD_SOCKET`) keeps its own, `APP@NAME-HASH.journal` (`NAME`: the socket's file
+    /// name, `HASH`: 8 hex digits of its whole path): a daemon is its app on its socket, so two
+    /// daemons of one app on two sockets both just work, and a restart on the same socket restores.
+    public static func `default`(app: String, socketPath: String? = nil, environment: [String: String], uid: UInt32 = getuid()) -> String {
         let base: String
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = state
@@ -12,7 +16,33 @@ public enum StatePath {
             let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
             base = home + "/.local/state"
         }
-        return "\(base)/flowd/\(app).journal"
+        var userDefault = environment
+        userDefault[WireProtocol.socketPathEnvironmentVariable] = nil
+        guard let socketPath, socketPath != WireProtocol.defaultSocketPath(environment: userDefault, uid: uid) else {
+            return "\(base)/flowd/\(app).journal"
+        }
+        return "\(base)/flowd/\(app)@\(fileNamePart(of: socketPath))-\(hash8(socketPath)).journal"
+    }
+
+    /// The socket's file name, in letters, digits, `.`, `_` and `-` only, at most 32 of them.
+    private static func fileNamePart(of path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        let kept = name.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
+        }
+        return String(kept.prefix(32))
+    }
+
+    /// 8 hex digits of FNV-1a over the path's UTF-8: the same in every process (Swift's `Hasher` is not).
+    private static func hash8(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let folded = UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
+        let hex = String(folded, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
     }
 
     /// Creates the journal's directory (and its parents, mode 0700) if it is missing.
