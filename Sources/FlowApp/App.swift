@@ -18,6 +18,10 @@ public struct App {
     /// `flowd describe` and `flowctl describe` list, so that a host in any language can be written
     /// from them. Kinds without a module here are listed without a contract.
     public var modules: [any ScreenModule.Type]
+    /// Attached kinds whose screens are lost with their host when it leaves for good (the flow is
+    /// told `screenLost`). Every other attached screen waits for the next host that provides its
+    /// kind and is placed there again with its current state (docs/restore.md).
+    public var kindsLostWithTheirHost: Set<String> = []
     /// Starts the root flow on a runtime (`FlowRuntime.startRoot`: what it reports comes out as
     /// `RuntimeEffect.root`); the daemon's entry point.
     package let start: (FlowRuntime) -> Void
@@ -58,6 +62,14 @@ public struct App {
     public func withSpawnPool(_ size: Int) -> App {
         var copy = self
         for (kind, factory) in screens { copy.screens[kind] = factory.pooled(size) }
+        return copy
+    }
+
+    /// The app with the screens of `kinds` lost with their attached host when it leaves for good,
+    /// instead of waiting for the next host of their kind.
+    public func losingScreensWithTheirHost(_ kinds: Set<String>) -> App {
+        var copy = self
+        copy.kindsLostWithTheirHost.formUnion(kinds)
         return copy
     }
 

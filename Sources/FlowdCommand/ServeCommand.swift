@@ -112,8 +112,17 @@ struct ServeCommand: ParsableCommand {
             valueName: "count"))
     var spawnPool: String?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds a dropped screen host's screens are held for it to resume (0: lost at once).", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a dropped screen host's screens are held for it to resume (0: not held).",
+        discussion: "Afterwards they wait for the next host that provides their kinds (docs/restore.md), unless --lose-with-host names their kind.",
+        valueName: "seconds"))
     var resumeGrace = Self.seconds(Defaults.resumeGraceMilliseconds)
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Attached kinds whose screens are lost with their host when it leaves for good (comma-separated, or all).",
+        discussion: "Their flows are told screenLost, as before hosts were waited for. Default: none; every attached screen waits for the next host of its kind.",
+        valueName: "kinds"))
+    var loseWithHost: String?
 
     @Option(name: .long, help: ArgumentHelp(
         "Seconds a host with commands unacknowledged may leave a Ping unanswered before it is treated as hung (0: no watchdog).",
@@ -260,6 +269,14 @@ struct ServeCommand: ParsableCommand {
         }
         if let restartScreens, let policy = RestartPolicy(parsing: restartScreens) {
             chosen = chosen.withRestartPolicy(policy)
+        }
+        if let loseWithHost {
+            let named = Set(loseWithHost.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            let unknown = named.subtracting(chosen.kinds)
+            guard !named.isEmpty, named == ["all"] || unknown.isEmpty else {
+                throw ValidationError("--lose-with-host: app \(name) has no kind \(unknown.sorted().joined(separator: ", ")); its kinds are \(chosen.kinds.joined(separator: ", ")), or say all")
+            }
+            chosen = chosen.losingScreensWithTheirHost(named == ["all"] ? Set(chosen.kinds) : named)
         }
         if let spawnPool, let size = Self.poolSize(parsing: spawnPool) {
             let spawnedKinds = chosen.kinds.filter {

@@ -133,10 +133,11 @@ struct EmbeddedDaemonTests {
         #expect(daemon.daemon.delivery.screens.isEmpty)
     }
 
-    @Test func aHostLostWhileShowingLosesItsScreensOnceTheResumeGraceEnds() throws {
+    @Test func aHostLostWhileShowingLeavesItsScreensToTheNextHostOnceTheResumeGraceEnds() throws {
         let daemon = try Self.deepStack { $0.exitWhenAppFinishes = false; $0.resumeGraceMilliseconds = 3_000 }
         let (host, answer) = Self.host(daemon)
         Self.ackAll(answer, on: host)
+        let placed = try #require(answer.compactMap { if case .place(let place) = $0 { place } else { nil } }.first)
         #expect(daemon.daemon.stats().screens == 1)
         host.hangUp()
         #expect(daemon.daemon.stats().screensHeld == 1, "held for the host to resume")
@@ -144,6 +145,26 @@ struct EmbeddedDaemonTests {
         #expect(daemon.daemon.stats().screens == 1)
         daemon.advanceTime(by: 1)
         #expect(daemon.daemon.stats().screensHeld == 0)
+        #expect(daemon.daemon.stats().resumesExpired == 1)
+        #expect(daemon.daemon.stats().screens == 1, "it waits for the next host of its kind")
+        #expect(daemon.daemon.stats().flows == 1, "the flow never heard of it")
+        // The next host that provides the kind gets it again: the same screen, its state, not animated.
+        let (next, again) = Self.host(daemon)
+        let replaced = try #require(again.compactMap { if case .place(let place) = $0 { place } else { nil } }.first)
+        #expect(replaced.screenID == placed.screenID && replaced.kind == placed.kind && replaced.state == placed.state)
+        #expect(!replaced.animated)
+        Self.ackAll(again, on: next)
+        #expect(daemon.daemon.stats().pendingAcks == 0)
+        #expect(daemon.daemon.invariantViolations().isEmpty)
+    }
+
+    @Test func anAppMayLoseAKindsScreensWithTheirHostOnceTheResumeGraceEnds() throws {
+        let app = try Self.app("deep-stack").losingScreensWithTheirHost(["item"])
+        let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false; $0.resumeGraceMilliseconds = 3_000 }
+        let (host, answer) = Self.host(daemon)
+        Self.ackAll(answer, on: host)
+        host.hangUp()
+        daemon.advanceTime(by: 3_000)
         #expect(daemon.daemon.stats().resumesExpired == 1)
         #expect(daemon.daemon.stats().screens == 0)
         #expect(daemon.daemon.stats().flows == 0, "the flow lost its initial screen")

@@ -207,7 +207,7 @@ struct SurvivalTests {
         Self.ackAll(answer, host)
         host.hangUp()
         daemon.advanceTime(by: 5_000)
-        #expect(daemon.daemon.stats().resumesExpired == 1 && daemon.daemon.stats().screens == 0)
+        #expect(daemon.daemon.stats().resumesExpired == 1 && daemon.daemon.stats().screensHeld == 0)
         let late = daemon.connect().hello(role: .screenHost, resumeToken: token)
         #expect(Self.error(late)?.code == .resumeRefused)
         #expect(Self.error(late)?.message.contains("grace period ended") == true)
@@ -242,23 +242,37 @@ struct SurvivalTests {
         #expect(second.readBodies().isEmpty)
     }
 
-    @Test func aHostThatSaysGoodbyeIsNotWaitedFor() throws {
+    @Test func aHostThatSaysGoodbyeIsNotWaitedForAndItsScreensGoToTheNextHost() throws {
         let daemon = try EmbeddedDaemonTests.deepStack { $0.exitWhenAppFinishes = false }
         let (host, answer) = Self.host(daemon, ["item"])
         Self.ackAll(answer, host)
         host.send(.shutdown(Flowd_V1_Shutdown()))
         daemon.run()
-        #expect(daemon.daemon.stats().screensHeld == 0)
-        #expect(daemon.daemon.stats().screens == 0, "lost at once")
+        #expect(daemon.daemon.stats().screensHeld == 0, "not held for a resume")
+        #expect(daemon.daemon.stats().screens == 1 && daemon.daemon.stats().flows == 1, "waiting for the next host")
+        let (next, again) = Self.host(daemon, ["item"])
+        #expect(Self.places(again).count == 1)
+        Self.ackAll(again, next)
     }
 
-    @Test func noGraceMeansTodaysLoss() throws {
+    @Test func noGraceMeansNothingIsHeldForAResume() throws {
         let daemon = try EmbeddedDaemonTests.deepStack { $0.exitWhenAppFinishes = false; $0.resumeGraceMilliseconds = 0 }
         let (host, answer) = Self.host(daemon, ["item"])
         #expect(Self.welcome(answer)?.resumeToken == "", "no token when nothing is kept")
         Self.ackAll(answer, host)
         host.hangUp()
-        #expect(daemon.daemon.stats().screens == 0)
+        #expect(daemon.daemon.stats().screensHeld == 0)
+        #expect(daemon.daemon.stats().screens == 1, "it waits for the next host of its kind")
+    }
+
+    @Test func withTheOldRuleAHostThatSaysGoodbyeLosesItsScreensAtOnce() throws {
+        let app = try EmbeddedDaemonTests.app("deep-stack").losingScreensWithTheirHost(["item"])
+        let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false }
+        let (host, answer) = Self.host(daemon, ["item"])
+        Self.ackAll(answer, host)
+        host.send(.shutdown(Flowd_V1_Shutdown()))
+        daemon.run()
+        #expect(daemon.daemon.stats().screens == 0, "lost at once")
     }
 
     // MARK: Watchdog

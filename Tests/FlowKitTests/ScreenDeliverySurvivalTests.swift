@@ -83,15 +83,47 @@ import Testing
         #expect(resumed == [.resumed(host: 2, from: 1, screens: 0)], "nothing to re-place")
     }
 
-    @Test func aDroppedHostNotBackInTimeLosesItsScreens() {
+    @Test func aDroppedHostNotBackInTimeLeavesItsScreensToTheNextHostOfTheirKind() {
         var delivery = ScreenDelivery(ackTimeout: nil, resumeGrace: 500)
         _ = delivery.apply(T.place(), route: .attached, now: 0)
         _ = delivery.hostJoined(1, provides: ["item"], now: 0)
         _ = delivery.hostLost(1, now: 100, resumable: true)
         #expect(delivery.nextDeadline == 600)
         #expect(delivery.expire(now: 599).isEmpty)
-        #expect(delivery.expire(now: 600) == [.resumeExpired(host: 1, screens: 1), .screenLost(T.screen, kind: "item", host: 1)])
+        #expect(delivery.expire(now: 600) == [.resumeExpired(host: 1, screens: 1), .waitingForHost(T.screen, kind: "item")])
         #expect(delivery.resume(1, as: 2, provides: [], now: 601).isEmpty, "too late")
+        #expect(delivery.screens[T.screen]?.phase == .waitingForHost)
+        // The next host of the kind gets it again, as a restart would: a Place, not animated.
+        let joined = delivery.hostJoined(3, provides: ["item"], now: 700)
+        guard case .send(let outgoing, to: 3)? = joined.first, case .place(let place) = outgoing.command else {
+            Issue.record("expected a Place to host 3, got \(joined)")
+            return
+        }
+        #expect(place.screen == T.screen && !place.animated)
+        #expect(delivery.invariantViolations().isEmpty)
+    }
+
+    @Test func aKindLostWithItsHostIsLostWhenTheGraceEnds() {
+        var delivery = ScreenDelivery(ackTimeout: nil, resumeGrace: 500)
+        delivery.kindsLostWithTheirHost = ["item"]
+        _ = delivery.apply(T.place(), route: .attached, now: 0)
+        _ = delivery.hostJoined(1, provides: ["item"], now: 0)
+        _ = delivery.hostLost(1, now: 100, resumable: true)
+        #expect(delivery.expire(now: 600) == [.resumeExpired(host: 1, screens: 1), .screenLost(T.screen, kind: "item", host: 1)])
+    }
+
+    @Test func aHostThatLeavesForGoodWhileAnotherProvidesTheKindHandsItsScreensOverAtOnce() {
+        var delivery = ScreenDelivery(ackTimeout: nil, resumeGrace: nil)
+        _ = delivery.hostJoined(1, provides: ["item"], now: 0)
+        _ = delivery.apply(T.place(), route: .attached, now: 0)
+        _ = delivery.hostJoined(2, provides: ["item"], now: 0)
+        let lost = delivery.hostLost(1, now: 10, resumable: false)
+        guard case .send(let outgoing, to: 2)? = lost.first, case .place(let place) = outgoing.command else {
+            Issue.record("expected a Place to host 2, got \(lost)")
+            return
+        }
+        #expect(place.screen == T.screen)
+        #expect(delivery.invariantViolations().isEmpty)
     }
 
     @Test func policiesParse() {

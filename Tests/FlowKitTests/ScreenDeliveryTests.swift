@@ -137,8 +137,9 @@ import Testing
         #expect(delivery.hostJoined(1, provides: ["item"], now: 2).isEmpty)
     }
 
-    @Test func aHostLostLosesItsScreensAndRetiresNothingAttached() {
+    @Test func aHostLostLosesItsScreensOfKindsLostWithItAndRetiresNothingAttached() {
         var delivery = ScreenDelivery(ackTimeout: 100)
+        delivery.kindsLostWithTheirHost = ["item"]
         _ = delivery.hostJoined(1, provides: ["item"], now: 0)
         _ = delivery.apply(Self.place(ScreenID(rawValue: 1)), route: .attached, now: 0)
         _ = delivery.apply(Self.place(ScreenID(rawValue: 2)), route: .attached, now: 0)

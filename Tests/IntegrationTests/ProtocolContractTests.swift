@@ -158,7 +158,8 @@ struct ProtocolContractTests {
 
     /// The debug stream says when a screen is lost and whether its flow carries on.
     @Test func aLostScreenIsAnEventThatSaysWhetherItsFlowCarriesOn() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--stay-up", "--resume-grace", "0"])
+        // Screens lost with their host (the app's choice; by default they wait for the next host).
+        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--stay-up", "--resume-grace", "0", "--lose-with-host", "all"])
         let watcher = try RawClient(path: daemon.socketPath)
         try watcher.handshake(role: .debug)
         var subscribe = Flowd_V1_Subscribe()

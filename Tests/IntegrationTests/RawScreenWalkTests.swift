@@ -173,8 +173,9 @@ extension RawScreenWalkTests {
     }
 
     @Test func hostThatDiesEndsTheFlowWithScreenLostAndLeaksNothing() throws {
-        // No resume grace: the screens are lost with the host at once (SurvivalIntegrationTests covers the grace).
-        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--resume-grace", "0"])
+        // No resume grace, and the screens lost with their host (by default they would wait for the
+        // next host): lost at once (SurvivalIntegrationTests covers the grace and the waiting).
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--resume-grace", "0", "--lose-with-host", "all"])
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug, name: "counts")
         let before = try debug.stats()

@@ -118,7 +118,9 @@ struct SpawnedScreenTests {
     }
 
     @Test func stoppedHostIsCutOffWhileTheOtherKeepsItsPlacements() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--max-frame-size", "8192", "--write-queue-limit", "65536", "--hang-timeout", "0"])
+        // The stopped host's screen is lost with it (by default it would wait for the next mirror host).
+        let daemon = try DaemonProcess(arguments: ["--app", "mirror", "--max-frame-size", "8192", "--write-queue-limit", "65536", "--hang-timeout", "0",
+                                                   "--lose-with-host", "all"])
         let reader = try RawClient(path: daemon.socketPath)
         try reader.handshake(provides: ["item"])
         // A real screen process hosts the mirror tab; then it is stopped.

@@ -55,7 +55,7 @@ struct SurvivalIntegrationTests {
         #expect(refused.compactMap(\.error).first?.message.contains("already used") == true)
     }
 
-    @Test func aWrongTokenIsRefusedAndChangesNothingAndPastTheGraceTheScreensAreLost() throws {
+    @Test func aWrongTokenIsRefusedAndChangesNothingAndPastTheGraceTheScreensGoToTheNextHost() throws {
         let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--stay-up", "--resume-grace", "3"])
         var host: RawClient? = try RawClient(path: daemon.socketPath)
         let welcome = try #require(try host?.handshake(provides: ["tutorial"]))
@@ -68,8 +68,12 @@ struct SurvivalIntegrationTests {
         #expect(frames.compactMap(\.error).map(\.code) == [.resumeRefused])
         #expect(frames.compactMap(\.error).first?.fatal == true)
         #expect(try Self.stats(daemon)["screensHeld"] == 1, "nothing changed")
-        #expect(daemon.waitForLog("did not resume in time"))
-        #expect(daemon.waitForLog("app tutorial ended: screen"), "today's outcome once the grace is over")
+        #expect(daemon.waitForLog("did not resume in time; its screens wait for the next host of their kinds"))
+        // A new host of the kind, without a token, gets the screen where the user was; the flow never ended.
+        let next = try RawClient(path: daemon.socketPath)
+        try next.handshake(provides: ["tutorial"])
+        #expect(try next.settle().compactMap(\.place).count == 1)
+        #expect(!daemon.logText.contains("app tutorial ended"))
     }
 
     @Test func aHungHostIsFoundWithinTheHangTimeoutAndItsScreensAreHeld() throws {

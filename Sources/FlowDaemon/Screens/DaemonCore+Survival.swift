@@ -44,10 +44,11 @@ extension DaemonCore {
         case .resumeExpired(let host, let count):
             survival.counts.resumesExpired += 1
             survival.tokens.retire(host, because: .expired)
-            logger.notice("dropped screen host did not resume in time; its screens are lost", metadata: [
+            logger.notice("dropped screen host did not resume in time; its screens wait for the next host of their kinds", metadata: [
                 "connection": "\(host)", "screens": "\(count)",
             ])
-            debug.events.emit(.resumeExpired, connection: host, text: "#\(host) did not resume within \(configuration.resumeGraceMilliseconds) ms; \(count) screens lost")
+            debug.events.emit(.resumeExpired, connection: host,
+                              text: "#\(host) did not resume within \(configuration.resumeGraceMilliseconds) ms; its \(count) screens wait for the next host of their kinds")
         default:
             break
         }

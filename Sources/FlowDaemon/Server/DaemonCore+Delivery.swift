@@ -105,6 +105,9 @@ extension DaemonCore {
                 survival.spawned.mustExit(connection: host, now: loop.now)
             case .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired:
                 reportSurvival(action)
+            case .waitingForHost(let screen, let kind):
+                logger.info("screen waits for the next host of its kind", metadata: ["screen": "\(screen)", "kind": "\(kind)"])
+                watchHostWait(screen)
             case .spawnPooled, .tookPooled, .stopPooled, .poolSuspended:
                 performPool(action)
             }

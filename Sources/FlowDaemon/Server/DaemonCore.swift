@@ -70,6 +70,7 @@ struct DaemonCore {
         self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
+        self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
         self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, exitGrace: configuration.spawnExitGraceMilliseconds)
         self.connections = ConnectionTable(
             limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,

@@ -85,8 +85,13 @@ public struct ScreenDelivery: Sendable {
         case detached(host: UInt64, screens: Int)
         /// Host `host` resumed the screens of the dropped host `from` (their `Place`s follow).
         case resumed(host: UInt64, from: UInt64, screens: Int)
-        /// A dropped host did not resume in time (a `screenLost` per screen follows).
+        /// A dropped host did not resume in time: its screens wait for the next host of their kinds
+        /// (a `waitingForHost` or a re-`Place` each), or are lost if their kind is lost with its host
+        /// (a `screenLost` each).
         case resumeExpired(host: UInt64, screens: Int)
+        /// An attached screen whose host is gone for good waits for the next host that provides its
+        /// kind, which gets it with its current state and placement (the host-wait watch starts).
+        case waitingForHost(ScreenID, kind: String)
         /// Start a process for the warm pool of `kind` (no screen yet); answer with
         /// `pooledSpawned(kind:host:now:)` or `pooledSpawnFailed(kind:)`.
         case spawnPooled(kind: String)
@@ -184,6 +189,9 @@ public struct ScreenDelivery: Sendable {
     public let resumeGrace: UInt64?
     /// Whether lost hosts' screens are held for a restart or a resume (false once the driver shuts down).
     public var holdsScreensOfLostHosts = true
+    /// Kinds whose attached screens are lost with their host when it leaves for good (the flow is
+    /// told `screenLost`), instead of waiting for the next host of the kind (the default).
+    public var kindsLostWithTheirHost: Set<String> = []
     /// Spawned hosts whose connection closed before their process's exit was known, with the
     /// screens waiting for that news.
     private var awaitingExit: [UInt64: Set<ScreenID>] = [:]
@@ -563,6 +571,7 @@ public struct ScreenDelivery: Sendable {
         if gone.isSpawned || !holds { dropProvider(host, of: gone.provides) }
         var actions: [Action] = refill
         var held: Set<ScreenID> = []
+        var rewait: [ScreenID] = []
         for id in gone.screens.sorted(by: >) {
             guard var screen = screens[id], screen.host == host else { continue }
             if screen.isDismissing {
@@ -573,11 +582,19 @@ public struct ScreenDelivery: Sendable {
                 screen.phase = gone.isSpawned ? .awaitingExit(host: host) : .awaitingResume(host: host)
                 screens[id] = screen
                 held.insert(id)
+            } else if !gone.isSpawned, holdsScreensOfLostHosts, !kindsLostWithTheirHost.contains(screen.kind) {
+                // Left for good (said goodbye, broke the protocol, or nothing is held for a resume):
+                // the screen waits for the next host of its kind.
+                holdForNewHost(&screen)
+                screens[id] = screen
+                rewait.append(id)
             } else {
                 removeScreen(id)
                 actions.append(.screenLost(id, kind: screen.kind, host: host))
             }
         }
+        // Oldest first: a stack's lower screens before the ones on top of them.
+        for id in rewait.sorted() { actions += waitForNextHost(id, now: now) }
         guard holds else { return actions }
         if !gone.isSpawned {
             detached[host] = held
@@ -589,6 +606,17 @@ public struct ScreenDelivery: Sendable {
         if let abnormally = gone.exitedAbnormally { return actions + restartOrGiveUp(held, host: host, abnormally: abnormally, now: now) }
         awaitingExit[host] = held
         return actions
+    }
+
+    /// An attached screen whose host is gone for good (prepared by `holdForNewHost`) waits for the
+    /// next host of its kind: a ready one gets it now, else the first to join.
+    private mutating func waitForNextHost(_ id: ScreenID, now: UInt64) -> [Action] {
+        guard var screen = screens[id] else { return [] }
+        screen.phase = .waitingForHost
+        screens[id] = screen
+        if let host = readyHost(for: screen.kind) { return assign(id, to: host, now: now) }
+        waiting[screen.kind, default: []].append(id)
+        return [.waitingForHost(id, kind: screen.kind)]
     }
 
     /// Prepares a screen whose host went away for the next one: a screen that was shown gets a `Place`
@@ -764,13 +792,19 @@ public struct ScreenDelivery: Sendable {
         return actions
     }
 
-    /// Dropped hosts whose grace period ended: their screens are lost.
+    /// Dropped hosts whose grace period ended: their screens wait for the next host of their kinds
+    /// (oldest first), or are lost if their kind is lost with its host (newest first).
     private mutating func expireResumes(now: UInt64) -> [Action] {
         var actions: [Action] = []
         for host in resumeDeadlines.expired(now: now) {
             guard let ids = detached.removeValue(forKey: host) else { continue }
             dropProvider(host, of: detachedKinds.removeValue(forKey: host) ?? [])
             actions.append(.resumeExpired(host: host, screens: ids.count))
+            for id in ids.sorted() {
+                guard let screen = screens[id], screen.phase == .awaitingResume(host: host),
+                      !kindsLostWithTheirHost.contains(screen.kind) else { continue }
+                actions += waitForNextHost(id, now: now)
+            }
             for id in ids.sorted(by: >) {
                 guard let screen = screens[id], screen.phase == .awaitingResume(host: host) else { continue }
                 removeScreen(id)
