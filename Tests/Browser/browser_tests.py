@@ -411,6 +411,39 @@ def test_inspector(ctx):
     ctx.switch(ctx.tab_a)
 
 
+def test_a_closed_tab_leaves_its_place_to_the_next(ctx):
+    """The one tab hosting the menu's kinds closes; past the resume grace its screens wait for the next
+    host of their kinds, and a tab opened on the same URL is back in the same place: the demo goes on."""
+    d = ctx.driver
+    ctx.switch(ctx.tab_a)
+    press(d, "Onboarding tutorial")
+    on_screen(d, "tutorial", "Welcome")
+    press(d, "Next")
+    on_screen(d, "tutorial", "All set")
+    eventually(lambda: acked_everything(ctx.stack), "every command acked")
+    before = ctx.stack.tree()
+    top_before, _ = visible_screen(before)
+    closed = int(d.find_element(By.TAG_NAME, "body").get_attribute("data-connection"))
+    d.close()
+    ctx.switch(ctx.tab_b)
+    eventually(lambda: closed not in tab_connections(ctx.stack), "the closed tab's connection gone")
+    time.sleep(6)  # past the resume grace (5 s): nobody resumes, the screens wait
+    check(ctx.stack.alive(), "flowd and flowd-web still run")
+    waiting = ctx.stack.tree()
+    check(sorted(screens(waiting)) == sorted(screens(before)), "the same screens, waiting for a host")
+    d.switch_to.new_window("tab")
+    ctx.tab_a = d.current_window_handle
+    d.get(ctx.stack.url)
+    on_screen(d, "tutorial", "All set")
+    breadcrumb(d, "flowd demos › Welcome › All set", "the whole stack back in the new tab")
+    after = ctx.stack.tree()
+    check(visible_screen(after)[0] == top_before, "the same screen where the user was")
+    tap(d, "#back")
+    on_screen(d, "tutorial", "Welcome")
+    press(d, "Skip")
+    wait(d, lambda d: "Tutorial skipped" in stage(d).text, "the menu saying Tutorial skipped")
+
+
 def node(driver, kind, node_id=None):
     selector = f"#{'flows' if kind == 'flow' else 'navigation'} g.node[data-kind={kind}]" + (f"[data-id='{node_id}']" if node_id is not None else "")
     found = driver.find_elements(By.CSS_SELECTOR, selector)
@@ -443,7 +476,7 @@ def press_from_inspector(d, stack, index):
 
 
 TESTS = [test_two_tabs_connect, test_tutorial, test_reload_mid_flow, test_student_editor, test_tabbed_app,
-         test_profile_and_login, test_security, test_inspector]
+         test_profile_and_login, test_security, test_inspector, test_a_closed_tab_leaves_its_place_to_the_next]
 
 
 def main():

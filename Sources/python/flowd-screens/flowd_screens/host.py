@@ -281,7 +281,7 @@ class ScreenHost:
             self._exit = ExitReason.STOPPED
 
     def close(self):
-        """Says Shutdown to flowd (its screens are lost at once, no resumption) and closes."""
+        """Says Shutdown to flowd (nothing is held for a resumption: its screens go to the next host of their kinds) and closes."""
         if not self._over() and not self._reconnecting:
             self._connection.say_goodbye()
         self.stop()

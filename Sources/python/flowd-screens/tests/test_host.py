@@ -325,7 +325,7 @@ class Errors(HostTestCase):
         host._connection.send("hello", hello("again"))  # a second Hello breaks the protocol
         # flowd has closed the connection before the host read anything: acking its Place meets a
         # closed socket, and the Error flowd sent before closing still says why.
-        self.assertTrue(daemon.wait_for_log("screen lost"))
+        self.assertTrue(daemon.wait_for_log("protocol error; closing connection"))
         with self.assertRaises(errors.UnexpectedMessage) as raised:
             host.run()
         self.assertTrue(raised.exception.fatal)
