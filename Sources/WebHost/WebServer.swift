@@ -73,11 +73,11 @@ public struct WebServer: Sendable {
         }
         router.get("/") { request, _ in
             if let refusal = check(request) { return Self.refused(refusal) }
-            return Self.html(Pages.screens)
+            return Self.html(Pages.screens, host: request.head.authority)
         }
         router.get("/inspector") { request, _ in
             if let refusal = check(request) { return Self.refused(refusal) }
-            return Self.html(Pages.inspector)
+            return Self.html(Pages.inspector, host: request.head.authority)
         }
         router.get("/recordings/{name}") { [recordings] request, context in
             if let refusal = check(request) { return Self.refused(refusal) }
@@ -100,11 +100,30 @@ public struct WebServer: Sendable {
         }
     }
 
-    private static func html(_ text: String) -> Response {
+    /// A page, with the headers a local web UI holding a secret sends (docs/web.md, "Security"): its
+    /// one inline script and style run by a nonce of this response, and nothing else does; it talks
+    /// only to its own WebSocket (`host`, the address it was asked for, which the policy checked);
+    /// no other site may frame it; no address it links to learns where it came from (the token).
+    private static func html(_ page: String, host: String?) -> Response {
+        let nonce = AccessPolicy.randomToken()
+        let text = page.replacingOccurrences(of: "<script>", with: "<script nonce=\"\(nonce)\">")
+            .replacingOccurrences(of: "<style>", with: "<style nonce=\"\(nonce)\">")
         var headers = HTTPFields()
         headers.append(.init(name: .contentType, value: "text/html; charset=utf-8"))
         headers.append(.init(name: .cacheControl, value: "no-store"))
+        headers.append(.init(name: .contentSecurityPolicy, value: contentSecurityPolicy(nonce: nonce, host: host)))
+        headers.append(.init(name: .init("Referrer-Policy")!, value: "no-referrer"))
+        headers.append(.init(name: .init("X-Content-Type-Options")!, value: "nosniff"))
+        headers.append(.init(name: .init("X-Frame-Options")!, value: "DENY"))
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The page's Content-Security-Policy: scripts and styles only by `nonce`, connections only to
+    /// this server (and its WebSocket at `host`), no frames, forms, plugins or base URL.
+    static func contentSecurityPolicy(nonce: String, host: String?) -> String {
+        let sockets = host.map { " ws://\($0)" } ?? ""
+        return "default-src 'none'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; img-src 'self' data:; "
+            + "connect-src 'self'\(sockets); frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
     }
 
     private static func refused(_ reason: String, status: HTTPResponse.Status = .forbidden) -> Response {

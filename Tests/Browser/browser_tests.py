@@ -246,9 +246,26 @@ def test_profile_and_login(ctx):
     wait(d, lambda d: "Login: logged in as ann" in stage(d).text, "the menu with the login")
 
 
+def csp_violations(driver):
+    """Console messages of what the Content-Security-Policy blocked since the last call."""
+    return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+
+
 def test_security(ctx):
-    """A wrong token, a foreign Origin, a malformed and an oversized message."""
+    """The pages' headers, a wrong token, a foreign Origin, a malformed and an oversized message."""
     stack = ctx.stack
+    for path in ["/?token=" + stack.token, "/inspector?token=" + stack.token]:
+        with urllib.request.urlopen(stack.base + path, timeout=10) as page:
+            policy = page.headers.get("Content-Security-Policy", "")
+            nonce = policy.split("script-src 'nonce-")[1].split("'")[0] if "script-src 'nonce-" in policy else ""
+            html = page.read().decode()
+        check("frame-ancestors 'none'" in policy and "default-src 'none'" in policy, f"{path}: a strict policy: {policy!r}")
+        check(nonce and f'<script nonce="{nonce}">' in html and f'<style nonce="{nonce}">' in html, f"{path}: the inline script and style carry the nonce")
+        check(page.headers.get("Referrer-Policy") == "no-referrer", f"{path}: no referrer (the token is in the URL)")
+        check(page.headers.get("X-Frame-Options") == "DENY" and page.headers.get("X-Content-Type-Options") == "nosniff", f"{path}: framing and sniffing refused")
+    # Every page drawn so far ran under that policy with nothing blocked.
+    blocked = csp_violations(ctx.driver)
+    check(not blocked, f"the Content-Security-Policy blocked: {blocked}")
     for path in ["/?token=wrong", "/inspector", "/inspector?token=" + "0" * len(stack.token)]:
         try:
             urllib.request.urlopen(stack.base + path, timeout=10)
@@ -407,6 +424,8 @@ def test_inspector(ctx):
     data = urllib.request.urlopen(link, timeout=10).read()
     first = int.from_bytes(data[:4], "little")
     check(len(data) > 100 and 0 < first < len(data), f"a recording of wire frames ({len(data)} bytes)")
+    blocked = csp_violations(d)
+    check(not blocked, f"the Content-Security-Policy blocked something in the inspector: {blocked}")
     d.close()
     ctx.switch(ctx.tab_a)
 

@@ -90,6 +90,8 @@ def chrome():
                      "--disable-gpu", "--hide-scrollbars"]:
         options.add_argument(argument)
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    # The console, to find what the pages' Content-Security-Policy blocked (browser_tests.csp_violations).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(WAIT)
     driver.set_script_timeout(WAIT)

@@ -53,6 +53,7 @@ extension Pages {
     #events li .kind { display:inline-block; min-width:128px; color:var(--accent); }
     #events li.lagged { color:var(--bad); }
     .hint { color:var(--muted); margin:0; }
+    .hint.padded { padding:8px; }
     header button.on { color:var(--bad); border-color:var(--bad); }
     """#
 
@@ -156,7 +157,7 @@ extension Pages {
           kind: "flow", id: num(flow.id), title: "#" + num(flow.id) + " " + flow.type,
           sub: (flow.screenIds || []).length ? "running · screens " + flow.screenIds.map(num).join(", ") : "running",
         }));
-      } else $("flows").innerHTML = '<p class="hint" style="padding:8px">no flow runs</p>';
+      } else $("flows").innerHTML = '<p class="hint padded">no flow runs</p>';
       svgPicture($("navigation"), layout(tree.window || { kind: "NODE_KIND_WINDOW", id: "1" }, (n) =>
         (n.children || []).map((node) => ({ node })).concat(n.presented ? [{ node: n.presented, presented: true }] : [])), describeNav);
       const rows = (tree.connections || []).map((c) => `<tr><td>${num(c.id)}</td><td>${c.role}</td><td>${escape(c.name)}</td><td>${c.pid || ""}</td><td>${num(c.screens)}</td><td>${escape((c.provides || []).join(", "))}</td></tr>`);
