@@ -255,6 +255,19 @@ struct SurvivalTests {
         Self.ackAll(again, next)
     }
 
+    @Test func aScreenLeftByItsHostIsReportedWhenNoHostTakesItWithinTheHostWait() throws {
+        let daemon = try EmbeddedDaemonTests.deepStack { $0.exitWhenAppFinishes = false; $0.hostWaitMilliseconds = 2_000 }
+        let (host, answer) = Self.host(daemon, ["item"])
+        Self.ackAll(answer, host)
+        host.send(.shutdown(Flowd_V1_Shutdown()))
+        daemon.run()
+        daemon.advanceTime(by: 1_999)
+        #expect(daemon.daemon.stats().screensWithoutHost == 0)
+        daemon.advanceTime(by: 1)
+        #expect(daemon.daemon.stats().screensWithoutHost == 1, "NO_HOST: nobody provides its kind")
+        #expect(daemon.daemon.stats().screens == 1, "and it keeps waiting")
+    }
+
     @Test func noGraceMeansNothingIsHeldForAResume() throws {
         let daemon = try EmbeddedDaemonTests.deepStack { $0.exitWhenAppFinishes = false; $0.resumeGraceMilliseconds = 0 }
         let (host, answer) = Self.host(daemon, ["item"])
