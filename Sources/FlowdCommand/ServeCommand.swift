@@ -259,8 +259,17 @@ struct ServeCommand: ParsableCommand {
         configuration.frameTimeoutMilliseconds = UInt64(frameTimeout * 1000)
 
         if !noState {
-            configuration.statePath = state ?? StatePath.default(
-                app: name, socketPath: configuration.socketPath, environment: ProcessInfo.processInfo.environment)
+            let environment = ProcessInfo.processInfo.environment
+            configuration.statePath = state ?? StatePath.default(app: name, socketPath: configuration.socketPath, environment: environment)
+            let appJournal = StatePath.default(app: name, environment: environment)
+            if state == nil, let path = configuration.statePath, path != appJournal,
+               !FileManager.default.fileExists(atPath: path), FileManager.default.fileExists(atPath: appJournal) {
+                // An older flowd kept one journal per app, whatever its socket.
+                logger.notice("""
+                    this flowd, on socket \(configuration.socketPath), keeps its own journal at \(path); the app's journal on the \
+                    default socket, \(appJournal), is not restored (pass --state \(appJournal) to restore from it)
+                    """)
+            }
         }
 
         var chosen = context.command.app(named: name)!.make()

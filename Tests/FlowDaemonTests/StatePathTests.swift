@@ -28,6 +28,12 @@ struct StatePathTests {
         #expect(one == "/s/flowd/tutorial@t1.sock-\(Self.expectedHash("/tmp/a/t1.sock")).journal")
     }
 
+    @Test func aRelativeSocketPathIsTheSocketItNames() {
+        let here = FileManager.default.currentDirectoryPath
+        let relative = StatePath.default(app: "x", socketPath: "./a/../s.sock", environment: environment, uid: 7)
+        #expect(relative == StatePath.default(app: "x", socketPath: here + "/s.sock", environment: environment, uid: 7))
+    }
+
     @Test func aSocketNameIsKeptToSafeCharacters() {
         let path = StatePath.default(app: "x", socketPath: "/tmp/my socket;rm -rf.sock", environment: environment, uid: 7)
         let name = (path as NSString).lastPathComponent

@@ -18,6 +18,8 @@ public enum StatePath {
         }
         var userDefault = environment
         userDefault[WireProtocol.socketPathEnvironmentVariable] = nil
+        // Absolute and standard: `./s.sock` here and the same file named from elsewhere are one socket.
+        let socketPath = socketPath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         guard let socketPath, socketPath != WireProtocol.defaultSocketPath(environment: userDefault, uid: uid) else {
             return "\(base)/flowd/\(app).journal"
         }

@@ -24,6 +24,11 @@ public final class Daemon {
     private let uvLoop: UVDaemonLoop?
     private var listener: UnixSocketListener?
     private var signals: [UVSignal] = []
+    /// The daemon's logger, for what happens outside a step of the core (a hook must not read the core).
+    private let logger: Logger
+    /// Set once the shutdown finished: nothing enters the core any more (the loop's inbox runs the
+    /// jobs already posted as it closes, from inside the core's last step).
+    private var isFinished = false
 
     /// Creates a daemon on a new libuv loop; nothing happens until `run()`.
     public convenience init(configuration: DaemonConfiguration, app: App? = nil, logger: Logger) throws(DaemonError) {
@@ -46,6 +51,7 @@ public final class Daemon {
                  spawner: any ScreenSpawner) {
         core = DaemonCore(configuration: configuration, app: app, logger: logger, loop: loop, spawner: spawner)
         self.uvLoop = uvLoop
+        self.logger = logger
         let daemon = LoopBound(self)
         core.hooks = DaemonHooks(
             register: { [unowned self] connection in register(connection) },
@@ -54,12 +60,13 @@ public final class Daemon {
             watchExit: { [weak self] child, kind in
                 child.onExit = { child in self?.core.childExited(child, kind: kind) }
             },
-            workFinished: { result, inbox in inbox.enqueue { daemon.value?.core.workFinished(result) } },
+            workFinished: { result, inbox in inbox.enqueue { daemon.value?.workFinished(result) } },
             stopListening: { [unowned self] in
                 listener?.close()
                 listener = nil
             },
             finished: { [unowned self] in
+                isFinished = true
                 uvLoop?.stop()
                 for signal in signals { signal.close() }
                 signals.removeAll()
@@ -103,7 +110,7 @@ public final class Daemon {
             throw .listen(error)
         }
         if listener?.reclaimedStaleSocket == true {
-            core.logger.notice("reclaimed stale socket file", metadata: ["path": "\(configuration.socketPath)"])
+            logger.notice("reclaimed stale socket file", metadata: ["path": "\(configuration.socketPath)"])
         }
         do {
             try openState()
@@ -115,7 +122,7 @@ public final class Daemon {
         }
         try installSignalHandlers(on: uvLoop.uv)
         uvLoop.start { [unowned self] in core.endIteration() }
-        core.logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
+        logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
         core.startService(service)
         core.startApp()
         core.becameReady()
@@ -128,7 +135,7 @@ public final class Daemon {
         } catch {
             throw .loop(error, doing: "closing the loop (a handle was left open)")
         }
-        core.logger.info("stopped")
+        logger.info("stopped")
     }
 
     /// Opens the journal of `configuration.statePath` (`DaemonCore.openState`).
@@ -151,9 +158,15 @@ public final class Daemon {
                 onEnd: { [unowned self, unowned connection] error in core.ended(connection, error: error) })
         } catch {
             // The peer is already gone (reset before we read a byte).
-            core.logger.debug("connection ended before reading", metadata: ["connection": "\(connection.label)", "error": "\(error)"])
+            logger.debug("connection ended before reading", metadata: ["connection": "\(connection.label)", "error": "\(error)"])
             connection.forceClose()
         }
+    }
+
+    /// A flow's work result, posted to the loop's inbox: fed to the flows unless the daemon finished.
+    private func workFinished(_ result: ExternalWorkResult) {
+        guard !isFinished else { return }
+        core.workFinished(result)
     }
 
     /// The end of a loop iteration (libuv's check phase): every outbox is written, then a new turn

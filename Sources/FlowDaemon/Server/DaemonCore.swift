@@ -326,11 +326,12 @@ struct DaemonCore {
         loop.assertOnLoop()
         serviceBacklog()
         takeShutdownSteps()
+        if !waitingLinks.isEmpty { openWaitingLinks() }
+        commitJournal()
+        // After every step above, which may have emitted events.
         if debug.events.hasSubscribers {
             for watcher in debug.events.takeWatchersToWrite() { connections.markDirty(watcher) }
         }
-        if !waitingLinks.isEmpty { openWaitingLinks() }
-        commitJournal()
         defer {
             if connections.hasBacklog { wakeIfWorkPending() }
             if service != nil { serviceIterationEnded() }
@@ -567,13 +568,14 @@ struct DaemonCore {
     private mutating func finishShutdown() {
         loop.setDeadline(nil) {}
         armedDeadline = nil
-        // Stops the loop and closes the signal handles (they stay until here so that a second signal exits at once).
-        hooks.finished()
         stopService()
         connections.dropDeadlines()
         requests.dropAll()
         commitJournalBeforeExit()
         persistence.journal?.drainSyncs()
         runtime = nil
+        // Last: stops the loop (whose inbox runs the jobs already posted, which find the daemon
+        // finished) and closes the signal handles (kept until here so that a second signal exits at once).
+        hooks.finished()
     }
 }
