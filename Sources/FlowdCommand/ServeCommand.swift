@@ -282,7 +282,8 @@ struct ServeCommand: ParsableCommand {
         if let loseWithHost {
             let named = Set(loseWithHost.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             let unknown = named.subtracting(chosen.kinds)
-            guard !named.isEmpty, named == ["all"] || unknown.isEmpty else {
+            guard !named.isEmpty else { throw ValidationError("--lose-with-host needs kinds, comma-separated, or all; got '\(loseWithHost)'") }
+            guard named == ["all"] || unknown.isEmpty else {
                 throw ValidationError("--lose-with-host: app \(name) has no kind \(unknown.sorted().joined(separator: ", ")); its kinds are \(chosen.kinds.joined(separator: ", ")), or say all")
             }
             chosen = chosen.losingScreensWithTheirHost(named == ["all"] ? Set(chosen.kinds) : named)

@@ -136,4 +136,14 @@ struct SurvivalIntegrationTests {
         #expect(run.status == 64)
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
+
+    @Test(arguments: [
+        (["--app", "tutorial", "--lose-with-host", "nope"], "--lose-with-host: app tutorial has no kind nope; its kinds are"),
+        (["--app", "tutorial", "--lose-with-host", ","], "--lose-with-host needs kinds, comma-separated, or all; got ','"),
+    ])
+    func badLoseWithHostArgumentsSayWhatIsWrong(arguments: [String], message: String) throws {
+        let run = try ProductRun.run("flowd", ["--no-state", "--socket", makeTemporaryDirectory() + "/flowd.sock"] + arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
 }
