@@ -303,3 +303,33 @@ struct LifetimeTests {
         tester.expectEmpty()
     }
 }
+
+/// A flow that keeps its context in a property, as many flows do: the flow holds its node (through
+/// the context) and the node holds the flow.
+final class KeepsContextFlow: Flow {
+    typealias RequiredContext = NavigationStack
+    typealias Output = String
+    typealias Result = String
+    private var context: FlowContext<KeepsContextFlow>?
+
+    func start(_ flow: FlowContext<KeepsContextFlow>) {
+        context = flow
+        flow.show(PlainScreen.self, .init(title: "kept"))
+    }
+}
+
+@Suite("A runtime dropped while its flows run")
+struct DroppedRuntimeTests {
+    @Test func freesTheFlowsThatKeepTheirContext() {
+        weak var weakFlow: KeepsContextFlow?
+        do {
+            let tester = FlowTester()
+            let flow = KeepsContextFlow()
+            weakFlow = flow
+            _ = tester.start(flow, windowRoot.withNavigationEmbedding())
+            #expect(weakFlow != nil, "running: the runtime retains it")
+        }
+        // The runtime went with the tester (a daemon that stopped or crashed, a restore that started over).
+        #expect(weakFlow == nil, "the flow and its node held each other; the runtime's end releases them")
+    }
+}
