@@ -120,13 +120,16 @@ enum JournalBatch {
     }
 }
 
-/// 64-bit FNV-1a, the journal's row checksum.
-struct FNV1a {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+/// 64-bit FNV-1a, the journal's row checksum (and the default journal's name for a socket,
+/// `StatePath`): the same in every process, unlike Swift's `Hasher`.
+package struct FNV1a {
+    package private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    mutating func mix(_ byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    package init() {}
 
-    mutating func mix(_ word: Int64) {
+    package mutating func mix(_ byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+
+    package mutating func mix(_ word: Int64) {
         for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: word >> shift)) }
     }
 }

@@ -1,3 +1,4 @@
+import FlowJournal
 import FlowWire
 import Foundation
 
@@ -37,11 +38,9 @@ public enum StatePath {
 
     /// 8 hex digits of FNV-1a over the path's UTF-8: the same in every process (Swift's `Hasher` is not).
     private static func hash8(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
+        var fnv = FNV1a()
+        for byte in text.utf8 { fnv.mix(byte) }
+        let hash = fnv.value
         let folded = UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
         let hex = String(folded, radix: 16)
         return String(repeating: "0", count: 8 - hex.count) + hex

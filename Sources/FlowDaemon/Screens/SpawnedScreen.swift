@@ -61,14 +61,12 @@ final class SpawnedScreen: SpawnedHost {
         childEnvironment[WireProtocol.socketPathEnvironmentVariable] = socketPath
 
         var spawned: SpawnedScreen?
-        let process: UVProcess
-        do {
-            process = try UVProcess.spawn(
-                loop: loop, executable: resolve(executable), arguments: arguments,
-                environment: childEnvironment, inheritedDescriptors: [pair.child]
-            ) { status, signal in
-                spawned?.exited(status: status, signal: signal)
-            }
+        // A failure leaves the adopted connection to the daemon, which closes it (`spawnProcess`).
+        let process = try UVProcess.spawn(
+            loop: loop, executable: resolve(executable), arguments: arguments,
+            environment: childEnvironment, inheritedDescriptors: [pair.child]
+        ) { status, signal in
+            spawned?.exited(status: status, signal: signal)
         }
         let screenProcess = SpawnedScreen(pid: process.pid, connectionID: connectionID, screen: screen, kind: kind, process: process)
         spawned = screenProcess
