@@ -51,24 +51,8 @@ extension DaemonCore {
 
     /// An `Output` from a screen host, or injected by a debug client (`injected`).
     mutating func receiveOutput(_ output: Flowd_V1_Output, seq: UInt64, from connection: Connection, injected: Bool) {
-        guard let runtime else {
-            refuseWithoutApp(screen: output.screenID, seq: seq, to: connection)
-            return
-        }
-        if persistence.hasApplied(output.key) {
-            // Sent again by a host that did not know whether it arrived: it did, and may have removed
-            // its screen since (docs/protocol.md §20).
-            logger.debug("dropped a repeated output", metadata: ["screen": "\(output.screenID)", "key": "\(output.key)"])
-            return
-        }
-        let screen: ScreenID
-        switch lookup(output.screenID, hostedBy: injected ? nil : connection.id) {
-        case .failure(let error):
-            refuse(error, seq: seq, to: connection)
-            return
-        case .success(let found):
-            screen = found
-        }
+        guard let (runtime, screen) = screenOfInput(output.screenID, key: output.key, what: "output", seq: seq, from: connection,
+                                                    injected: injected) else { return }
         // Read in place, once each: a read through `delivery.screens` copies the whole screen out, and
         // each read of `output.payload` copies the payload out of the message's storage.
         let (kind, isDismissing) = delivery.kindAndDismissing(of: screen) ?? ("", false)
@@ -112,22 +96,8 @@ extension DaemonCore {
 
     /// User navigation from a screen host, or injected by a debug client.
     mutating func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from connection: Connection, injected: Bool) {
-        guard let runtime else {
-            refuseWithoutApp(screen: message.screenID, seq: seq, to: connection)
-            return
-        }
-        if persistence.hasApplied(message.key) {
-            logger.debug("dropped a repeated navigation", metadata: ["screen": "\(message.screenID)", "key": "\(message.key)"])
-            return
-        }
-        let screen: ScreenID
-        switch lookup(message.screenID, hostedBy: injected ? nil : connection.id) {
-        case .failure(let error):
-            refuse(error, seq: seq, to: connection)
-            return
-        case .success(let found):
-            screen = found
-        }
+        guard let (runtime, screen) = screenOfInput(message.screenID, key: message.key, what: "navigation", seq: seq, from: connection,
+                                                    injected: injected) else { return }
         if case .closeModal(let close)? = message.action, close.phase == .begin || close.phase == .cancel {
             if injected { reply(to: connection, seq: seq, "nothing to do for close-modal \(close.phase)") }
             return
@@ -149,6 +119,29 @@ extension DaemonCore {
         }
         drive()
         if injected { reply(to: connection, seq: seq, "\(navigation) applied on screen \(screen.rawValue)") }
+    }
+
+    /// The runtime and the live screen an input from `connection` names (any host's, when
+    /// `injected`), or nil once answered: refused (no app, no such screen, not its host), or dropped
+    /// as a repeat of an input already applied — sent again by a host that did not know whether it
+    /// arrived: it did, and may have removed its screen since (docs/protocol.md §20).
+    private mutating func screenOfInput(_ id: UInt64, key: UInt64, what: String, seq: UInt64, from connection: Connection,
+                                        injected: Bool) -> (FlowRuntime, ScreenID)? {
+        guard let runtime else {
+            refuseWithoutApp(screen: id, seq: seq, to: connection)
+            return nil
+        }
+        if persistence.hasApplied(key) {
+            logger.debug("dropped a repeated \(what)", metadata: ["screen": "\(id)", "key": "\(key)"])
+            return nil
+        }
+        switch lookup(id, hostedBy: injected ? nil : connection.id) {
+        case .failure(let error):
+            refuse(error, seq: seq, to: connection)
+            return nil
+        case .success(let screen):
+            return (runtime, screen)
+        }
     }
 
     /// Refuses a screen message on a daemon started without an app.
