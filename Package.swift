@@ -216,6 +216,9 @@ if Context.environment["FLOWD_FUZZ"] != nil {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: fuzz + "/" + folder, isDirectory: &isDirectory), isDirectory.boolValue
         else { continue }
-        package.targets.append(.executableTarget(name: "Fuzz" + folder, dependencies: checks, path: "Tests/Fuzz/" + folder))
+        // Corpus/: the campaign's seed inputs, kept from run to run (docs/fuzzing.md).
+        let corpus = FileManager.default.fileExists(atPath: fuzz + "/" + folder + "/Corpus") ? ["Corpus"] : []
+        package.targets.append(.executableTarget(name: "Fuzz" + folder, dependencies: checks, path: "Tests/Fuzz/" + folder,
+                                                 exclude: corpus))
     }
 }

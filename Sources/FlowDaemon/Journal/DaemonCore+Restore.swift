@@ -1,6 +1,5 @@
 import Dispatch
 import FlowApp
-import FlowJournal
 import FlowKit
 
 extension DaemonCore {
@@ -70,18 +69,7 @@ extension DaemonCore {
     /// After a divergence: the journal is moved aside, a fresh one opened and the app started anew.
     /// `why` says what was found, `advice` what to do with the journal kept at the path it is given.
     private mutating func restartFresh(_ app: App, why: String, advice: (String) -> String) {
-        let path = persistence.journal?.journal.path
-        persistence.close()
-        if let path {
-            do {
-                let kept = try Journal.moveAside(path)
-                logger.error("\(why); it was moved aside to \(kept) and the app starts fresh; \(advice(kept))", metadata: ["kept": "\(kept)"])
-                persistence.use(try journal(at: path, for: app))
-            } catch {
-                logger.error("\(why); \(error); the app starts fresh without a journal", metadata: ["error": "\(error)"])
-            }
-        }
-        debug.events.emit(.restored, text: "\(why); it was moved aside and the app starts fresh")
+        tell(persistence.startOver(app, why: why, advice: advice, logger: logger))
         let runtime = FlowRuntime()
         install(runtime: runtime)
         start(app, on: runtime)

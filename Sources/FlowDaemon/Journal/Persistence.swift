@@ -1,10 +1,14 @@
+import FlowApp
+import FlowJournal
 import FlowKit
+import Logging
 
 /// What keeps the app across restarts of the daemon, as one part: the journal of inputs (nil:
 /// `--no-state`), the keys of the latest inputs applied (a repeat is dropped), the restore in
 /// progress and how many inputs it restored — and the one entry every input that changes the app
-/// takes, `feed`: applied to the runtime, then journaled. Opening, restoring and moving a bad
-/// journal aside are the driver's (`DaemonCore+Journal.swift`, `DaemonCore+Restore.swift`); the state is here.
+/// takes, `feed`: applied to the runtime, then journaled. It opens the journal, and moves a bad one
+/// aside for a fresh one (docs/restore.md, "Bad state files"); what it finds it returns as notices.
+/// The replay itself is `JournalReplay`'s, started by the core (`DaemonCore+Restore.swift`).
 struct Persistence {
     /// The journal (nil: none is kept).
     private(set) var journal: DaemonJournal?
@@ -12,6 +16,74 @@ struct Persistence {
     private var appliedKeys = AppliedKeys()
     /// Inputs replayed from the journal at start.
     private(set) var restoredInputs = 0
+
+    /// Opens the journal at `path` for `app`, whose name and version are its identity. A journal
+    /// that cannot be replayed — another app's, version's or schema's, damaged, not a journal — is
+    /// moved aside, said in the notices, and a fresh one starts; nothing is deleted. Throws when the
+    /// file cannot be used at all, a full disk included (exit 74), or another process holds it (exit
+    /// 75): then the file is not known to be the wrong one and stays where it is.
+    mutating func open(at path: String, for app: App, logger: Logger) throws(DaemonError) -> [Notice] {
+        var notices: [Notice] = []
+        do {
+            journal = try Self.journal(at: path, for: app, logger: logger)
+        } catch {
+            let refused = error
+            switch error {
+            case .otherApp, .otherAppVersion, .otherSchema, .notAJournal, .corrupt: break  // moved aside below
+            case .diskFull(let path): throw .state(.cannotOpen(path: path, reason: "its disk is full; free space"))
+            case .fileTooLarge(let path):
+                throw .state(.cannotOpen(path: path, reason: "it is at the file size limit of this process (ulimit -f); raise the limit"))
+            default: throw .state(error)
+            }
+            let kept: String
+            do {
+                kept = try Journal.moveAside(path)
+            } catch {
+                let why = if case .cannotOpen(_, let why) = error { why } else { "\(error)" }
+                throw .state(.cannotOpen(path: path, reason: "\(refused); it cannot be moved aside to start a fresh one: \(why)"))
+            }
+            notices.append(Notice(.error, "\(refused); it was moved aside to \(kept) and the app starts fresh; \(refused.advice(kept: kept, app: app.name))",
+                                  ["kept": "\(kept)"]))
+            do {
+                journal = try Self.journal(at: path, for: app, logger: logger)
+            } catch {
+                throw .state(error)
+            }
+        }
+        notices.append(Notice(.info, "journal open", ["path": "\(path)"]))
+        if let torn = journal?.journal.tornBytes, torn > 0 {
+            notices.append(Notice(.notice, """
+                the journal ends in a torn write (a crash or power cut while appending): the inputs before it are \
+                restored, and the first write cuts its \(torn) bytes away
+                """, ["path": "\(path)"]))
+        }
+        return notices
+    }
+
+    /// The journal kept did not replay at start (`why`): it is moved aside and a fresh one opened at
+    /// its path for `app`; `advice` says what to do with the one kept, given where it went. Returns
+    /// what to tell (a `RESTORED` event says the app starts fresh).
+    mutating func startOver(_ app: App, why: String, advice: (String) -> String, logger: Logger) -> Notice {
+        let path = journal?.journal.path
+        close()
+        var notice = Notice(.error, "\(why); the app starts fresh without a journal")
+        if let path {
+            do {
+                let kept = try Journal.moveAside(path)
+                notice = Notice(.error, "\(why); it was moved aside to \(kept) and the app starts fresh; \(advice(kept))", ["kept": "\(kept)"])
+                journal = try Self.journal(at: path, for: app, logger: logger)
+            } catch {
+                notice = Notice(.error, "\(why); \(error); the app starts fresh without a journal", ["error": "\(error)"])
+            }
+        }
+        notice.event = .init(kind: .restored, text: "\(why); it was moved aside and the app starts fresh")
+        return notice
+    }
+
+    /// The journal at `path` for `app`.
+    private static func journal(at path: String, for app: App, logger: Logger) throws(JournalError) -> DaemonJournal {
+        DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)), logger: logger)
+    }
 
     /// Whether an input with `key` was applied already (a host sent it again, not knowing whether
     /// it arrived: docs/protocol.md §20).

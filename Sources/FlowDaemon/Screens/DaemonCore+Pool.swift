@@ -1,4 +1,3 @@
-import FlowApp
 import FlowKit
 import FlowWire
 
@@ -6,18 +5,12 @@ extension DaemonCore {
     /// Sets up the warm pools of the app's spawned kinds whose factory is decided (a deferred factory's
     /// pool starts when its first screen is placed): their processes start now.
     mutating func startPools() {
-        guard let app else { return }
-        for kind in app.kinds {
-            if case .deferred = app.factory(for: kind) { continue }
-            decidePool(of: kind)
-        }
+        for kind in processes.kindsPooledAtStart { decidePool(of: kind) }
     }
 
     /// Reads `kind`'s pool size from its factory once (resolving a deferred one) and fills the pool.
     mutating func decidePool(of kind: String) {
-        guard let app, survival.poolsDecided.insert(kind).inserted else { return }
-        let size = app.factory(for: kind).resolved.poolSize
-        guard size > 0, phase == .running else { return }
+        guard let size = processes.decidePool(of: kind), size > 0, phase == .running else { return }
         logger.info("keeping a warm pool of screen processes", metadata: ["kind": "\(kind)", "size": "\(min(size, SpawnPool.maxSize))"])
         perform(delivery.setPool(kind, size: size))
     }
@@ -26,19 +19,19 @@ extension DaemonCore {
     mutating func performPool(_ action: ScreenDelivery.Action) {
         switch action {
         case .spawnPooled(let kind):
-            spawnPooled(kind)
+            guard let host = startProcess(for: nil, kind: kind) else { return perform(delivery.pooledSpawnFailed(kind: kind, now: loop.now)) }
+            perform(delivery.pooledSpawned(kind: kind, host: host))
         case .tookPooled(let screen, let kind, let host):
-            survival.spawned[connection: host]?.assign(screen)
+            processes.spawned[connection: host]?.assign(screen)
             logger.info("screen goes to a pooled process", metadata: [
-                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(survival.spawned[connection: host]?.pid ?? 0)",
+                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(processes.spawned[connection: host]?.pid ?? 0)",
             ])
         case .stopPooled(let host):
             if let connection = connections[host] {
                 send(.shutdown(.init(reason: .daemonExiting, message: "flowd is stopping; this pooled screen process is not needed")), to: connection)
                 closeGracefully(connection)
             }
-            survival.spawned[connection: host]?.retire(reason: "the pool stopped")
-            survival.spawned.mustExit(connection: host, now: loop.now)
+            processes.retire(connection: host, reason: "the pool stopped", now: loop.now)
         case .poolSuspended(let kind, let deaths):
             logger.error("pooled screen processes keep dying before use; the pool stops refilling until a screen of the kind is placed: check that the executable starts and waits for its Place", metadata: [
                 "kind": "\(kind)", "deaths": "\(deaths)",
@@ -54,20 +47,5 @@ extension DaemonCore {
         logger.info("pooled screen process ready: \(ready) of \(delivery.pool.sizes[kind] ?? 0) for \(kind)", metadata: [
             "connection": "\(connection.label)", "pid": "\(connection.peerPID)",
         ])
-    }
-
-    private mutating func spawnPooled(_ kind: String) {
-        guard let app, case .spawn(let executable, let arguments, let environment, _, _) = app.factory(for: kind).resolved else {
-            perform(delivery.pooledSpawnFailed(kind: kind, now: loop.now))
-            return
-        }
-        do {
-            let child = try spawnProcess(screen: nil, kind: kind, executable: executable, arguments: arguments, environment: environment)
-            adoptChild(child, screen: nil, kind: kind, executable: executable)
-            perform(delivery.pooledSpawned(kind: kind, host: child.connectionID))
-        } catch {
-            logger.error("cannot spawn a pooled screen process", metadata: ["kind": "\(kind)", "error": "\(error)"])
-            perform(delivery.pooledSpawnFailed(kind: kind, now: loop.now))
-        }
     }
 }

@@ -102,7 +102,7 @@ public final class Daemon {
         signal(SIGXFSZ, SIG_IGN)
         unblockSignals()
         do {
-            listener = try core.makeListener(on: uvLoop.uv, service: service) { [unowned self] pipe in
+            listener = try makeListener(on: uvLoop.uv, service: service) { [unowned self] pipe in
                 let credentials = pipe.peerCredentials()
                 accept(pipe, uid: credentials?.uid, pid: credentials?.pid ?? 0)
             }
@@ -136,6 +136,27 @@ public final class Daemon {
             throw .loop(error, doing: "closing the loop (a handle was left open)")
         }
         logger.info("stopped")
+    }
+
+    /// The listener: on the socket the service manager passed (which then becomes the daemon's socket
+    /// path, so spawned screens are told the right one), else bound at the configured path.
+    private func makeListener(on uv: UVLoop, service: ServiceEnvironment,
+                              onConnection: @escaping (UVPipe) -> Void) throws(ListenerError) -> UnixSocketListener {
+        guard let passed = service.passedSocket else {
+            return try UnixSocketListener.listen(loop: uv, path: configuration.socketPath, onConnection: onConnection)
+        }
+        let listener = try UnixSocketListener.listen(loop: uv, passed: passed, onConnection: onConnection)
+        logger.info("serving the socket the service manager passed", metadata: [
+            "path": "\(passed.path.isEmpty ? "(unnamed)" : passed.path)", "descriptor": "\(passed.descriptor)",
+            "name": "\(service.listenName ?? "-")",
+        ])
+        if !passed.path.isEmpty, passed.path != configuration.socketPath {
+            logger.notice("the passed socket is not the default socket path; clients looking there will not find flowd", metadata: [
+                "passed": "\(passed.path)", "default": "\(configuration.socketPath)",
+            ])
+        }
+        if !passed.path.isEmpty { core.configuration.socketPath = passed.path }
+        return listener
     }
 
     /// Opens the journal of `configuration.statePath` (`DaemonCore.openState`).

@@ -65,90 +65,18 @@ extension DaemonCore {
         reply(to: connection, seq: waiting.seq, "\(waiting.text); \(count) screen\(count == 1 ? "" : "s") unwound")
     }
 
-    /// The debug counters: they return to their starting values once
-    /// everything a client caused has been unwound.
-    package func stats() -> Flowd_V1_Stats {
-        var stats = Flowd_V1_Stats()
-        stats.flows = UInt64(runtime?.liveFlowCount ?? 0)
-        stats.screens = UInt64(runtime?.liveScreenCount ?? 0)
-        stats.connections = UInt64(connections.count)
-        stats.childProcesses = UInt64(survival.spawned.count)
-        stats.openDescriptors = UInt64(max(0, ResourceLimits.openDescriptorCount()))
-        stats.libuvHandles = UInt64(loop.openHandleCount)
-        stats.pendingAcks = UInt64(delivery.pendingAckCount)
-        stats.eventsSent = debug.events.sent
-        stats.screenRestarts = survival.counts.screenRestarts
-        stats.restartsGivenUp = survival.counts.restartsGivenUp
-        stats.hostsResumed = survival.counts.hostsResumed
-        stats.resumesExpired = survival.counts.resumesExpired
-        stats.hostsHung = survival.counts.hostsHung
-        stats.screensHeld = UInt64(delivery.heldScreenCount)
-        stats.journaledInputs = UInt64(persistence.journal?.committed ?? 0)
-        stats.restoredInputs = UInt64(persistence.restoredInputs)
-        stats.journalPending = UInt64(persistence.journal?.pendingCount ?? 0)
-        stats.unknownKindsOffered = debug.contract.unknownKindsOffered
-        stats.screensWithoutHost = debug.contract.screensWithoutHost
-        stats.commandsRefused = debug.contract.commandsRefused
-        stats.pooledReady = UInt64(delivery.pool.readyCount)
-        stats.pooledStarting = UInt64(delivery.pool.startingCount)
-        stats.poolHits = delivery.pool.hits
-        stats.poolMisses = delivery.pool.misses
-        stats.unchangedUpdates = runtime?.unchangedUpdates ?? 0
-        return stats
+    /// The parts the debug views read, for this one call.
+    private var viewed: DebugViews.Sources {
+        DebugViews.Sources(appName: appName, runtime: runtime, delivery: delivery, connections: connections, survival: survival, processes: processes,
+                           persistence: persistence, debug: debug, openHandles: loop.openHandleCount)
     }
 
-    /// A snapshot of flows, navigation and connections, for `flowctl tree`.
-    package func tree() -> Flowd_V1_Tree {
-        var tree = Flowd_V1_Tree()
-        tree.app = appName
-        tree.stats = stats()
-        tree.lastEventSeq = debug.events.lastSeq
-        tree.connections = connections.all.map(connectionInfo)
-        guard let runtime else { return tree }
-        let snapshot = runtime.debugTree()
-        if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
-        tree.window = snapshot.wireWindow(screen: screenInfo)
-        return tree
-    }
+    /// What `flowctl stats` shows.
+    package func stats() -> Flowd_V1_Stats { DebugViews.stats(viewed) }
 
-    private func screenInfo(_ id: ScreenID, _ info: DebugTree.NodeInfo) -> Flowd_V1_ScreenInfo {
-        var screen = Flowd_V1_ScreenInfo()
-        let delivered = delivery.screens[id]
-        screen.kind = info.screenKind ?? delivered?.kind ?? ""
-        screen.flowID = info.owner?.rawValue ?? 0
-        screen.visible = info.placement?.isVisible ?? false
-        if let delivered {
-            screen.lastSerial = delivered.serials.lastSent
-            screen.ackedSerial = delivered.serials.acked
-            screen.dismissing = delivered.isDismissing
-            screen.restarts = delivered.restarts
-            screen.delivery = delivered.phase.summary
-            if let hostID = delivered.host {
-                screen.connectionID = hostID
-                if let host = connections[hostID] {
-                    screen.hostName = host.agreement?.name ?? ""
-                    screen.pid = host.peerPID
-                }
-            }
-        }
-        return screen
-    }
+    /// What `flowctl tree` shows.
+    package func tree() -> Flowd_V1_Tree { DebugViews.tree(viewed) }
 
-    private func connectionInfo(_ connection: Connection) -> Flowd_V1_ConnectionInfo {
-        var info = Flowd_V1_ConnectionInfo()
-        info.id = connection.id
-        info.pid = connection.peerPID
-        info.writeQueueBytes = UInt64(connection.pendingBytes)
-        if case .spawned = connection.protocolState.origin { info.spawned = true }
-        if let member = delivery.pool.members[connection.id] { info.pooledKind = member.kind }
-        if let agreement = connection.agreement {
-            info.role = agreement.role == .debug ? "debug" : "screen-host"
-            info.name = agreement.name
-            info.provides = agreement.provides
-            info.screens = UInt32(delivery.hosts[connection.id]?.screens.count ?? 0)
-        } else {
-            info.role = "handshaking"
-        }
-        return info
-    }
+    /// The app's contract, as `flowctl describe` shows it.
+    package func appContract() -> Flowd_V1_AppContract { DebugViews.contract(of: app, appName: appName) }
 }

@@ -46,7 +46,7 @@ extension DaemonCore {
         var actions = actionBuffer
         actionBuffer = []
         actions.removeAll(keepingCapacity: true)
-        if case .place(let place) = command, !survival.poolsDecided.contains(place.kind) { decidePool(of: place.kind) }
+        if case .place(let place) = command, !processes.hasDecidedPool(of: place.kind) { decidePool(of: place.kind) }
         let route = route(for: command)
         let serial = delivery.apply(command, route: route, now: loop.now, into: &actions)
         if let serial {
@@ -101,10 +101,11 @@ extension DaemonCore {
                     send(.shutdown(.init(reason: .screenDismissed, message: reason)), to: connection)
                     closeGracefully(connection)
                 }
-                survival.spawned[connection: host]?.retire(reason: reason)
-                survival.spawned.mustExit(connection: host, now: loop.now)
-            case .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired:
-                reportSurvival(action)
+                processes.retire(connection: host, reason: reason, now: loop.now)
+            case .restarted(let screen, _, _, _), .restartGaveUp(let screen, _, _, _):
+                if let notice = survival.report(action, owner: runtime?.owner(of: screen)) { tell(notice) }
+            case .detached, .resumed, .resumeExpired:
+                if let notice = survival.report(action, owner: nil) { tell(notice) }
             case .waitingForHost(let screen, let kind):
                 logger.info("screen waits for the next host of its kind", metadata: ["screen": "\(screen)", "kind": "\(kind)"])
                 watchHostWait(screen)
@@ -131,47 +132,43 @@ extension DaemonCore {
     }
 
     private mutating func spawn(_ screen: ScreenID, kind: String) {
-        guard let app, case .spawn(let executable, let arguments, let environment, _, _) = app.factory(for: kind).resolved else {
-            perform(delivery.spawnFailed(screen))
-            return
-        }
-        do {
-            let child = try spawnProcess(screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment)
-            adoptChild(child, screen: screen, kind: kind, executable: executable)
-            perform(delivery.spawned(screen, host: child.connectionID, now: loop.now))
-        } catch {
-            logger.error("cannot spawn a screen", metadata: ["screen": "\(screen)", "kind": "\(kind)", "error": "\(error)"])
-            perform(delivery.spawnFailed(screen))
-        }
+        guard let host = startProcess(for: screen, kind: kind) else { return perform(delivery.spawnFailed(screen)) }
+        perform(delivery.spawned(screen, host: host, now: loop.now))
     }
 
-    /// Spawns a screen process (nil `screen`: for the pool of `kind`) whose socket joins as a
-    /// connection of this daemon; a connection adopted before the spawn failed is closed.
-    mutating func spawnProcess(screen: ScreenID?, kind: String, executable: String, arguments: [String],
-                               environment: [String: String]) throws -> any SpawnedHost {
-        let spawner = self.spawner
-        let socketPath = configuration.socketPath
+    /// Starts a process of `kind` for `screen` (nil: for its warm pool) whose socket joins as a
+    /// connection of this daemon, and watches its exit. Returns the connection's id; nil when nothing
+    /// runs (a connection adopted before the spawn failed is closed).
+    mutating func startProcess(for screen: ScreenID?, kind: String) -> UInt64? {
+        // A copy: `adopt` changes the core while the part spawns.
+        let starter = processes
         var adopted: UInt64?
-        do {
-            return try spawner.spawn(screen: screen, kind: kind, executable: executable, arguments: arguments, environment: environment,
-                                     socketPath: socketPath) { pipe, token, pid in
-                let id = adopt(pipe, origin: .spawned(token: token), peerPID: pid).id
-                adopted = id
-                return id
-            }
-        } catch {
+        let started = starter.start(screen: screen, kind: kind, socketPath: configuration.socketPath) { pipe, token, pid in
+            let id = adopt(pipe, origin: .spawned(token: token), peerPID: pid).id
+            adopted = id
+            return id
+        }
+        switch started {
+        case .running(let child, let notice):
+            processes.keep(child)
+            connections[child.connectionID]?.peerPID = child.pid
+            tell(notice)
+            hooks.watchExit(child, kind)
+            return child.connectionID
+        case .failed(let notice):
             if let adopted { connections[adopted]?.forceClose() }
-            throw error
+            if let notice { tell(notice) }
+            return nil
         }
     }
 
     /// A screen host finished its handshake (`resuming` the screens of the dropped host with that id, if set).
     mutating func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
-        if survival.spawned[connection: connection.id] == nil, let app {
+        if processes.spawned[connection: connection.id] == nil, let app {
             let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
             if !unknown.isEmpty {
-                reportUnknownKinds(unknown, from: connection)
+                tell(debug.contract.unknownKinds(unknown, from: connection.id, label: connection.label))
                 send(.error(Flowd_V1_Error(
                     code: .unknownKind,
                     message: "app \(app.name) uses none of the kinds \(unknown.joined(separator: ", ")); it uses \(known.sorted().joined(separator: ", "))")),
@@ -181,7 +178,7 @@ extension DaemonCore {
         if let old {
             perform(delivery.resume(old, as: connection.id, provides: provides, now: loop.now))
         } else {
-            perform(delivery.hostJoined(connection.id, provides: survival.spawned[connection: connection.id] == nil ? provides : [], now: loop.now))
+            perform(delivery.hostJoined(connection.id, provides: processes.spawned[connection: connection.id] == nil ? provides : [], now: loop.now))
             if let member = delivery.pool.members[connection.id] { pooledProcessReady(connection, kind: member.kind) }
         }
         drive()
@@ -196,8 +193,14 @@ extension DaemonCore {
         if !delivery.isDetached(connection.id) {
             survival.tokens.retire(connection.id, because: .hostLeft)
         }
-        survival.spawned.mustExit(connection: connection.id, now: loop.now)
+        processes.spawned.mustExit(connection: connection.id, now: loop.now)
         drive()
+    }
+
+    /// Starts the host-wait clock of a screen just placed (or whose host left), if it waits for an attached host.
+    mutating func watchHostWait(_ screen: ScreenID) {
+        guard debug.contract.hostWait > 0 else { return }
+        debug.contract.placed(screen, waitsForHost: delivery.screens[screen]?.phase == .waitingForHost, now: loop.now)
     }
 
     /// Ack deadlines that passed.
@@ -235,40 +238,15 @@ extension DaemonCore {
 }
 
 extension DaemonCore {
-    /// Keeps a spawned process until it exits, then tells the delivery; logs and reports the spawn.
-    mutating func adoptChild(_ child: any SpawnedHost, screen: ScreenID?, kind: String, executable: String) {
-        connections[child.connectionID]?.peerPID = child.pid
-        survival.spawned.adopt(child)
-        logger.info(screen == nil ? "spawned a pooled screen process" : "spawned screen process", metadata: [
-            "screen": "\(screen.map { "\($0)" } ?? "none (pooled)")", "kind": "\(kind)", "pid": "\(child.pid)", "connection": "\(child.connectionID)",
-        ])
-        debug.events.emit(.processSpawned, screen: screen, connection: child.connectionID, name: kind,
-                  text: "spawned \(executable) pid \(child.pid) for \(screen.map { "\(kind) \($0)" } ?? "the pool of \(kind)")")
-        hooks.watchExit(child, kind)
-    }
-
     /// A spawned process of `kind` exited (its handle is closed): the delivery restarts, holds or
     /// loses its screen, and a shutdown waiting for it may finish.
     mutating func childExited(_ child: any SpawnedHost, kind: String) {
         loop.assertOnLoop()
-        survival.spawned.exited(child)
-        logger.info("screen process exited", metadata: ["pid": "\(child.pid)", "kind": "\(kind)", "how": "\(child.exitDescription)"])
-        debug.events.emit(.processExited, screen: child.screen, connection: child.connectionID, name: kind,
-                  text: "pid \(child.pid) (\(kind)) exited with \(child.exitDescription)")
+        tell(processes.exited(child, kind: kind))
         perform(delivery.processExited(child.connectionID, abnormally: child.exitedAbnormally, now: loop.now))
         drive()
         checkShutdownComplete()
         wakeIfWorkPending()
         armDeadlineTimer()
-    }
-
-    /// Spawned processes that outstayed their reason to exit: SIGTERM, then SIGKILL.
-    mutating func signalOutstayingProcesses(now: UInt64) {
-        for (child, signal) in survival.spawned.expire(now: now) {
-            logger.warning("screen process outstays its screen; sending \(signal == SIGTERM ? "SIGTERM" : "SIGKILL")", metadata: [
-                "pid": "\(child.pid)", "connection": "\(child.connectionID)",
-            ])
-            child.send(signal)
-        }
     }
 }

@@ -31,8 +31,10 @@ struct DaemonCore {
     private(set) var runtime: FlowRuntime?
     /// Which host shows which screen, serials, held commands and ack deadlines.
     var delivery: ScreenDelivery
-    /// Resume tokens, the hang watchdog, spawned processes, pools decided, and their counts.
+    /// Resume tokens, the hang watchdog, and the counts of what kept screens alive.
     var survival: Survival
+    /// The screen processes spawned, the spawner, and the warm pools decided.
+    var processes: ScreenProcesses
     /// The event stream, the terminations waiting for their unwinding, and the contract watch.
     var debug = DebugSurface()
     /// The journal, the applied input keys and the restore: what keeps the app across restarts.
@@ -49,8 +51,6 @@ struct DaemonCore {
     private(set) var appOutcome: AppOutcome?
     /// The loop: clock, deadline timer, wake-ups.
     let loop: any DaemonLoop
-    /// Starts spawned screens.
-    let spawner: any ScreenSpawner
     /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
     var service: ServiceSession?
     /// Every connection, its turns, writes and deadlines.
@@ -71,14 +71,15 @@ struct DaemonCore {
         self.logger = logger
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
-        self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, exitGrace: configuration.spawnExitGraceMilliseconds)
+        self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
+        self.processes = ScreenProcesses(app: app, spawner: spawner, exitGrace: configuration.spawnExitGraceMilliseconds)
         self.connections = ConnectionTable(
             limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
                           inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
                           writeQueueLimit: configuration.writeQueueLimit),
             handshakeTimeout: configuration.handshakeTimeoutMilliseconds, closeGrace: configuration.shutdownGraceMilliseconds)
+        self.debug.contract = ContractWatch(hostWait: configuration.hostWaitMilliseconds, appName: app?.name ?? "none")
         self.loop = loop
-        self.spawner = spawner
     }
 
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound):
@@ -144,7 +145,7 @@ struct DaemonCore {
     package var socketPath: String { configuration.socketPath }
 
     /// Spawned processes not reaped yet.
-    package var childCount: Int { survival.spawned.count }
+    package var childCount: Int { processes.spawned.count }
 
     /// Ids of the connections the daemon holds, closing ones included.
     package var connectionIDs: [UInt64] { connections.ids }
@@ -278,7 +279,9 @@ struct DaemonCore {
             survival.watchdog?.pong(from: connection.id, nonce: pong.nonce)
         case .error(let error):
             if error.screenID != 0, connection.agreement?.role == .screenHost {
-                reportRefusal(error, from: connection)
+                let screen = ScreenID(rawValue: error.screenID)
+                tell(debug.contract.refused(error, kind: delivery.screens[screen]?.kind ?? "", owner: runtime?.owner(of: screen),
+                                            from: connection.id, label: connection.label))
             } else {
                 logger.notice("peer reported an error", metadata: [
                     "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
@@ -334,7 +337,7 @@ struct DaemonCore {
         }
         defer {
             if connections.hasBacklog { wakeIfWorkPending() }
-            if service != nil { serviceIterationEnded() }
+            service?.iterationEnded(serviceStatus, now: loop.now)
         }
         for connection in WriteScheduler.flush(connections.takeDirty(), limit: configuration.writeQueueLimit) {
             logger.warning("disconnecting a client that stopped reading", metadata: [
@@ -394,8 +397,8 @@ struct DaemonCore {
         fold(survival.watchdog?.nextTick)
         fold(requests.timers.next)
         fold(persistence.nextDeadline)
-        fold(debug.contract.hostWaits.next)
-        fold(survival.spawned.nextDeadline)
+        fold(debug.contract.nextDeadline)
+        fold(processes.spawned.nextDeadline)
         fold(service?.nextDeadline)
         return next
     }
@@ -454,9 +457,12 @@ struct DaemonCore {
         }
         expireAckDeadlines(now: now)
         fireRequestTimers(now: now)
-        reportScreensWithoutHost(now: now)
-        signalOutstayingProcesses(now: now)
-        expireService(now: now)
+        for screen in debug.contract.expired(now: now) {
+            guard let waiting = delivery.screens[screen], waiting.phase == .waitingForHost else { continue }
+            tell(debug.contract.withoutHost(screen, kind: waiting.kind, owner: runtime?.owner(of: screen)))
+        }
+        tell(processes.signalOutstaying(now: now))
+        service?.expire(now: now, status: serviceStatus)
         if let tick = survival.watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
     }
 
@@ -498,7 +504,7 @@ struct DaemonCore {
     /// Performs one step of the shutdown sequence.
     private mutating func perform(_ action: ShutdownSequence.Action) {
         let cause = shutdown.cause ?? .signal
-        if action == .unwindFlows || action == .notifyAndDrain { serviceShutdownStep(message: cause.message) }
+        if action == .unwindFlows || action == .notifyAndDrain { service?.stopping(serviceStatus, reason: cause.message, now: loop.now) }
         switch action {
         case .none:
             return
@@ -518,7 +524,7 @@ struct DaemonCore {
             hooks.stopListening()
             notifyAndDrain(cause)
         case .stopChildren:
-            survival.spawned.mustAllExit(now: loop.now)
+            processes.spawned.mustAllExit(now: loop.now)
             armDeadlineTimer()
         case .finish:
             finishShutdown()
@@ -562,13 +568,14 @@ struct DaemonCore {
 
     /// Finishes the shutdown once every connection closed and every child was reaped.
     mutating func checkShutdownComplete() {
-        perform(shutdown.check(connections: connections.count, children: survival.spawned.count))
+        perform(shutdown.check(connections: connections.count, children: processes.spawned.count))
     }
 
     private mutating func finishShutdown() {
         loop.setDeadline(nil) {}
         armedDeadline = nil
-        stopService()
+        service?.close()
+        service = nil
         connections.dropDeadlines()
         requests.dropAll()
         commitJournalBeforeExit()
