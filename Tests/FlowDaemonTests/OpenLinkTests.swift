@@ -82,6 +82,42 @@ struct OpenLinkTests {
         #expect(later.code == .shuttingDown, "\(later.message)")
     }
 
+    /// docs/protocol.md §21: at most 16 links wait for the dismissals in flight; the 17th is refused
+    /// with `LINK_REFUSED` and nothing changes; once the dismissal completes the 16 open, in order.
+    @Test func theSeventeenthWaitingLinkIsRefused() throws {
+        let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
+        let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        let debug = daemon.connect()
+        _ = debug.hello(role: .debug)
+        guard case .linkOpened? = Self.open("students/Bob", from: debug) else {
+            Issue.record("expected LinkOpened")
+            return
+        }
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+        RestoreTests.back(try #require(OpenLinkJournalTests.visibleScreen(daemon)), from: host)  // its Dismiss waits for its ack
+        let before = RestoreTests.shape(daemon)
+        let names = ["Ann", "Bob"]
+        for index in 0..<16 {
+            #expect(Self.open("students/\(names[index % 2])", from: debug) == nil, "link \(index + 1) waits")
+        }
+        guard case .error(let refused)? = Self.open("students/Ann/age", from: debug) else {
+            Issue.record("expected an Error for the 17th link")
+            return
+        }
+        #expect(refused.code == .linkRefused && !refused.fatal, "\(refused.message)")
+        #expect(refused.message.contains("16 links already wait"), "\(refused.message)")
+        #expect(RestoreTests.shape(daemon) == before, "nothing changed")
+        // The dismissal completes: the 16 open one by one, each answered, in the order they came.
+        var opened: [String] = []
+        for _ in 0..<40 where opened.count < 16 {
+            EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+            for body in debug.readBodies() { if case .linkOpened(let answer) = body { opened.append(answer.link) } }
+        }
+        #expect(opened == (0..<16).map { "students/\(names[$0 % 2])" })
+    }
+
     @Test func aScreenHostMayOpenLinks() throws {
         let daemon = try EmbeddedDaemonTests.deepStack()
         let (host, answer) = EmbeddedDaemonTests.host(daemon)

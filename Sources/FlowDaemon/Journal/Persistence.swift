@@ -4,11 +4,12 @@ import FlowKit
 import Logging
 
 /// What keeps the app across restarts of the daemon, as one part: the journal of inputs (nil:
-/// `--no-state`), the keys of the latest inputs applied (a repeat is dropped), the restore in
-/// progress and how many inputs it restored — and the one entry every input that changes the app
+/// `--no-state`), the keys of the latest inputs applied (a repeat is dropped), how many inputs the
+/// restore at start replayed — and the one entry every input that changes the app
 /// takes, `feed`: applied to the runtime, then journaled. It opens the journal, and moves a bad one
 /// aside for a fresh one (docs/restore.md, "Bad state files"); what it finds it returns as notices.
-/// The replay itself is `JournalReplay`'s, started by the core (`DaemonCore+Restore.swift`).
+/// It restores the app at start: `JournalReplay` replays the journal into a new runtime, and the
+/// core places the screens that come back (`DaemonCore+Restore.swift`).
 struct Persistence {
     /// The journal (nil: none is kept).
     private(set) var journal: DaemonJournal?
@@ -85,6 +86,48 @@ struct Persistence {
         DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)), logger: logger)
     }
 
+    /// What the journal holds for a start.
+    enum Restore {
+        /// Nothing to replay (no journal, or an empty one): the app starts afresh.
+        case nothing
+        /// The inputs replayed into the runtime; the screens to place again and the root flow's end
+        /// during the replay, if it ended.
+        case restored(inputs: Int, screens: [PlaceCommand], rootOutcome: RootOutcome?)
+        /// The journal does not replay (`why`): it must be moved aside (`startOver`); `advice` says
+        /// what to do with it, given where it went.
+        case refused(why: String, advice: (String) -> String)
+    }
+
+    /// Replays the journal into `runtime`, which has just started `app`'s root flow from nothing
+    /// (`JournalReplay`: nothing delivered, nothing started). On `.restored` the replayed inputs'
+    /// keys are remembered; the runtime then holds the restored flows.
+    mutating func restore(_ app: App, into runtime: FlowRuntime) -> Restore {
+        guard var journal else { return .nothing }
+        do {
+            guard try journal.journal.count() > 0 else { return .nothing }
+        } catch {
+            // Damaged where the count reads: not an empty journal to append to.
+            return .refused(why: "\(error)", advice: { error.advice(kept: $0, app: app.name) })
+        }
+        var replay = JournalReplay()
+        self.journal = nil
+        replay.start(app, on: runtime, journal: &journal)
+        let outcome = replay.replay(&journal, into: runtime)
+        self.journal = journal
+        switch outcome {
+        case .restored(let inputs, let screens):
+            restoredInputs = inputs
+            appliedKeys = replay.appliedKeys
+            return .restored(inputs: inputs, screens: screens, rootOutcome: replay.screens.rootOutcome)
+        case .diverged(let index, let reason):
+            return .refused(why: "the journal does not replay at input \(index) (\(reason))", advice: { _ in
+                "the flows decide differently from the same inputs: change the app's version whenever its flows change (docs/flows.md, Determinism)"
+            })
+        case .unreadable(let index, let error):
+            return .refused(why: "\(error) (found at input \(index))", advice: { error.advice(kept: $0, app: app.name) })
+        }
+    }
+
     /// Whether an input with `key` was applied already (a host sent it again, not knowing whether
     /// it arrived: docs/protocol.md §20).
     func hasApplied(_ key: UInt64) -> Bool { appliedKeys.contains(key) }
@@ -97,17 +140,6 @@ struct Persistence {
         appliedKeys.insert(key)
         journal?.record(input, key: key)
         return opened
-    }
-
-    /// A restore (`JournalReplay`) replayed `inputs` inputs, the latest with `keys`.
-    mutating func restored(inputs: Int, keys: AppliedKeys) {
-        restoredInputs = inputs
-        appliedKeys = keys
-    }
-
-    /// Uses `journal` from now on (nil: none).
-    mutating func use(_ journal: DaemonJournal?) {
-        self.journal = journal
     }
 
     /// Closes the journal (waiting for a flush in flight) and keeps none.

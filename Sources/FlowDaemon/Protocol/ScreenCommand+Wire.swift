@@ -4,7 +4,7 @@ import FlowWire
 
 // The wire messages of the screen commands that go out as protobuf messages. An `Update`, the most
 // frequent command, is written from its fields instead (`FrameEncoder.appendUpdate`, through
-// `Daemon.sendUpdate`), so it has no message here.
+// `Connection.queue(_:stateContentType:)`), so it has no message here.
 
 extension Flowd_V1_Place {
     /// The `Place` that carries `place` to a screen host as command `serial` of its screen.
@@ -52,6 +52,25 @@ extension Flowd_V1_Dismiss.Reason {
         case .userNavigation: self = .userNavigation
         case .shutdown: self = .shutdown
         case .removed: self = .removed
+        }
+    }
+}
+
+extension Connection {
+    /// Queues a screen command to this host as the frame that carries it (an `Update` written from its
+    /// fields, no protobuf message built); `stateContentType` is its screen's, read only for an
+    /// `Update`. Returns whether the connection has new bytes to write.
+    func queue(_ outgoing: ScreenDelivery.Outgoing, stateContentType: @autoclosure () -> String) -> Bool {
+        let serial = outgoing.serial
+        switch outgoing.command {
+        case .place(let place):
+            return queue(.place(Flowd_V1_Place(place, serial: serial)))
+        case .update(let screen, let state, _):
+            return queueUpdate(screenID: screen.rawValue, serial: serial, contentType: stateContentType(), state: state)
+        case .placementChanged(let screen, let placement, let change, _):
+            return queue(.placementChanged(Flowd_V1_PlacementChanged(screen, placement: placement, change: change, serial: serial)))
+        case .dismiss(let screen, let animated, let reason):
+            return queue(.dismiss(Flowd_V1_Dismiss(screen, animated: animated, reason: reason, serial: serial)))
         }
     }
 }

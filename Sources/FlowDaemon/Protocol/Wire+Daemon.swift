@@ -1,3 +1,4 @@
+import FlowKit
 import FlowWire
 
 extension Flowd_V1_Shutdown {
@@ -18,6 +19,30 @@ extension Flowd_V1_Envelope {
         case .placementChanged(let m): m.serial
         case .dismiss(let m): m.serial
         default: nil
+        }
+    }
+}
+
+extension Flowd_V1_LinkOpened {
+    /// The answer to an `OpenLink` that opened `opened`.
+    init(_ opened: OpenedLink) {
+        self.init()
+        link = "\(opened.link)"
+        started = opened.started.map(\.rawValue)
+        reused = opened.reused.map(\.rawValue)
+        unwound = opened.unwound.map(\.rawValue)
+        visibleScreen = opened.visibleScreen?.rawValue ?? 0
+        message = "\(opened)"
+    }
+}
+
+extension LinkError {
+    /// The wire code of a link's refusal.
+    var wireCode: Flowd_V1_ErrorCode {
+        switch code {
+        case .unknownLink: .unknownLink
+        case .refused, .unavailable, .busy, .failed: .linkRefused
+        default: .badLink
         }
     }
 }

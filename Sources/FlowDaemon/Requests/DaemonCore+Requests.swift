@@ -13,17 +13,9 @@ extension DaemonCore {
         guard phase == .running, runtime != nil, !requests.isStarted(request.id) else { return }
         switch request.kind {
         case .timer(let milliseconds):
-            let wall = loop.wallClock
-            var wait = milliseconds
-            if let deadline = request.deadline {
-                // A wall clock set back must not make it wait longer than it asked.
-                wait = min(milliseconds, deadline > wall ? deadline - wall : 0)
-            } else {
-                let (deadline, overflow) = wall.addingReportingOverflow(milliseconds)
-                feedRequestInput(.timerStarted(request.id, deadline: overflow ? .max : deadline))
-            }
-            let (at, overflow) = loop.now.addingReportingOverflow(wait)
-            requests.timers.add(request.id, at: overflow ? .max : at)
+            let (wait, journal) = requests.startTimer(request.id, milliseconds: milliseconds, deadline: request.deadline,
+                                                      now: loop.now, wall: loop.wallClock)
+            if let journal { feedRequestInput(journal) }
             logger.debug("timer started", metadata: ["request": "\(request.id)", "flow": "\(request.owner)", "milliseconds": "\(wait)"])
         case .work(let work):
             guard let inbox = loop.inbox else {
@@ -31,9 +23,7 @@ extension DaemonCore {
                 return
             }
             let finished = hooks.workFinished
-            requests.work[request.id] = loop.runOffLoop {
-                finished(await work.run(), inbox)
-            }
+            requests.started(request.id, task: loop.runOffLoop { finished(await work.run(), inbox) })
             logger.debug("work started", metadata: ["request": "\(request.id)", "flow": "\(request.owner)"])
         }
     }
@@ -53,7 +43,7 @@ extension DaemonCore {
 
     /// Fires the timers whose time came (from the deadline timer).
     mutating func fireRequestTimers(now: UInt64) {
-        for id in requests.timers.expired(now: now) where phase == .running {
+        for id in requests.expiredTimers(now: now) where phase == .running {
             feedRequestInput(.timerFired(id))
             drive()
         }
@@ -63,13 +53,13 @@ extension DaemonCore {
     /// journaled, unless the request was cancelled or dropped meanwhile.
     mutating func workFinished(_ result: ExternalWorkResult) {
         loop.assertOnLoop()
-        guard requests.work.removeValue(forKey: result.request) != nil, let runtime, phase == .running else { return }
+        guard requests.finished(result.request), let runtime, phase == .running else { return }
         feedRequestInput(runtime.input(for: result))
         drive()
     }
 
     /// Work started and not finished (the embedded daemon waits for it).
-    package var runningWorkCount: Int { requests.work.count }
+    package var runningWorkCount: Int { requests.runningWorkCount }
 
     /// Timers started and not fired.
     package var startedTimerCount: Int { requests.timers.count }

@@ -1,3 +1,4 @@
+import FlowKit
 import FlowWire
 
 /// `OpenLink` requests that wait for the dismissals in flight to complete (docs/protocol.md §21),
@@ -19,11 +20,27 @@ struct WaitingLinks {
     /// Whether no link waits.
     var isEmpty: Bool { waiting.isEmpty }
 
-    /// Keeps `request` until the dismissals complete; false (nothing kept) when `limit` already wait.
-    mutating func wait(_ request: Request) -> Bool {
-        guard waiting.count < Self.limit else { return false }
+    /// What becomes of an `OpenLink` that just came.
+    enum Arrival: Equatable {
+        /// Open it now.
+        case openNow
+        /// It waits for the dismissals in flight (kept).
+        case waits
+        /// `limit` links already wait: refused, nothing kept.
+        case refused(String)
+    }
+
+    /// An `OpenLink` came while `dismissalsInFlight` dismissals wait for their acks: it waits behind
+    /// them (and behind every link already waiting, so links open in order), is refused when `limit`
+    /// wait, or opens now. A link that does not parse, or one that comes once the shutdown began
+    /// (`running` false), opens now: it is refused at once with its own error.
+    mutating func arrived(_ request: Request, dismissalsInFlight: Int, running: Bool) -> Arrival {
+        guard running, dismissalsInFlight > 0 || !waiting.isEmpty, (try? Link(parsing: request.message.link)) != nil else { return .openNow }
+        guard waiting.count < Self.limit else {
+            return .refused("\(Self.limit) links already wait for dismissals in flight; \(request.message.link) was not opened, send it again later")
+        }
         waiting.append(request)
-        return true
+        return .waits
     }
 
     /// The first link, taken, if `mayOpen` (no dismissal in flight, or the shutdown began: then it is

@@ -89,6 +89,9 @@ struct ScreenProcesses {
         spawned.mustExit(connection: host, now: now)
     }
 
+    /// When the next process that outstays its reason to exit is signalled.
+    var nextDeadline: UInt64? { spawned.nextDeadline }
+
     /// Processes that outstayed their reason to exit, signalled as is due at `now` (SIGTERM, then SIGKILL).
     mutating func signalOutstaying(now: UInt64) -> [Notice] {
         spawned.expire(now: now).map { child, signal in

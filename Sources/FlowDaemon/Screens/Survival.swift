@@ -40,6 +40,9 @@ struct Survival {
         self.resumeGrace = resumeGrace
     }
 
+    /// When the watchdog ticks next.
+    var nextDeadline: UInt64? { watchdog?.nextTick }
+
     /// Counts what the delivery did to keep screens alive and says it (nil: not a survival action);
     /// `owner` is the flow of the action's screen. A resume that expired spends its token.
     mutating func report(_ action: ScreenDelivery.Action, owner: FlowID?) -> Notice? {

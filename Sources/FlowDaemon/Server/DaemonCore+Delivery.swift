@@ -21,7 +21,7 @@ extension DaemonCore {
         runtime.settle(reusing: &effects) { effect in
             switch effect {
             case .flow(let event):
-                emitFlowEvent(event)
+                if debug.events.hasSubscribers { debug.events.flow(event) } else { debug.events.countUnheard() }
             case .command(let command):
                 persistence.observe(command)
                 deliver(command)
@@ -50,7 +50,12 @@ extension DaemonCore {
         let route = route(for: command)
         let serial = delivery.apply(command, route: route, now: loop.now, into: &actions)
         if let serial {
-            if listened { emitCommandEvent(command, kind: kind, serial: serial) } else { debug.events.countUnheard() }
+            if listened {
+                debug.events.command(command, kind: kind, serial: serial, runtime: runtime, contentType: stateContentType(of: command.screen),
+                                     delivered: delivery.screens[command.screen] != nil)
+            } else {
+                debug.events.countUnheard()
+            }
         }
         if case .place(let place) = command { watchHostWait(place.screen) }
         perform(actions)
@@ -74,8 +79,7 @@ extension DaemonCore {
         for action in actions {
             switch action {
             case .send(let outgoing, let host):
-                guard let connection = connections[host] else { break }
-                sendCommand(outgoing, to: connection)
+                if let connection = connections[host] { send(outgoing, to: connection) }
             case .spawn(let screen, let kind):
                 spawn(screen, kind: kind)
             case .dismissalCompleted(let screen, let outcome):
@@ -84,7 +88,11 @@ extension DaemonCore {
                 logger.notice("screen lost", metadata: ["screen": "\(screen)", "kind": "\(kind)", "connection": "\(host.map(String.init) ?? "none")"])
                 let owner = runtime?.owner(of: screen)
                 _ = try? feed(.screenLost(screen))
-                emitScreenLost(screen, kind: kind, owner: owner, host: host)
+                if debug.events.hasSubscribers {
+                    debug.events.screenLost(screen, kind: kind, owner: owner, host: host, runtime: runtime)
+                } else {
+                    debug.events.countUnheard()
+                }
             case .ackTimedOut(let screen, let kind, let serial, let host):
                 logger.warning("screen did not acknowledge in time; removed by force", metadata: [
                     "screen": "\(screen)", "kind": "\(kind)", "serial": "\(serial)",
@@ -112,22 +120,6 @@ extension DaemonCore {
             case .spawnPooled, .tookPooled, .stopPooled, .poolSuspended:
                 performPool(action)
             }
-        }
-    }
-
-    /// Sends a screen command to its host as the frame that carries it.
-    private mutating func sendCommand(_ outgoing: ScreenDelivery.Outgoing, to connection: Connection) {
-        let serial = outgoing.serial
-        switch outgoing.command {
-        case .place(let place):
-            send(.place(Flowd_V1_Place(place, serial: serial)), to: connection)
-        case .update(let screen, let state, _):
-            // The most frequent command, written from its fields: no protobuf message built.
-            sendUpdate(screen, serial: serial, state: state, to: connection)
-        case .placementChanged(let screen, let placement, let change, _):
-            send(.placementChanged(Flowd_V1_PlacementChanged(screen, placement: placement, change: change, serial: serial)), to: connection)
-        case .dismiss(let screen, let animated, let reason):
-            send(.dismiss(Flowd_V1_Dismiss(screen, animated: animated, reason: reason, serial: serial)), to: connection)
         }
     }
 
@@ -207,33 +199,6 @@ extension DaemonCore {
     mutating func expireAckDeadlines(now: UInt64) {
         perform(delivery.expire(now: now))
         drive()
-    }
-
-    /// Reports a command on the event stream, with the serial the delivery gave it.
-    private mutating func emitCommandEvent(_ command: ScreenCommand, kind: String, serial: UInt64) {
-        let owner = { [runtime] in runtime?.owner(of: command.screen) }
-        switch command {
-        case .place(let place):
-            debug.events.emit(.place, screen: place.screen, flow: place.owner, name: place.kind, serial: serial,
-                        placement: debug.events.hasSubscribers ? Flowd_V1_Placement(place.placement, screen: place.screen) : nil,
-                        payload: runtime?.eventPayload(state: place.state, contentType: place.contentType, of: place.screen),
-                        text: "place \(place.kind) \(place.screen) at \(place.placement)")
-        case .update(let screen, let state, let owner):
-            debug.events.emit(.update, screen: screen, flow: owner, name: kind, serial: serial,
-                      payload: runtime?.eventPayload(state: state, contentType: stateContentType(of: screen), of: screen),
-                      text: "update \(kind) \(screen)")
-        case .placementChanged(let screen, let placement, let change, let owner):
-            debug.events.emit(.placementChanged, screen: screen, flow: owner, name: kind, serial: serial,
-                        placement: debug.events.hasSubscribers ? Flowd_V1_Placement(placement, screen: screen) : nil,
-                        text: "\(change) \(kind) \(screen) now \(placement)")
-        case .dismiss(let screen, let animated, let reason):
-            if delivery.screens[screen] == nil {
-                debug.events.emit(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial, text: "dismiss \(kind) \(screen) (never shown or host gone)")
-            } else {
-                debug.events.emit(.dismiss, screen: screen, flow: owner(), name: kind, serial: serial,
-                            text: "dismiss \(kind) \(screen)\(animated ? " animated" : "") (\(reason))")
-            }
-        }
     }
 }
 

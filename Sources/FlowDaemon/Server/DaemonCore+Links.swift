@@ -7,16 +7,13 @@ extension DaemonCore {
     /// and nothing changed. While a dismissal is in flight (a screen's host has not acknowledged its
     /// `Dismiss` yet) the link waits for it — at most the ack timeout — instead of being refused.
     mutating func receiveOpenLink(_ request: Flowd_V1_OpenLink, seq: UInt64, from connection: Connection) {
-        if let runtime, runtime.pendingDismissals > 0 || !waitingLinks.isEmpty, phase == .running,
-           (try? Link(parsing: request.link)) != nil {
-            guard waitingLinks.wait(.init(connection: connection.id, seq: seq, message: request)) else {
-                refuse(Flowd_V1_Error(code: .linkRefused, message: "\(WaitingLinks.limit) links already wait for dismissals in flight; \(request.link) was not opened, send it again later"),
-                       seq: seq, to: connection)
-                return
-            }
-            return
+        let arrival = waitingLinks.arrived(.init(connection: connection.id, seq: seq, message: request),
+                                           dismissalsInFlight: pendingDismissals, running: phase == .running && runtime != nil)
+        switch arrival {
+        case .openNow: openNow(request, seq: seq, from: connection)
+        case .waits: break
+        case .refused(let message): refuse(Flowd_V1_Error(code: .linkRefused, message: message), seq: seq, to: connection)
         }
-        openNow(request, seq: seq, from: connection)
     }
 
     /// Opens the links that waited, in order, once no dismissal is in flight (end of each loop
@@ -41,21 +38,14 @@ extension DaemonCore {
         switch openLink(request.link) {
         case .success(let link): opened = link
         case .failure(let error):
-            refuse(Flowd_V1_Error(code: Self.errorCode(for: error), message: error.message), seq: seq, to: connection)
+            refuse(Flowd_V1_Error(code: error.wireCode, message: error.message), seq: seq, to: connection)
             return
         }
         logger.info("opened a link", metadata: ["link": "\(opened.link)", "connection": "\(connection.label)"])
         debug.events.emit(.linkOpened, screen: opened.visibleScreen, connection: connection.id, name: "\(opened.link)",
                   payload: EventPayloads.link("\(opened.link)"), text: "opened \(opened)")
         drive()
-        var answer = Flowd_V1_LinkOpened()
-        answer.link = "\(opened.link)"
-        answer.started = opened.started.map(\.rawValue)
-        answer.reused = opened.reused.map(\.rawValue)
-        answer.unwound = opened.unwound.map(\.rawValue)
-        answer.visibleScreen = opened.visibleScreen?.rawValue ?? 0
-        answer.message = "\(opened)"
-        send(.linkOpened(answer), to: connection, replyTo: seq)
+        send(.linkOpened(Flowd_V1_LinkOpened(opened)), to: connection, replyTo: seq)
     }
 
     /// Parses `text` and opens it through `feed` (so it is journaled like every input).
@@ -73,15 +63,6 @@ extension DaemonCore {
             return .success(opened)
         } catch {
             return .failure(error.link ?? LinkError(.refused, error.message))
-        }
-    }
-
-    /// The wire code of a link's refusal.
-    static func errorCode(for error: LinkError) -> Flowd_V1_ErrorCode {
-        switch error.code {
-        case .unknownLink: .unknownLink
-        case .refused, .unavailable, .busy, .failed: .linkRefused
-        default: .badLink
         }
     }
 }

@@ -308,9 +308,9 @@ struct DaemonCore {
         connections.markDirty(connection)
     }
 
-    /// Sends screen `screen`'s `Update` (its `serial` and `state`), written from these fields.
-    mutating func sendUpdate(_ screen: ScreenID, serial: UInt64, state: Data, to connection: Connection) {
-        guard connection.queueUpdate(screenID: screen.rawValue, serial: serial, contentType: stateContentType(of: screen), state: state) else { return }
+    /// Queues a screen command to its host; it is written at the end of this loop iteration.
+    mutating func send(_ outgoing: ScreenDelivery.Outgoing, to connection: Connection) {
+        guard connection.queue(outgoing, stateContentType: stateContentType(of: outgoing.command.screen)) else { return }
         connections.markDirty(connection)
     }
 
@@ -394,11 +394,11 @@ struct DaemonCore {
             next = deadline
         }
         fold(delivery.nextDeadline)
-        fold(survival.watchdog?.nextTick)
-        fold(requests.timers.next)
+        fold(survival.nextDeadline)
+        fold(requests.nextDeadline)
         fold(persistence.nextDeadline)
         fold(debug.contract.nextDeadline)
-        fold(processes.spawned.nextDeadline)
+        fold(processes.nextDeadline)
         fold(service?.nextDeadline)
         return next
     }
