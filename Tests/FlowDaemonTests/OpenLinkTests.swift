@@ -40,21 +40,25 @@ struct OpenLinkTests {
         #expect(Self.open("", from: debug) != nil)
     }
 
-    @Test func aLinkWaitsForTheDismissalInFlightAndIsRefusedOnceShuttingDown() throws {
+    /// The launcher with every screen on one attached host and a debug client, after `students/Bob`
+    /// and a back from Bob's editor whose `Dismiss` is not acknowledged yet.
+    static func launcherWithADismissalInFlight() throws -> (EmbeddedDaemon, host: EmbeddedConnection, debug: EmbeddedConnection) {
         let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
         let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false }
         let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
         EmbeddedDaemonTests.ackAll(answer, on: host)
         let debug = daemon.connect()
         _ = debug.hello(role: .debug)
-        guard case .linkOpened? = Self.open("students/Bob", from: debug) else {
-            Issue.record("expected LinkOpened")
-            return
-        }
+        guard case .linkOpened? = open("students/Bob", from: debug) else { throw ExpectedLinkOpened() }
         EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
-        // Back from Bob's editor: its Dismiss is not acknowledged yet.
-        let visible = try #require(OpenLinkJournalTests.visibleScreen(daemon))
-        RestoreTests.back(visible, from: host)
+        RestoreTests.back(try #require(OpenLinkJournalTests.visibleScreen(daemon)), from: host)
+        return (daemon, host, debug)
+    }
+
+    struct ExpectedLinkOpened: Error {}
+
+    @Test func aLinkWaitsForTheDismissalInFlightAndIsRefusedOnceShuttingDown() throws {
+        let (daemon, host, debug) = try Self.launcherWithADismissalInFlight()
         let before = RestoreTests.shape(daemon)
         #expect(Self.open("students/Ann/age", from: debug) == nil, "no answer yet: the link waits for the dismissal")
         #expect(RestoreTests.shape(daemon) == before, "nothing changed meanwhile")
@@ -85,18 +89,7 @@ struct OpenLinkTests {
     /// docs/protocol.md §21: at most 16 links wait for the dismissals in flight; the 17th is refused
     /// with `LINK_REFUSED` and nothing changes; once the dismissal completes the 16 open, in order.
     @Test func theSeventeenthWaitingLinkIsRefused() throws {
-        let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
-        let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false }
-        let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
-        EmbeddedDaemonTests.ackAll(answer, on: host)
-        let debug = daemon.connect()
-        _ = debug.hello(role: .debug)
-        guard case .linkOpened? = Self.open("students/Bob", from: debug) else {
-            Issue.record("expected LinkOpened")
-            return
-        }
-        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
-        RestoreTests.back(try #require(OpenLinkJournalTests.visibleScreen(daemon)), from: host)  // its Dismiss waits for its ack
+        let (daemon, host, debug) = try Self.launcherWithADismissalInFlight()
         let before = RestoreTests.shape(daemon)
         let names = ["Ann", "Bob"]
         for index in 0..<16 {
