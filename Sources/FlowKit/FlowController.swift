@@ -77,6 +77,9 @@ public class FlowController {
     /// The flow's plan for `link`, or nil when it does not handle links.
     func linkPlan(_ link: LinkRoute) throws(LinkError) -> ErasedLinkPlan? { nil }
 
+    /// The segments from this flow toward `child` (nil: to its own visible screen), if it handles links.
+    func placeSegments(toward child: FlowController?) -> [String]? { nil }
+
     /// What tells the parent's handler the flow ended without a result (typed in `FlowNode`); taken
     /// before the release, which drops the handler.
     func endedReporter() -> ((FlowEnding) -> Void)? { nil }

@@ -35,6 +35,11 @@ final class FlowNode<F: Flow>: FlowController {
         return try handling.erasedPlan(link)
     }
 
+    override func placeSegments(toward child: FlowController?) -> [String]? {
+        guard isRunning, let handling = flow as? any LinkHandling else { return nil }
+        return handling.place(toward: child?.object as? any Flow)
+    }
+
     /// Tells the parent an output.
     func reportOutput(_ output: F.Output) { handler?(.output(output)) }
 

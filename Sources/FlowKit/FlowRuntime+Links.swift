@@ -162,3 +162,41 @@ extension FlowRuntime {
         throw LinkError(.failed, "\(link) went through more than \(Self.maxLinkDepth) flows; a plan starts flows without consuming segments")
     }
 }
+
+extension FlowRuntime {
+    /// Where the user is, as a link (docs/flows.md, Links): the inverse of `open(_:)`. From the root
+    /// flow that opens links (the newest running one) down to the flow that owns the visible screen,
+    /// each flow's `LinkHandling.place(toward:)` says its part; a flow on the way that does not handle
+    /// links ends the link there. A visible screen that is not under that root (left in place by an
+    /// earlier root) gives the root's own place. Nil when no running root flow handles links, or
+    /// when no segment names the place: the root's first screen, unless the root gives it a segment
+    /// of its own (the demo launcher's `menu`).
+    public var place: Link? {
+        guard let root = host.children.values.filter({ $0.isRunning && $0.handlesLinks }).max(by: { $0.id < $1.id }) else { return nil }
+        var chain: [FlowController] = []
+        if let screen = model.front(), let owner = model[screen]?.owner, var flow = controller(owner) {
+            while true {
+                chain.append(flow)
+                if flow === root { break }
+                guard let parent = flow.parent, parent !== host else {
+                    chain = []
+                    break
+                }
+                flow = parent
+            }
+        }
+        if chain.isEmpty { chain = [root] }
+        chain.reverse()
+        var segments: [String] = []
+        for (index, flow) in chain.enumerated() {
+            guard let part = flow.placeSegments(toward: index + 1 < chain.count ? chain[index + 1] : nil) else { break }
+            segments += part
+        }
+        // A part no link may hold (a flow's bug): the place is the longest link that is valid.
+        while !segments.isEmpty {
+            if let link = try? Link(segments) { return link }
+            segments.removeLast()
+        }
+        return nil
+    }
+}

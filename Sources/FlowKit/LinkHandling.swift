@@ -14,11 +14,23 @@ public protocol LinkHandling: Flow {
     /// Which place this flow is, among flows of its type: a running sub-flow of the same type and
     /// `linkID` as the one a plan would start is reused instead (default: empty, the type alone).
     var linkID: String { get }
+
+    /// Where this flow is now, as the segments of a link: the inverse of `route(_:)`. `child` is the
+    /// running sub-flow that holds the user's place (the visible screen is its, or its sub-flows'):
+    /// return the segments whose plan starts it, or hands the link into it (`.start`, `.into`). Nil:
+    /// the visible screen is this flow's own; return the segments that show it (`.here`), none for
+    /// the flow's first screen. The runtime joins the segments of every flow from the root down
+    /// (`FlowRuntime.place`); opening that link must arrive where the user is. Must change nothing.
+    /// Default: none, which is right for a flow whose link ends where it starts.
+    func place(toward child: (any Flow)?) -> [String]
 }
 
 extension LinkHandling {
     /// The type alone identifies the place.
     public var linkID: String { "" }
+
+    /// A flow whose link ends where it starts.
+    public func place(toward child: (any Flow)?) -> [String] { [] }
 
     /// The plan, without its type.
     func erasedPlan(_ link: LinkRoute) throws(LinkError) -> ErasedLinkPlan {

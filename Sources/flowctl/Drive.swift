@@ -232,6 +232,7 @@ struct Open: ParsableCommand {
         if !opened.reused.isEmpty { lines.append("  through running flows \(opened.reused.map(String.init).joined(separator: ", "))") }
         if !opened.started.isEmpty { lines.append("  started flows \(opened.started.map(String.init).joined(separator: ", "))") }
         lines.append(opened.visibleScreen == 0 ? "  no screen visible" : "  visible: screen \(opened.visibleScreen)")
+        if opened.place != opened.link { lines.append("  the flows say the place is '\(opened.place)'") }
         emitLine(lines.joined(separator: "\n"))
     }
 }

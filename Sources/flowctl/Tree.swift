@@ -55,3 +55,29 @@ struct Dot: ParsableCommand {
         emitText(DotRenderer.render(tree))
     }
 }
+
+/// `flowctl where`: where the user is, as a link.
+struct Where: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print where the user is, as a link that `flowctl open` takes back there.",
+        discussion: """
+            The app's flows say it, from the root down to the one that owns the visible screen: the \
+            inverse of opening a link (docs/flows.md, Links). Exits 1 when no link names the place: \
+            no running root flow opens links, or the user is at the root's first screen and the root \
+            gives it no segment.
+
+            Examples:
+              flowctl where
+              flowctl open "$(flowctl where)"
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        let tree = connection.with { client throws(ClientError) in try client.tree(timeoutMilliseconds: connection.milliseconds) }
+        guard tree.hasPlace else {
+            fail("no link names where the user is in app \(tree.app): no running root flow opens links, or it is the root's first screen")
+        }
+        emitLine(tree.place)
+    }
+}

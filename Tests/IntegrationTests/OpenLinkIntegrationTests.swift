@@ -141,6 +141,24 @@ struct OpenLinkIntegrationTests {
         #expect(try flowctl(["open", "students/Bob/age"], linked).status == 0)
         _ = try linker.settle()
         #expect((try linkedDebug.tree()).shapeLines == (try walkedDebug.tree()).shapeLines, "the same flows and screens, id for id")
-        _ = walked
+        // Where each is, as a link: the place walked to by hand, and the one opened, say the same.
+        let walkedPlace = try flowctl(["where"], walked)
+        #expect(walkedPlace.status == 0 && walkedPlace.stdout == "students/Bob/age\n", "\(walkedPlace.stdout) \(walkedPlace.stderr)")
+        #expect(try flowctl(["where"], linked).stdout == "students/Bob/age\n")
+        // Opening where the user is changes nothing.
+        let before = try walkedDebug.tree().shapeLines
+        #expect(try flowctl(["open", "students/Bob/age"], walked).status == 0)
+        _ = try walker.settle()
+        #expect(try walkedDebug.tree().shapeLines == before)
+    }
+
+    @Test func flowctlWhereWithoutALinkNamingThePlaceExitsOne() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack"])
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: ["item"])
+        _ = try host.settle()
+        let run = try flowctl(["where"], daemon)
+        #expect(run.status == 1 && run.stdout.isEmpty, "\(run.stdout)")
+        #expect(run.stderr.contains("no link names where the user is in app deep-stack"), "\(run.stderr)")
     }
 }

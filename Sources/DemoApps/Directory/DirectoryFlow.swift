@@ -13,6 +13,11 @@ public final class DirectoryFlow: Flow {
     let title: String
     let entries: [String: [String]]
     private var flow: FlowContext<DirectoryFlow>?
+    /// The details pushed, oldest first (those the user went back from are no longer placed).
+    private var details: [(name: String, screen: Screen<DirectoryDetailScreen>)] = []
+
+    /// The entry whose detail is on top of this tab's stack, if any.
+    var topDetail: String? { details.last { $0.screen.isPlaced }?.name }
 
     public init(_ title: String, _ entries: [String: [String]]) {
         self.title = title
@@ -37,6 +42,8 @@ public final class DirectoryFlow: Flow {
             DirectoryDetailScreen.self,
             CardState(title: name, body: "In \(title). Linked: \(links.joined(separator: ", "))", buttons: links.map { "Open \($0)" }),
             .pushed(in: flow.context))
+        details.removeAll { !$0.screen.isPlaced }
+        details.append((name, detail))
         detail.onOutput { output in
             guard case .didPressButton(let index) = output, links.indices.contains(index) else { return }
             flow.emit(.openLinked(links[index]))
@@ -104,6 +111,12 @@ extension ContactsAndEventsFlow: LinkHandling {
             if let bar { flow.selectTab(index, of: bar) }
         }
     }
+
+    /// The tab the user is in.
+    public func place(toward child: (any Flow)?) -> [String] {
+        guard let child = child as? DirectoryFlow else { return [] }
+        return child === contacts ? ["contacts"] : child === events ? ["events"] : []
+    }
 }
 
 /// `NAME` pushes that entry's detail on the tab's stack, as choosing it in the list does.
@@ -111,6 +124,9 @@ extension DirectoryFlow: LinkHandling {
     public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<DirectoryFlow> {
         guard let name = link.first else { return .here() }
         guard entries[name] != nil else { throw link.unknown(at: 0, "\(title) has no entry \(name)") }
-        return .here(consuming: 1) { [unowned self] _ in showDetail(name) }
+        return .here(consuming: 1) { [unowned self] _ in if topDetail != name { showDetail(name) } }
     }
+
+    /// The entry whose detail is on top of the tab's stack.
+    public func place(toward child: (any Flow)?) -> [String] { topDetail.map { [$0] } ?? [] }
 }

@@ -185,6 +185,20 @@ extension LauncherFlow: LinkHandling {
         }
     }
 
+    /// The app running, by the link that starts it; `menu` otherwise (also while screens a finished
+    /// app left on the stack are on top: no link names them, and the menu is the nearest place).
+    public func place(toward child: (any Flow)?) -> [String] {
+        switch child {
+        case is OnboardingFlow: ["tutorial"]
+        case let profile as PersonalProfileFlow: profile.linkID == Self.keptProfile ? ["profile", Self.keptProfile] : ["profile"]
+        case is BusinessProfileFlow: ["profile", "business"]
+        case is StudentsFlow: ["students"]
+        case is ContactsAndEventsFlow: ["directory"]
+        case is LoginFlow: ["login"]
+        default: ["menu"]
+        }
+    }
+
     /// Dismisses what finished apps left on the stack, newest first, without animation.
     private func dismissKept() {
         for dismisser in kept.reversed() { dismisser.dismiss(animated: false) }

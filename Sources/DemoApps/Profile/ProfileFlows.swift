@@ -108,4 +108,7 @@ extension BusinessProfileFlow: LinkHandling {
         default: throw link.unknown(at: 0, "the business profile has only owner")
         }
     }
+
+    /// The owner's profile, when it runs.
+    public func place(toward child: (any Flow)?) -> [String] { child is PersonalProfileFlow ? ["owner"] : [] }
 }

@@ -63,13 +63,10 @@ public final class EditStudentFlow: Flow {
     public typealias Output = Student
 
     private var student: Student
-    /// The name the editor was opened for: the place a link names (`students/Bob`).
-    private let openedFor: String
     private var editor: Screen<NameEditorScreen>?
 
     public init(_ student: Student) {
         self.student = student
-        openedFor = student.name
     }
 
     public func start(_ flow: FlowContext<EditStudentFlow>) {
@@ -156,11 +153,20 @@ extension StudentsFlow: LinkHandling {
         }
         return .start(EditStudentFlow(students[index]), consuming: 1) { [unowned self] flow, editor in edit(index, with: editor, in: flow) }
     }
+
+    /// The student being edited, by name.
+    public func place(toward child: (any Flow)?) -> [String] {
+        (child as? EditStudentFlow).map { [$0.linkID] } ?? []
+    }
 }
 
-/// `age` opens the age editor, as "Edit age" does; one editor per student (`linkID`).
+/// `age` opens the age editor, as "Edit age" does; one editor per student (`linkID`, the name as
+/// it is now: an edit applies to the list at once, so `students/NEW-NAME` names this editor).
 extension EditStudentFlow: LinkHandling {
-    public var linkID: String { openedFor }
+    public var linkID: String { student.name }
+
+    /// The age editor, when it runs.
+    public func place(toward child: (any Flow)?) -> [String] { child is EditAgeFlow ? ["age"] : [] }
 
     public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<EditStudentFlow> {
         switch link.first {

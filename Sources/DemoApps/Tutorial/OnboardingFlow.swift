@@ -40,4 +40,7 @@ extension OnboardingFlow: LinkHandling {
         default: throw link.unknown(at: 0, "the tutorial has the page done")
         }
     }
+
+    /// The last page, once it is shown.
+    public func place(toward child: (any Flow)?) -> [String] { done?.isPlaced == true ? ["done"] : [] }
 }

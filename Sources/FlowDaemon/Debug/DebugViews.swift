@@ -62,6 +62,7 @@ enum DebugViews {
         tree.lastEventSeq = parts.debug.events.lastSeq
         tree.connections = parts.connections.all.map { connectionInfo($0, delivery: parts.delivery) }
         guard let runtime = parts.runtime else { return tree }
+        if let place = runtime.place { tree.place = "\(place)" }
         let snapshot = runtime.debugTree()
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
         tree.window = snapshot.wireWindow { screenInfo($0, $1, parts) }

@@ -24,8 +24,8 @@ extension Flowd_V1_Envelope {
 }
 
 extension Flowd_V1_LinkOpened {
-    /// The answer to an `OpenLink` that opened `opened`.
-    init(_ opened: OpenedLink) {
+    /// The answer to an `OpenLink` that opened `opened`; `place` is where the user is now.
+    init(_ opened: OpenedLink, place: Link?) {
         self.init()
         link = "\(opened.link)"
         started = opened.started.map(\.rawValue)
@@ -33,6 +33,7 @@ extension Flowd_V1_LinkOpened {
         unwound = opened.unwound.map(\.rawValue)
         visibleScreen = opened.visibleScreen?.rawValue ?? 0
         message = "\(opened)"
+        self.place = place.map { "\($0)" } ?? ""
     }
 }
 

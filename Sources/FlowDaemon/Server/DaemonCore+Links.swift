@@ -45,7 +45,7 @@ extension DaemonCore {
         debug.events.emit(.linkOpened, screen: opened.visibleScreen, connection: connection.id, name: "\(opened.link)",
                   payload: EventPayloads.link("\(opened.link)"), text: "opened \(opened)")
         drive()
-        send(.linkOpened(Flowd_V1_LinkOpened(opened)), to: connection, replyTo: seq)
+        send(.linkOpened(Flowd_V1_LinkOpened(opened, place: runtime?.place)), to: connection, replyTo: seq)
     }
 
     /// Parses `text` and opens it through `feed` (so it is journaled like every input).

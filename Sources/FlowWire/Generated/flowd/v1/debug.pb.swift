@@ -584,6 +584,19 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   /// watcher can line the tree up with the event stream.
   public var lastEventSeq: UInt64 = 0
 
+  /// Where the user is, as a link: OpenLink of it arrives at this place
+  /// (docs/flows.md, Links). Absent when no running root flow opens links, or
+  /// no link names the place (the root's first screen, unless the root gives
+  /// it a segment).
+  public var place: String {
+    get {_place ?? String()}
+    set {_place = newValue}
+  }
+  /// Returns true if `place` has been explicitly set.
+  public var hasPlace: Bool {self._place != nil}
+  /// Clears the value of `place`. Subsequent reads from it will return its default value.
+  public mutating func clearPlace() {self._place = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -591,6 +604,7 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   fileprivate var _rootFlow: Flowd_V1_FlowNode? = nil
   fileprivate var _window: Flowd_V1_NavNode? = nil
   fileprivate var _stats: Flowd_V1_Stats? = nil
+  fileprivate var _place: String? = nil
 }
 
 /// Start receiving Events. Filters combine with AND; empty means all.
@@ -1391,7 +1405,7 @@ nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Tree"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1405,6 +1419,7 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.connections) }()
       case 5: try { try decoder.decodeSingularMessageField(value: &self._stats) }()
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.lastEventSeq) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self._place) }()
       default: break
       }
     }
@@ -1433,6 +1448,9 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if self.lastEventSeq != 0 {
       try visitor.visitSingularUInt64Field(value: self.lastEventSeq, fieldNumber: 6)
     }
+    try { if let v = self._place {
+      try visitor.visitSingularStringField(value: v, fieldNumber: 7)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1443,6 +1461,7 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs.connections != rhs.connections {return false}
     if lhs._stats != rhs._stats {return false}
     if lhs.lastEventSeq != rhs.lastEventSeq {return false}
+    if lhs._place != rhs._place {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -622,6 +622,9 @@ public nonisolated struct Flowd_V1_LinkOpened: Sendable {
   /// One line for a person.
   public var message: String = String()
 
+  /// Where the user is once it is open, as the flows say it (Tree.place).
+  public var place: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1279,7 +1282,7 @@ nonisolated extension Flowd_V1_OpenLink: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Flowd_V1_LinkOpened: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".LinkOpened"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{1}started\0\u{1}reused\0\u{1}unwound\0\u{3}visible_screen\0\u{1}message\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{1}started\0\u{1}reused\0\u{1}unwound\0\u{3}visible_screen\0\u{1}message\0\u{1}place\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1293,6 +1296,7 @@ nonisolated extension Flowd_V1_LinkOpened: SwiftProtobuf.Message, SwiftProtobuf.
       case 4: try { try decoder.decodeRepeatedUInt64Field(value: &self.unwound) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.visibleScreen) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.place) }()
       default: break
       }
     }
@@ -1317,6 +1321,9 @@ nonisolated extension Flowd_V1_LinkOpened: SwiftProtobuf.Message, SwiftProtobuf.
     if !self.message.isEmpty {
       try visitor.visitSingularStringField(value: self.message, fieldNumber: 6)
     }
+    if !self.place.isEmpty {
+      try visitor.visitSingularStringField(value: self.place, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1327,6 +1334,7 @@ nonisolated extension Flowd_V1_LinkOpened: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.unwound != rhs.unwound {return false}
     if lhs.visibleScreen != rhs.visibleScreen {return false}
     if lhs.message != rhs.message {return false}
+    if lhs.place != rhs.place {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
