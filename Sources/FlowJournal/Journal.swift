@@ -107,6 +107,23 @@ public final class Journal {
         return .sqlite(try SQLiteJournal(path: path, identity: identity))
     }
 
+    /// The identity of the journal at `path` and its last record of `kind`, whatever app and version
+    /// wrote it: what a new version of an app may carry over from a journal it cannot replay. Writes
+    /// nothing and takes no lock; nil record for none, or for an older flowd's SQLite journal (which
+    /// holds no records of kinds it did not know). Throws for a file that is not a journal, another
+    /// schema, or damage.
+    public static func lastRecord(ofKind kind: Int64, at path: String) throws(JournalError) -> (Identity, Record?) {
+        var first = [UInt8](repeating: 0, count: JournalLog.magic.count)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        let read = first.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        close(descriptor)
+        guard read == first.count, first == JournalLog.magic else {
+            throw .notAJournal(path: path, reason: "it is not a flowd log (an older flowd's SQLite journal holds no such records)")
+        }
+        return try JournalLog.lastRecord(ofKind: kind, at: path)
+    }
+
     /// Appends `records` as one batch: all of them or, on an error, none. An older flowd's SQLite
     /// journal is converted into a log first.
     public func append(_ records: [Record]) throws(JournalError) {

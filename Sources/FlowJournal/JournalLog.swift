@@ -58,7 +58,7 @@ final class JournalLog {
         size = Int(info.st_size)
         do throws(JournalError) {
             var reader = FileReader(descriptor: descriptor, size: size, path: path)
-            headerBytes = try Self.checkHeader(&reader, identity: identity, path: path)
+            headerBytes = try Self.checkHeader(&reader, identity: identity, path: path).length
             end = headerBytes
             let whole = try Self.walk(&reader, from: headerBytes) { _, _, _ throws(JournalError) in true }
             (end, nextSeq, count) = (whole.end, whole.nextSeq, whole.count)
@@ -204,8 +204,10 @@ final class JournalLog {
     }
 
     /// Checks the header (the caller saw the magic): schema first — another schema may lay out the
-    /// rest differently — then the checksum, then the identity. Returns the header's length.
-    private static func checkHeader(_ reader: inout FileReader, identity: Journal.Identity, path: String) throws(JournalError) -> Int {
+    /// rest differently — then the checksum, then the identity (nil: any). Returns the header's
+    /// length and the identity it holds.
+    private static func checkHeader(_ reader: inout FileReader, identity: Journal.Identity?, path: String) throws(JournalError)
+        -> (length: Int, identity: Journal.Identity) {
         guard reader.size >= fixedHeaderBytes, let fixed = try reader.bytes(at: 0, count: fixedHeaderBytes) else {
             throw .corrupt(path: path, reason: "its header is cut short")
         }
@@ -224,9 +226,37 @@ final class JournalLog {
             found.append(String(decoding: text, as: UTF8.self))
         }
         guard found.count == 2, fields.atEnd else { throw .corrupt(path: path, reason: "its header does not hold an app and a version") }
-        guard found[0] == identity.app else { throw .otherApp(path: path, found: found[0], expected: identity.app) }
-        guard found[1] == identity.appVersion else { throw .otherAppVersion(path: path, found: found[1], expected: identity.appVersion) }
-        return header.count
+        if let identity {
+            guard found[0] == identity.app else { throw .otherApp(path: path, found: found[0], expected: identity.app) }
+            guard found[1] == identity.appVersion else { throw .otherAppVersion(path: path, found: found[1], expected: identity.appVersion) }
+        }
+        return (header.count, Journal.Identity(app: found[0], appVersion: found[1]))
+    }
+
+    /// Reads the log at `path` whoever wrote it — any app, any version — writing nothing and taking
+    /// no lock: the identity in its header and the last record of `kind` in its whole frames. Throws
+    /// for a file that is not a log of this schema, and for damage.
+    static func lastRecord(ofKind kind: Int64, at path: String) throws(JournalError) -> (Journal.Identity, Journal.Record?) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        var reader = FileReader(descriptor: descriptor, size: Int(info.st_size), path: path)
+        guard let first = try reader.bytes(at: 0, count: magic.count), Array(first) == magic else {
+            throw .notAJournal(path: path, reason: "it is not a flowd log")
+        }
+        let (length, identity) = try checkHeader(&reader, identity: nil, path: path)
+        var last: Journal.Record?
+        _ = try walk(&reader, from: length) { seq, count, bytes throws(JournalError) in
+            let decoded = JournalBatch.decode(bytes, count: count) { record in
+                if record.kind == kind { last = record }
+                return true
+            }
+            guard decoded != nil else { throw .corrupt(path: path, reason: "batch \(seq) does not hold the \(count) records it says") }
+            return true
+        }
+        return (identity, last)
     }
 
     // MARK: Files

@@ -95,6 +95,8 @@ struct Stats: ParsableCommand {
                 pool misses       \(stats.poolMisses)
                 unchanged updates \(stats.unchangedUpdates)
                 """)
+            // Only when it happened: the place a journal this version could not replay was at, opened again.
+            if !stats.placeCarriedOver.isEmpty { print("place carried over \(stats.placeCarriedOver)") }
         }
     }
 }

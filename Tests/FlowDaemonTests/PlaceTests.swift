@@ -1,6 +1,8 @@
 import DemoApps
 import FlowDaemon
+import FlowApp
 import FlowDaemonTesting
+import FlowJournal
 import FlowWire
 import Foundation
 import FlowdTestSupport
@@ -87,5 +89,114 @@ struct PlaceTests {
         let (host, answer) = EmbeddedDaemonTests.host(daemon)
         EmbeddedDaemonTests.ackAll(answer, on: host)
         #expect(!daemon.daemon.tree().hasPlace)
+    }
+}
+
+/// The user's place survives a new version of the app (docs/restore.md, "A new version of the app"):
+/// the journal it cannot replay is moved aside, and the place that journal was at opens again
+/// through the new version's flows.
+@Suite("The place across versions")
+struct PlaceAcrossVersionsTests {
+    static func launcher(version: String) throws -> App {
+        var app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
+        app.version = version
+        return app
+    }
+
+    /// A daemon of `app` on the journal at `path`, with every screen on one host whose commands are acknowledged.
+    static func start(_ app: App, path: String) throws -> (EmbeddedDaemon, EmbeddedConnection) {
+        let daemon = try EmbeddedDaemon(app: app, statePath: path) { $0.exitWhenAppFinishes = false }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        return (daemon, host)
+    }
+
+    /// The tree a fresh daemon shows after opening `link`: what "the real stack behind it" means.
+    static func shapeAfterOpening(_ link: String) throws -> [String] {
+        let (daemon, host, debug) = try PlaceTests.launcher()
+        _ = PlaceTests.open(link, daemon, host: host, debug: debug)
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+        return RestoreTests.shape(daemon)
+    }
+
+    @Test(arguments: [false, true])
+    func aNewVersionOpensThePlaceTheOldJournalWasAt(crashed: Bool) throws {
+        let directory = makeTemporaryDirectory()
+        let path = directory + "/launcher.journal"
+        do {
+            let (old, host) = try Self.start(try Self.launcher(version: "4"), path: path)
+            // By hand: Student editor, Bob, Edit age.
+            for button in [4, 1, 0] {
+                EmbeddedDaemonTests.press(button, on: try #require(OpenLinkJournalTests.visibleScreen(old)), from: host)
+                EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+            }
+            #expect(old.daemon.tree().place == "students/Bob/age")
+            if crashed {
+                old.crash()
+            } else {
+                // A stop (systemctl restart after an upgrade): its unwinding must not become the place.
+                old.shutdown()
+                EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+                old.run()
+                #expect(old.phase == .stopped)
+                // What the process's exit does: the lock goes with the journal's file.
+                old.daemon.releaseJournalAfterCrash()
+            }
+        }  // the old daemon is gone: its journal's lock with it
+
+        let (new, newHost) = try Self.start(try Self.launcher(version: "5"), path: path)
+        let tree = new.daemon.tree()
+        #expect(tree.place == "students/Bob/age", "the age editor is where the user is")
+        #expect(tree.stats.placeCarriedOver == "students/Bob/age (version 4)")
+        #expect(RestoreTests.shape(new) == (try Self.shapeAfterOpening("students/Bob/age")), "with the real stack behind it")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("launcher.journal.refused-") }
+        #expect(kept.count == 1, "the old journal is kept aside: \(kept)")
+        // Back walks the real stack to the menu.
+        for expected in ["students/Bob", "students", "menu"] {
+            RestoreTests.back(try #require(OpenLinkJournalTests.visibleScreen(new)), from: newHost)
+            EmbeddedDaemonTests.ackAll(newHost.readBodies(), on: newHost)
+            #expect(new.daemon.tree().place == expected)
+        }
+        // The new journal holds the link it opened: a restart of this version restores as usual.
+        new.crash()
+        let (again, _) = try Self.start(try Self.launcher(version: "5"), path: path)
+        #expect(again.daemon.tree().place == "menu")
+        #expect(again.daemon.stats().restoredInputs > 0 && again.daemon.stats().placeCarriedOver.isEmpty)
+    }
+
+    @Test func aPlaceTheNewVersionRefusesFallsBackOneSegmentAtATime() throws {
+        let path = makeTemporaryDirectory() + "/launcher.journal"
+        // A journal of version 3 whose last place names a page the new version does not have.
+        do {
+            let journal = try Journal(path: path, identity: .init(app: "launcher", appVersion: "3"))
+            try journal.append([Journal.Record(kind: 64, body: Array("students/Bob/photo".utf8))])
+            try journal.append([Journal.Record(kind: 64, body: Array("students/Bob/nickname".utf8))])
+        }
+        let (new, _) = try Self.start(try Self.launcher(version: "4"), path: path)
+        #expect(new.daemon.tree().place == "students/Bob", "the last place journaled, less the segment the flows refused")
+        #expect(new.daemon.stats().placeCarriedOver == "students/Bob (version 3)")
+    }
+
+    @Test func aJournalOfThisVersionThatDoesNotReplayOpensItsPlaceToo() throws {
+        let directory = makeTemporaryDirectory()
+        let path = directory + "/launcher.journal"
+        do {
+            // An input this flowd does not know, then the place it led to.
+            let journal = try Journal(path: path, identity: .init(app: "launcher", appVersion: "4"))
+            try journal.append([Journal.Record(kind: 63, body: [1]), Journal.Record(kind: 64, body: Array("directory/events/Party".utf8))])
+        }
+        let (new, _) = try Self.start(try Self.launcher(version: "4"), path: path)
+        #expect(new.daemon.tree().place == "directory/events/Party")
+        #expect(new.daemon.stats().placeCarriedOver == "directory/events/Party (version 4)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("launcher.journal.refused-") }
+        #expect(kept.count == 1, "the journal that did not replay is kept aside: \(kept)")
+    }
+
+    @Test func aJournalWithoutAPlaceStartsTheNewVersionAtItsStart() throws {
+        let path = makeTemporaryDirectory() + "/launcher.journal"
+        do { _ = try Journal(path: path, identity: .init(app: "launcher", appVersion: "3")) }
+        let (new, _) = try Self.start(try Self.launcher(version: "4"), path: path)
+        #expect(new.daemon.tree().place == "menu")
+        #expect(new.daemon.stats().placeCarriedOver.isEmpty)
     }
 }

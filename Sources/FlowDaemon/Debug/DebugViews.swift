@@ -51,6 +51,7 @@ enum DebugViews {
         stats.poolHits = pool.hits
         stats.poolMisses = pool.misses
         stats.unchangedUpdates = parts.runtime?.unchangedUpdates ?? 0
+        stats.placeCarriedOver = parts.persistence.placeCarriedOver
         return stats
     }
 

@@ -31,7 +31,8 @@ extension DaemonCore {
     /// what a host is told is journaled first).
     mutating func commitJournal() {
         // While writes fail, the deadline timer (armed at the end of the iteration) wakes the loop for the next try.
-        persistence.commit(now: loop.now)
+        let runtime = self.runtime
+        persistence.commit(now: loop.now) { runtime?.place?.description }
     }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due; says what is lost.

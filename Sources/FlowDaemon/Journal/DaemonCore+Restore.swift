@@ -16,6 +16,7 @@ extension DaemonCore {
         case .nothing:
             app.start(runtime)
             drive()
+            reopenCarriedPlace()
         case .restored(let inputs, let screens, let rootOutcome):
             logger.notice("restored the app from its journal", metadata: [
                 "inputs": "\(inputs)", "flows": "\(runtime.liveFlowCount)", "screens": "\(screens.count)",
@@ -36,6 +37,7 @@ extension DaemonCore {
             install(runtime: fresh)
             app.start(fresh)
             drive()
+            reopenCarriedPlace()
         }
     }
 

@@ -42,6 +42,19 @@ struct DaemonJournal {
     /// When the last flush was asked for (the loop's clock, milliseconds).
     private var lastSyncAt: UInt64 = 0
 
+    /// The record kind of the user's place (a link's text; empty: no link names it). Not an input:
+    /// the replay skips it; a new version of the app reads the last one to open it again (docs/journal.md).
+    static let placeKind: Int64 = 64
+    /// The place the journal holds last ("": none, as in a new journal, so an app that opens no links
+    /// never writes one).
+    private var journaledPlace = ""
+
+    /// A restore replayed the journal, whose last place was `place` ("": none).
+    mutating func restored(place: String) { journaledPlace = place }
+    /// Whether this iteration's commands may have moved the user (a screen placed, moved or dismissed):
+    /// only then is the place asked for at the commit, so an output that updates a screen costs nothing more.
+    private var mayHaveMoved = false
+
     /// Commits after which the log is flushed to the disk off the loop, or sooner at the first commit
     /// a second after the last flush: what a power cut can take (a crash of the process takes
     /// nothing committed).
@@ -56,7 +69,7 @@ struct DaemonJournal {
     }
 
     /// Inputs waiting to be committed.
-    var pendingCount: Int { pending.count }
+    var pendingCount: Int { pending.count { $0.kind != Self.placeKind } }
     /// Whether the last write failed (and the inputs since wait in memory).
     var isFailing: Bool { retryAt != nil }
 
@@ -70,11 +83,31 @@ struct DaemonJournal {
     /// Adds a screen command the runtime made to the check (while recording or replaying).
     mutating func observe(_ command: ScreenCommand) {
         check.add(command)
+        if case .update = command { return }
+        mayHaveMoved = true
+    }
+
+    /// Journals the user's place with this iteration's inputs if it changed (`place` is asked only
+    /// when a screen was placed, moved or dismissed since the last commit).
+    private mutating func notePlace(_ place: () -> String?) {
+        guard mayHaveMoved, mode == .recording else { return }
+        mayHaveMoved = false
+        let now = place() ?? ""
+        guard now != journaledPlace else { return }
+        journaledPlace = now
+        pending.append(Journal.Record(kind: Self.placeKind, body: Array(now.utf8)))
     }
 
     /// Commits this iteration's inputs in one transaction, the check on the last one (end of every
-    /// loop iteration). A failed write keeps them for the next try, due at `retryAt` (`force`: now).
-    mutating func commit(now: UInt64, force: Bool = false) {
+    /// loop iteration), with the user's `place` when it changed. A failed write keeps them for the
+    /// next try, due at `retryAt` (`force`: now).
+    mutating func commit(now: UInt64, place: () -> String? = { nil }) {
+        if !pending.isEmpty { notePlace(place) }
+        write(now: now, force: false)
+    }
+
+    /// Appends what is pending as one batch, the check on its last record.
+    private mutating func write(now: UInt64, force: Bool) {
         guard !pending.isEmpty, mode != .finished else { return }
         if let retryAt, now < retryAt, !force { return }
         if pending[pending.count - 1].check == nil { pending[pending.count - 1].check = check.stored }
@@ -99,7 +132,7 @@ struct DaemonJournal {
         if let aside = journal.takeConvertedAside() {
             logger.notice("converted the SQLite journal of an older flowd into a log; the old file is kept", metadata: ["kept": "\(aside)"])
         }
-        committed += pending.count
+        committed += pending.count { $0.kind != Self.placeKind }
         pending.removeAll(keepingCapacity: true)
         sinceSync += 1
         if sinceSync >= Self.commitsPerSync || now >= lastSyncAt + Self.syncMilliseconds { requestSync(now: now) }
@@ -108,7 +141,7 @@ struct DaemonJournal {
     /// The last commit before the process exits: tried at once even while writes fail; if it fails
     /// too, says how many inputs are lost.
     mutating func commitBeforeExit(now: UInt64) {
-        commit(now: now, force: true)
+        write(now: now, force: true)
         guard let failure, !pending.isEmpty, mode != .finished else { return }
         logger.error("""
             \(pending.count) inputs could not be journaled before the stop: \(failure); \
@@ -116,9 +149,12 @@ struct DaemonJournal {
             """)
     }
 
-    /// The daemon is shutting down: what was recorded is committed, nothing after it.
-    mutating func freeze() {
-        if mode == .recording { mode = .frozen }
+    /// The daemon is shutting down: what was recorded is committed, with the place it led to
+    /// (`place`, asked before the unwinding begins), and nothing after it.
+    mutating func freeze(place: () -> String?) {
+        guard mode == .recording else { return }
+        if !pending.isEmpty { notePlace(place) }
+        mode = .frozen
     }
 
     /// The app finished: nothing is left to restore. Clears the journal (not after a shutdown froze

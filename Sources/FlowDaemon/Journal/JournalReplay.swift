@@ -25,6 +25,8 @@ struct JournalReplay {
     private(set) var screens = RestoredScreens()
     /// The keys of the latest inputs replayed: a host may send them again.
     private(set) var appliedKeys = AppliedKeys()
+    /// The last place the journal holds ("": none).
+    private(set) var lastPlace = ""
     /// Reused by the settle loop.
     private var effects: [RuntimeEffect] = []
 
@@ -41,6 +43,15 @@ struct JournalReplay {
         let log = journal.journal
         do {
             try log.forEachRecord { record in
+                // The user's place: not an input (a new version reads it); a batch's check may be on it.
+                if record.kind == DaemonJournal.placeKind {
+                    lastPlace = String(decoding: record.body, as: UTF8.self)
+                    if let check = record.check, check != journal.check.stored {
+                        divergence = "the placements after input \(index) differ from the journaled ones"
+                        return false
+                    }
+                    return true
+                }
                 index += 1
                 let input: FlowInput
                 do {

@@ -11,6 +11,20 @@ import Logging
 /// It restores the app at start: `JournalReplay` replays the journal into a new runtime, and the
 /// core places the screens that come back (`DaemonCore+Restore.swift`).
 struct Persistence {
+    /// Where the user was in a journal this version could not replay, to be opened again.
+    struct CarriedPlace: Equatable {
+        /// The place, as a link's text.
+        var link: String
+        /// The app version that wrote the journal.
+        var version: String
+        /// Why the journal did not replay.
+        var why: String
+    }
+
+    /// The place of a journal refused at start, until the core opens it (`takeCarriedPlace`).
+    private var carried: CarriedPlace?
+    /// The place opened at start from a journal that did not replay, as `Stats` shows it.
+    private(set) var placeCarriedOver = ""
     /// The journal (nil: none is kept).
     private(set) var journal: DaemonJournal?
     /// Keys of the latest inputs applied.
@@ -35,6 +49,9 @@ struct Persistence {
             case .fileTooLarge(let path):
                 throw .state(.cannotOpen(path: path, reason: "it is at the file size limit of this process (ulimit -f); raise the limit"))
             default: throw .state(error)
+            }
+            if case .otherAppVersion(_, let found, _) = refused {
+                carried = Self.lastPlace(at: path, version: found, why: "\(refused)")
             }
             let kept: String
             do {
@@ -81,6 +98,24 @@ struct Persistence {
         return notice
     }
 
+    /// The last place journaled in the journal at `path` (any version's), if one names a place.
+    private static func lastPlace(at path: String, version: String, why: String) -> CarriedPlace? {
+        guard let (_, record) = try? Journal.lastRecord(ofKind: DaemonJournal.placeKind, at: path), let record, !record.body.isEmpty
+        else { return nil }
+        return CarriedPlace(link: String(decoding: record.body, as: UTF8.self), version: version, why: why)
+    }
+
+    /// The place of a journal refused at start, taken (the core opens it once the app started).
+    mutating func takeCarriedPlace() -> CarriedPlace? {
+        defer { carried = nil }
+        return carried
+    }
+
+    /// The carried place `link` is open again (`Stats.place_carried_over`).
+    mutating func carriedOver(_ link: String, from version: String) {
+        placeCarriedOver = "\(link) (version \(version))"
+    }
+
     /// The journal at `path` for `app`.
     private static func journal(at path: String, for app: App, logger: Logger) throws(JournalError) -> DaemonJournal {
         DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)), logger: logger)
@@ -114,9 +149,13 @@ struct Persistence {
         replay.start(app, on: runtime, journal: &journal)
         let outcome = replay.replay(&journal, into: runtime)
         self.journal = journal
+        if case .restored = outcome {} else {
+            carried = Self.lastPlace(at: journal.journal.path, version: app.version, why: "it does not replay")
+        }
         switch outcome {
         case .restored(let inputs, let screens):
             restoredInputs = inputs
+            self.journal?.restored(place: replay.lastPlace)
             appliedKeys = replay.appliedKeys
             return .restored(inputs: inputs, screens: screens, rootOutcome: replay.screens.rootOutcome)
         case .diverged(let index, let reason):
@@ -152,14 +191,15 @@ struct Persistence {
     mutating func observe(_ command: ScreenCommand) { journal?.observe(command) }
 
     /// Commits the loop iteration's inputs (once per iteration, before frames are written: what a
-    /// host is told is journaled first); a failed write is tried again at `nextDeadline`.
-    mutating func commit(now: UInt64) { journal?.commit(now: now) }
+    /// host is told is journaled first), with the user's `place` when a screen moved; a failed write
+    /// is tried again at `nextDeadline`.
+    mutating func commit(now: UInt64, place: () -> String?) { journal?.commit(now: now, place: place) }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due.
     mutating func commitBeforeExit(now: UInt64) { journal?.commitBeforeExit(now: now) }
 
-    /// The daemon is shutting down: nothing more is journaled.
-    mutating func freeze() { journal?.freeze() }
+    /// The daemon is shutting down: nothing more is journaled; `place` is where the user was.
+    mutating func freeze(place: () -> String?) { journal?.freeze(place: place) }
 
     /// The app finished: the journal is cleared.
     mutating func finish() { journal?.finish() }

@@ -86,3 +86,37 @@ extension DaemonCore {
         drive()
     }
 }
+
+extension DaemonCore {
+    /// At start, after a journal this version could not replay (another version's, or one that
+    /// diverged): opens the place it was at through the flows, journaled like any link, so the user
+    /// is where they were with the real stack behind them. A link the flows refuse falls back one
+    /// segment at a time. Says so in the log, in `Stats.place_carried_over` and on the debug stream.
+    mutating func reopenCarriedPlace() {
+        guard runtime != nil, let carried = persistence.takeCarriedPlace(), let link = try? Link(parsing: carried.link) else { return }
+        var segments = link.segments
+        var refused: [String] = []
+        while !segments.isEmpty, let candidate = try? Link(segments) {
+            let result = openLink("\(candidate)")
+            drive()
+            switch result {
+            case .success(let opened):
+                persistence.carriedOver("\(candidate)", from: carried.version)
+                let fallback = refused.isEmpty ? "" : " (\(refused.joined(separator: "; ")))"
+                logger.notice("the journal did not replay; the place it was at is open again in this version", metadata: [
+                    "place": "\(candidate)", "journal_place": "\(carried.link)", "journal_version": "\(carried.version)",
+                    "why": "\(carried.why)", "refused": "\(refused)",
+                ])
+                debug.events.emit(.restored, screen: opened.visibleScreen, name: "\(candidate)", payload: EventPayloads.link("\(candidate)"),
+                                  text: "opened \(candidate), where the journal of version \(carried.version) was\(fallback)")
+                return
+            case .failure(let error):
+                refused.append("\(candidate): \(error.message)")
+                segments.removeLast()
+            }
+        }
+        logger.notice("the journal did not replay, and no part of the place it was at opens in this version; the app starts at its start", metadata: [
+            "journal_place": "\(carried.link)", "journal_version": "\(carried.version)", "refused": "\(refused)",
+        ])
+    }
+}

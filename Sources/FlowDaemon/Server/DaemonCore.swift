@@ -512,13 +512,13 @@ struct DaemonCore {
             logger.warning("second signal; exiting at once")
             exit(1)
         case .unwindFlows:
-            persistence.freeze()
+            freezeJournal()
             delivery.holdsScreensOfLostHosts = false
             perform(delivery.stopPool())
             hooks.stopListening()
             unwindFlows(message: cause.message)
         case .notifyAndDrain:
-            persistence.freeze()
+            freezeJournal()
             delivery.holdsScreensOfLostHosts = false
             perform(delivery.stopPool())
             hooks.stopListening()
@@ -529,6 +529,12 @@ struct DaemonCore {
         case .finish:
             finishShutdown()
         }
+    }
+
+    /// The shutdown begins: the journal keeps the state and the place from before it.
+    private mutating func freezeJournal() {
+        let runtime = self.runtime
+        persistence.freeze { runtime?.place?.description }
     }
 
     /// The unwinding phase: every flow is terminated while hosts are connected; the runtime's

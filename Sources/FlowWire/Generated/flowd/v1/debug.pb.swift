@@ -376,6 +376,14 @@ public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
     set {_uniqueStorage()._unchangedUpdates = newValue}
   }
 
+  /// The place opened at start from a journal this app's version could not
+  /// replay (another version's, or one that diverged), as "LINK (version V)";
+  /// empty when none was (docs/restore.md, "A new version of the app").
+  public var placeCarriedOver: String {
+    get {_storage._placeCarriedOver}
+    set {_uniqueStorage()._placeCarriedOver = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -852,7 +860,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -880,6 +888,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _poolHits: UInt64 = 0
     var _poolMisses: UInt64 = 0
     var _unchangedUpdates: UInt64 = 0
+    var _placeCarriedOver: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -915,6 +924,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _poolHits = source._poolHits
       _poolMisses = source._poolMisses
       _unchangedUpdates = source._unchangedUpdates
+      _placeCarriedOver = source._placeCarriedOver
     }
   }
 
@@ -958,6 +968,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 23: try { try decoder.decodeSingularUInt64Field(value: &_storage._poolHits) }()
         case 24: try { try decoder.decodeSingularUInt64Field(value: &_storage._poolMisses) }()
         case 25: try { try decoder.decodeSingularUInt64Field(value: &_storage._unchangedUpdates) }()
+        case 26: try { try decoder.decodeSingularStringField(value: &_storage._placeCarriedOver) }()
         default: break
         }
       }
@@ -1041,6 +1052,9 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if _storage._unchangedUpdates != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._unchangedUpdates, fieldNumber: 25)
       }
+      if !_storage._placeCarriedOver.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._placeCarriedOver, fieldNumber: 26)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1075,6 +1089,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._poolHits != rhs_storage._poolHits {return false}
         if _storage._poolMisses != rhs_storage._poolMisses {return false}
         if _storage._unchangedUpdates != rhs_storage._unchangedUpdates {return false}
+        if _storage._placeCarriedOver != rhs_storage._placeCarriedOver {return false}
         return true
       }
       if !storagesAreEqual {return false}
