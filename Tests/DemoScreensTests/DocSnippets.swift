@@ -85,11 +85,90 @@ struct DocSnippetRuns {
     }
 }
 
+// snippet: links
+/// `Dune` opens that book over the shelf, `Dune/notes` its notes, as the user's taps would.
+final class ShelfFlow: Flow, LinkHandling {  // Output and Result left out: Never and Void
+    typealias RequiredContext = NavigationStack
+    let books = ["Dune", "Emma"]
+
+    func start(_ flow: FlowContext<ShelfFlow>) {
+        let list = flow.show(ItemScreen.self, CardState(title: "Shelf", buttons: books))
+        list.onOutput { [unowned self] output in
+            guard case .didPressButton(let index) = output, books.indices.contains(index) else { return }
+            open(BookFlow(books[index]), in: flow)
+        }
+    }
+
+    private func open(_ book: BookFlow, in flow: FlowContext<ShelfFlow>) {
+        flow.start(book, .pushed(in: flow.context)) { _, dismisser in dismisser.dismiss(animated: true) } onEnd: { _ in }
+    }
+
+    // link.first (String?) is this flow's first segment; link.remaining (ArraySlice<String>) starts
+    // with it and keeps the link's indices: the next segment is link.remaining.dropFirst().first.
+    func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<ShelfFlow> {
+        guard let name = link.first else { return .here() }
+        guard books.contains(name) else { throw link.unknown(at: 0, "no book is named \(name)") }
+        // The child of .start must be LinkHandling too, even where the link ends at it.
+        return .start(BookFlow(name), consuming: 1) { [unowned self] flow, book in open(book, in: flow) }
+    }
+
+    // The inverse of route: the segment of the book that holds the user's place.
+    func place(toward child: (any Flow)?) -> [String] { (child as? BookFlow).map { [$0.name] } ?? [] }
+}
+
+final class BookFlow: Flow, LinkHandling {
+    typealias RequiredContext = NavigationStack
+    let name: String
+    // LinkHandling's `linkID`, a String: a running BookFlow with the same one is reused by a link.
+    var linkID: String { name }
+    private var notes: Screen<ItemScreen>?
+
+    init(_ name: String) { self.name = name }
+
+    func start(_ flow: FlowContext<BookFlow>) {
+        let cover = flow.show(ItemScreen.self, CardState(title: name, buttons: ["Notes", "Close"]))
+        cover.onOutput { [unowned self] output in
+            guard case .didPressButton(let index) = output else { return }
+            if index == 0 { showNotes(in: flow) } else { flow.finish(()) }
+        }
+    }
+
+    private func showNotes(in flow: FlowContext<BookFlow>) {
+        notes = flow.show(ItemScreen.self, CardState(title: "Notes on \(name)", buttons: []), .pushed(in: flow.context))
+    }
+
+    // A screen the flow pushes itself is shown by the closure of .here, as its UI shows it.
+    func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<BookFlow> {
+        switch link.first {
+        case nil: return .here()
+        case "notes": return .here(consuming: 1) { [unowned self] flow in if notes?.isPlaced != true { showNotes(in: flow) } }
+        default: throw link.unknown(at: 0, "a book has only notes")
+        }
+    }
+
+    func place(toward child: (any Flow)?) -> [String] { notes?.isPlaced == true ? ["notes"] : [] }
+}
+// end: links
+
+@Suite struct LinkSnippetTests {
+    // snippet: links-test
+    @Test func aLinkOpensThroughTheFlowsAndThePlaceSaysItBack() throws {
+        let tester = FlowTester()
+        _ = tester.start(ShelfFlow(), windowRoot.withNavigationEmbedding())
+        // `starts:` names the flows' types as strings, in start order.
+        tester.expectOpen("Dune/notes", starts: ["BookFlow"], visible: ItemScreen.self)
+        #expect(tester.runtime.place?.description == "Dune/notes")
+        tester.expectLinkRefused("Zola", .unknownLink)  // and nothing changed
+        tester.expectSound()
+    }
+    // end: links-test
+}
+
 /// The page's snippets are the compiled ones, line for line.
 @Suite struct DocSnippetsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL.path
 
-    @Test(arguments: ["handlers", "dismisser-timing", "tester-reference"])
+    @Test(arguments: ["handlers", "dismisser-timing", "tester-reference", "links", "links-test"])
     func theSnippetOnThePageIsTheCompiledOne(name: String) throws {
         let page = try String(contentsOfFile: Self.root + "/docs/flows.md", encoding: .utf8)
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
