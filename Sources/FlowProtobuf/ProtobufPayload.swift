@@ -35,9 +35,12 @@ extension ProtobufPayload {
         try Message(serializedBytes: payload).jsonUTF8Data()
     }
 
-    /// The message read from protobuf's JSON mapping, checked to be a value (`init(message:)`).
+    /// The message read from protobuf's JSON mapping, checked to be a value (`init(message:)`). Keys
+    /// the message does not know are ignored, as receivers ignore unknown fields (docs/protocol.md §14).
     public static func payload(fromJSON json: Data, with codec: any PayloadCodec) throws -> Data {
-        let message = try Message(jsonUTF8Data: json)
+        var options = JSONDecodingOptions()
+        options.ignoreUnknownFields = true
+        let message = try Message(jsonUTF8Data: json, options: options)
         _ = try Self(message: message)
         return try message.serializedBytes()
     }

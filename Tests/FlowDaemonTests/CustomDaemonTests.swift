@@ -53,7 +53,7 @@ import Testing
         let (code, output) = run(greeting, ["describe", "greeting", "--json"])
         #expect(code == 0)
         #expect(output == """
-            {"app":"greeting","screens":[{"kind":"greeting","output_content_type":"application/json","outputs":[{"example":{"ok":{}},"name":"ok","schema":{"additionalProperties":false,"properties":{"ok":{"properties":{},"type":"object"}},"required":["ok"],"type":"object"}}],"state":{"content_type":"application/json","example":{"text":"Hello"},"schema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}}],"undescribed_kinds":[]}
+            {"app":"greeting","screens":[{"kind":"greeting","output_content_type":"application/json","outputs":[{"example":{"ok":{}},"name":"ok","schema":{"properties":{"ok":{"properties":{},"type":"object"}},"required":["ok"],"type":"object"}}],"state":{"content_type":"application/json","example":{"text":"Hello"},"schema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"}}}],"undescribed_kinds":[]}
             """)
         #expect(run(greeting, ["describe"]).output.hasPrefix("app greeting: 1 screen kind with a contract\n\nkind greeting\n"))
     }

@@ -1,4 +1,5 @@
 import DemoApps
+import FlowApp
 import FlowDaemonTesting
 import FlowKit
 import FlowWire
@@ -47,6 +48,53 @@ import Testing
         Self.press(0, on: second.screenID, from: host, as: .json(Data(#"{"didPressButton":{"index":0}}"#.utf8)))
         let third = host.readBodies()
         #expect(Self.places(third).count == 1, "JSON press pushes: \(third)")
+    }
+
+    /// docs/protocol.md §14, `flowd describe` and the daemon agree, for protobuf and JSON kinds alike:
+    /// keys a receiver does not know are ignored, in a case's object and beside it; an enum's object
+    /// names exactly one of its cases.
+    @Test func unknownKeysAreIgnoredAndAValueNamesExactlyOneCaseForEveryKind() throws {
+        func error(_ bodies: [Flowd_V1_Envelope.OneOf_Body]) -> Flowd_V1_Error? {
+            bodies.compactMap { if case .error(let error) = $0 { error } else { nil } }.first
+        }
+        // A protobuf kind (deep-stack's item cards).
+        let daemon = try EmbeddedDaemonTests.deepStack()
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        let root = try #require(Self.places(answer).first)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        Self.press(0, on: root.screenID, from: host, as: .json(Data(#"{"didPressButton":{"index":0,"extra":true}}"#.utf8)))
+        let pushed = host.readBodies()
+        #expect(Self.places(pushed).count == 1 && error(pushed) == nil, "an extra key in the case is ignored: \(pushed)")
+        EmbeddedDaemonTests.ackAll(pushed, on: host)
+        let top = try #require(Self.places(pushed).first)
+
+        let both = #"{"didPressButton":{"index":0},"didEnterText":{"text":"x"}}"#
+        Self.press(0, on: top.screenID, from: host, as: .json(Data(both.utf8)))
+        let two = try #require(error(host.readBodies()), "two cases are refused")
+        #expect(two.code == .badPayload, "\(two.message)")
+        Self.press(0, on: top.screenID, from: host, as: .json(Data(#"{"didPressButton":{"index":0},"bogus":{}}"#.utf8)))
+        let beside = host.readBodies()
+        #expect(Self.places(beside).count == 1 && error(beside) == nil, "a key beside the case is ignored: \(beside)")
+
+        // A JSON kind (Codable State and Output), the same rules.
+        let app = App(name: "votes", modules: [VoteScreen.self], placer: windowRoot.withNavigationEmbedding()) { VoteFlow() }
+        let votes = EmbeddedDaemon(app: app)
+        let (voter, hello) = EmbeddedDaemonTests.host(votes, provides: [VoteScreen.kind])
+        let screen = try #require(Self.places(hello).first).screenID
+        EmbeddedDaemonTests.ackAll(hello, on: voter)
+        func vote(_ json: String) -> [Flowd_V1_Envelope.OneOf_Body] {
+            Self.press(0, on: screen, from: voter, as: .json(Data(json.utf8)))
+            let bodies = voter.readBodies()
+            EmbeddedDaemonTests.ackAll(bodies, on: voter)
+            return bodies
+        }
+        #expect(error(vote(#"{"yes":{},"no":{}}"#))?.code == .badPayload, "two cases are refused")
+        #expect(error(vote(#"{"yes":{"extra":1}}"#)) == nil, "an extra key in the case is ignored")
+        #expect(error(vote(#"{"no":{},"bogus":{}}"#)) == nil, "a key beside the case is ignored")
+        #expect(error(vote(#"{}"#))?.code == .badPayload, "no case is refused")
+        let tally = try #require(RestoreTests.screenNodes(votes.daemon.tree()).first)
+        #expect(tally.screen.kind == VoteScreen.kind)
+        #expect(VoteFlow.last == ["yes", "no"], "the flow heard exactly the two accepted votes: \(VoteFlow.last)")
     }
 
     @Test func aContentTypeThatIsNeitherIsRefusedNamingBoth() throws {
@@ -144,5 +192,27 @@ import Testing
         #expect(forced.count == 1 && forced[0].screenID == item.screenID && forced[0].serial == 3, "forced: sent, with the next serial")
         #expect(updates(after: 0).map(\.serial) == [4, 3], "serials go on from the forced one; the mirror's own")
         #expect(daemon.daemon.stats().unchangedUpdates == 2)
+    }
+}
+
+/// A JSON kind with two cases, for the payload rules.
+enum VoteScreen: ScreenModule {
+    static let kind = "vote"
+    struct State: Codable { var tally: Int }
+    enum Output: Codable { case yes, no }
+}
+
+/// Counts the votes its screen sends.
+final class VoteFlow: Flow {
+    typealias RequiredContext = NavigationStack
+    nonisolated(unsafe) static var last: [String] = []
+
+    func start(_ flow: FlowContext<VoteFlow>) {
+        Self.last = []
+        let screen = flow.show(VoteScreen.self, .init(tally: 0))
+        screen.onOutput { output in
+            Self.last.append(output == .yes ? "yes" : "no")
+            screen.update(.init(tally: Self.last.count))
+        }
     }
 }

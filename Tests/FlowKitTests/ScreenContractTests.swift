@@ -68,7 +68,7 @@ enum ProbedScreen: ScreenModule {
         #expect(contract.outputs.map(\.name) == ["pressed", "typed", "closed", "chose"])
         let chose = try #require(contract.outputs.last)
         #expect(chose.schema.json.text == """
-            {"additionalProperties":false,"properties":{"chose":{"properties":{"_0":{"properties":{"id":{"type":"integer"},"price":{"type":["number","null"]},"tags":{"items":{"type":"string"},"type":"array"}},"required":["id","tags"],"type":"object"},"mood":{"enum":["calm","busy"]}},"required":["_0","mood"],"type":"object"}},"required":["chose"],"type":"object"}
+            {"properties":{"chose":{"properties":{"_0":{"properties":{"id":{"type":"integer"},"price":{"type":["number","null"]},"tags":{"items":{"type":"string"},"type":"array"}},"required":["id","tags"],"type":"object"},"mood":{"enum":["calm","busy"]}},"required":["_0","mood"],"type":"object"}},"required":["chose"],"type":"object"}
             """)
         for output in contract.outputs {
             #expect(output.schema.validate(output.example).isEmpty, "\(output.name)")

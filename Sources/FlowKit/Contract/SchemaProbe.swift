@@ -81,7 +81,9 @@ final class ProbeNode {
             } else {
                 base = .object(
                     properties: Dictionary(uniqueKeysWithValues: properties.map { ($0.key, $0.node.schema) }),
-                    required: Set(properties.filter { !$0.optional }.map(\.key)), closed: forced)
+                    // Open even for an enum's case (`forced`): keys beside the case are ignored, and the
+                    // contract's `oneOf` of the cases keeps a value to exactly one of them (docs/protocol.md §14).
+                    required: Set(properties.filter { !$0.optional }.map(\.key)), closed: false)
             }
         }
         return nullable ? .nullable(base) : base
