@@ -9,6 +9,9 @@ import Glibc
 public struct DaemonConfiguration: Sendable {
     /// The Unix socket the daemon listens on.
     public var socketPath: String
+    /// What `Welcome.server` says the daemon is (`flowctl ping` prints it): flowd's name and version,
+    /// or a custom daemon's name with flowd's version beside it (`FlowdCommand` sets it).
+    public var server = "flowd \(FlowdVersion.string)"
     /// How long a new connection may take to send a complete `Hello`, in milliseconds.
     public var handshakeTimeoutMilliseconds = Defaults.handshakeTimeoutMilliseconds
     /// The largest frame either side may send, in bytes, before negotiation.

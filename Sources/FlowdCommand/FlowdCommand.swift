@@ -28,6 +28,14 @@ public struct FlowdCommand: Sendable {
         self.version = version
     }
 
+    /// What the daemon calls itself in `Welcome` (`flowctl ping`): `flowd 0.1.0` for flowd, else this
+    /// command's name (and version, when it has its own) with flowd's version beside it.
+    public var serverDescription: String {
+        if name == "flowd" { return "flowd \(version)" }
+        let own = version == FlowdVersion.string ? "" : " \(version)"
+        return "\(name)\(own) (flowd \(FlowdVersion.string))"
+    }
+
     /// Parses the process's arguments, runs the command and exits with flowd's exit codes.
     public static func main(name: String? = nil, apps: [DaemonApp], version: String = FlowdVersion.string) -> Never {
         let command = FlowdCommand(name: name, apps: apps, version: version)

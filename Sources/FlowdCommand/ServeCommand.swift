@@ -74,7 +74,7 @@ struct ServeCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Open this deep link once the app started (e.g. students/Bob/age).",
+            "Open this deep link once the app started (`flowctl where` prints the link of a place).",
             discussion: "Through the app's flows, with the stack behind it (docs/flows.md, Links). A malformed link exits 64; a link the flows do not open is logged and the app starts where it starts.",
             valueName: "link"))
     var open: String?
@@ -246,6 +246,7 @@ struct ServeCommand: ParsableCommand {
 
         var configuration = DaemonConfiguration(
             socketPath: socket ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid()))
+        configuration.server = context.command.serverDescription
         configuration.handshakeTimeoutMilliseconds = UInt64(handshakeTimeout * 1000)
         configuration.maxFrameSize = maxFrameSize
         configuration.writeQueueLimit = writeQueueLimit

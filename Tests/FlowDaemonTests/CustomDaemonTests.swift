@@ -1,6 +1,8 @@
 import DemoApps
 import FlowApp
+import FlowDaemonTesting
 import FlowdCommand
+import FlowWire
 import Foundation
 import Testing
 
@@ -42,6 +44,21 @@ import Testing
         #expect(options(top, "greeting-daemon") == options(flowd.help(), "flowd"))
         #expect(run(greeting, ["--help"]).code == 0)
         #expect(run(greeting, ["--version"]) == (0, "0.1.0"))
+    }
+
+    /// A custom daemon is its own program: Welcome (and `flowctl ping`) name it, with flowd's version beside it.
+    @Test func welcomeNamesTheDaemonWithFlowdsVersionBesideIt() throws {
+        #expect(flowd.serverDescription == "flowd \(FlowdVersion.string)")
+        #expect(greeting.serverDescription == "greeting-daemon (flowd \(FlowdVersion.string))")
+        let shop = FlowdCommand(name: "shop", apps: greetingApps, version: "2.3.0")
+        #expect(shop.serverDescription == "shop 2.3.0 (flowd \(FlowdVersion.string))")
+        let daemon = EmbeddedDaemon(app: try #require(greetingApps.first).make()) { $0.server = greeting.serverDescription }
+        let answer = daemon.connect().hello(role: .debug)
+        guard case .welcome(let welcome)? = answer.first else {
+            Issue.record("expected Welcome, got \(answer)")
+            return
+        }
+        #expect(welcome.server == "greeting-daemon (flowd \(FlowdVersion.string))")
     }
 
     @Test func listsItsApps() {

@@ -241,7 +241,7 @@ struct DaemonCore {
             var welcome = Flowd_V1_Welcome()
             welcome.version = agreement.version
             welcome.connectionID = connection.id
-            welcome.server = "flowd \(FlowdVersion.string)"
+            welcome.server = configuration.server
             welcome.maxFrameSize = UInt32(agreement.maxFrameSize)
             welcome.app = appName
             if agreement.role == .screenHost, !connection.protocolState.origin.isSpawned, delivery.resumeGrace != nil, app != nil {
