@@ -10,6 +10,7 @@ package struct IncomingMessage: Decodable {
     var index: Int?
     var serial: UInt64?
     var text: String?
+    var link: String?
     var phase: String?
     var animated: Bool?
     /// An output as JSON (the inspector's inject); kept as text, the daemon decodes it.

@@ -19,6 +19,8 @@ enum TabEvent: Equatable {
     case notice(String)
     /// The session is over (the daemon shut down, the connection could not be made).
     case closed(String)
+    /// Where the user is, as a link (nil: no link names the place), for the address bar.
+    case location(link: String?)
 
     /// The message's JSON text.
     var json: String {
@@ -43,6 +45,7 @@ enum TabEvent: Equatable {
         var connection: UInt64?
         var resumeToken: String?
         var resumed: Bool?
+        var link: String?
 
         init(_ event: TabEvent) {
             switch event {
@@ -80,6 +83,9 @@ enum TabEvent: Equatable {
             case .notice(let text):
                 type = "notice"
                 self.text = text
+            case .location(let link):
+                type = "where"
+                self.link = link
             case .closed(let text):
                 type = "closed"
                 self.text = text

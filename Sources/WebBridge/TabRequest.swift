@@ -14,14 +14,17 @@ package enum TabRequest: Equatable, Sendable {
     case selectTab(screen: UInt64, index: Int)
     /// The page has drawn command `serial` of a screen.
     case ack(screen: UInt64, serial: UInt64)
+    /// Open a place of the app by its link (the page was opened at `#link`: a bookmark, a reload).
+    case open(link: String)
 
     /// The request a message makes, or what is wrong with it.
     static func parse(_ text: String) throws(MessageError) -> TabRequest {
         let message = try IncomingMessage.decode(text)
-        guard ["press", "text", "back", "closeModal", "selectTab", "ack"].contains(message.type) else {
+        guard ["press", "text", "back", "closeModal", "selectTab", "ack", "open"].contains(message.type) else {
             throw MessageError(
-                "unknown message type \"\(message.type)\"; a screen page sends press, text, back, closeModal, selectTab, ack")
+                "unknown message type \"\(message.type)\"; a screen page sends press, text, back, closeModal, selectTab, ack, open")
         }
+        if message.type == "open" { return .open(link: try message.required(message.link, "link")) }
         let screen = try message.required(message.screen, "screen")
         switch message.type {
         case "press": return .press(screen: screen, index: try message.required(message.index, "index"))

@@ -1,5 +1,7 @@
 import DemoApps
 import DemoScreens
+import FlowControl
+import FlowWire
 import Foundation
 import ScreenKit
 
@@ -57,7 +59,14 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
         host.autoAck = false
         let deck = CardDeck()
         deck.register(on: host)
-        deck.onChange = { [send] change in send(Self.event(for: change).json) }
+        // Where the user is goes to the address bar (docs/web.md, "The place in the address bar"):
+        // asked of flowd whenever one of this tab's screens was placed, moved or dismissed.
+        let place = PlaceQuery(socketPath: daemonSocket)
+        deck.onChange = { [send] change in
+            send(Self.event(for: change).json)
+            if case .updated = change { return }
+            if let link = place.changed() { send(TabEvent.location(link: link.isEmpty ? nil : link).json) }
+        }
         host.onError = { [send] error in send(TabEvent.notice("flowd: \(error.message)").json) }
         host.onReconnect = { [send, unowned host] event in
             send(TabEvent.notice(event.description).json)
@@ -114,6 +123,9 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
             // Sent as is: a dismissed screen has left the deck, and the daemon waits for this ack.
             do { try host.ack(screenID: id, serial: serial) } catch { send(TabEvent.notice("could not ack: \(error.message)").json) }
             return
+        case .open(let link):
+            open(link)
+            return
         case .press(let id, _), .text(let id, _), .back(let id, _), .closeModal(let id, _), .selectTab(let id, _):
             screen = id
         }
@@ -125,10 +137,28 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
             case .back(_, let phase): try card.navigate(.back(phase))
             case .closeModal(_, let phase): try card.navigate(.closeModal(phase))
             case .selectTab(_, let index): try card.navigate(.selectTab(index))
-            case .ack: break
+            case .ack, .open: break
             }
         } catch {
             send(TabEvent.notice("could not send to flowd: \(error)").json)
+        }
+    }
+
+    /// flowd's socket, for the tab's debug requests (where the user is, a link to open).
+    private var daemonSocket: String {
+        options.socketPath ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
+    }
+
+    /// Opens `link` through the app's flows (the page was opened at it); what it places reaches the
+    /// tabs that host its screens; a link the flows refuse is said on the page, nothing changes.
+    private func open(_ link: String) {
+        do {
+            let client = try FlowClient.connect(path: daemonSocket, role: .debug, name: "flowd-web tab")
+            defer { client.close() }
+            let opened = try client.openLink(link)
+            send(TabEvent.notice("opened \(opened.link)").json)
+        } catch {
+            send(TabEvent.notice("could not open \(link): \(error)").json)
         }
     }
 
@@ -158,5 +188,36 @@ extension ScreenView {
         self.init(
             id: card.id, kind: card.kind, flow: card.flowID, flowType: card.flowType, state: card.state,
             placement: card.placement)
+    }
+}
+
+/// Where the user is, asked of flowd on a debug connection of its own (a tab's host connection may
+/// not ask for the tree), told only when it changed.
+final class PlaceQuery {
+    private let socketPath: String
+    private var client: FlowClient?
+    private var last: String?
+
+    init(socketPath: String) { self.socketPath = socketPath }
+
+    deinit { client?.close() }
+
+    /// The place's link if it changed since the last call ("" when no link names it); nil when it did
+    /// not, or flowd could not be asked.
+    func changed() -> String? {
+        do {
+            if client == nil {
+                client = try FlowClient.connect(path: socketPath, role: .debug, name: "flowd-web place")
+            }
+            let tree = try client?.tree()
+            let now = tree?.hasPlace == true ? tree?.place ?? "" : ""
+            guard now != last else { return nil }
+            last = now
+            return now
+        } catch {
+            client?.close()
+            client = nil
+            return nil
+        }
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
 
-/// Who may use flowd-web (docs/web.md, "Security"): every page and WebSocket presents the token
-/// printed at start (as Jupyter does), the `Host` header names this server (no DNS rebinding),
-/// and a WebSocket's `Origin`, when a browser sends one, is this server's own page.
+/// Who may use flowd-web (docs/web.md, "Security"): every WebSocket and recording presents the
+/// token printed at start (as Jupyter does), the `Host` header names this server (no DNS
+/// rebinding), and a WebSocket's `Origin`, when a browser sends one, is this server's own page.
+/// The pages themselves hold nothing secret: any request naming this server gets them, and they
+/// keep the token in the origin's storage, out of the address bar.
 public struct AccessPolicy: Sendable {
     /// The secret in every URL.
     public let token: String
@@ -37,6 +39,14 @@ public struct AccessPolicy: Sendable {
         }
         if let origin, !allows(origin: origin) {
             return "the Origin \"\(origin)\" is not this server's page; only flowd-web's own pages may open its WebSockets"
+        }
+        return nil
+    }
+
+    /// Why a page request is refused (its `Host` does not name this server); nil if it may go on.
+    public func pageRefusal(host: String?) -> String? {
+        guard let host, allows(authority: host) else {
+            return "the Host header \"\(host ?? "")\" does not name this server; use the URL flowd-web printed"
         }
         return nil
     }

@@ -71,12 +71,14 @@ public struct WebServer: Sendable {
         let check: @Sendable (Request) -> String? = { request in
             policy().refusal(token: request.uri.queryParameters.get("token"), host: request.head.authority, origin: nil)
         }
+        // The pages hold no secret (their WebSockets present the token): served to any request that
+        // names this server, so a bookmark or a copied address without the token opens them.
         router.get("/") { request, _ in
-            if let refusal = check(request) { return Self.refused(refusal) }
+            if let refusal = policy().pageRefusal(host: request.head.authority) { return Self.refused(refusal) }
             return Self.html(Pages.screens, host: request.head.authority)
         }
         router.get("/inspector") { request, _ in
-            if let refusal = check(request) { return Self.refused(refusal) }
+            if let refusal = policy().pageRefusal(host: request.head.authority) { return Self.refused(refusal) }
             return Self.html(Pages.inspector, host: request.head.authority)
         }
         router.get("/recordings/{name}") { [recordings] request, context in

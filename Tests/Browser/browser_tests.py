@@ -261,18 +261,22 @@ def test_security(ctx):
             html = page.read().decode()
         check("frame-ancestors 'none'" in policy and "default-src 'none'" in policy, f"{path}: a strict policy: {policy!r}")
         check(nonce and f'<script nonce="{nonce}">' in html and f'<style nonce="{nonce}">' in html, f"{path}: the inline script and style carry the nonce")
-        check(page.headers.get("Referrer-Policy") == "no-referrer", f"{path}: no referrer (the token is in the URL)")
+        check(page.headers.get("Referrer-Policy") == "no-referrer", f"{path}: no referrer")
         check(page.headers.get("X-Frame-Options") == "DENY" and page.headers.get("X-Content-Type-Options") == "nosniff", f"{path}: framing and sniffing refused")
     # Every page drawn so far ran under that policy with nothing blocked.
     blocked = csp_violations(ctx.driver)
     check(not blocked, f"the Content-Security-Policy blocked: {blocked}")
-    for path in ["/?token=wrong", "/inspector", "/inspector?token=" + "0" * len(stack.token)]:
-        try:
-            urllib.request.urlopen(stack.base + path, timeout=10)
-            raise AssertionError(f"{path} was served without the right token")
-        except urllib.error.HTTPError as error:
-            check(error.code == 403, f"{path}: expected 403, got {error.code}")
-            check("token" in error.read().decode(), "the refusal says why")
+    # The pages hold no secret: served without the token (a bookmark, a copied address), while their
+    # WebSockets need it (below). A request whose Host does not name this server gets nothing.
+    for path in ["/", "/inspector", "/#students/Bob/age"]:
+        with urllib.request.urlopen(stack.base + path, timeout=10) as page:
+            check(page.status == 200 and stack.token not in page.read().decode(), f"{path}: served, without the token in it")
+    request = urllib.request.Request(stack.base + "/", headers={"Host": "evil.example:80"})
+    try:
+        urllib.request.urlopen(request, timeout=10)
+        raise AssertionError("a page was served to a Host that does not name this server")
+    except urllib.error.HTTPError as error:
+        check(error.code == 403 and "Host" in error.read().decode(), f"a foreign Host is refused: {error.code}")
     # A refused WebSocket handshake is answered 400 (no upgrade); flowd-web's log says why.
     status = handshake_status(stack, "/ws/screens?token=wrong", None)
     check(status.startswith("HTTP/1.1 400"), f"a WebSocket with a wrong token is refused: {status}")
@@ -463,6 +467,42 @@ def test_a_closed_tab_leaves_its_place_to_the_next(ctx):
     wait(d, lambda d: "Tutorial skipped" in stage(d).text, "the menu saying Tutorial skipped")
 
 
+def test_the_place_in_the_address_bar(ctx):
+    """The address bar shows where the user is, as a link after #, and never the token; a reload
+    resumes there; that address opened in a new tab (a bookmark) opens the place through the flows."""
+    d = ctx.driver
+    stack = ctx.stack
+    ctx.switch(ctx.tab_a)
+    check("token=" not in d.current_url, f"the token left the address bar: {d.current_url}")
+    check(d.execute_script("return localStorage.getItem('flowd-web-token')") == stack.token, "the token is kept in the origin's storage")
+    press(d, "Onboarding tutorial")
+    on_screen(d, "tutorial", "Welcome")
+    wait(d, lambda d: d.current_url.endswith("/#tutorial"), "the address bar at #tutorial")
+    press(d, "Next")
+    on_screen(d, "tutorial", "All set")
+    wait(d, lambda d: d.current_url.endswith("/#tutorial/done"), "the address bar at #tutorial/done")
+    check(stack.tree().get("place") == "tutorial/done", "flowd says the same place")
+    d.refresh()
+    on_screen(d, "tutorial", "All set")
+    check(d.current_url.endswith("/#tutorial/done") and "token=" not in d.current_url, f"a reload keeps the place: {d.current_url}")
+    # Another place's address, opened as a bookmark in a new tab: the place opens through the flows.
+    d.switch_to.new_window("tab")
+    bookmark = d.current_window_handle
+    d.get(stack.base + "/#students/Bob/age")
+    eventually(lambda: stack.tree().get("place") == "students/Bob/age", "flowd at students/Bob/age")
+    _, info = visible_screen(stack.tree())
+    check(info["kind"] == "student-age", f"the age editor is visible: {info}")
+    check("token=" not in d.current_url, f"no token in the new tab's address: {d.current_url}")
+    d.close()
+    ctx.switch(ctx.tab_b)
+    on_screen(d, "student-age")
+    wait(d, lambda d: d.current_url.endswith("#students/Bob/age"), "tab B, which shows it, says where it is")
+    tap(d, "#back")
+    on_screen(d, "student-name", "Edit Bob")
+    wait(d, lambda d: d.current_url.endswith("#students/Bob"), "back: the address follows")
+    _ = bookmark
+
+
 def node(driver, kind, node_id=None):
     selector = f"#{'flows' if kind == 'flow' else 'navigation'} g.node[data-kind={kind}]" + (f"[data-id='{node_id}']" if node_id is not None else "")
     found = driver.find_elements(By.CSS_SELECTOR, selector)
@@ -495,7 +535,8 @@ def press_from_inspector(d, stack, index):
 
 
 TESTS = [test_two_tabs_connect, test_tutorial, test_reload_mid_flow, test_student_editor, test_tabbed_app,
-         test_profile_and_login, test_security, test_inspector, test_a_closed_tab_leaves_its_place_to_the_next]
+         test_profile_and_login, test_security, test_inspector, test_a_closed_tab_leaves_its_place_to_the_next,
+         test_the_place_in_the_address_bar]
 
 
 def main():

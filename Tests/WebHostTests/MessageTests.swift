@@ -15,6 +15,7 @@ struct MessageTests {
         #expect(try TabRequest.parse(#"{"type":"closeModal","screen":4,"phase":"cancel"}"#) == .closeModal(screen: 4, phase: .cancel))
         #expect(try TabRequest.parse(#"{"type":"selectTab","screen":4,"index":1}"#) == .selectTab(screen: 4, index: 1))
         #expect(try TabRequest.parse(#"{"type":"ack","screen":4,"serial":3}"#) == .ack(screen: 4, serial: 3))
+        #expect(try TabRequest.parse(#"{"type":"open","link":"students/Bob/age"}"#) == .open(link: "students/Bob/age"))
     }
 
     @Test("malformed messages are refused with what is wrong")
@@ -27,6 +28,7 @@ struct MessageTests {
             (#"{"type":"press","screen":4}"#, #""press" needs a "index" field"#),
             (#"{"type":"press","screen":"four","index":1}"#, #"field "screen" has the wrong type"#),
             (#"{"type":"back","screen":4,"phase":"sideways"}"#, #"phase "sideways""#),
+            (#"{"type":"open"}"#, #""open" needs a "link" field"#),
         ]
         for (text, reason) in cases {
             #expect(throws: MessageError.self, "\(text)") { try TabRequest.parse(text) }

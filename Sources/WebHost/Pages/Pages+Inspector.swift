@@ -58,8 +58,6 @@ extension Pages {
     """#
 
     static let inspectorScript = #"""
-    "use strict";
-    const token = new URLSearchParams(location.search).get("token") || "";
     const events = [];
     let tree = null, shapes = {}, selection = null, socket = null;
     const $ = (id) => document.getElementById(id);

@@ -46,16 +46,14 @@ extension Pages {
     """#
 
     static let screensScript = #"""
-    "use strict";
     const params = new URLSearchParams(location.search);
-    const token = params.get("token") || "";
     const kinds = params.get("kinds") || "";
     const screens = new Map();          // id -> screen view (as flowd-web sends it)
     const stage = document.getElementById("stage");
     const statusLine = document.getElementById("status");
     let socket = null;
     let drawnId = null;
-    document.getElementById("inspector-link").href = "/inspector?token=" + encodeURIComponent(token);
+    document.getElementById("inspector-link").href = "/inspector";
 
     function setStatus(text, kind) { statusLine.textContent = text; statusLine.className = kind || ""; }
     function notice(text) { document.getElementById("notice").textContent = text; }
@@ -85,7 +83,15 @@ extension Pages {
           message.app + " · " + message.server + " · connection " + message.connection + (message.resumed ? " (resumed)" : "");
         setStatus("connected", "ok");
         document.body.dataset.connection = message.connection;
+        // Opened at a place (a bookmark, an address typed or shared, a reload that could not resume):
+        // open it through the app's flows. A resumed page is already there.
+        if (!message.resumed && location.hash.length > 1) send({ type: "open", link: location.hash.slice(1) });
         break;
+      // Where the user is, in the address bar: replaced, not pushed (the flows own back: docs/web.md).
+      case "where":
+        document.body.dataset.place = message.link || "";
+        history.replaceState(null, "", location.pathname + location.search + (message.link ? "#" + message.link : ""));
+        return;
       // `data-animation` names the transition of the last change to the drawn screen ("none": drawn at once).
       case "place":
         screens.set(message.screen.id, message.screen);

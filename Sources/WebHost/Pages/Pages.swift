@@ -1,11 +1,30 @@
 /// The two pages flowd-web serves, each one self-contained HTML document (style and script
-/// inline, nothing fetched from elsewhere). The pages read the token from their own URL and
-/// present it on their WebSocket (docs/web.md).
+/// inline, nothing fetched from elsewhere). The pages take the token from the URL flowd-web
+/// printed, keep it in the origin's storage, take it out of the address bar, and present it on
+/// their WebSocket (docs/web.md, "Security").
 enum Pages {
     /// The screen host's page: the visible screen with its navigation chrome.
-    static let screens = document(title: "flowd", style: style + screensStyle, body: screensBody, script: screensScript)
+    static let screens = document(title: "flowd", style: style + screensStyle, body: screensBody, script: tokenScript + screensScript)
     /// The live inspector: the flow tree and navigation model, the events, the actions.
-    static let inspector = document(title: "flowd inspector", style: style + inspectorStyle, body: inspectorBody, script: inspectorScript)
+    static let inspector = document(title: "flowd inspector", style: style + inspectorStyle, body: inspectorBody, script: tokenScript + inspectorScript)
+
+    /// The token, for both pages: taken from the URL flowd-web printed into this origin's storage
+    /// (another port is another origin), and out of the address bar, so an address a person copies
+    /// or bookmarks never holds it. A later page of the origin finds it there.
+    static let tokenScript = #"""
+    "use strict";
+    const token = (() => {
+      const url = new URL(location.href);
+      const given = url.searchParams.get("token");
+      if (given) {
+        localStorage.setItem("flowd-web-token", given);
+        url.searchParams.delete("token");
+        history.replaceState(null, "", url.pathname + url.search + url.hash);
+      }
+      return localStorage.getItem("flowd-web-token") || "";
+    })();
+
+    """#
 
     private static func document(title: String, style: String, body: String, script: String) -> String {
         """
