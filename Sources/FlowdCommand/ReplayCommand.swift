@@ -16,8 +16,9 @@ struct ReplayCommand: ParsableCommand {
             PlacementChanged and Dismiss the flows make is compared with the recorded one (kind, screen, \
             serial, placement path and state).
 
-            Exit codes: 0 same placements, 1 a difference (the first one is printed) or a recording that \
-            cannot be replayed, 64 bad arguments.
+            Exit codes: 0 same placements; 1 a difference (the first one is printed) or a recording that \
+            cannot be replayed against the app; 64 bad arguments (an app this command does not run); 65 a \
+            file that is not a recording (damaged, cut short, another file); 66 a file that cannot be read.
 
             Examples:
               flowctl record bug.rec &  ...reproduce the bug...  ; kill -INT %1
@@ -41,12 +42,22 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let context = CommandContext.current
+        // What is wrong with the file, with the app and with the replay are told apart by the exit code.
+        let recording: Recording
         do {
-            let recording = try Recording.read(path: file)
-            let name = app ?? recording.tree.app
-            guard let chosen = context.command.app(named: name) else {
-                throw ReplayError("the recording ran app '\(name)', which \(context.command.name) does not run; pass --app NAME (\(context.command.appChoices))")
-            }
+            recording = try Recording.read(path: file)
+        } catch {
+            FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
+            throw ExitCode(FileManager.default.isReadableFile(atPath: file) ? 65 : 66)
+        }
+        let name = app ?? recording.tree.app
+        guard let chosen = context.command.app(named: name) else {
+            let advice = "pass --app NAME (\(context.command.appChoices))"
+            FileHandle.standardError.write(Data(
+                "\(context.command.name) replay: the recording ran app '\(name)', which \(context.command.name) does not run; \(advice)\n".utf8))
+            throw ExitCode(64)
+        }
+        do {
             let result = try Replay.run(recording, app: chosen.make())
             if let difference = result.difference {
                 context.output("different placements after \(result.compared) equal ones (\(result.inputs) inputs replayed): \(difference)")

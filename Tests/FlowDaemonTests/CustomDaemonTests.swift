@@ -83,12 +83,14 @@ import Testing
         }
     }
 
-    @Test func replayOfAFileThatIsNotARecordingExits1() throws {
+    /// A file that is not a recording exits 65, one that cannot be read 66; a difference stays 1.
+    @Test func replayOfAFileThatIsNotARecordingExits65AndOfNoFile66() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-recording-\(getpid())")
         try Data("hello\n".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        #expect(run(greeting, ["replay", file.path]).code == 1)
-        #expect(run(flowd, ["replay", file.path]).code == 1)
+        #expect(run(greeting, ["replay", file.path]).code == 65)
+        #expect(run(flowd, ["replay", file.path]).code == 65)
+        #expect(run(flowd, ["replay", file.path + "-missing"]).code == 66)
     }
 }
 
