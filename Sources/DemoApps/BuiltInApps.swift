@@ -45,9 +45,11 @@ public enum BuiltInApps {
         // pushes the success screen; a version-1 journal would replay a login without it. Version 3:
         // the student editor applies edits as they are made (back keeps them). Version 4: the card
         // screens' outputs are protobuf messages (a journal holds them as sent), no longer JSON.
+        // Version 5: a student's editor is identified by the name as it is now (`linkID`), and a
+        // directory link to the detail on top does not push it again: links replay differently.
         // FLOWD_DEMO_VERSION starts it as another version, to try an upgrade: the journal of the
         // version before does not replay, and the place it was at opens again (docs/demo.md).
-        let version = ProcessInfo.processInfo.environment["FLOWD_DEMO_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? "4"
+        let version = ProcessInfo.processInfo.environment["FLOWD_DEMO_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? "5"
         return App(name: "launcher", version: version, screens: screens, modules: allCardScreens.map { $0 as any ScreenModule.Type },
                    placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
     }

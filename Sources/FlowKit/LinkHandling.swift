@@ -17,20 +17,22 @@ public protocol LinkHandling: Flow {
 
     /// Where this flow is now, as the segments of a link: the inverse of `route(_:)`. `child` is the
     /// running sub-flow that holds the user's place (the visible screen is its, or its sub-flows'):
-    /// return the segments whose plan starts it, or hands the link into it (`.start`, `.into`). Nil:
-    /// the visible screen is this flow's own; return the segments that show it (`.here`), none for
-    /// the flow's first screen. The runtime joins the segments of every flow from the root down
-    /// (`FlowRuntime.place`); opening that link must arrive where the user is. Must change nothing.
-    /// Default: none, which is right for a flow whose link ends where it starts.
-    func place(toward child: (any Flow)?) -> [String]
+    /// return the segments whose plan starts it, or hands the link into it (`.start`, `.into`). Nil
+    /// `child`: the visible screen is this flow's own; return the segments that show it (`.here`),
+    /// none for the flow's first screen. Return nil when no link leads there: the link ends before
+    /// this flow's part, at a place it can open. The runtime joins the parts of every flow from the
+    /// root down (`FlowRuntime.place`); opening that link must arrive where the user is. Must change
+    /// nothing. Default: none for the flow's own screens, nil toward a child (it cannot say which
+    /// segments start it).
+    func place(toward child: (any Flow)?) -> [String]?
 }
 
 extension LinkHandling {
     /// The type alone identifies the place.
     public var linkID: String { "" }
 
-    /// A flow whose link ends where it starts.
-    public func place(toward child: (any Flow)?) -> [String] { [] }
+    /// A flow that says only its own start: the link ends here when a sub-flow holds the place.
+    public func place(toward child: (any Flow)?) -> [String]? { child == nil ? [] : nil }
 
     /// The plan, without its type.
     func erasedPlan(_ link: LinkRoute) throws(LinkError) -> ErasedLinkPlan {

@@ -18,12 +18,6 @@ protocol ScreenOutlet {
     func withoutHandler() -> any ScreenOutlet
 }
 
-/// JSON for a binary kind's output that its published schema refuses: what does not fit, by path.
-struct OutputSchemaMismatch: Error, CustomStringConvertible {
-    let problems: [String]
-    var description: String { problems.joined(separator: "; ") }
-}
-
 /// The outlet of a screen of module `M`.
 struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
     /// The owning flow's handler, if it set one.
@@ -39,16 +33,7 @@ struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
     }
 
     func outputPayload(fromJSON json: Data, with codec: any PayloadCodec) throws -> Data {
-        // A kind whose outputs are not JSON (protobuf) reads people's JSON by the schema `flowd describe`
-        // publishes (docs/protocol.md §14): exactly one case it knows; keys it does not know are
-        // ignored, as the JSON decoder ignores them for JSON kinds.
-        // (A contract that lists no cases — an enum without `exampleOutputs` — leaves it to the coder.)
-        if !M.outputCoder.isJSON {
-            let contract = ScreenContract(M.self)
-            let problems = contract.outputs.isEmpty ? [] : contract.output.validate(try JSONValue(parsing: json))
-            if !problems.isEmpty { throw OutputSchemaMismatch(problems: problems) }
-        }
-        return try M.outputCoder.payload(fromJSON: json, with: codec)
+        try M.outputCoder.payload(fromJSON: json, with: codec)
     }
 
     func outputJSON(_ payload: Data, with codec: any PayloadCodec) throws -> Data {

@@ -151,14 +151,18 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
 
     /// Opens `link` through the app's flows (the page was opened at it); what it places reaches the
     /// tabs that host its screens; a link the flows refuse is said on the page, nothing changes.
+    /// Off the session's thread: the link may wait for a dismissal this very tab has to acknowledge.
     private func open(_ link: String) {
-        do {
-            let client = try FlowClient.connect(path: daemonSocket, role: .debug, name: "flowd-web tab")
-            defer { client.close() }
-            let opened = try client.openLink(link)
-            send(TabEvent.notice("opened \(opened.link)").json)
-        } catch {
-            send(TabEvent.notice("could not open \(link): \(error)").json)
+        let (path, send) = (daemonSocket, send)
+        DispatchQueue.global().async {
+            do {
+                let client = try FlowClient.connect(path: path, role: .debug, name: "flowd-web tab")
+                defer { client.close() }
+                let opened = try client.openLink(link)
+                send(TabEvent.notice("opened \(opened.link)").json)
+            } catch {
+                send(TabEvent.notice("could not open \(link): \(error)").json)
+            }
         }
     }
 

@@ -489,6 +489,11 @@ def test_the_place_in_the_address_bar(ctx):
     d.switch_to.new_window("tab")
     bookmark = d.current_window_handle
     d.get(stack.base + "/#students/Bob/age")
+    # Any site may link here: the page offers the place and opens it only when asked.
+    offer = wait(d, lambda d: d.find_element(By.ID, "open-place"), "the offer to open the place")
+    check("students/Bob/age" in d.find_element(By.ID, "notice").text, "the offer names the place")
+    check(stack.tree().get("place") == "tutorial/done", "nothing opened before the person asked")
+    offer.click()
     eventually(lambda: stack.tree().get("place") == "students/Bob/age", "flowd at students/Bob/age")
     _, info = visible_screen(stack.tree())
     check(info["kind"] == "student-age", f"the age editor is visible: {info}")

@@ -113,7 +113,7 @@ final class ShelfFlow: Flow, LinkHandling {  // Output and Result left out: Neve
     }
 
     // The inverse of route: the segment of the book that holds the user's place.
-    func place(toward child: (any Flow)?) -> [String] { (child as? BookFlow).map { [$0.name] } ?? [] }
+    func place(toward child: (any Flow)?) -> [String]? { (child as? BookFlow).map { [$0.name] } ?? [] }
 }
 
 final class BookFlow: Flow, LinkHandling {
@@ -146,7 +146,7 @@ final class BookFlow: Flow, LinkHandling {
         }
     }
 
-    func place(toward child: (any Flow)?) -> [String] { notes?.isPlaced == true ? ["notes"] : [] }
+    func place(toward child: (any Flow)?) -> [String]? { notes?.isPlaced == true ? ["notes"] : [] }
 }
 // end: links
 

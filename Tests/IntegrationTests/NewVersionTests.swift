@@ -31,7 +31,7 @@ struct NewVersionTests {
             #expect(old.waitForExit() == 0, "\(old.logText)")
         }
 
-        let new = try DaemonProcess(arguments: arguments, environment: ["FLOWD_PYTHON_SCREENS": "0", "FLOWD_DEMO_VERSION": "5"],
+        let new = try DaemonProcess(arguments: arguments, environment: ["FLOWD_PYTHON_SCREENS": "0", "FLOWD_DEMO_VERSION": "6"],
                                     directory: directory)
         #expect(new.waitForLog("the place it was at is open again in this version"), "\(new.logText)")
         let host = try RawClient(path: new.socketPath)
@@ -44,7 +44,7 @@ struct NewVersionTests {
         #expect(age.kind == AgeEditorScreen.kind, "the age editor is the visible screen")
         #expect(try flowctl(["where"], new).stdout == "students/Bob/age\n")
         let stats = try flowctl(["stats"], new)
-        #expect(stats.stdout.contains("students/Bob/age (version 4)"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("students/Bob/age (version 5)"), "\(stats.stdout)")
 
         // Back walks the real stack to the menu: each back uncovers the screen below.
         for (index, expected) in ["students/Bob", "students", "menu"].enumerated() {

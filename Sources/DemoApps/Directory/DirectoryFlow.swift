@@ -113,7 +113,7 @@ extension ContactsAndEventsFlow: LinkHandling {
     }
 
     /// The tab the user is in.
-    public func place(toward child: (any Flow)?) -> [String] {
+    public func place(toward child: (any Flow)?) -> [String]? {
         guard let child = child as? DirectoryFlow else { return [] }
         return child === contacts ? ["contacts"] : child === events ? ["events"] : []
     }
@@ -128,5 +128,5 @@ extension DirectoryFlow: LinkHandling {
     }
 
     /// The entry whose detail is on top of the tab's stack.
-    public func place(toward child: (any Flow)?) -> [String] { topDetail.map { [$0] } ?? [] }
+    public func place(toward child: (any Flow)?) -> [String]? { topDetail.map { [$0] } ?? [] }
 }

@@ -187,7 +187,7 @@ extension LauncherFlow: LinkHandling {
 
     /// The app running, by the link that starts it; `menu` otherwise (also while screens a finished
     /// app left on the stack are on top: no link names them, and the menu is the nearest place).
-    public func place(toward child: (any Flow)?) -> [String] {
+    public func place(toward child: (any Flow)?) -> [String]? {
         switch child {
         case is OnboardingFlow: ["tutorial"]
         case let profile as PersonalProfileFlow: profile.linkID == Self.keptProfile ? ["profile", Self.keptProfile] : ["profile"]

@@ -110,5 +110,5 @@ extension BusinessProfileFlow: LinkHandling {
     }
 
     /// The owner's profile, when it runs.
-    public func place(toward child: (any Flow)?) -> [String] { child is PersonalProfileFlow ? ["owner"] : [] }
+    public func place(toward child: (any Flow)?) -> [String]? { child is PersonalProfileFlow ? ["owner"] : [] }
 }

@@ -155,7 +155,7 @@ extension StudentsFlow: LinkHandling {
     }
 
     /// The student being edited, by name.
-    public func place(toward child: (any Flow)?) -> [String] {
+    public func place(toward child: (any Flow)?) -> [String]? {
         (child as? EditStudentFlow).map { [$0.linkID] } ?? []
     }
 }
@@ -166,7 +166,7 @@ extension EditStudentFlow: LinkHandling {
     public var linkID: String { student.name }
 
     /// The age editor, when it runs.
-    public func place(toward child: (any Flow)?) -> [String] { child is EditAgeFlow ? ["age"] : [] }
+    public func place(toward child: (any Flow)?) -> [String]? { child is EditAgeFlow ? ["age"] : [] }
 
     public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<EditStudentFlow> {
         switch link.first {

@@ -42,5 +42,5 @@ extension OnboardingFlow: LinkHandling {
     }
 
     /// The last page, once it is shown.
-    public func place(toward child: (any Flow)?) -> [String] { done?.isPlaced == true ? ["done"] : [] }
+    public func place(toward child: (any Flow)?) -> [String]? { done?.isPlaced == true ? ["done"] : [] }
 }

@@ -118,14 +118,14 @@ struct DaemonJournal {
                 logger.error("""
                     journal write failed: \(error); the inputs stay in memory and the write is tried again every second \
                     (they are lost if flowd stops before it succeeds): \(error.adviceWhileWritesFail)
-                    """, metadata: ["inputs": "\(pending.count)"])
+                    """, metadata: ["inputs": "\(pendingCount)"])
             }
             retryAt = now + Self.retryMilliseconds
             if failure == nil { failure = error }
             return
         }
         if failure != nil {
-            logger.notice("journal writes again", metadata: ["inputs": "\(pending.count)"])
+            logger.notice("journal writes again", metadata: ["inputs": "\(pendingCount)"])
             retryAt = nil
             failure = nil
         }
@@ -144,7 +144,7 @@ struct DaemonJournal {
         write(now: now, force: true)
         guard let failure, !pending.isEmpty, mode != .finished else { return }
         logger.error("""
-            \(pending.count) inputs could not be journaled before the stop: \(failure); \
+            \(pendingCount) inputs could not be journaled before the stop: \(failure); \
             the next start restores the state before them
             """)
     }
@@ -153,7 +153,11 @@ struct DaemonJournal {
     /// (`place`, asked before the unwinding begins), and nothing after it.
     mutating func freeze(place: () -> String?) {
         guard mode == .recording else { return }
-        if !pending.isEmpty { notePlace(place) }
+        if !pending.isEmpty {
+            notePlace(place)
+            // The check of the state before the unwinding, whose commands `observe` still adds.
+            pending[pending.count - 1].check = check.stored
+        }
         mode = .frozen
     }
 

@@ -65,7 +65,7 @@ struct Persistence {
             do {
                 journal = try Self.journal(at: path, for: app, logger: logger)
             } catch {
-                throw .state(error)
+                throw .state(.cannotOpen(path: path, reason: "\(refused); it was moved aside to \(kept), but a fresh journal cannot be opened: \(error)"))
             }
         }
         notices.append(Notice(.info, "journal open", ["path": "\(path)"]))

@@ -23,7 +23,9 @@ extension DaemonCore {
     /// comes before this). Tells the service manager `READY=1` with the first status. Called once, by `run()`.
     package mutating func becameReady() {
         loop.assertOnLoop()
-        service?.ready(serviceStatus, now: loop.now)
+        guard let service else { return }
+        service.ready(serviceStatus, now: loop.now)
+        logger.debug("told the service manager READY=1")
     }
 
     /// What `STATUS=` reports now.

@@ -76,7 +76,7 @@ extension Pages {
 
     function receive(message) {
       switch (message.type) {
-      case "hello": $("meta").textContent = message.app + " · " + message.server + " · " + message.socket; status("live", "ok"); break;
+      case "hello": keepToken(); $("meta").textContent = message.app + " · " + message.server + " · " + message.socket; status("live", "ok"); break;
       case "shapes": shapes = message.shapes; break;
       case "tree": tree = message.tree; drawTree(); break;
       case "event": events.push(message.event); if (events.length > 2000) events.shift(); drawEvents(); break;

@@ -78,14 +78,16 @@ extension Pages {
     function receive(message) {
       switch (message.type) {
       case "hello":
+        keepToken();
         sessionStorage.setItem("flowd-resume", message.resumeToken || "");
         document.getElementById("meta").textContent =
           message.app + " · " + message.server + " · connection " + message.connection + (message.resumed ? " (resumed)" : "");
         setStatus("connected", "ok");
         document.body.dataset.connection = message.connection;
         // Opened at a place (a bookmark, an address typed or shared, a reload that could not resume):
-        // open it through the app's flows. A resumed page is already there.
-        if (!message.resumed && location.hash.length > 1) send({ type: "open", link: location.hash.slice(1) });
+        // offer to open it through the app's flows. Asked, not done: any site may link to this address,
+        // and opening a place unwinds what is open above it. A resumed page is already there.
+        if (!message.resumed && location.hash.length > 1) offerToOpen(location.hash.slice(1));
         break;
       // Where the user is, in the address bar: replaced, not pushed (the flows own back: docs/web.md).
       case "where":
@@ -292,6 +294,15 @@ extension Pages {
         handle.addEventListener("pointerup", up);
         handle.addEventListener("pointercancel", up);
       });
+    }
+
+    function offerToOpen(link) {
+      const bar = document.getElementById("notice");
+      bar.replaceChildren(document.createTextNode("This address is the place " + link + ". "));
+      const open = el("button", "", "Open it");
+      open.id = "open-place";
+      open.onclick = () => { send({ type: "open", link: link }); bar.textContent = ""; };
+      bar.append(open);
     }
 
     function el(tag, className, text) {

@@ -8,21 +8,21 @@ enum Pages {
     /// The live inspector: the flow tree and navigation model, the events, the actions.
     static let inspector = document(title: "flowd inspector", style: style + inspectorStyle, body: inspectorBody, script: tokenScript + inspectorScript)
 
-    /// The token, for both pages: taken from the URL flowd-web printed into this origin's storage
-    /// (another port is another origin), and out of the address bar, so an address a person copies
-    /// or bookmarks never holds it. A later page of the origin finds it there.
+    /// The token, for both pages: taken out of the address bar at once, so an address a person
+    /// copies or bookmarks never holds it, and kept in this origin's storage (another port is another
+    /// origin) once the page's WebSocket accepted it (`keepToken`), so a wrong one in a link cannot
+    /// replace the right one. A later page of the origin finds it there.
     static let tokenScript = #"""
     "use strict";
     const token = (() => {
       const url = new URL(location.href);
       const given = url.searchParams.get("token");
-      if (given) {
-        localStorage.setItem("flowd-web-token", given);
-        url.searchParams.delete("token");
-        history.replaceState(null, "", url.pathname + url.search + url.hash);
-      }
-      return localStorage.getItem("flowd-web-token") || "";
+      if (!given) return localStorage.getItem("flowd-web-token") || "";
+      url.searchParams.delete("token");
+      history.replaceState(null, "", url.pathname + url.search + url.hash);
+      return given;
     })();
+    function keepToken() { localStorage.setItem("flowd-web-token", token); }
 
     """#
 
