@@ -66,7 +66,9 @@ enum DebugViews {
         if let place = runtime.place { tree.place = "\(place)" }
         let snapshot = runtime.debugTree()
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
-        tree.window = snapshot.wireWindow { screenInfo($0, $1, parts) }
+        // Only the two parts a screen's line reads, borrowed: not the whole `Sources` per screen.
+        let (delivery, connections) = (parts.delivery, parts.connections)
+        tree.window = snapshot.wireWindow { screenInfo($0, $1, delivery: delivery, connections: connections) }
         return tree
     }
 
@@ -79,9 +81,9 @@ enum DebugViews {
         return reply
     }
 
-    private static func screenInfo(_ id: ScreenID, _ info: DebugTree.NodeInfo, _ parts: Sources) -> Flowd_V1_ScreenInfo {
+    private static func screenInfo(_ id: ScreenID, _ info: DebugTree.NodeInfo, delivery: ScreenDelivery, connections: ConnectionTable) -> Flowd_V1_ScreenInfo {
         var screen = Flowd_V1_ScreenInfo()
-        let delivered = parts.delivery.screens[id]
+        let delivered = delivery.screens[id]
         screen.kind = info.screenKind ?? delivered?.kind ?? ""
         screen.flowID = info.owner?.rawValue ?? 0
         screen.visible = info.placement?.isVisible ?? false
@@ -93,7 +95,7 @@ enum DebugViews {
             screen.delivery = delivered.phase.summary
             if let hostID = delivered.host {
                 screen.connectionID = hostID
-                if let host = parts.connections[hostID] {
+                if let host = connections[hostID] {
                     screen.hostName = host.agreement?.name ?? ""
                     screen.pid = host.peerPID
                 }
