@@ -43,12 +43,7 @@ struct OpenLinkTests {
     /// The launcher with every screen on one attached host and a debug client, after `students/Bob`
     /// and a back from Bob's editor whose `Dismiss` is not acknowledged yet.
     static func launcherWithADismissalInFlight() throws -> (EmbeddedDaemon, host: EmbeddedConnection, debug: EmbeddedConnection) {
-        let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
-        let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false }
-        let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
-        EmbeddedDaemonTests.ackAll(answer, on: host)
-        let debug = daemon.connect()
-        _ = debug.hello(role: .debug)
+        let (daemon, host, debug) = try PlaceTests.launcher()
         guard case .linkOpened? = open("students/Bob", from: debug) else { throw ExpectedLinkOpened() }
         EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
         RestoreTests.back(try #require(OpenLinkJournalTests.visibleScreen(daemon)), from: host)

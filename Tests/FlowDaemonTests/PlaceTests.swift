@@ -192,9 +192,13 @@ struct PlaceAcrossVersionsTests {
         #expect(kept.count == 1, "the journal that did not replay is kept aside: \(kept)")
     }
 
-    @Test func aJournalWithoutAPlaceStartsTheNewVersionAtItsStart() throws {
+    @Test(arguments: [nil, "a//b", "sp ace"])
+    func aJournalWithoutAPlaceOrWithOneThatIsNoLinkStartsTheNewVersionAtItsStart(place: String?) throws {
         let path = makeTemporaryDirectory() + "/launcher.journal"
-        do { _ = try Journal(path: path, identity: .init(app: "launcher", appVersion: "3")) }
+        do {
+            let journal = try Journal(path: path, identity: .init(app: "launcher", appVersion: "3"))
+            if let place { try journal.append([Journal.Record(kind: 64, body: Array(place.utf8))]) }
+        }
         let (new, _) = try Self.start(try Self.launcher(version: "4"), path: path)
         #expect(new.daemon.tree().place == "menu")
         #expect(new.daemon.stats().placeCarriedOver.isEmpty)

@@ -48,9 +48,6 @@ struct DaemonJournal {
     /// The place the journal holds last ("": none, as in a new journal, so an app that opens no links
     /// never writes one).
     private var journaledPlace = ""
-
-    /// A restore replayed the journal, whose last place was `place` ("": none).
-    mutating func restored(place: String) { journaledPlace = place }
     /// Whether this iteration's commands may have moved the user (a screen placed, moved or dismissed):
     /// only then is the place asked for at the commit, so an output that updates a screen costs nothing more.
     private var mayHaveMoved = false
@@ -79,6 +76,9 @@ struct DaemonJournal {
         let (kind, body) = input.encoded
         pending.append(Journal.Record(kind: kind, body: body, key: Int64(bitPattern: key)))
     }
+
+    /// A restore replayed the journal, whose last place was `place` ("": none).
+    mutating func restored(place: String) { journaledPlace = place }
 
     /// Adds a screen command the runtime made to the check (while recording or replaying).
     mutating func observe(_ command: ScreenCommand) {

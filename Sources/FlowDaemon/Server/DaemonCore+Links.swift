@@ -93,7 +93,17 @@ extension DaemonCore {
     /// is where they were with the real stack behind them. A link the flows refuse falls back one
     /// segment at a time. Says so in the log, in `Stats.place_carried_over` and on the debug stream.
     mutating func reopenCarriedPlace() {
-        guard runtime != nil, let carried = persistence.takeCarriedPlace(), let link = try? Link(parsing: carried.link) else { return }
+        guard runtime != nil, let carried = persistence.takeCarriedPlace() else { return }
+        let link: Link
+        do throws(LinkError) {
+            link = try Link(parsing: carried.link)
+        } catch {
+            // Written by another flowd, or damaged: said, and the app stays at its start.
+            logger.notice("the journal did not replay, and the place it was at is not a link; the app starts at its start", metadata: [
+                "journal_place": "\(carried.link)", "journal_version": "\(carried.version)", "reason": "\(error.message)",
+            ])
+            return
+        }
         var segments = link.segments
         var refused: [String] = []
         while !segments.isEmpty, let candidate = try? Link(segments) {
