@@ -48,6 +48,9 @@ public struct DaemonConfiguration: Sendable {
     /// The journal that keeps the app's state across restarts of the daemon (nil: none). Opened by
     /// `Daemon.openState()`; see docs/restore.md.
     public var statePath: String?
+    /// Inputs the journal may hold before flowd compacts it to a checkpoint of the user's place
+    /// (docs/restore.md, "Long sessions"; 0: never). Tried again after as many more when refused.
+    public var compactAfterInputs = Defaults.compactAfterInputs
     /// A deep link opened once the app started (and was restored): `flowd --open LINK`.
     public var openLink: String?
     /// Whether the daemon exits once the app's root flow finished and unwound.
@@ -88,5 +91,7 @@ public struct DaemonConfiguration: Sendable {
         public static let frameTimeoutMilliseconds = UInt64(WireProtocol.defaultFrameTimeoutMilliseconds)
         /// Of `hostWaitMilliseconds`: 5 s before a screen without a host is reported.
         public static let hostWaitMilliseconds: UInt64 = 5_000
+        /// Of `compactAfterInputs`: 10,000 inputs, about 400 KiB of journal and 30 ms of replay.
+        public static let compactAfterInputs = 10_000
     }
 }

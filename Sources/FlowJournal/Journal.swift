@@ -155,6 +155,22 @@ public final class Journal {
         }
     }
 
+    /// Replaces every record with `records`, as one batch (a checkpoint and what it needs: docs/journal.md,
+    /// "Compaction"). The new log is written whole to `PATH.new`, flushed and renamed over the journal,
+    /// so a crash at any point leaves the old log or the new one at `path`, never neither and never a
+    /// mix. Wait for flushes of the old log in flight first: its file is closed here.
+    public func rewrite(_ records: [Record]) throws(JournalError) {
+        precondition(!records.isEmpty, "a rewritten journal starts with a checkpoint")
+        _ = try log()  // an older flowd's SQLite journal is converted (and kept aside) first
+        store = .log(try JournalLog.create(path: path, identity: identity, first: records))
+    }
+
+    /// Bytes in the journal's whole frames and header (what a restore reads).
+    public var size: Int {
+        if case .log(let log) = store { return log.byteCount }
+        return 0
+    }
+
     /// Forgets every record (the app finished: nothing to restore).
     public func clear() throws(JournalError) {
         try log().clear()

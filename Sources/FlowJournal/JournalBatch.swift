@@ -3,7 +3,7 @@
 /// their bit patterns; the check tag 0 says there is none, 1 that it follows). One row per batch
 /// instead of one per input: under load a loop iteration holds hundreds of inputs, and a B-tree
 /// insert per input was most of the journal's cost (docs/journal.md, "What a commit costs").
-enum JournalBatch {
+package enum JournalBatch {
     /// The records' bytes, in order.
     static func encode(_ records: some Collection<Journal.Record>) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -70,7 +70,7 @@ enum JournalBatch {
         return Int64(bitPattern: hash.value)
     }
 
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    package static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -80,7 +80,7 @@ enum JournalBatch {
     }
 
     /// Reads varints and byte strings from the front of `bytes`.
-    struct Reader {
+    package struct Reader {
         let bytes: ArraySlice<UInt8>
         var offset: Int
 
@@ -89,9 +89,9 @@ enum JournalBatch {
             offset = bytes.startIndex
         }
 
-        init(bytes: [UInt8]) { self.init(bytes: bytes[...]) }
+        package init(bytes: [UInt8]) { self.init(bytes: bytes[...]) }
 
-        var atEnd: Bool { offset == bytes.endIndex }
+        package var atEnd: Bool { offset == bytes.endIndex }
 
         mutating func byte() -> UInt8? {
             guard offset < bytes.endIndex else { return nil }
@@ -99,7 +99,7 @@ enum JournalBatch {
             return bytes[offset]
         }
 
-        mutating func varint() -> UInt64? {
+        package mutating func varint() -> UInt64? {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while let byte = byte() {
@@ -111,7 +111,7 @@ enum JournalBatch {
             return nil
         }
 
-        mutating func bytes(_ count: UInt64) -> [UInt8]? {
+        package mutating func bytes(_ count: UInt64) -> [UInt8]? {
             guard count <= UInt64(bytes.endIndex - offset) else { return nil }
             let end = offset + Int(count)
             defer { offset = end }

@@ -43,6 +43,8 @@ final class JournalLog {
     /// Bytes after the last whole frame when the file was opened: a torn write that the first
     /// append cuts away (0: none).
     var tornBytes: Int { size - end }
+    /// The bytes of the header and the whole frames.
+    var byteCount: Int { end }
 
     /// Opens the log in `descriptor` (taking it over): checks its header against `identity`, then
     /// every frame. Throws, changing nothing, for another schema, app or version and for damage.
@@ -68,14 +70,21 @@ final class JournalLog {
         }
     }
 
-    /// Creates the log of `identity` at `path` whole or not at all: the header is written to
-    /// `path.new`, flushed, and renamed over `path` (a missing or empty file).
-    static func create(path: String, identity: Journal.Identity) throws(JournalError) -> JournalLog {
+    /// Creates the log of `identity` at `path` whole or not at all: the header (and `records` as the
+    /// first frame, when there are any) is written to `path.new`, flushed, and renamed over `path` (a
+    /// missing or empty file, or a log being rewritten from a checkpoint).
+    static func create(path: String, identity: Journal.Identity, first records: [Journal.Record] = []) throws(JournalError) -> JournalLog {
         let temporary = path + ".new"
         let descriptor = try createFile(temporary, for: path)
+        let doing = records.isEmpty ? "writing its header" : "rewriting it from a checkpoint"
         do throws(JournalError) {
-            try writeAll(descriptor, header(identity), at: 0, path: path, doing: "writing its header")
-            guard fsync(descriptor) == 0 else { throw .io(path: path, doing: "writing its header", reason: String(cString: strerror(errno))) }
+            try writeAll(descriptor, header(identity), at: 0, path: path, doing: doing)
+            if !records.isEmpty {
+                // The first frame goes in through a log on the new file, before it takes the name.
+                let log = try JournalLog(descriptor: dup(descriptor), path: path, identity: identity)
+                try log.append(records)
+            }
+            guard fsync(descriptor) == 0 else { throw .io(path: path, doing: doing, reason: String(cString: strerror(errno))) }
             guard rename(temporary, path) == 0 else {
                 throw .cannotOpen(path: path, reason: "cannot rename \(temporary) to it: \(String(cString: strerror(errno)))")
             }

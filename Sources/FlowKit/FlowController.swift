@@ -1,3 +1,5 @@
+import Foundation
+
 /// The runtime's record of one flow: it retains every sub-flow the flow started until they finish or
 /// are terminated, and remembers what the flow placed, in order. The non-generic base of
 /// `FlowNode<F>`, which keeps the flow's typed parts; the runtime stores flows as this base and never
@@ -79,6 +81,12 @@ public class FlowController {
 
     /// The segments from this flow toward `child` (nil: to its own visible screen), if it handles links.
     func placeSegments(toward child: FlowController?) -> [String]? { nil }
+
+    /// The flow's memento as a checkpoint keeps it (nil: none; `LinkHandling.memento`).
+    func encodedMemento() throws -> Data? { nil }
+
+    /// Gives the flow back the memento it had at a checkpoint.
+    func restoreMemento(_ data: Data) throws {}
 
     /// What tells the parent's handler the flow ended without a result (typed in `FlowNode`); taken
     /// before the release, which drops the handler.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One running flow with its types: the flow object, the placer it was started with, the context
 /// that placer returned and the parent's typed handler. Stored by the runtime as its base,
 /// `FlowController`; everything typed goes through here, so nothing is cast back.
@@ -38,6 +40,16 @@ final class FlowNode<F: Flow>: FlowController {
     override func placeSegments(toward child: FlowController?) -> [String]? {
         guard isRunning, let handling = flow as? any LinkHandling else { return nil }
         return handling.place(toward: child?.object as? any Flow)
+    }
+
+    override func encodedMemento() throws -> Data? {
+        guard let handling = flow as? any LinkHandling else { return nil }
+        return try handling.encodedMemento()
+    }
+
+    override func restoreMemento(_ data: Data) throws {
+        guard let handling = flow as? any LinkHandling else { return }
+        try handling.restoreMemento(data)
     }
 
     /// Tells the parent an output.

@@ -51,7 +51,6 @@ extension FlowRuntime {
     public func open(_ link: Link) throws(LinkError) -> OpenedLink {
         let (root, hops) = try resolve(link)
         let before = Set(controllers.keys)
-        let firstNew = nextFlow
         var reused: [FlowID] = [root.id]
         var failure: LinkError?
         var current = root
@@ -94,15 +93,16 @@ extension FlowRuntime {
         }
         if let failure {
             // Unwind what this link started (the first new flow under a flow that was there before).
+            // By membership, not by id: a runtime rebuilding a checkpoint hands out the ids it is given.
             for flow in controllers.values.sorted(by: { $0.id > $1.id })
-            where flow.id.rawValue >= firstNew && (flow.parent.map { $0.id.rawValue < firstNew } ?? true) {
+            where !before.contains(flow.id) && (flow.parent.map { before.contains($0.id) || $0.id == .host } ?? true) {
                 end(flow, .terminated, notify: false, animated: false, group: nil)
             }
             throw failure
         }
         let after = Set(controllers.keys)
         return OpenedLink(link: link, reused: reused, unwound: before.subtracting(after).sorted(),
-                          started: after.filter { $0.rawValue >= firstNew }.sorted(), visibleScreen: model.front())
+                          started: after.subtracting(before).sorted(), visibleScreen: model.front())
     }
 
     /// Plans the whole link without changing anything.

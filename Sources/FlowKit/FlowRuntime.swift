@@ -43,6 +43,8 @@ public final class FlowRuntime {
     /// The runtime's own flow: it adopts what root flows leave behind.
     private(set) lazy var host = FlowController(id: .host, runtime: self, parent: nil)
     var nextFlow: UInt64 = 1
+    /// While the runtime rebuilds a checkpoint: the ids and mementos it gives (`FlowRuntime+Checkpoint`).
+    var rebuilding: Rebuilding?
     var backGesture: NodeID?
     /// Encodes states and decodes outputs.
     public let codec: any PayloadCodec
@@ -168,7 +170,7 @@ public final class FlowRuntime {
     }
 
     func startFlow<F: Flow>(_ flow: F, placer: ScreenPlacer<F.RequiredContext>, parent: FlowController, handler: @escaping (FlowEvent<F>) -> Void) -> FlowID {
-        let id = FlowID(rawValue: nextFlow)
+        let id = rebuilding?.flowID(natural: nextFlow) ?? FlowID(rawValue: nextFlow)
         nextFlow += 1
         guard parent.isRunning else { return id }
         let node = FlowNode<F>(id: id, runtime: self, parent: parent, flow: flow, placer: placer, handler: handler)
@@ -179,6 +181,7 @@ public final class FlowRuntime {
         node.isStarting = true
         flow.start(FlowContext<F>(controller: node))
         node.isStarting = false
+        if rebuilding != nil { restoreMemento(of: node) }
         return id
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A flow that takes part in opening links (docs/flows.md, Links). Given the segments left,
 /// `route(_:)` says which it consumes and what it does with them — show its screens (`.here`),
 /// start the sub-flow for the next part with the placer and handlers its own UI uses (`.start`), or
@@ -25,6 +27,34 @@ public protocol LinkHandling: Flow {
     /// nothing. Default: none for the flow's own screens, nil toward a child (it cannot say which
     /// segments start it).
     func place(toward child: (any Flow)?) -> [String]?
+
+    /// What the flow keeps beyond its place that its screens show: a small `Codable` value (the demo
+    /// launcher's status line, the students' edited ages). A long-running daemon compacts its journal
+    /// to a checkpoint — the place's link opened from a fresh start — and gives each flow its memento
+    /// back right after it starts there (`restore(_:)`), before its sub-flows start (docs/restore.md,
+    /// "Long sessions"). Default: `NoMemento`, nothing kept. Encoded as JSON with sorted keys.
+    associatedtype Memento: Codable = NoMemento
+
+    /// The flow's memento now. Must change nothing.
+    var memento: Memento { get }
+
+    /// Takes back the memento the flow had at a checkpoint, right after `start` (its first screens
+    /// shown, no sub-flow started yet): set the fields and update the screens it shows. Start nothing
+    /// and show nothing new here; the checkpoint is refused when the tree it rebuilds differs.
+    func restore(_ memento: Memento)
+}
+
+/// The memento of a flow that keeps nothing beyond its place.
+public struct NoMemento: Codable, Hashable, Sendable {
+    public init() {}
+}
+
+extension LinkHandling where Memento == NoMemento {
+    /// Nothing kept.
+    public var memento: NoMemento { NoMemento() }
+
+    /// Nothing to take back.
+    public func restore(_ memento: NoMemento) {}
 }
 
 extension LinkHandling {
@@ -145,4 +175,19 @@ struct LinkIdentity: Hashable {
     var type: ObjectIdentifier
     var name: String
     var id: String
+}
+
+extension LinkHandling {
+    /// The memento as a checkpoint keeps it (nil: the flow keeps none).
+    func encodedMemento() throws -> Data? {
+        guard Memento.self != NoMemento.self else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(memento)
+    }
+
+    /// Takes back a memento a checkpoint kept.
+    func restoreMemento(_ data: Data) throws {
+        restore(try JSONDecoder().decode(Memento.self, from: data))
+    }
 }

@@ -16,7 +16,7 @@ package struct NavigationModel {
     }
 
     /// One node. Screens carry their owning flow and the placement last reported to them.
-    package struct Node {
+    package struct Node: Equatable {
         /// Window, stack, tab bar or screen.
         package var kind: NodeKind
         /// The container or presenter; `.none` for the window and detached nodes.
@@ -57,7 +57,10 @@ package struct NavigationModel {
 
     /// Every live node by id.
     package internal(set) var nodes: [NodeID: Node] = [NodeID.window: Node(kind: .window)]
-    private var nextID: UInt64 = 2
+    /// The id the next node gets (its natural id; see `assignedIDs`).
+    package internal(set) var nextID: UInt64 = 2
+    /// While a runtime rebuilds a checkpoint: the id each natural id becomes (`IDAssignment`).
+    var assignedIDs: [UInt64: UInt64]?
     var placedSinceCommit: [NodeID] = []
     var touched: Set<NodeID> = []
     var frontAtCommit: NodeID? = nil
@@ -117,7 +120,8 @@ package struct NavigationModel {
 
     private mutating func makeID() -> NodeID {
         defer { nextID += 1 }
-        return NodeID(rawValue: nextID)
+        guard let assignedIDs else { return NodeID(rawValue: nextID) }
+        return NodeID(rawValue: assignedIDs[nextID] ?? IDAssignment.transient(nextID))
     }
 
     // MARK: attaching

@@ -144,6 +144,12 @@ struct ServeCommand: ParsableCommand {
         discussion: "It is cut off with a FRAME_TIMEOUT error between one and two of these after its last byte.", valueName: "seconds"))
     var frameTimeout = Self.seconds(Defaults.frameTimeoutMilliseconds)
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Inputs the journal may hold before it is compacted to a checkpoint of the user's place (0: never).",
+        discussion: "The checkpoint is checked when it is taken: refused, the journal keeps its history and it is tried again after as many inputs more (docs/restore.md, Long sessions). Default: \(Defaults.compactAfterInputs).",
+        valueName: "inputs"))
+    var compactAfter = Defaults.compactAfterInputs
+
     @Option(name: .long, help: ArgumentHelp("Seconds a spawned screen process may outlive its screen before SIGTERM (and again before SIGKILL).", valueName: "seconds"))
     var spawnGrace = Self.seconds(Defaults.spawnExitGraceMilliseconds)
 
@@ -228,6 +234,9 @@ struct ServeCommand: ParsableCommand {
         if let state, state.isEmpty || state.hasSuffix("/") {
             throw ValidationError("--state must be a file path (the journal), got '\(state)'")
         }
+        guard compactAfter >= 0 else {
+            throw ValidationError("--compact-after must be a number of inputs, 0 (never) or more, got \(compactAfter)")
+        }
         guard writeQueueLimit >= maxFrameSize else {
             throw ValidationError("--write-queue-limit (\(writeQueueLimit)) must be at least --max-frame-size (\(maxFrameSize))")
         }
@@ -258,6 +267,7 @@ struct ServeCommand: ParsableCommand {
         configuration.hostWaitMilliseconds = UInt64(hostWait * 1000)
         configuration.hangTimeoutMilliseconds = UInt64(effectiveHangTimeout * 1000)
         configuration.frameTimeoutMilliseconds = UInt64(frameTimeout * 1000)
+        configuration.compactAfterInputs = compactAfter
 
         if !noState {
             let environment = ProcessInfo.processInfo.environment

@@ -86,6 +86,8 @@ struct Stats: ParsableCommand {
                 journaled inputs  \(stats.journaledInputs)
                 restored inputs   \(stats.restoredInputs)
                 journal pending   \(stats.journalPending)\(stats.journalPending > 0 ? "  (the last journal write failed; flowd retries every second)" : "")
+                journal bytes     \(stats.journalBytes)
+                checkpoints       \(stats.journalCheckpoints)\(stats.journalCheckpointsRefused > 0 ? "  (\(stats.journalCheckpointsRefused) refused, the last: \(stats.lastCheckpointRefusal))" : "")
                 unknown kinds     \(stats.unknownKindsOffered)
                 without host      \(stats.screensWithoutHost)
                 refused commands  \(stats.commandsRefused)

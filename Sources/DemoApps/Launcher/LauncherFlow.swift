@@ -199,6 +199,11 @@ extension LauncherFlow: LinkHandling {
         }
     }
 
+    /// The status line (how the last app ended): a checkpoint of a long session keeps it (docs/restore.md).
+    public var memento: String { status }
+
+    public func restore(_ memento: String) { report(memento) }
+
     /// Dismisses what finished apps left on the stack, newest first, without animation.
     private func dismissKept() {
         for dismisser in kept.reversed() { dismisser.dismiss(animated: false) }

@@ -1,7 +1,7 @@
 import FlowKit
 
 /// A student in the editor.
-public struct Student: Sendable, Equatable {
+public struct Student: Sendable, Equatable, Codable {
     public var name: String
     public var age: Int
 }
@@ -121,8 +121,11 @@ public final class EditAgeFlow: Flow {
         self.age = age
     }
 
+    private var editor: Screen<AgeEditorScreen>?
+
     public func start(_ flow: FlowContext<EditAgeFlow>) {
         let editor = flow.show(AgeEditorScreen.self, state())
+        self.editor = editor
         editor.onOutput { [unowned self] output in
             switch output {
             case .didEnterText(let text):
@@ -158,6 +161,14 @@ extension StudentsFlow: LinkHandling {
     public func place(toward child: (any Flow)?) -> [String]? {
         (child as? EditStudentFlow).map { [$0.linkID] } ?? []
     }
+
+    /// The students as edited: a checkpoint of a long session keeps them (docs/restore.md).
+    public var memento: [Student] { students }
+
+    public func restore(_ memento: [Student]) {
+        students = memento
+        list?.update(state())
+    }
 }
 
 /// `age` opens the age editor, as "Edit age" does; one editor per student (`linkID`, the name as
@@ -167,6 +178,14 @@ extension EditStudentFlow: LinkHandling {
 
     /// The age editor, when it runs.
     public func place(toward child: (any Flow)?) -> [String]? { child is EditAgeFlow ? ["age"] : [] }
+
+    /// The student as edited so far.
+    public var memento: Student { student }
+
+    public func restore(_ memento: Student) {
+        student = memento
+        editor?.update(state())
+    }
 
     public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<EditStudentFlow> {
         switch link.first {
@@ -180,4 +199,12 @@ extension EditStudentFlow: LinkHandling {
 /// The age editor is a leaf: the link ends there.
 extension EditAgeFlow: LinkHandling {
     public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<EditAgeFlow> { .here() }
+
+    /// The age entered so far.
+    public var memento: Int { age }
+
+    public func restore(_ memento: Int) {
+        age = memento
+        editor?.update(state())
+    }
 }

@@ -52,6 +52,11 @@ enum DebugViews {
         stats.poolMisses = pool.misses
         stats.unchangedUpdates = parts.runtime?.unchangedUpdates ?? 0
         stats.placeCarriedOver = parts.persistence.placeCarriedOver
+        let compaction = parts.persistence.compaction
+        stats.journalCheckpoints = UInt64(compaction.taken)
+        stats.journalCheckpointsRefused = UInt64(compaction.refused)
+        stats.lastCheckpointRefusal = compaction.lastRefusal
+        stats.journalBytes = UInt64(parts.persistence.journal?.journal.size ?? 0)
         return stats
     }
 

@@ -10,6 +10,16 @@ struct AppliedKeys {
     private var order: [UInt64] = []
     private var next = 0
 
+    init() {}
+
+    /// Remembers `keys`, oldest first (a checkpoint's).
+    init(_ keys: [UInt64]) {
+        for key in keys { insert(key) }
+    }
+
+    /// The keys remembered, oldest first (what a checkpoint keeps).
+    var oldestFirst: [UInt64] { Array(order[next...] + order[..<next]) }
+
     func contains(_ key: UInt64) -> Bool { key != 0 && members.contains(key) }
 
     mutating func insert(_ key: UInt64) {

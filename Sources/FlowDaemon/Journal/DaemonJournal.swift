@@ -80,6 +80,29 @@ struct DaemonJournal {
     /// A restore replayed the journal, whose last place was `place` ("": none).
     mutating func restored(place: String) { journaledPlace = place }
 
+    /// A restore rebuilt the journal's checkpoint: the check and the place go on from its.
+    mutating func restored(_ checkpoint: Checkpoint) {
+        check = PlacementCheck(stored: checkpoint.check)
+        journaledPlace = checkpoint.place
+    }
+
+    /// Whether the journal may be compacted now: recording, everything committed, writes succeeding.
+    var canCompact: Bool { mode == .recording && pending.isEmpty && retryAt == nil }
+
+    /// Rewrites the journal as `checkpoint` and the place it is at, dropping the history before it
+    /// (docs/journal.md, "Compaction"). Throws the write's error; the journal is then as it was.
+    mutating func compact(to checkpoint: Checkpoint) throws(JournalError) {
+        precondition(canCompact, "a journal is compacted only with everything committed")
+        var records = [Journal.Record(kind: Checkpoint.kind, body: checkpoint.encoded)]
+        if !checkpoint.place.isEmpty { records.append(Journal.Record(kind: Self.placeKind, body: Array(checkpoint.place.utf8))) }
+        records[records.count - 1].check = check.stored
+        // The old log's file closes with it: a flush of it in flight finishes first.
+        drainSyncs()
+        try journal.rewrite(records)
+        journaledPlace = checkpoint.place
+        sinceSync = 0
+    }
+
     /// Adds a screen command the runtime made to the check (while recording or replaying).
     mutating func observe(_ command: ScreenCommand) {
         check.add(command)

@@ -30,20 +30,39 @@ struct JournalReplay {
     /// Reused by the settle loop.
     private var effects: [RuntimeEffect] = []
 
-    /// Starts `app`'s root flow on `runtime`, the replay's first step.
-    mutating func start(_ app: App, on runtime: FlowRuntime, journal: inout DaemonJournal) {
-        app.start(runtime)
-        settle(runtime, journal: &journal)
-    }
-
-    /// Replays every input of `journal` into `runtime`, checking the placements at each batch's end.
-    mutating func replay(_ journal: inout DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
+    /// Replays every input of `journal` into `runtime`, a fresh one, checking the placements at each
+    /// batch's end. The app starts first: from nothing, or — when the journal begins with a checkpoint
+    /// (a compacted journal) — rebuilt at the checkpoint's place, with its ids, counters, check and keys.
+    mutating func replay(_ app: App, _ journal: inout DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
         var index = 0
         var divergence: String?
+        var started = false
         let log = journal.journal
         do {
             try log.forEachRecord { record in
+                if !started {
+                    started = true
+                    if record.kind == Checkpoint.kind {
+                        do throws(CheckpointMismatch) {
+                            let checkpoint = try Checkpoint(decoding: record.body)
+                            try checkpoint.rebuild(app, on: runtime) { settle($0, journal: &journal) }
+                            journal.restored(checkpoint)
+                            appliedKeys = AppliedKeys(checkpoint.appliedKeys)
+                            lastPlace = checkpoint.place
+                            return true
+                        } catch {
+                            divergence = "its checkpoint does not restore: \(error)"
+                            return false
+                        }
+                    }
+                    app.start(runtime)
+                    settle(runtime, journal: &journal)
+                }
                 // The user's place: not an input (a new version reads it); a batch's check may be on it.
+                if record.kind == Checkpoint.kind {
+                    divergence = "it holds a checkpoint after input \(index); a checkpoint only starts a journal"
+                    return false
+                }
                 if record.kind == DaemonJournal.placeKind {
                     lastPlace = String(decoding: record.body, as: UTF8.self)
                     if let check = record.check, check != journal.check.stored {
@@ -76,6 +95,10 @@ struct JournalReplay {
             }
         } catch {
             return .unreadable(atInput: index + 1, error)
+        }
+        if !started {
+            app.start(runtime)
+            settle(runtime, journal: &journal)
         }
         if let divergence { return .diverged(atInput: index, reason: divergence) }
         return .restored(inputs: index, screens: screens.live { runtime.model.contains($0) })

@@ -31,6 +31,12 @@ struct Persistence {
     private var appliedKeys = AppliedKeys()
     /// Inputs replayed from the journal at start.
     private(set) var restoredInputs = 0
+    /// When the journal is compacted to a checkpoint, and how often it was.
+    private(set) var compaction: Compaction
+
+    init(compactAfterInputs: Int = DaemonConfiguration.Defaults.compactAfterInputs) {
+        compaction = Compaction(afterInputs: compactAfterInputs)
+    }
 
     /// Opens the journal at `path` for `app`, whose name and version are its identity. A journal
     /// that cannot be replayed — another app's, version's or schema's, damaged, not a journal — is
@@ -146,8 +152,7 @@ struct Persistence {
         }
         var replay = JournalReplay()
         self.journal = nil
-        replay.start(app, on: runtime, journal: &journal)
-        let outcome = replay.replay(&journal, into: runtime)
+        let outcome = replay.replay(app, &journal, into: runtime)
         self.journal = journal
         if case .restored = outcome {} else {
             carried = Self.lastPlace(at: journal.journal.path, version: app.version, why: "it does not replay")
@@ -194,6 +199,16 @@ struct Persistence {
     /// host is told is journaled first), with the user's `place` when a screen moved; a failed write
     /// is tried again at `nextDeadline`.
     mutating func commit(now: UInt64, place: () -> String?) { journal?.commit(now: now, place: place) }
+
+    /// Compacts the journal to a checkpoint of the user's place when it grew past the policy's count
+    /// and nothing is in flight (`Compaction`); once per loop iteration, after the commit. Returns
+    /// what to tell.
+    mutating func compactIfDue(_ app: App, runtime: FlowRuntime) -> Notice? {
+        guard var journal, compaction.isDue(records: (try? journal.journal.count()) ?? 0) else { return nil }
+        self.journal = nil
+        defer { self.journal = journal }
+        return compaction.compact(&journal, runtime: runtime, app: app, appliedKeys: appliedKeys)
+    }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due.
     mutating func commitBeforeExit(now: UInt64) { journal?.commitBeforeExit(now: now) }

@@ -11,6 +11,11 @@ import FlowKit
 struct PlacementCheck: Equatable {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
+    init() {}
+
+    /// The check a checkpoint carries (`stored`), going on from there.
+    init(stored: Int64) { value = UInt64(bitPattern: stored) }
+
     /// The journal's column: the same bits, signed.
     var stored: Int64 { Int64(bitPattern: value) }
 

@@ -231,6 +231,8 @@ public final class Daemon {
     package var runningWorkCount: Int { core.runningWorkCount }
     /// Timers started and not fired.
     package var startedTimerCount: Int { core.startedTimerCount }
+    /// Everything of the runtime a restore must give back (`RuntimeImage`; nil without an app).
+    package func runtimeImage() -> RuntimeImage? { core.runtime?.image() }
     /// What `flowctl stats` shows.
     package func stats() -> Flowd_V1_Stats { core.stats() }
     /// What `flowctl tree` shows.

@@ -38,7 +38,7 @@ struct DaemonCore {
     /// The event stream, the terminations waiting for their unwinding, and the contract watch.
     var debug = DebugSurface()
     /// The journal, the applied input keys and the restore: what keeps the app across restarts.
-    var persistence = Persistence()
+    var persistence: Persistence
     /// `OpenLink` requests waiting for the dismissals in flight (`DaemonCore+Links.swift`).
     var waitingLinks = WaitingLinks()
     /// The flows' timers and work the daemon started (`DaemonCore+Requests.swift`).
@@ -69,6 +69,7 @@ struct DaemonCore {
         self.app = app
         self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
+        self.persistence = Persistence(compactAfterInputs: configuration.compactAfterInputs)
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
         self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)

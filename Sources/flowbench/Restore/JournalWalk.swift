@@ -20,9 +20,15 @@ struct JournalWalk {
     /// The deepest the walk goes.
     static let maxDepth = 20
 
-    /// Inputs in the journal: a press is one, a back two (the navigation, then the dismissal the host
+    /// The history's app (`flowd --app`).
+    var app = Self.appName
+    /// The kind of the screen a restore places first (what the waiting host provides).
+    var kind = Self.kind
+    /// Inputs in the history: a press is one, a back two (the navigation, then the dismissal the host
     /// acknowledged).
     let inputs: Int
+    /// Inputs a restore replays: all of them, or those after the checkpoint of a compacted journal.
+    var replayed: Int
     /// Screens on the stack at the end, all re-placed by a restore.
     let screens: Int
     /// The journal's size on disk (database and log), in bytes.
@@ -80,14 +86,18 @@ struct JournalWalk {
         let bytes = ["", "-wal"].reduce(0) { sum, suffix in
             sum + (((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? Int) ?? 0)
         }
-        return JournalWalk(inputs: inputs, screens: screens, bytes: bytes, seconds: Date().timeIntervalSince(started))
+        return JournalWalk(inputs: inputs, replayed: inputs, screens: screens, bytes: bytes, seconds: Date().timeIntervalSince(started))
     }
 
     /// Runs `steps` on the embedded daemon journaling into the new file `path`.
     private static func write(_ steps: [Step], to path: String) throws {
         let daemon: EmbeddedDaemon
         do {
-            daemon = try EmbeddedDaemon(app: try builtInApp(), statePath: path) { $0.exitWhenAppFinishes = false }
+            // deep-stack's flow does not handle links: its journal is never compacted (docs/restore.md).
+            daemon = try EmbeddedDaemon(app: try builtInApp(), statePath: path) {
+                $0.exitWhenAppFinishes = false
+                $0.compactAfterInputs = 0
+            }
         } catch let error as BenchError {
             throw error
         } catch {
@@ -125,7 +135,7 @@ struct JournalWalk {
     }
 
     /// Acknowledges every screen command among `bodies`; returns the screens placed.
-    private static func acknowledge(_ bodies: [Flowd_V1_Envelope.OneOf_Body], on host: EmbeddedConnection) -> [UInt64] {
+    static func acknowledge(_ bodies: [Flowd_V1_Envelope.OneOf_Body], on host: EmbeddedConnection) -> [UInt64] {
         var placed: [UInt64] = []
         for body in bodies {
             let command: (screen: UInt64, serial: UInt64)?

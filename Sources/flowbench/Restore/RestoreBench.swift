@@ -33,17 +33,20 @@ enum RestoreBench {
 
     /// One row per size, after a row for a start without a journal (the fixed cost of a start). The
     /// journals are written in `journals` and kept there for the next run (nil: a scratch directory).
-    static func rows(flowd: String, sizes: [Int], runs: Int, journals: String? = nil) throws -> [TableRow] {
+    /// `launcherSizes` add rows of the demo launcher's history (`LauncherHistory`), compacted as flowd
+    /// compacts it.
+    static func rows(flowd: String, sizes: [Int], launcherSizes: [Int] = [], runs: Int, journals: String? = nil) throws -> [TableRow] {
         var rows: [TableRow] = []
         var fixedCPU = 0.0
-        for size in [0] + sizes {
+        let histories = ([0] + sizes).map { (JournalWalk.appName, $0) } + launcherSizes.map { (LauncherHistory.app, $0) }
+        for (app, size) in histories {
             let directory = try OS.makeScratchDirectory()
             defer { OS.removeDirectory(directory) }
-            let original = (journals ?? directory) + "/\(JournalWalk.appName)-\(size).journal"
+            let original = (journals ?? directory) + "/\(app)-\(size).journal"
             var walk: JournalWalk?
             if size > 0 {
-                Report.progress("restore, a journal of \(Format.count(UInt64(size))) inputs in \(original)")
-                walk = try JournalWalk.journal(inputs: size, at: original)
+                Report.progress("restore, a journal of \(Format.count(UInt64(size))) inputs of \(app) in \(original)")
+                walk = app == LauncherHistory.app ? try LauncherHistory.journal(inputs: size, at: original) : try JournalWalk.journal(inputs: size, at: original)
                 Report.progress("restore, the journal was ready in \(Format.fixed(walk?.seconds ?? 0, 1)) s")
             }
             let count = Self.runs(runs, size: size)
@@ -71,8 +74,8 @@ enum RestoreBench {
     static func start(flowd: String, state: String, walk: JournalWalk?) throws -> Start {
         let context = "restore of \(walk.map { "\($0.inputs) inputs" } ?? "no journal")"
         let server = try ServerUnderTest.flowd(
-            executable: flowd, app: JournalWalk.appName, arguments: ["--state", state, "--log-level", "notice"], waitForAccept: false)
-        let host = WaitingHost(socket: server.socketPath, kind: JournalWalk.kind, context: context)
+            executable: flowd, app: walk?.app ?? JournalWalk.appName, arguments: ["--state", state, "--log-level", "notice"], waitForAccept: false)
+        let host = WaitingHost(socket: server.socketPath, kind: walk?.kind ?? JournalWalk.kind, context: context)
         // The daemon goes first, so that a host still waiting for it sees the connection end.
         defer {
             server.process.signal(SIGKILL)
@@ -106,8 +109,8 @@ enum RestoreBench {
         }
         let screens = tree.allNodes.filter { $0.kind == .screen }.count
         let log = (try? String(contentsOfFile: server.logPath, encoding: .utf8)) ?? ""
-        guard stats.restoredInputs == UInt64(walk?.inputs ?? 0), screens == walk?.screens ?? 1 else {
-            throw BenchError("\(context): flowd restored \(stats.restoredInputs) inputs and shows \(screens) screens, expected \(walk?.inputs ?? 0) and \(walk?.screens ?? 1); its log:\n\(log)")
+        guard stats.restoredInputs == UInt64(walk?.replayed ?? 0), screens == walk?.screens ?? 1 else {
+            throw BenchError("\(context): flowd restored \(stats.restoredInputs) inputs and shows \(screens) screens, expected \(walk?.replayed ?? 0) and \(walk?.screens ?? 1); its log:\n\(log)")
         }
         return Start(
             tree: Double(treeAt - server.launchedAt) / 1e9, firstPlace: Double(placedAt - server.launchedAt) / 1e9,
@@ -153,16 +156,18 @@ enum RestoreBench {
         if let walk {
             note += "; replay in flowd \(replays.isEmpty ? "-" : Benchmarks.ms(median(replays))); journal \(Format.bytes(Double(walk.bytes)))"
             note += ", \(walk.screens) screens re-placed"
+            if walk.replayed != walk.inputs { note += "; compacted: \(Format.count(UInt64(walk.replayed))) inputs after its checkpoint replayed" }
         } else {
             note += "; a fresh start (no journal): the fixed cost"
         }
         note += "; tree min \(Format.millis(starts.map(\.tree).min()!)), max \(Format.millis(starts.map(\.tree).max()!))"
+        let history = walk.map { "\($0.app): launch -> restored tree, \(Format.count(UInt64(size))) inputs" } ?? "deep-stack: launch -> tree, no journal"
         return TableRow(
             benchmark: "restore",
-            setting: walk == nil ? "deep-stack: launch -> tree, no journal" : "deep-stack: launch -> restored tree, \(Format.count(UInt64(size))) inputs",
+            setting: history,
             count: "\(starts.count) runs", p50: Format.millis(tree),
             rate: walk == nil ? "-" : Format.rate(Double(size) / max(tree, 1e-9)),
-            serverCPU: walk == nil ? "-" : Format.micros(max(cpu - fixedCPU, 0) * 1e9 / Double(size)),
+            serverCPU: walk.map { Format.micros(max(cpu - fixedCPU, 0) * 1e9 / Double(max($0.replayed, 1))) } ?? "-",
             memory: Format.bytes(Double(resident)), note: note)
     }
 }

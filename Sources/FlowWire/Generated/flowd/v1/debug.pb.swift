@@ -384,6 +384,32 @@ public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
     set {_uniqueStorage()._placeCarriedOver = newValue}
   }
 
+  /// Times the journal was compacted to a checkpoint of the user's place (since
+  /// start; docs/restore.md, "Long sessions").
+  public var journalCheckpoints: UInt64 {
+    get {_storage._journalCheckpoints}
+    set {_uniqueStorage()._journalCheckpoints = newValue}
+  }
+
+  /// Checkpoints refused (the place did not give back the same state) or not
+  /// written (since start); the journal kept its history each time.
+  public var journalCheckpointsRefused: UInt64 {
+    get {_storage._journalCheckpointsRefused}
+    set {_uniqueStorage()._journalCheckpointsRefused = newValue}
+  }
+
+  /// Why the last checkpoint was refused; empty when none was.
+  public var lastCheckpointRefusal: String {
+    get {_storage._lastCheckpointRefusal}
+    set {_uniqueStorage()._lastCheckpointRefusal = newValue}
+  }
+
+  /// Bytes of the journal now (what a restart reads).
+  public var journalBytes: UInt64 {
+    get {_storage._journalBytes}
+    set {_uniqueStorage()._journalBytes = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -860,7 +886,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0\u{3}journal_checkpoints\0\u{3}journal_checkpoints_refused\0\u{3}last_checkpoint_refusal\0\u{3}journal_bytes\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -889,6 +915,10 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _poolMisses: UInt64 = 0
     var _unchangedUpdates: UInt64 = 0
     var _placeCarriedOver: String = String()
+    var _journalCheckpoints: UInt64 = 0
+    var _journalCheckpointsRefused: UInt64 = 0
+    var _lastCheckpointRefusal: String = String()
+    var _journalBytes: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -925,6 +955,10 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _poolMisses = source._poolMisses
       _unchangedUpdates = source._unchangedUpdates
       _placeCarriedOver = source._placeCarriedOver
+      _journalCheckpoints = source._journalCheckpoints
+      _journalCheckpointsRefused = source._journalCheckpointsRefused
+      _lastCheckpointRefusal = source._lastCheckpointRefusal
+      _journalBytes = source._journalBytes
     }
   }
 
@@ -969,6 +1003,10 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 24: try { try decoder.decodeSingularUInt64Field(value: &_storage._poolMisses) }()
         case 25: try { try decoder.decodeSingularUInt64Field(value: &_storage._unchangedUpdates) }()
         case 26: try { try decoder.decodeSingularStringField(value: &_storage._placeCarriedOver) }()
+        case 27: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalCheckpoints) }()
+        case 28: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalCheckpointsRefused) }()
+        case 29: try { try decoder.decodeSingularStringField(value: &_storage._lastCheckpointRefusal) }()
+        case 30: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalBytes) }()
         default: break
         }
       }
@@ -1055,6 +1093,18 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if !_storage._placeCarriedOver.isEmpty {
         try visitor.visitSingularStringField(value: _storage._placeCarriedOver, fieldNumber: 26)
       }
+      if _storage._journalCheckpoints != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._journalCheckpoints, fieldNumber: 27)
+      }
+      if _storage._journalCheckpointsRefused != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._journalCheckpointsRefused, fieldNumber: 28)
+      }
+      if !_storage._lastCheckpointRefusal.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._lastCheckpointRefusal, fieldNumber: 29)
+      }
+      if _storage._journalBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._journalBytes, fieldNumber: 30)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1090,6 +1140,10 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._poolMisses != rhs_storage._poolMisses {return false}
         if _storage._unchangedUpdates != rhs_storage._unchangedUpdates {return false}
         if _storage._placeCarriedOver != rhs_storage._placeCarriedOver {return false}
+        if _storage._journalCheckpoints != rhs_storage._journalCheckpoints {return false}
+        if _storage._journalCheckpointsRefused != rhs_storage._journalCheckpointsRefused {return false}
+        if _storage._lastCheckpointRefusal != rhs_storage._lastCheckpointRefusal {return false}
+        if _storage._journalBytes != rhs_storage._journalBytes {return false}
         return true
       }
       if !storagesAreEqual {return false}

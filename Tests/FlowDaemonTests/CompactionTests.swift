@@ -1,0 +1,220 @@
+import DemoApps
+import FlowApp
+import FlowDaemon
+import FlowDaemonTesting
+import FlowJournal
+import FlowKit
+import FlowWire
+import FlowdTestSupport
+import Foundation
+import Testing
+
+/// A journal bounded by what is open (docs/restore.md, "Long sessions"): the daemon compacts it to a
+/// checkpoint of the user's place, checked when it is taken, and a crash afterwards restores the
+/// same tree — ids, states and all — from the checkpoint and the inputs after it.
+@Suite("Journal compaction")
+struct CompactionTests {
+    /// The launcher journaling into `path`, compacting after `every` inputs, every screen on one host.
+    static func launcher(_ path: String, every: Int) throws -> (EmbeddedDaemon, host: EmbeddedConnection, debug: EmbeddedConnection) {
+        let app = try EmbeddedDaemonTests.app("launcher").withAllScreens(.attached, kinds: BuiltInApps.kinds)
+        let daemon = try EmbeddedDaemon(app: app, statePath: path) {
+            $0.exitWhenAppFinishes = false
+            $0.compactAfterInputs = every
+        }
+        return attach(daemon)
+    }
+
+    static func attach(_ daemon: EmbeddedDaemon) -> (EmbeddedDaemon, host: EmbeddedConnection, debug: EmbeddedConnection) {
+        let (host, answer) = EmbeddedDaemonTests.host(daemon, provides: BuiltInApps.kinds)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        let debug = daemon.connect()
+        _ = debug.hello(role: .debug)
+        return (daemon, host, debug)
+    }
+
+    /// What a restore must give back: the tree's shape, every screen as hosts are told of it, the
+    /// place, and everything FlowKit keeps (`RuntimeImage`: ids, states, placements, owners).
+    static func everything(_ daemon: EmbeddedDaemon) -> ([String], RuntimeImage?) {
+        let tree = daemon.daemon.tree()
+        return (RestoreTests.shape(daemon) + RestoreTests.screens(tree) + ["place \(tree.place)"], daemon.daemon.runtimeImage())
+    }
+
+    /// Presses `button` on the visible screen and acknowledges what follows.
+    static func press(_ button: Int, _ daemon: EmbeddedDaemon, host: EmbeddedConnection) throws {
+        let visible = try #require(OpenLinkJournalTests.visibleScreen(daemon))
+        EmbeddedDaemonTests.press(button, on: visible, from: host)
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+    }
+
+    /// Enters `text` on the visible screen and acknowledges what follows.
+    static func enter(_ text: String, _ daemon: EmbeddedDaemon, host: EmbeddedConnection) throws {
+        var output = Flowd_V1_Output()
+        output.screenID = try #require(OpenLinkJournalTests.visibleScreen(daemon))
+        output.payload = .json(Data(#"{"didEnterText":{"text":"\#(text)"}}"#.utf8))
+        host.send(.output(output))
+        EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
+    }
+
+    @Test func theLauncherCompactsAtEveryPlaceAndEachCrashRestoresTheSameTree() throws {
+        let path = makeTemporaryDirectory() + "/launcher.journal"
+        var (daemon, host, debug) = try Self.launcher(path, every: 4)
+        var restores = 0
+        var (taken, refused) = (UInt64(0), UInt64(0))
+        // Each demo app by hand from the menu and back, twice, with a crash after every step.
+        let walks: [[Int]] = [[4, 1, 0], [4], [0], [6], [5], [1], [2]]
+        for round in 0..<2 {
+            for walk in walks {
+                for button in walk { try Self.press(button, daemon, host: host) }
+                let before = Self.everything(daemon)
+                let stats = daemon.daemon.stats()
+                taken += stats.journalCheckpoints
+                refused += stats.journalCheckpointsRefused
+                if stats.journalCheckpointsRefused > 0 { print("refused at \(walk): \(stats.lastCheckpointRefusal)") }
+                daemon = try daemon.crashAndRestore()
+                (daemon, host, debug) = Self.attach(daemon)
+                restores += 1
+                #expect(Self.everything(daemon) == before, "round \(round), walk \(walk): the restored tree is the one before the crash")
+                #expect(daemon.daemon.invariantViolations().isEmpty)
+                // Back to the menu by its link.
+                guard case .linkOpened? = PlaceTests.open("menu", daemon, host: host, debug: debug) else {
+                    Issue.record("menu did not open")
+                    return
+                }
+            }
+        }
+        print("taken \(taken) refused \(refused)")
+        #expect(taken >= 5)
+        #expect(restores == 2 * walks.count)
+        _ = debug
+    }
+
+    @Test func aLongHistoryAtTheMenuStaysSmall() throws {
+        let path = makeTemporaryDirectory() + "/launcher.journal"
+        let (daemon, host, debug) = try Self.launcher(path, every: 50)
+        var largest: UInt64 = 0
+        for round in 0..<120 {
+            // The student editor: Bob's age to a new value, then back to the menu by the buttons.
+            try Self.press(4, daemon, host: host)  // Student editor
+            try Self.press(1, daemon, host: host)  // Bob
+            try Self.press(0, daemon, host: host)  // Edit age
+            try Self.enter("\(20 + round % 50)", daemon, host: host)
+            try Self.press(0, daemon, host: host)  // Done
+            try Self.press(1, daemon, host: host)  // Back to list
+            try Self.press(2, daemon, host: host)  // Back to menu
+            largest = max(largest, daemon.daemon.stats().journalBytes)
+        }
+        let stats = daemon.daemon.stats()
+        #expect(stats.journalCheckpoints >= 10, "\(stats.journalCheckpoints) checkpoints, refused \(stats.journalCheckpointsRefused): \(stats.lastCheckpointRefusal)")
+        #expect(stats.journalCheckpointsRefused == 0, "\(stats.lastCheckpointRefusal)")
+        // 840 inputs at about 40 bytes each would be 24 KB; compacted every 50 it stays a few KB.
+        #expect(largest < 8_000, "the journal reached \(largest) bytes")
+        #expect(stats.journaledInputs >= 840)
+        let before = Self.everything(daemon)
+        let restored = try daemon.crashAndRestore()
+        #expect(Self.everything(restored) == before)
+        #expect(restored.daemon.stats().restoredInputs < 60, "only the inputs after the last checkpoint replay")
+        _ = debug
+    }
+}
+
+/// A tally its screen shows, counted by the screen's buttons: what no link names.
+final class TallyFlow: Flow, LinkHandling {
+    typealias RequiredContext = NavigationStack
+    typealias Result = Int
+
+    var count = 0
+    var item: Screen<ItemScreen>?
+
+    func start(_ flow: FlowContext<TallyFlow>) {
+        let item = flow.show(ItemScreen.self, state())
+        self.item = item
+        item.onOutput { [unowned self] _ in
+            count += 1
+            item.update(state())
+        }
+    }
+
+    func state() -> CardState { CardState(title: "Tally \(count)", buttons: ["Count"]) }
+
+    func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<TallyFlow> { .here() }
+}
+
+/// The same tally, kept in its memento.
+final class KeptTallyFlow: Flow, LinkHandling {
+    typealias RequiredContext = NavigationStack
+    typealias Result = Int
+
+    let tally = TallyFlow()
+
+    func start(_ flow: FlowContext<KeptTallyFlow>) {
+        let item = flow.show(ItemScreen.self, tally.state())
+        tally.item = item
+        item.onOutput { [unowned self] _ in
+            tally.count += 1
+            item.update(tally.state())
+        }
+    }
+
+    func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<KeptTallyFlow> { .here() }
+
+    var memento: Int { tally.count }
+
+    func restore(_ memento: Int) {
+        tally.count = memento
+        tally.item?.update(tally.state())
+    }
+}
+
+extension CompactionTests {
+    static func tally<F: Flow>(_ path: String, every: Int, _ root: @escaping () -> F) throws -> EmbeddedDaemon where F.RequiredContext == NavigationStack {
+        let app = App(name: "tally", modules: [ItemScreen.self], placer: windowRoot.withNavigationEmbedding(), root: root)
+        return try EmbeddedDaemon(app: app, statePath: path) {
+            $0.exitWhenAppFinishes = false
+            $0.compactAfterInputs = every
+        }
+    }
+
+    @Test func aStateNoLinkNorMementoGivesBackIsRefusedAndTheHistoryKept() throws {
+        let path = makeTemporaryDirectory() + "/tally.journal"
+        let daemon = try Self.tally(path, every: 2) { TallyFlow() }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        for _ in 0..<6 { try Self.press(0, daemon, host: host) }
+        let stats = daemon.daemon.stats()
+        #expect(stats.journalCheckpoints == 0)
+        #expect(stats.journalCheckpointsRefused >= 1)
+        #expect(stats.lastCheckpointRefusal.contains("state differs"), "\(stats.lastCheckpointRefusal)")
+        let before = daemon.daemon.runtimeImage()
+        let restored = try daemon.crashAndRestore()
+        #expect(restored.daemon.runtimeImage() == before, "the whole history replays")
+        #expect(restored.daemon.stats().restoredInputs == 6)
+    }
+
+    @Test func theSameStateInAMementoIsCompactedAndComesBack() throws {
+        let path = makeTemporaryDirectory() + "/tally.journal"
+        let daemon = try Self.tally(path, every: 2) { KeptTallyFlow() }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        for _ in 0..<7 { try Self.press(0, daemon, host: host) }
+        let stats = daemon.daemon.stats()
+        #expect(stats.journalCheckpoints >= 3 && stats.journalCheckpointsRefused == 0, "\(stats.lastCheckpointRefusal)")
+        let before = daemon.daemon.runtimeImage()
+        let restored = try daemon.crashAndRestore()
+        #expect(restored.daemon.runtimeImage() == before)
+        #expect(restored.daemon.stats().restoredInputs <= 1, "the checkpoint and what followed it")
+        let (host2, replaced) = EmbeddedDaemonTests.host(restored)
+        #expect(RestoreTests.places(replaced).count == 1)
+        _ = host2
+    }
+
+    @Test func aFlowThatDoesNotHandleLinksIsNeverCompacted() throws {
+        let path = RestoreTests.journalPath()
+        let daemon = try RestoreTests.deepStack(path) { $0.compactAfterInputs = 1 }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        for _ in 0..<3 { try Self.press(0, daemon, host: host) }
+        let stats = daemon.daemon.stats()
+        #expect(stats.journalCheckpoints == 0)
+        #expect(stats.lastCheckpointRefusal.contains("DeepStackFlow"), "\(stats.lastCheckpointRefusal)")
+    }
+}
