@@ -218,3 +218,34 @@ extension CompactionTests {
         #expect(stats.lastCheckpointRefusal.contains("DeepStackFlow"), "\(stats.lastCheckpointRefusal)")
     }
 }
+
+extension CompactionTests {
+    @Test(arguments: [("another layout", [UInt8]([9])), ("cut short", [1, 4, 0x6D]), ("a place that does not open", [1, 5] + Array("nowhr".utf8) + [1, 2, 1, 0, 0, 0, 0, 0])])
+    func aCheckpointThatDoesNotRestoreIsMovedAsideAndTheAppStartsFresh(_ damage: String, _ body: [UInt8]) throws {
+        let directory = makeTemporaryDirectory()
+        let path = directory + "/launcher.journal"
+        let app = try EmbeddedDaemonTests.app("launcher")
+        do {
+            let journal = try Journal(path: path, identity: .init(app: app.name, appVersion: app.version))
+            try journal.rewrite([Journal.Record(kind: 65, body: body)])
+        }
+        let (daemon, _, _) = try Self.launcher(path, every: 0)
+        #expect(daemon.daemon.stats().restoredInputs == 0, "\(damage)")
+        #expect(daemon.daemon.tree().place == "menu", "\(damage): the app starts at its start")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("launcher.journal.refused-") }
+        #expect(kept.count == 1, "\(damage): the journal is moved aside, not deleted")
+    }
+
+    @Test func aCheckpointRecordReadsBackAsItWasWritten() throws {
+        let path = makeTemporaryDirectory() + "/tally.journal"
+        let daemon = try Self.tally(path, every: 2) { KeptTallyFlow() }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        for _ in 0..<3 { try Self.press(0, daemon, host: host) }
+        daemon.crash()
+        let journal = try Journal(path: path, identity: .init(app: "tally", appVersion: "1"))
+        let records = try journal.records()
+        #expect(records.first?.kind == 65, "a compacted journal starts with its checkpoint")
+        #expect(records.dropFirst().allSatisfy { $0.kind < 64 }, "then inputs only: the tally has no link to name")
+    }
+}

@@ -28,6 +28,26 @@ import Testing
         #expect(try journal.count() == 0)
     }
 
+    @Test func aRewriteReplacesEveryRecordWholeAndAppendsGoOnAfterIt() throws {
+        let path = Self.path()
+        let checkpoint = [Journal.Record(kind: 65, body: [1, 2, 3]), Journal.Record(kind: 64, body: Array("menu".utf8), check: 7)]
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            for n in 0..<50 { try journal.append([Self.record(n)]) }
+            let before = journal.size
+            try journal.rewrite(checkpoint)
+            #expect(journal.size < before)
+            #expect(try journal.records() == checkpoint)
+            try journal.append([Self.record(50)])
+            // A second daemon is still refused: the lock was held throughout.
+            #expect(throws: JournalError.self) { _ = try Journal(path: path, identity: Self.identity) }
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + ".new"), "the new log took the journal's name")
+        let journal = try Journal(path: path, identity: Self.identity)
+        #expect(try journal.records() == checkpoint + [Self.record(50)], "reopened: the checkpoint, then what followed it")
+        #expect(try LogFile(path).frames.map(\.seq) == [1, 2], "the rewritten log numbers its frames from 1")
+    }
+
     @Test func aBatchIsOneFrameAndKeepsEveryRecordsKeyAndCheck() throws {
         let path = Self.path()
         let batch = [

@@ -27,7 +27,9 @@ struct DaemonRestartTests {
         let steps = try Script(parsing: String(contentsOfFile: demoWalkthroughPath, encoding: .utf8)).steps
         // Not in the last steps: the walk must not end before the last kill.
         let moments = (0..<Self.kills).map { _ in Int.random(in: 1..<(steps.count - 8), using: &generator) }.sorted()
-        let arguments = ["--app", "launcher"]
+        // Each flowd compacts its journal after a random few inputs: checkpoints land at random points
+        // of the walk, and kills land between them (docs/restore.md, "Long sessions").
+        var arguments: [String] { ["--app", "launcher", "--compact-after", "\(Int.random(in: 1...12, using: &generator))"] }
         let environment = ["FLOWD_PYTHON_SCREENS": "0"]
         var daemon = try DaemonProcess(arguments: arguments, environment: environment, directory: directory)
 
@@ -92,7 +94,10 @@ struct DaemonRestartTests {
             #expect(seen.contains { $0.hasPrefix("[line \(step.line)] ") }, "line \(step.line) not reached (kills at steps \(moments))")
         }
         #expect(restored >= min(2, moments.count), "kills landed before the walk ended: \(restored) of \(moments.count)")
-        print("flowd restarts: \(restored) of \(moments.count) kills landed before the walk ended (seed \(seed))")
+        let checkpoints = (logs + [daemon.logText]).map { $0.components(separatedBy: "compacted the journal to a checkpoint").count - 1 }.reduce(0, +)
+        let refusals = (logs + [daemon.logText]).map { $0.components(separatedBy: "the journal was not compacted").count - 1 }.reduce(0, +)
+        #expect(checkpoints > 0, "the journal was compacted during the walk")
+        print("flowd restarts: \(restored) of \(moments.count) kills landed before the walk ended (seed \(seed)); \(checkpoints) checkpoints taken, \(refusals) refused")
         let reconnects = log.split(separator: "\n").filter { $0.hasPrefix("reconnect: reconnected") }
         // Kills close together are one reconnection for demo-screens.
         #expect(!reconnects.isEmpty && reconnects.allSatisfy { $0.hasSuffix("a fresh start") }, "demo-screens came back as a new host: \(reconnects)")

@@ -231,6 +231,8 @@ public final class Daemon {
     package var runningWorkCount: Int { core.runningWorkCount }
     /// Timers started and not fired.
     package var startedTimerCount: Int { core.startedTimerCount }
+    /// The visible screen (nil without an app or a screen).
+    package var visibleScreen: ScreenID? { core.runtime?.visibleScreen }
     /// Everything of the runtime a restore must give back (`RuntimeImage`; nil without an app).
     package func runtimeImage() -> RuntimeImage? { core.runtime?.image() }
     /// What `flowctl stats` shows.

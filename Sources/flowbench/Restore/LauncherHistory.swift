@@ -72,7 +72,7 @@ enum LauncherHistory {
                 }
                 host.send(.output(output))
                 _ = JournalWalk.acknowledge(host.readBodies(), on: host)
-                visible = RestoreVisible.screen(daemon)
+                visible = daemon.daemon.visibleScreen?.rawValue
             }
             index += 1
             if index % 1024 == 0 { journaled = Int(daemon.daemon.stats().journaledInputs) }
@@ -99,19 +99,5 @@ enum LauncherHistory {
         } catch {
             throw BenchError("cannot read back the journal \(path): \(error)")
         }
-    }
-}
-
-/// The visible screen of an embedded daemon, from its tree.
-enum RestoreVisible {
-    static func screen(_ daemon: EmbeddedDaemon) -> UInt64? {
-        var found: UInt64?
-        func walk(_ node: Flowd_V1_NavNode) {
-            if node.kind == .screen, node.screen.visible { found = node.id }
-            node.children.forEach(walk)
-            if node.hasPresented { walk(node.presented) }
-        }
-        walk(daemon.daemon.tree().window)
-        return found
     }
 }
