@@ -87,6 +87,7 @@ struct Stats: ParsableCommand {
                 restored inputs   \(stats.restoredInputs)
                 journal pending   \(stats.journalPending)\(stats.journalPending > 0 ? "  (the last journal write failed; flowd retries every second)" : "")
                 journal bytes     \(stats.journalBytes)
+                journal inputs    \(stats.journalInputs)
                 checkpoints       \(stats.journalCheckpoints)\(stats.journalCheckpointsRefused > 0 ? "  (\(stats.journalCheckpointsRefused) refused, the last: \(stats.lastCheckpointRefusal))" : "")
                 unknown kinds     \(stats.unknownKindsOffered)
                 without host      \(stats.screensWithoutHost)

@@ -11,7 +11,8 @@ struct Committed: Sendable {
     /// The screens the tree shows.
     var screens: Set<UInt64>
 
-    /// What `daemon`'s journal holds now: its tree, and every input it restored or committed since. Once
+    /// What `daemon`'s journal holds now: its tree, and the inputs a restart replays (every input
+    /// restored or committed since the journal's start or its checkpoint). Once
     /// the app ended the journal is cleared: then `fresh`, what a fresh start shows. Throws if inputs
     /// the daemon applied still wait for their commit (every loop iteration ends with one).
     init(_ daemon: EmbeddedDaemon, fresh: Committed?) throws(FuzzViolation) {
@@ -24,7 +25,7 @@ struct Committed: Sendable {
             throw FuzzViolation("\(tree.stats.journalPending) inputs the daemon applied were not committed at the end of its loop iteration")
         }
         shape = TreeShape.lines(tree)
-        inputs = tree.stats.restoredInputs + tree.stats.journaledInputs
+        inputs = tree.stats.journalInputs
         screens = Set(EmbeddedDaemonFuzzTarget.screenIDs(tree))
     }
 }

@@ -60,7 +60,11 @@ package enum EmbeddedDaemonFuzzTarget {
     package static func run(_ input: UnsafeRawBufferPointer) throws(FuzzViolation) -> Summary {
         var program = Program(bytes: Array(input))
         var summary = Summary()
-        guard let name = apps[safe: Int(program.next() ?? 0) % apps.count], let app = app(name) else { return summary }
+        let first = Int(program.next() ?? 0)
+        guard let name = apps[safe: first % apps.count], let app = app(name) else { return summary }
+        // The journal compacts after 1 to 7 inputs (0: never), so checkpoints land between the crashes;
+        // from the same byte's other bits, so that the corpus's programs keep their meaning.
+        let compactAfter = (first / apps.count) % 8
         // Every kind the app shows (`App.kinds`: its factories' and its modules'), offered by both hosts.
         let kinds = app.kinds
         let folder = try ScratchFolder()
@@ -75,6 +79,7 @@ package enum EmbeddedDaemonFuzzTarget {
                 $0.exitWhenAppFinishes = false
                 $0.resumeGraceMilliseconds = 300
                 $0.hangTimeoutMilliseconds = 100
+                $0.compactAfterInputs = compactAfter
             }
         } catch {
             throw FuzzViolation("the daemon did not start on an empty journal: \(error)")

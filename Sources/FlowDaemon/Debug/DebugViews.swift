@@ -57,6 +57,7 @@ enum DebugViews {
         stats.journalCheckpointsRefused = UInt64(compaction.refused)
         stats.lastCheckpointRefusal = compaction.lastRefusal
         stats.journalBytes = UInt64(parts.persistence.journal?.journal.size ?? 0)
+        stats.journalInputs = UInt64(parts.persistence.journal?.held ?? 0)
         return stats
     }
 

@@ -34,6 +34,9 @@ struct DaemonJournal {
     private var failure: JournalError?
     /// Inputs committed by this process.
     private(set) var committed = 0
+    /// Inputs the journal holds (what a restart replays): those restored, then committed, since its
+    /// start or its checkpoint.
+    private(set) var held = 0
     /// Commits since the last flush request.
     private var sinceSync = 0
     private let syncs = DispatchQueue(label: "flowd.journal.sync")
@@ -86,6 +89,9 @@ struct DaemonJournal {
         journaledPlace = checkpoint.place
     }
 
+    /// A restore replayed `inputs` inputs of the journal.
+    mutating func restored(inputs: Int) { held = inputs }
+
     /// Whether the journal may be compacted now: recording, everything committed, writes succeeding.
     var canCompact: Bool { mode == .recording && pending.isEmpty && retryAt == nil }
 
@@ -99,6 +105,7 @@ struct DaemonJournal {
         // The old log's file closes with it: a flush of it in flight finishes first.
         drainSyncs()
         try journal.rewrite(records)
+        held = 0
         journaledPlace = checkpoint.place
         sinceSync = 0
     }
@@ -155,7 +162,9 @@ struct DaemonJournal {
         if let aside = journal.takeConvertedAside() {
             logger.notice("converted the SQLite journal of an older flowd into a log; the old file is kept", metadata: ["kept": "\(aside)"])
         }
-        committed += pending.count { $0.kind != Self.placeKind }
+        let inputs = pending.count { $0.kind != Self.placeKind }
+        committed += inputs
+        held += inputs
         pending.removeAll(keepingCapacity: true)
         sinceSync += 1
         if sinceSync >= Self.commitsPerSync || now >= lastSyncAt + Self.syncMilliseconds { requestSync(now: now) }
@@ -190,6 +199,7 @@ struct DaemonJournal {
         guard mode == .recording else { return }
         mode = .finished
         pending.removeAll()
+        held = 0
         do {
             try journal.clear()
             if let aside = journal.takeConvertedAside() {

@@ -161,6 +161,7 @@ struct Persistence {
         case .restored(let inputs, let screens):
             restoredInputs = inputs
             self.journal?.restored(place: replay.lastPlace)
+            self.journal?.restored(inputs: inputs)
             appliedKeys = replay.appliedKeys
             return .restored(inputs: inputs, screens: screens, rootOutcome: replay.screens.rootOutcome)
         case .diverged(let index, let reason):

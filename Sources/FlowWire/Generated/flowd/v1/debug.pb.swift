@@ -410,6 +410,13 @@ public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
     set {_uniqueStorage()._journalBytes = newValue}
   }
 
+  /// Inputs the journal holds now: what a restart replays (those after its
+  /// checkpoint, when it was compacted).
+  public var journalInputs: UInt64 {
+    get {_storage._journalInputs}
+    set {_uniqueStorage()._journalInputs = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -886,7 +893,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0\u{3}journal_checkpoints\0\u{3}journal_checkpoints_refused\0\u{3}last_checkpoint_refusal\0\u{3}journal_bytes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0\u{3}journal_checkpoints\0\u{3}journal_checkpoints_refused\0\u{3}last_checkpoint_refusal\0\u{3}journal_bytes\0\u{3}journal_inputs\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -919,6 +926,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _journalCheckpointsRefused: UInt64 = 0
     var _lastCheckpointRefusal: String = String()
     var _journalBytes: UInt64 = 0
+    var _journalInputs: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -959,6 +967,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _journalCheckpointsRefused = source._journalCheckpointsRefused
       _lastCheckpointRefusal = source._lastCheckpointRefusal
       _journalBytes = source._journalBytes
+      _journalInputs = source._journalInputs
     }
   }
 
@@ -1007,6 +1016,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 28: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalCheckpointsRefused) }()
         case 29: try { try decoder.decodeSingularStringField(value: &_storage._lastCheckpointRefusal) }()
         case 30: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalBytes) }()
+        case 31: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalInputs) }()
         default: break
         }
       }
@@ -1105,6 +1115,9 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if _storage._journalBytes != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._journalBytes, fieldNumber: 30)
       }
+      if _storage._journalInputs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._journalInputs, fieldNumber: 31)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1144,6 +1157,7 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._journalCheckpointsRefused != rhs_storage._journalCheckpointsRefused {return false}
         if _storage._lastCheckpointRefusal != rhs_storage._lastCheckpointRefusal {return false}
         if _storage._journalBytes != rhs_storage._journalBytes {return false}
+        if _storage._journalInputs != rhs_storage._journalInputs {return false}
         return true
       }
       if !storagesAreEqual {return false}
