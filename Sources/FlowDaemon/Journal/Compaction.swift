@@ -4,14 +4,14 @@ import FlowJournal
 import FlowKit
 
 /// When the journal is compacted, and what came of it (docs/restore.md, "Long sessions"): once it
-/// holds `afterInputs` records, at the end of a loop iteration with everything committed and nothing
+/// holds `afterInputs` inputs, at the end of a loop iteration with everything committed and nothing
 /// in flight, a checkpoint of the user's place is taken and checked (`Checkpoint.take`) and the
 /// journal is rewritten from it. A refused checkpoint changes nothing and is tried again after as
-/// many records more, so a place that never checks out costs one try per `afterInputs` inputs.
+/// many inputs more, so a place that never checks out costs one try per `afterInputs` inputs.
 struct Compaction {
-    /// Records after which a compaction is tried (0: never).
+    /// Inputs after which a compaction is tried (0: never).
     let afterInputs: Int
-    /// The journal's record count at which the next try is due.
+    /// The journal's input count at which the next try is due.
     private var dueAt: Int
     /// Checkpoints taken and written since the daemon started.
     private(set) var taken = 0
@@ -25,17 +25,17 @@ struct Compaction {
         dueAt = afterInputs
     }
 
-    /// Whether a try is due for a journal of `records` records.
-    func isDue(records: Int) -> Bool { afterInputs > 0 && records >= dueAt }
+    /// Whether a try is due for a journal that holds `inputs` inputs.
+    func isDue(inputs: Int) -> Bool { afterInputs > 0 && inputs >= dueAt }
 
     /// Compacts `journal`, whose record count is due, to a checkpoint of `runtime` (running `app`) when
     /// one checks out; returns what to tell. Changes nothing else when it does not.
     mutating func compact(_ journal: inout DaemonJournal, runtime: FlowRuntime, app: App, appliedKeys: AppliedKeys) -> Notice? {
         guard journal.canCompact, runtime.isQuiet else { return nil }  // tried again at the next iteration's end
-        let records = (try? journal.journal.count()) ?? 0
+        let inputs = journal.held
         let bytes = journal.journal.size
         let started = DispatchTime.now().uptimeNanoseconds
-        dueAt = records + afterInputs
+        dueAt = inputs + afterInputs
         let checkpoint: Checkpoint
         switch Checkpoint.take(of: runtime, app: app, check: journal.check.stored, appliedKeys: appliedKeys) {
         case .success(let taken): checkpoint = taken
@@ -45,20 +45,20 @@ struct Compaction {
             return Notice(.notice, """
                 the journal was not compacted: its place does not give back the same state (\(mismatch)); \
                 it keeps its history and is tried again after \(afterInputs) more inputs
-                """, ["place": "\(runtime.place?.description ?? "")", "inputs": "\(records)"])
+                """, ["place": "\(runtime.place?.description ?? "")", "inputs": "\(inputs)"])
         }
         do {
             try journal.compact(to: checkpoint)
         } catch {
             refused += 1
             lastRefusal = "\(error)"
-            return Notice(.warning, "the journal was not compacted: \(error); it keeps its history", ["inputs": "\(records)"])
+            return Notice(.warning, "the journal was not compacted: \(error); it keeps its history", ["inputs": "\(inputs)"])
         }
         taken += 1
-        dueAt = ((try? journal.journal.count()) ?? 0) + afterInputs
+        dueAt = afterInputs
         let micros = (DispatchTime.now().uptimeNanoseconds - started) / 1_000
         return Notice(.info, "compacted the journal to a checkpoint of the user's place", [
-            "place": "\(checkpoint.place)", "inputs": "\(records)", "bytes_before": "\(bytes)",
+            "place": "\(checkpoint.place)", "inputs": "\(inputs)", "bytes_before": "\(bytes)",
             "bytes_after": "\(journal.journal.size)", "microseconds": "\(micros)",
         ])
     }

@@ -205,7 +205,7 @@ struct Persistence {
     /// and nothing is in flight (`Compaction`); once per loop iteration, after the commit. Returns
     /// what to tell.
     mutating func compactIfDue(_ app: App, runtime: FlowRuntime) -> Notice? {
-        guard var journal, compaction.isDue(records: (try? journal.journal.count()) ?? 0) else { return nil }
+        guard var journal, compaction.isDue(inputs: journal.held) else { return nil }
         self.journal = nil
         defer { self.journal = journal }
         return compaction.compact(&journal, runtime: runtime, app: app, appliedKeys: appliedKeys)
