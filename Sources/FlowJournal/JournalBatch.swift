@@ -82,7 +82,7 @@ package enum JournalBatch {
     /// Reads varints and byte strings from the front of `bytes`.
     package struct Reader {
         let bytes: ArraySlice<UInt8>
-        var offset: Int
+        package var offset: Int
 
         init(bytes: ArraySlice<UInt8>) {
             self.bytes = bytes

@@ -28,6 +28,7 @@ extension Flowd_V1_Envelope.OneOf_Body {
         case .ack: "Ack"
         case .output: "Output"
         case .userNavigation: "UserNavigation"
+        case .saveState: "SaveState"
         case .openLink: "OpenLink"
         case .linkOpened: "LinkOpened"
         case .getTree: "GetTree"

@@ -27,7 +27,7 @@ package enum FastCodec {
         "flowd.v1.Update": [1, 2, 3],
         "flowd.v1.Dismiss": [1, 2, 3, 4],
         "flowd.v1.PlacementChanged": [1, 2, 3, 4],
-        "flowd.v1.Place": [1, 2, 3, 4, 5, 6, 7, 8],
+        "flowd.v1.Place": [1, 2, 3, 4, 5, 6, 7, 8, 9],
         "flowd.v1.Placement": [1, 2, 3],
         "flowd.v1.PathElement": [1, 2, 3, 4, 5, 6],
     ]
@@ -345,7 +345,7 @@ package enum FastCodec {
             + (m.hasState ? messageFieldSize(3, size(m.state)) : 0)
             + (m.hasPlacement ? messageFieldSize(4, size(m.placement)) : 0)
             + fieldSize(5, m.serial) + boolFieldSize(6, m.animated) + fieldSize(7, m.flowID)
-            + bytesFieldSize(8, m.flowType.utf8.count)
+            + bytesFieldSize(8, m.flowType.utf8.count) + bytesFieldSize(9, m.savedState.count)
     }
 
     // Writers, fields in number order and defaults left out, as swift-protobuf does.
@@ -410,6 +410,7 @@ package enum FastCodec {
         w.boolField(6, m.animated)
         w.field(7, m.flowID)
         w.bytesField(8, m.flowType)
+        w.bytesField(9, m.savedState)
     }
 
     // Wire sizes.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import FlowApp
 import FlowJournal
 import FlowKit
@@ -30,7 +31,8 @@ struct Compaction {
 
     /// Compacts `journal`, whose record count is due, to a checkpoint of `runtime` (running `app`) when
     /// one checks out; returns what to tell. Changes nothing else when it does not.
-    mutating func compact(_ journal: inout DaemonJournal, runtime: FlowRuntime, app: App, appliedKeys: AppliedKeys) -> Notice? {
+    mutating func compact(_ journal: inout DaemonJournal, runtime: FlowRuntime, app: App, appliedKeys: AppliedKeys,
+                          savedStates: [ScreenID: Data]) -> Notice? {
         guard journal.canCompact, runtime.isQuiet else { return nil }  // tried again at the next iteration's end
         let inputs = journal.held
         let bytes = journal.journal.size
@@ -48,7 +50,7 @@ struct Compaction {
                 """, ["place": "\(runtime.place?.description ?? "")", "inputs": "\(inputs)"])
         }
         do {
-            try journal.compact(to: checkpoint)
+            try journal.compact(to: checkpoint, savedStates: savedStates)
         } catch {
             refused += 1
             lastRefusal = "\(error)"

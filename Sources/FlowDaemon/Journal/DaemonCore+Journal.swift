@@ -33,7 +33,9 @@ extension DaemonCore {
         // While writes fail, the deadline timer (armed at the end of the iteration) wakes the loop for the next try.
         let runtime = self.runtime
         persistence.commit(now: loop.now) { runtime?.place?.description }
-        if let runtime, let app, phase == .running, let notice = persistence.compactIfDue(app, runtime: runtime) { tell(notice) }
+        if let runtime, let app, phase == .running, let notice = persistence.compactIfDue(app, runtime: runtime, savedStates: delivery.savedStates) {
+            tell(notice)
+        }
     }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due; says what is lost.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import FlowJournal
 import FlowKit
 import Logging
@@ -68,8 +69,12 @@ struct DaemonJournal {
         self.logger = logger
     }
 
-    /// Inputs waiting to be committed.
-    var pendingCount: Int { pending.count { $0.kind != Self.placeKind } }
+    /// The record kind of what a host saved for a screen (`SaveState`): the screen, then the bytes.
+    /// Not an input: the replay gives it to the screen's place.
+    static let savedStateKind: Int64 = 66
+
+    /// Inputs waiting to be committed (input kinds are below 64).
+    var pendingCount: Int { pending.count { $0.kind < 64 } }
     /// Whether the last write failed (and the inputs since wait in memory).
     var isFailing: Bool { retryAt != nil }
 
@@ -78,6 +83,20 @@ struct DaemonJournal {
         guard mode == .recording else { return }
         let (kind, body) = input.encoded
         pending.append(Journal.Record(kind: kind, body: body, key: Int64(bitPattern: key)))
+    }
+
+    /// Records what a host saved for `screen` (ignored unless recording).
+    mutating func recordSavedState(_ data: Data, for screen: ScreenID) {
+        guard mode == .recording else { return }
+        pending.append(Journal.Record(kind: Self.savedStateKind, body: Self.savedStateBody(data, for: screen)))
+    }
+
+    /// The body of a saved-state record: the screen as a varint, then the bytes.
+    static func savedStateBody(_ data: Data, for screen: ScreenID) -> [UInt8] {
+        var body: [UInt8] = []
+        JournalBatch.appendVarint(screen.rawValue, to: &body)
+        body += data
+        return body
     }
 
     /// A restore replayed the journal, whose last place was `place` ("": none).
@@ -97,9 +116,12 @@ struct DaemonJournal {
 
     /// Rewrites the journal as `checkpoint` and the place it is at, dropping the history before it
     /// (docs/journal.md, "Compaction"). Throws the write's error; the journal is then as it was.
-    mutating func compact(to checkpoint: Checkpoint) throws(JournalError) {
+    mutating func compact(to checkpoint: Checkpoint, savedStates: [ScreenID: Data] = [:]) throws(JournalError) {
         precondition(canCompact, "a journal is compacted only with everything committed")
         var records = [Journal.Record(kind: Checkpoint.kind, body: checkpoint.encoded)]
+        for (screen, data) in savedStates.sorted(by: { $0.key < $1.key }) {
+            records.append(Journal.Record(kind: Self.savedStateKind, body: Self.savedStateBody(data, for: screen)))
+        }
         if !checkpoint.place.isEmpty { records.append(Journal.Record(kind: Self.placeKind, body: Array(checkpoint.place.utf8))) }
         records[records.count - 1].check = check.stored
         // The old log's file closes with it: a flush of it in flight finishes first.
@@ -162,7 +184,7 @@ struct DaemonJournal {
         if let aside = journal.takeConvertedAside() {
             logger.notice("converted the SQLite journal of an older flowd into a log; the old file is kept", metadata: ["kept": "\(aside)"])
         }
-        let inputs = pending.count { $0.kind != Self.placeKind }
+        let inputs = pending.count { $0.kind < 64 }
         committed += inputs
         held += inputs
         pending.removeAll(keepingCapacity: true)

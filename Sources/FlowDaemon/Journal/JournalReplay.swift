@@ -1,6 +1,7 @@
 import FlowApp
 import FlowJournal
 import FlowKit
+import Foundation
 
 /// How a restore ended.
 enum RestoreOutcome {
@@ -62,6 +63,20 @@ struct JournalReplay {
                 if record.kind == Checkpoint.kind {
                     divergence = "it holds a checkpoint after input \(index); a checkpoint only starts a journal"
                     return false
+                }
+                // What a host saved for a screen: the screen's place carries it from now on.
+                if record.kind == DaemonJournal.savedStateKind {
+                    var reader = JournalBatch.Reader(bytes: record.body)
+                    guard let screen = reader.varint() else {
+                        divergence = "a saved state after input \(index) does not name its screen"
+                        return false
+                    }
+                    screens.save(Data(record.body[reader.offset...]), for: ScreenID(rawValue: screen))
+                    if let check = record.check, check != journal.check.stored {
+                        divergence = "the placements after input \(index) differ from the journaled ones"
+                        return false
+                    }
+                    return true
                 }
                 if record.kind == DaemonJournal.placeKind {
                     lastPlace = String(decoding: record.body, as: UTF8.self)

@@ -1,4 +1,5 @@
 import FlowApp
+import Foundation
 import FlowJournal
 import FlowKit
 import Logging
@@ -187,6 +188,9 @@ struct Persistence {
         return opened
     }
 
+    /// Journals what a host saved for `screen` (not an input: the replay hands it to the screen's place).
+    mutating func recordSavedState(_ data: Data, for screen: ScreenID) { journal?.recordSavedState(data, for: screen) }
+
     /// Closes the journal (waiting for a flush in flight) and keeps none.
     mutating func close() {
         journal?.drainSyncs()
@@ -204,11 +208,11 @@ struct Persistence {
     /// Compacts the journal to a checkpoint of the user's place when it grew past the policy's count
     /// and nothing is in flight (`Compaction`); once per loop iteration, after the commit. Returns
     /// what to tell.
-    mutating func compactIfDue(_ app: App, runtime: FlowRuntime) -> Notice? {
+    mutating func compactIfDue(_ app: App, runtime: FlowRuntime, savedStates: @autoclosure () -> [ScreenID: Data]) -> Notice? {
         guard var journal, compaction.isDue(inputs: journal.held) else { return nil }
         self.journal = nil
         defer { self.journal = journal }
-        return compaction.compact(&journal, runtime: runtime, app: app, appliedKeys: appliedKeys)
+        return compaction.compact(&journal, runtime: runtime, app: app, appliedKeys: appliedKeys, savedStates: savedStates())
     }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due.

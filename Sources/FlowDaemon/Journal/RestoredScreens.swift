@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 
 /// What a restore's replay placed: the screen commands the flows made while the journal was
 /// replayed, folded into every live screen's current `Place` (its latest state and placement), in the
@@ -16,6 +17,11 @@ struct RestoredScreens {
     mutating func rootReported(_ outcome: RootOutcome) {
         if case .output = outcome { return }
         rootOutcome = outcome
+    }
+
+    /// A host saved `data` for `screen` (a journaled `SaveState`).
+    mutating func save(_ data: Data, for screen: ScreenID) {
+        places[screen]?.savedState = data
     }
 
     mutating func apply(_ command: ScreenCommand) {

@@ -163,7 +163,7 @@ package struct ConnectionStateMachine {
         case .shutdown:
             state = .closed
             return .close
-        case .ack, .output, .userNavigation:
+        case .ack, .output, .userNavigation, .saveState:
             guard role == .screenHost else {
                 return fail(.unexpectedMessage, "\(body.name) is for screen hosts; this connection has the debug role")
             }

@@ -18,6 +18,7 @@ extension Flowd_V1_Place {
         flowID = place.owner.rawValue
         flowType = place.flowType
         animated = place.animated
+        savedState = place.savedState
     }
 }
 

@@ -144,6 +144,25 @@ extension DaemonCore {
         }
     }
 
+    /// A host's saved state for one of its screens (docs/protocol.md §11): kept with the screen and
+    /// journaled, handed back in every later `Place` of it. Not an input: the flows never see it.
+    mutating func receiveSaveState(_ saved: Flowd_V1_SaveState, seq: UInt64, from connection: Connection) {
+        guard runtime != nil else { return refuseWithoutApp(screen: saved.screenID, seq: seq, to: connection) }
+        guard saved.data.count <= WireProtocol.maxSavedStateBytes else {
+            let message = "the saved state of screen \(saved.screenID) has \(saved.data.count) bytes; at most "
+                + "\(WireProtocol.maxSavedStateBytes) are kept (keep what the user has not sent, not the screen's contents)"
+            return refuse(Flowd_V1_Error(code: .limitExceeded, message: message, screenID: saved.screenID), seq: seq, to: connection)
+        }
+        switch lookup(saved.screenID, hostedBy: connection.id) {
+        case .failure(let error):
+            refuse(error, seq: seq, to: connection)
+        case .success(let screen):
+            // A screen being dismissed keeps nothing more (as a late output is dropped).
+            guard delivery.save(saved.data, for: screen) else { return }
+            persistence.recordSavedState(saved.data, for: screen)
+        }
+    }
+
     /// Refuses a screen message on a daemon started without an app.
     private mutating func refuseWithoutApp(screen: UInt64, seq: UInt64, to connection: Connection) {
         refuse(Flowd_V1_Error(code: .unknownScreen, message: "this daemon runs no app, so it has no screens", screenID: screen), seq: seq, to: connection)

@@ -294,6 +294,8 @@ struct DaemonCore {
             receiveOutput(output, seq: seq, from: connection, injected: false)
         case .userNavigation(let navigation):
             receiveNavigation(navigation, seq: seq, from: connection, injected: false)
+        case .saveState(let saved):
+            receiveSaveState(saved, seq: seq, from: connection)
         case .openLink(let request):
             receiveOpenLink(request, seq: seq, from: connection)
         default:

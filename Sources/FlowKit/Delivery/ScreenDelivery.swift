@@ -297,6 +297,19 @@ public struct ScreenDelivery: Sendable {
         return Self.kindAndDismissing(of: &screens.values[index])
     }
 
+    /// Keeps `data`, what a host saved for screen `id` (`SaveState`), with the screen: every later
+    /// `Place` of it carries it. False when the screen is not placed or is being dismissed.
+    public mutating func save(_ data: Data, for id: ScreenID) -> Bool {
+        guard let index = screens.index(forKey: id), !screens.values[index].isDismissing else { return false }
+        screens.values[index].current.savedState = data
+        return true
+    }
+
+    /// What hosts saved for the screens placed now (those with something saved), by screen.
+    public var savedStates: [ScreenID: Data] {
+        screens.compactMapValues { $0.isDismissing || $0.current.savedState.isEmpty ? nil : $0.current.savedState }
+    }
+
     private static func kindAndDismissing(of screen: inout Screen) -> (kind: String, isDismissing: Bool) { (screen.kind, screen.isDismissing) }
     private static func host(of screen: inout Screen) -> UInt64? { screen.host }
     private static func contentType(of screen: inout Screen) -> String { screen.current.contentType }

@@ -150,6 +150,14 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     set {body = .userNavigation(newValue)}
   }
 
+  public var saveState: Flowd_V1_SaveState {
+    get {
+      if case .saveState(let v)? = body {return v}
+      return Flowd_V1_SaveState()
+    }
+    set {body = .saveState(newValue)}
+  }
+
   /// Screen host or debug client -> daemon, and the answer (screen.proto).
   public var openLink: Flowd_V1_OpenLink {
     get {
@@ -300,6 +308,7 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     case ack(Flowd_V1_Ack)
     case output(Flowd_V1_Output)
     case userNavigation(Flowd_V1_UserNavigation)
+    case saveState(Flowd_V1_SaveState)
     /// Screen host or debug client -> daemon, and the answer (screen.proto).
     case openLink(Flowd_V1_OpenLink)
     case linkOpened(Flowd_V1_LinkOpened)
@@ -330,7 +339,7 @@ fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{4}\u{7}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0\u{1}describe\0\u{3}app_contract\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{3}save_state\0\u{4}\u{6}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0\u{1}describe\0\u{3}app_contract\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -533,6 +542,19 @@ nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
         if let v = v {
           if hadOneofValue {try decoder.handleConflictingOneOf()}
           self.body = .linkOpened(v)
+        }
+      }()
+      case 34: try {
+        var v: Flowd_V1_SaveState?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .saveState(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .saveState(v)
         }
       }()
       case 40: try {
@@ -793,6 +815,10 @@ nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
     case .linkOpened?: try {
       guard case .linkOpened(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 33)
+    }()
+    case .saveState?: try {
+      guard case .saveState(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 34)
     }()
     case .getTree?: try {
       guard case .getTree(let v)? = self.body else { preconditionFailure() }

@@ -236,6 +236,11 @@ public nonisolated struct Flowd_V1_Place: Sendable {
 
   public var flowType: String = String()
 
+  /// What a host saved for this screen (SaveState), handed back whenever the
+  /// screen is placed again: after its process restarted, on another host, after
+  /// the daemon restored. Empty for a new screen and when nothing was saved.
+  public var savedState: Data = Data()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -448,6 +453,26 @@ public nonisolated struct Flowd_V1_Ack: Sendable {
   public var screenID: UInt64 = 0
 
   public var serial: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Host -> daemon: the host's own bytes for a screen this connection hosts —
+/// what the user has not sent: a half-typed line, a scroll position, a
+/// selection (docs/protocol.md §11). flowd keeps the last one with the screen,
+/// journals it, and hands it back in Place.saved_state whenever the screen is
+/// placed again. Not acknowledged; the last one wins; empty clears it. At most
+/// 16384 bytes: larger is refused with a non-fatal LIMIT_EXCEEDED.
+public nonisolated struct Flowd_V1_SaveState: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var screenID: UInt64 = 0
+
+  public var data: Data = Data()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -774,7 +799,7 @@ nonisolated extension Flowd_V1_Placement: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Flowd_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Place"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}kind\0\u{1}state\0\u{1}placement\0\u{1}serial\0\u{1}animated\0\u{3}flow_id\0\u{3}flow_type\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}kind\0\u{1}state\0\u{1}placement\0\u{1}serial\0\u{1}animated\0\u{3}flow_id\0\u{3}flow_type\0\u{3}saved_state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -790,6 +815,7 @@ nonisolated extension Flowd_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._Mess
       case 6: try { try decoder.decodeSingularBoolField(value: &self.animated) }()
       case 7: try { try decoder.decodeSingularUInt64Field(value: &self.flowID) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.flowType) }()
+      case 9: try { try decoder.decodeSingularBytesField(value: &self.savedState) }()
       default: break
       }
     }
@@ -824,6 +850,9 @@ nonisolated extension Flowd_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if !self.flowType.isEmpty {
       try visitor.visitSingularStringField(value: self.flowType, fieldNumber: 8)
     }
+    if !self.savedState.isEmpty {
+      try visitor.visitSingularBytesField(value: self.savedState, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -836,6 +865,7 @@ nonisolated extension Flowd_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if lhs.animated != rhs.animated {return false}
     if lhs.flowID != rhs.flowID {return false}
     if lhs.flowType != rhs.flowType {return false}
+    if lhs.savedState != rhs.savedState {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1017,6 +1047,41 @@ nonisolated extension Flowd_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf._Messag
   public static func ==(lhs: Flowd_V1_Ack, rhs: Flowd_V1_Ack) -> Bool {
     if lhs.screenID != rhs.screenID {return false}
     if lhs.serial != rhs.serial {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_SaveState: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SaveState"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}data\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.screenID) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.data) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.screenID != 0 {
+      try visitor.visitSingularUInt64Field(value: self.screenID, fieldNumber: 1)
+    }
+    if !self.data.isEmpty {
+      try visitor.visitSingularBytesField(value: self.data, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_SaveState, rhs: Flowd_V1_SaveState) -> Bool {
+    if lhs.screenID != rhs.screenID {return false}
+    if lhs.data != rhs.data {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
