@@ -105,6 +105,8 @@ class ScreenHost:
         self._tracked = {}
         self._handlers = {}
         self._unconfirmed = UnconfirmedInputs()
+        #: Saved states not sent because the connection was down, by screen: sent after the resume.
+        self._unsent_saves = {}
         self._next_nonce = 0
         self._barriers = set()
         self._pongs = set()
@@ -326,6 +328,14 @@ class ScreenHost:
         self._send(body, message)
         self._unconfirmed.sent(number, body, message)
         self._confirm()
+
+    def _save_state(self, screen_id, data):
+        """Sends a SaveState; while reconnecting, keeps the last one per screen for after the resume."""
+        try:
+            self._send("save_state", screen_pb2.SaveState(screen_id=screen_id, data=data))
+            self._unsent_saves.pop(screen_id, None)
+        except errors.Reconnecting:
+            self._unsent_saves[screen_id] = data
 
     def _confirm(self):
         nonce = self._new_nonce()
@@ -609,6 +619,10 @@ class ScreenHost:
         """Sends again, with their keys, the inputs no Pong confirmed (docs/protocol.md §20): flowd drops
         those it applied and applies the others. They follow the Hello, so the screens are placed again."""
         self._unconfirmed.connection_changed()
+        saves, self._unsent_saves = self._unsent_saves, {}
+        for screen_id, data in saves.items():
+            if screen_id in self.screens:
+                self._save_state(screen_id, data)
         entries = list(self._unconfirmed.entries)
         if not entries:
             return

@@ -39,6 +39,10 @@ class Dismissal:
     animated: bool
 
 
+#: The most bytes `save_state` keeps for one screen (flowd refuses more with LIMIT_EXCEEDED).
+MAX_SAVED_STATE_BYTES = 16 * 1024
+
+
 class Phase(enum.Enum):
     """The phase of user navigation: a button press is IMMEDIATE; a gesture is BEGIN, then CANCEL or COMMIT."""
 
@@ -67,6 +71,10 @@ class HostedScreen:
         self.flow_id = place.flow_id
         self.flow_type = place.flow_type
         self.last_serial = place.serial
+        #: What this host (or the one before it) saved for the screen with `save_state`, handed back by
+        #: flowd when it placed the screen again: after a restart, on a new host, after a restore.
+        #: b"" for a new screen.
+        self.saved_state = bytes(place.saved_state)
         self.dismissal = None
         self._on_update = None
         self._on_placement_changed = None
@@ -109,6 +117,21 @@ class HostedScreen:
             return
         payload = payloads.encode_output(output, self.output_type, self.kind, self.id)
         self._host._send_input("output", screen_pb2.Output(screen_id=self.id, payload=payload))
+
+    def save_state(self, data):
+        """Saves `data` (bytes, at most 16384) for this screen: what the user has not sent — a half-typed
+        line, a scroll position. flowd keeps the last one with the screen and hands it back as
+        `saved_state` when the screen is placed again (docs/protocol.md §11); b"" clears it. The flows
+        never see it. Dropped once the screen is dismissed; while the host reconnects, the last one is
+        sent once it resumed."""
+        if not isinstance(data, (bytes, bytearray)):
+            raise errors.UsageError(f"save_state takes bytes, got {type(data).__name__}", screen_id=self.id)
+        if len(data) > MAX_SAVED_STATE_BYTES:
+            raise errors.UsageError(f"save_state takes at most {MAX_SAVED_STATE_BYTES} bytes, got {len(data)}: keep what "
+                                    "the user has not sent, not the screen's contents", screen_id=self.id)
+        if self.is_dismissed:
+            return
+        self._host._save_state(self.id, bytes(data))
 
     def back(self, phase=Phase.IMMEDIATE):
         """Reports that the user popped this screen off its stack (a back button: IMMEDIATE; a swipe:

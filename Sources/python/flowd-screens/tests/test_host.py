@@ -382,6 +382,62 @@ class Spawned(HostTestCase):
         self.assertEqual(log.count("spawned: ended ONLY_SCREEN_DISMISSED"), 2, log)
 
 
+SPAWNED_TYPIST = """#!/usr/bin/env python3
+import os, signal, sys
+sys.path.append(CARDS)
+from flowd_screens import ScreenHost
+from cards_pb2 import CardOutput, CardState, DidPressButton
+
+def say(text):
+    sys.stderr.write(f"typist: {text}\\n")
+    sys.stderr.flush()
+
+host = ScreenHost.from_environment()
+
+@host.register("item", state=CardState, output=CardOutput)
+def placed(screen):
+    if not screen.saved_state:
+        # Half a line typed, not sent: saved, then the process dies (SIGKILL, nothing flushed by Python).
+        screen.save_state("half a na".encode())
+        host.ping()
+        say(f"pid {os.getpid()} typed half a line and dies")
+        os.kill(os.getpid(), signal.SIGKILL)
+    say(f"pid {os.getpid()} placed again with {screen.saved_state.decode()!r}")
+    screen.send(CardOutput(did_press_button=DidPressButton(index=2)))
+
+host.run()
+"""
+
+
+class SavedState(HostTestCase):
+    def test_a_host_killed_while_a_line_is_half_typed_comes_back_with_it(self):
+        directory = Daemon.scratch_directory()
+        self.addCleanup(Daemon.remove, directory)
+        script = os.path.join(directory, "typist.py")
+        with open(script, "w", encoding="utf-8") as file:
+            file.write(SPAWNED_TYPIST.replace("CARDS", repr(CARDS), 1))
+        os.chmod(script, 0o755)
+        # Spawned screens restart by default: the new process gets the screen, and the line.
+        daemon = self.start("deep-stack", "--spawn-screens", script)
+        self.assertEqual(daemon.wait(), 0, daemon.log)
+        log = daemon.log
+        self.assertIn("typed half a line and dies", log)
+        self.assertIn("placed again with 'half a na'", log)
+
+    def test_save_state_refuses_what_is_not_bytes_or_too_long(self):
+        daemon = self.start("deep-stack")
+        host, record = self.connect(daemon.socket_path, ["item"])
+        host.ping()
+        screen = record.screen("Item 1")
+        with self.assertRaises(errors.UsageError):
+            screen.save_state("text, not bytes")
+        with self.assertRaises(errors.UsageError):
+            screen.save_state(b"x" * (16 * 1024 + 1))
+        screen.save_state(b"x" * (16 * 1024))
+        host.ping()
+        self.assertEqual(record.errors, [])
+
+
 class Reconnecting(HostTestCase):
     def through_proxy(self, app="deep-stack", **options):
         daemon = self.start(app)
