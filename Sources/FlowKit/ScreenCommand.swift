@@ -50,7 +50,7 @@ public struct PlaceCommand: Hashable, Sendable {
     public var flowType: String
     /// Whether the host should animate its appearance (the placer's `animated:`).
     public var animated: Bool
-    /// What a host saved for the screen (`SaveState`; docs/protocol.md §11): empty from the runtime,
+    /// What a host saved for the screen (`SaveState`; docs/protocol.md §19): empty from the runtime,
     /// kept by the delivery and the journal, and sent whenever the screen is placed again.
     public var savedState = Data()
 

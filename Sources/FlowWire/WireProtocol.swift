@@ -7,7 +7,7 @@ public enum WireProtocol {
 
     /// The maximum frame size before and without negotiation: 1 MiB.
     public static let defaultMaxFrameSize = 1 << 20
-    /// The most bytes a `SaveState` may keep for one screen (docs/protocol.md §11).
+    /// The most bytes a `SaveState` may keep for one screen (docs/protocol.md §19).
     public static let maxSavedStateBytes = 16 * 1024
     /// The smallest maximum frame size negotiation can produce: 4 KiB.
     public static let minimumMaxFrameSize = 4 * 1024

@@ -9,7 +9,7 @@ import FlowdTestSupport
 import Foundation
 import Testing
 
-/// What a host saves for a screen (`SaveState`, docs/protocol.md §11) — an unsent line, a scroll
+/// What a host saves for a screen (`SaveState`, docs/protocol.md §19) — an unsent line, a scroll
 /// position — comes back in the screen's next `Place`: on the next host, after a daemon restore,
 /// after a compaction. The flows never see it.
 @Suite("Screen-owned saved state")

@@ -33,6 +33,7 @@ scripts/demo installs protobuf); cards_pb2 in this file's folder.
 """
 
 import importlib
+import json
 import os
 import re
 import signal
@@ -154,6 +155,14 @@ class LoginScreens:
     # What flowd does to the screens.
     def placed(self, screen):
         log(f"+ {screen.kind} \"{screen.state.title}\" visible={self.visibility(screen)}")
+        # A line half typed when this host's process (or the one before it) died: flowd kept it.
+        if screen.saved_state:
+            try:
+                self.editing = json.loads(screen.saved_state)["editing"]
+                self.replaces = False
+                log(f"~ editing again what was typed: {self.editing!r}")
+            except (ValueError, KeyError, TypeError):
+                log("! the saved state is not this screen's; ignored")
 
         @screen.on_update
         def updated(state):
@@ -303,8 +312,28 @@ class LoginScreens:
             lines.append(self.status[:width])
         os.write(self.tty, ("\x1b[H\x1b[2J" + "\r\n".join(lines)).encode())
 
+    def save_editing(self):
+        """Saves the line being typed with flowd (docs/protocol.md §19): a new process of this screen
+        gets it back, so a crash loses nothing typed. Nothing saved when not editing."""
+        screen = self.screen
+        if screen is None:
+            return
+        try:
+            screen.save_state(b"" if self.editing is None else json.dumps({"editing": self.editing}).encode())
+        except FlowdError as error:
+            log(f"! cannot save the line being typed: {error}")
+
     def key(self, byte):
         self.status = ""
+        if self.editing is not None:
+            self.edit_key(byte)
+            self.save_editing()
+            return
+        self.command_key(byte)
+        if self.editing is not None:
+            self.save_editing()
+
+    def edit_key(self, byte):
         if self.editing is not None:
             if byte in (b"\r", b"\n"):
                 text, self.editing = self.editing, None
@@ -318,7 +347,8 @@ class LoginScreens:
                 if self.replaces:  # the field's text was selected: typing replaces it
                     self.editing, self.replaces = "", False
                 self.editing += byte.decode(errors="ignore")
-            return
+
+    def command_key(self, byte):
         buttons = self.screen.state.buttons
         if byte in (b"q", b"\x03", b"\x04"):
             if self.attached:

@@ -144,7 +144,7 @@ extension DaemonCore {
         }
     }
 
-    /// A host's saved state for one of its screens (docs/protocol.md §11): kept with the screen and
+    /// A host's saved state for one of its screens (docs/protocol.md §19): kept with the screen and
     /// journaled, handed back in every later `Place` of it. Not an input: the flows never see it.
     mutating func receiveSaveState(_ saved: Flowd_V1_SaveState, seq: UInt64, from connection: Connection) {
         guard runtime != nil else { return refuseWithoutApp(screen: saved.screenID, seq: seq, to: connection) }

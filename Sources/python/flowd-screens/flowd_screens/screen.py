@@ -121,7 +121,7 @@ class HostedScreen:
     def save_state(self, data):
         """Saves `data` (bytes, at most 16384) for this screen: what the user has not sent — a half-typed
         line, a scroll position. flowd keeps the last one with the screen and hands it back as
-        `saved_state` when the screen is placed again (docs/protocol.md §11); b"" clears it. The flows
+        `saved_state` when the screen is placed again (docs/protocol.md §19); b"" clears it. The flows
         never see it. Dropped once the screen is dismissed; while the host reconnects, the last one is
         sent once it resumed."""
         if not isinstance(data, (bytes, bytearray)):
