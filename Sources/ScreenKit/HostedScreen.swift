@@ -1,3 +1,4 @@
+import Foundation
 import FlowKit
 import FlowKitWire
 import FlowWire
@@ -29,6 +30,10 @@ public final class HostedScreen<Module: ScreenModule> {
     public private(set) var lastSerial: UInt64
     /// Set once the screen is dismissed (or removed by force); outputs and navigation are then dropped.
     public private(set) var dismissal: Dismissal?
+    /// What this host, or one before it, saved for the screen with `saveState(_:)`, handed back by
+    /// the daemon when it placed the screen again (a restarted process, the next host, a daemon
+    /// restore); empty for a new screen.
+    public let savedState: Data
 
     weak var host: ScreenHost?
     private var updateHandler: ((Module.State) -> Void)?
@@ -43,6 +48,7 @@ public final class HostedScreen<Module: ScreenModule> {
         self.flowID = place.flowID
         self.flowType = place.flowType
         self.lastSerial = place.serial
+        self.savedState = place.savedState
         self.host = host
     }
 
@@ -84,6 +90,19 @@ public final class HostedScreen<Module: ScreenModule> {
         message.screenID = id
         message.payload = payload
         try host.writeInput(.output(message))
+    }
+
+    /// Saves `data`, bytes of the host's own, with the daemon: what the user has not sent (a
+    /// half-typed line, a scroll position). The daemon keeps the last one with the screen and hands it
+    /// back as `savedState` whenever it places the screen again (docs/protocol.md §19); empty clears
+    /// it. At most `WireProtocol.maxSavedStateBytes` (16 KiB). Dropped once the screen is dismissed;
+    /// while the host reconnects, the last one is sent once it resumed.
+    public func saveState(_ data: Data) throws(ScreenKitError) {
+        guard data.count <= WireProtocol.maxSavedStateBytes else {
+            throw ScreenKitError(.usage, "saveState takes at most \(WireProtocol.maxSavedStateBytes) bytes, got \(data.count): keep what the user has not sent, not the screen's contents", screenID: id)
+        }
+        guard dismissal == nil else { return }
+        try liveHost().saveState(data, for: id)
     }
 
     /// Reports that the user popped this screen off its stack (back button: `.immediate`; a swipe:

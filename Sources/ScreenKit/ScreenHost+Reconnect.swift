@@ -90,6 +90,9 @@ extension ScreenHost {
     /// so the daemon has re-placed the screens they are for by then.
     private func resendUnconfirmed() {
         unconfirmed.connectionChanged()
+        let saves = unsentSaves
+        unsentSaves = [:]
+        for (screen, data) in saves.sorted(by: { $0.key < $1.key }) where screens[screen] != nil { try? saveState(data, for: screen) }
         let pending = unconfirmed.entries
         guard !pending.isEmpty else { return }
         onReconnect?(.resent(inputs: pending.count))

@@ -1,3 +1,4 @@
+import Foundation
 import FlowKit
 import FlowSocket
 import FlowWire
@@ -78,6 +79,8 @@ public final class ScreenHost {
     var receivedPongs: Set<UInt64> = []
     /// Outputs and navigation sent and not confirmed by a `Pong` yet; sent again after a drop.
     var unconfirmed = UnconfirmedInputs()
+    /// Saved states not sent while the connection was down, by screen: sent after the resume.
+    var unsentSaves: [UInt64: Data] = [:]
     var inputs: [Input] = []
     var nextInputID = 1
     var graceDeadline: ContinuousClock.Instant?
@@ -174,6 +177,19 @@ public final class ScreenHost {
         let (keyed, number) = unconfirmed.keyed(body)
         try write(keyed)
         unconfirmed.sent(keyed, number: number)
+    }
+
+    /// Sends a `SaveState`; while reconnecting, keeps the last one per screen for after the resume.
+    func saveState(_ data: Data, for screen: UInt64) throws(ScreenKitError) {
+        var saved = Flowd_V1_SaveState()
+        saved.screenID = screen
+        saved.data = data
+        do {
+            try write(.saveState(saved))
+            unsentSaves[screen] = nil
+        } catch where error.code == .reconnecting {
+            unsentSaves[screen] = data
+        }
     }
 
     /// Writes one frame; a peer that has gone away ends the session (`.connectionClosed`).

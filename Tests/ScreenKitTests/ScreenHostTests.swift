@@ -57,6 +57,25 @@ struct ScreenHostTests {
         #expect(acks(in: try daemon.receiveAvailable()) == [AckPair(screen: 9, serial: 1)])
     }
 
+    @Test("a Place's saved state reaches the screen; saveState sends SaveState, refuses more than 16 KiB")
+    func savedState() throws {
+        let daemon = try FakeDaemon()
+        let (host, _) = try daemon.connectHost()
+        let seen = Recorder<HostedScreen<Tutorial>>()
+        host.register(Tutorial.self) { seen.append($0) }
+        try daemon.place(9, state: Tutorial.State.welcome, savedState: Data("half a na".utf8))
+        try daemon.place(10, state: Tutorial.State.welcome, serial: 1)
+        #expect(try host.pollOnce(timeoutMilliseconds: 0) == nil)
+        let screens = seen.values
+        #expect(screens.map { String(decoding: $0.savedState, as: UTF8.self) } == ["half a na", ""])
+        try screens[0].saveState(Data("half a name".utf8))
+        #expect {
+            try screens[0].saveState(Data(count: WireProtocol.maxSavedStateBytes + 1))
+        } throws: { ($0 as? ScreenKitError)?.code == .usage }
+        let saves = try daemon.receiveAvailable().compactMap { if case .saveState(let s) = $0.body { s } else { nil } }
+        #expect(saves.map { "\($0.screenID) \(String(decoding: $0.data, as: UTF8.self))" } == ["9 half a name"])
+    }
+
     @Test("Update and PlacementChanged update the screen, call back, and are acked in order")
     func updateAndPlacementChanged() throws {
         let daemon = try FakeDaemon()

@@ -10,8 +10,9 @@ import Foundation
 /// opened and closed from its menu, written by the daemon itself (the embedded daemon, flowd's core
 /// on fake connections) with compaction at its default. Each round opens the student editor, edits a
 /// student's age, walks back to the list and to the menu (the launcher's status line and the
-/// students' ages change every round); the walk ends at the menu. What the journal holds afterwards
-/// depends on what is open, not on the rounds: a checkpoint and the inputs after it.
+/// students' ages change every round); the walk ends at the menu, with as many inputs after the last
+/// checkpoint as a journal holds before the next (the slowest restore). What the journal holds
+/// depends on what is open, not on the rounds: a checkpoint and at most `--compact-after` inputs.
 enum LauncherHistory {
     static let app = "launcher"
 
@@ -59,7 +60,11 @@ enum LauncherHistory {
         var visible = JournalWalk.acknowledge(host.hello(role: .screenHost, name: "flowbench", provides: BuiltInApps.kinds), on: host).last
         var index = 0
         var journaled = 0
-        while journaled < inputs {
+        // Past `inputs`, on to the most inputs a journal holds after its checkpoint (a round short of
+        // the next compaction): the slowest restore of that history, not a lucky one.
+        let fullest = DaemonConfiguration.Defaults.compactAfterInputs - 2 * round(0).count
+        var held = 0
+        while journaled < inputs || held < fullest {
             for step in round(index) {
                 guard let screen = visible else { throw BenchError("the launcher shows no screen in round \(index)") }
                 var output = Flowd_V1_Output()
@@ -75,7 +80,10 @@ enum LauncherHistory {
                 visible = daemon.daemon.visibleScreen?.rawValue
             }
             index += 1
-            if index % 1024 == 0 { journaled = Int(daemon.daemon.stats().journaledInputs) }
+            if index % 1024 == 0 || journaled >= inputs {
+                let stats = daemon.daemon.stats()
+                (journaled, held) = (Int(stats.journaledInputs), Int(stats.journalInputs))
+            }
         }
         journaled = Int(daemon.daemon.stats().journaledInputs)
         let stats = daemon.daemon.stats()

@@ -100,9 +100,10 @@ protocol DaemonEnd {
 extension DaemonEnd {
     func place(
         _ screenID: UInt64, kind: String = Tutorial.kind, state: some Encodable, placement: Placement = .sample,
-        serial: UInt64 = 1
+        serial: UInt64 = 1, savedState: Data = Data()
     ) throws {
         var place = Flowd_V1_Place()
+        place.savedState = savedState
         place.screenID = screenID
         place.kind = kind
         place.state = try .json(encoding: state)
