@@ -1,3 +1,4 @@
+import Foundation
 import DemoApps
 import FlowKit
 import ScreenKit
@@ -27,9 +28,13 @@ public final class Card {
     public internal(set) var serial: UInt64
     /// Why it last moved (with `CardDeck.Change.moved`).
     public internal(set) var lastChange: PlacementChange?
+    /// What the user typed into its field and did not send, as saved with flowd (`saveDraft`) and
+    /// handed back when flowd placed the card again; nil when nothing is saved.
+    public private(set) var draft: String?
 
     private let output: (CardOutput) throws -> Void
     private let navigation: (Navigation) throws -> Void
+    private let save: (Data) throws -> Void
 
     /// User navigation a card can start; a gesture goes `.begin`, then `.cancel` or `.commit`.
     public enum Navigation: Sendable, Equatable {
@@ -52,8 +57,10 @@ public final class Card {
         serial = screen.lastSerial
         state = screen.state
         placement = screen.placement
+        draft = screen.savedState.isEmpty ? nil : String(decoding: screen.savedState, as: UTF8.self)
         // Weak: the screen's callbacks hold the card, the card must not hold the screen.
         output = { [weak screen] output in try screen?.send(output) }
+        save = { [weak screen] data in try screen?.saveState(data) }
         navigation = { [weak screen] navigation in
             guard let screen else { return }
             switch navigation {
@@ -64,8 +71,19 @@ public final class Card {
         }
     }
 
-    /// Sends a user event to the flow.
-    public func sendOutput(_ event: CardOutput) throws { try output(event) }
+    /// Sends a user event to the flow. A text sent is no longer a draft.
+    public func sendOutput(_ event: CardOutput) throws {
+        try output(event)
+        if case .didEnterText = event, draft != nil { try saveDraft(nil) }
+    }
+
+    /// Saves what the user has typed into the field and not sent (nil: nothing) with flowd, which
+    /// hands it back when it places the card again: in a new tab, after a restart (docs/protocol.md §19).
+    public func saveDraft(_ text: String?) throws {
+        guard text != draft else { return }
+        try save(Data((text ?? "").utf8))
+        draft = text
+    }
 
     /// Reports user navigation from this card.
     public func navigate(_ request: Navigation) throws { try navigation(request) }

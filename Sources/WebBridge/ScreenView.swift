@@ -12,9 +12,11 @@ struct ScreenView: Encodable, Equatable {
     var buttons: [String]
     var field: String?
     var text: String?
+    /// What the user typed into the field and did not send, saved with flowd (nil: none).
+    var draft: String?
     var placement: PlacementView
 
-    init(id: UInt64, kind: String, flow: UInt64, flowType: String, state: CardState, placement: Placement) {
+    init(id: UInt64, kind: String, flow: UInt64, flowType: String, state: CardState, placement: Placement, draft: String? = nil) {
         self.id = id
         self.kind = kind
         self.flow = flow
@@ -24,6 +26,7 @@ struct ScreenView: Encodable, Equatable {
         buttons = state.buttons
         field = state.field
         text = state.text
+        self.draft = draft
         self.placement = PlacementView(placement)
     }
 }

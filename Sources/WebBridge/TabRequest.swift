@@ -6,6 +6,9 @@ package enum TabRequest: Equatable, Sendable {
     case press(screen: UInt64, index: Int)
     /// A screen's text field now says `text`.
     case text(screen: UInt64, text: String)
+    /// The user is typing `text` into a screen's field, not sent yet: saved with flowd as the
+    /// screen's draft (empty: none), so a new tab gets it back.
+    case draft(screen: UInt64, text: String)
     /// Back from a screen (the back button: immediate; a swipe: begin, then cancel or commit).
     case back(screen: UInt64, phase: NavigationPhase)
     /// Close the modal a screen is in.
@@ -20,15 +23,16 @@ package enum TabRequest: Equatable, Sendable {
     /// The request a message makes, or what is wrong with it.
     static func parse(_ text: String) throws(MessageError) -> TabRequest {
         let message = try IncomingMessage.decode(text)
-        guard ["press", "text", "back", "closeModal", "selectTab", "ack", "open"].contains(message.type) else {
+        guard ["press", "text", "draft", "back", "closeModal", "selectTab", "ack", "open"].contains(message.type) else {
             throw MessageError(
-                "unknown message type \"\(message.type)\"; a screen page sends press, text, back, closeModal, selectTab, ack, open")
+                "unknown message type \"\(message.type)\"; a screen page sends press, text, draft, back, closeModal, selectTab, ack, open")
         }
         if message.type == "open" { return .open(link: try message.required(message.link, "link")) }
         let screen = try message.required(message.screen, "screen")
         switch message.type {
         case "press": return .press(screen: screen, index: try message.required(message.index, "index"))
         case "text": return .text(screen: screen, text: try message.required(message.text, "text"))
+        case "draft": return .draft(screen: screen, text: try message.required(message.text, "text"))
         case "back": return .back(screen: screen, phase: try message.navigationPhase())
         case "closeModal": return .closeModal(screen: screen, phase: try message.navigationPhase())
         case "selectTab": return .selectTab(screen: screen, index: try message.required(message.index, "index"))

@@ -126,7 +126,7 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
         case .open(let link):
             open(link)
             return
-        case .press(let id, _), .text(let id, _), .back(let id, _), .closeModal(let id, _), .selectTab(let id, _):
+        case .press(let id, _), .text(let id, _), .draft(let id, _), .back(let id, _), .closeModal(let id, _), .selectTab(let id, _):
             screen = id
         }
         guard let card = deck.cards[screen] else { return }  // a late click on a screen that just went
@@ -134,6 +134,7 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
             switch request {
             case .press(_, let index): try card.sendOutput(.didPressButton(index: index))
             case .text(_, let text): try card.sendOutput(.didEnterText(text: text))
+            case .draft(_, let text): try card.saveDraft(text.isEmpty ? nil : text)
             case .back(_, let phase): try card.navigate(.back(phase))
             case .closeModal(_, let phase): try card.navigate(.closeModal(phase))
             case .selectTab(_, let index): try card.navigate(.selectTab(index))
@@ -191,7 +192,7 @@ extension ScreenView {
     init(_ card: Card) {
         self.init(
             id: card.id, kind: card.kind, flow: card.flowID, flowType: card.flowType, state: card.state,
-            placement: card.placement)
+            placement: card.placement, draft: card.draft)
     }
 }
 

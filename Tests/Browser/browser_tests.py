@@ -508,6 +508,34 @@ def test_the_place_in_the_address_bar(ctx):
     _ = bookmark
 
 
+def test_a_draft_outlives_its_tab(ctx):
+    """What is typed and not sent is saved with flowd as the screen's draft (SaveState): the tab that
+    shows Bob's editor closes mid-word, and the tab that gets the screen after the resume grace shows
+    the same half-typed name (docs/web.md, docs/protocol.md §19)."""
+    d = ctx.driver
+    ctx.switch(ctx.tab_b)
+    on_screen(d, "student-name", "Edit Bob")
+    field = d.find_element(By.ID, "field")
+    field.send_keys(Keys.END + "by")  # "Bobby", not sent: no Enter, no button
+    check(field.get_attribute("value") == "Bobby", "typed into the field")
+    time.sleep(1)  # the draft reaches flowd (one message per keystroke)
+    check("Edit Bob" in stage(d).text, "nothing was sent: the flow still says Edit Bob")
+    closed = int(d.find_element(By.TAG_NAME, "body").get_attribute("data-connection"))
+    d.close()
+    ctx.switch(ctx.tab_a)
+    eventually(lambda: closed not in tab_connections(ctx.stack), "the closed tab's connection gone")
+    time.sleep(6)  # past the resume grace: the screen goes to the next host of its kind, tab A
+    on_screen(d, "student-name", "Edit Bob")
+    field = d.find_element(By.ID, "field")
+    check(field.get_attribute("value") == "Bobby", f"the draft came back: {field.get_attribute('value')!r}")
+    field.send_keys(Keys.ENTER)  # now sent: the flow renames Bob
+    wait(d, lambda d: "Edit Bobby" in stage(d).text, "the flow took the name")
+    d.switch_to.new_window("tab")
+    ctx.tab_b = d.current_window_handle
+    d.get(ctx.stack.url)
+    ctx.switch(ctx.tab_a)
+
+
 def node(driver, kind, node_id=None):
     selector = f"#{'flows' if kind == 'flow' else 'navigation'} g.node[data-kind={kind}]" + (f"[data-id='{node_id}']" if node_id is not None else "")
     found = driver.find_elements(By.CSS_SELECTOR, selector)
@@ -541,7 +569,7 @@ def press_from_inspector(d, stack, index):
 
 TESTS = [test_two_tabs_connect, test_tutorial, test_reload_mid_flow, test_student_editor, test_tabbed_app,
          test_profile_and_login, test_security, test_inspector, test_a_closed_tab_leaves_its_place_to_the_next,
-         test_the_place_in_the_address_bar]
+         test_the_place_in_the_address_bar, test_a_draft_outlives_its_tab]
 
 
 def main():

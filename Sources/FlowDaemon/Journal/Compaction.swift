@@ -34,7 +34,7 @@ struct Compaction {
     mutating func compact(_ journal: inout DaemonJournal, runtime: FlowRuntime, app: App, appliedKeys: AppliedKeys,
                           savedStates: [ScreenID: Data]) -> Notice? {
         guard journal.canCompact, runtime.isQuiet else { return nil }  // tried again at the next iteration's end
-        let inputs = journal.held
+        let inputs = journal.held + journal.savedSinceCheckpoint
         let bytes = journal.journal.size
         let started = DispatchTime.now().uptimeNanoseconds
         dueAt = inputs + afterInputs

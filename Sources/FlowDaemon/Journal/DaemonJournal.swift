@@ -38,6 +38,9 @@ struct DaemonJournal {
     /// Inputs the journal holds (what a restart replays): those restored, then committed, since its
     /// start or its checkpoint.
     private(set) var held = 0
+    /// Saved states (`SaveState`) written since the journal's start or its checkpoint: they make the
+    /// journal grow too, so a compaction counts them with the inputs.
+    private(set) var savedSinceCheckpoint = 0
     /// Commits since the last flush request.
     private var sinceSync = 0
     private let syncs = DispatchQueue(label: "flowd.journal.sync")
@@ -128,6 +131,7 @@ struct DaemonJournal {
         drainSyncs()
         try journal.rewrite(records)
         held = 0
+        savedSinceCheckpoint = 0
         journaledPlace = checkpoint.place
         sinceSync = 0
     }
@@ -187,6 +191,7 @@ struct DaemonJournal {
         let inputs = pending.count { $0.kind < 64 }
         committed += inputs
         held += inputs
+        savedSinceCheckpoint += pending.count { $0.kind == Self.savedStateKind }
         pending.removeAll(keepingCapacity: true)
         sinceSync += 1
         if sinceSync >= Self.commitsPerSync || now >= lastSyncAt + Self.syncMilliseconds { requestSync(now: now) }

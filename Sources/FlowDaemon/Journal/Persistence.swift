@@ -209,7 +209,7 @@ struct Persistence {
     /// and nothing is in flight (`Compaction`); once per loop iteration, after the commit. Returns
     /// what to tell.
     mutating func compactIfDue(_ app: App, runtime: FlowRuntime, savedStates: @autoclosure () -> [ScreenID: Data]) -> Notice? {
-        guard var journal, compaction.isDue(inputs: journal.held) else { return nil }
+        guard var journal, compaction.isDue(inputs: journal.held + journal.savedSinceCheckpoint) else { return nil }
         self.journal = nil
         defer { self.journal = journal }
         return compaction.compact(&journal, runtime: runtime, app: app, appliedKeys: appliedKeys, savedStates: savedStates())

@@ -185,8 +185,11 @@ extension Pages {
         const label = el("label", "", view.field);
         input = el("input", "");
         input.id = "field";
-        input.value = view.text || "";
+        // A draft (typed, not sent) saved with flowd wins over the state's text: it is newer.
+        input.value = view.draft ?? (view.text || "");
         input.addEventListener("keydown", (event) => { if (event.key === "Enter") sendText(view, input); });
+        // Every change is saved with flowd as the screen's draft: a new tab, or this one reloaded, gets it back.
+        input.addEventListener("input", () => send({ type: "draft", screen: view.id, text: input.value }));
         label.htmlFor = "field";
         box.append(label, input);
       }
