@@ -95,6 +95,8 @@ public final class TerminalHost {
         let visible = deck.visible
         let screen = visible.map(TerminalView.Screen.init)
         if visible?.id != visibleID || screen?.state.field == nil { keys.cancelEditing() }  // editing belongs to one screen
+        // A line half typed before this process (or this host) died: flowd kept it as the card's draft.
+        if visible?.id != visibleID, screen?.state.field != nil, let draft = visible?.draft { keys.resumeEditing(draft) }
         visibleID = visible?.id
         view.screen = screen
         view.hostedElsewhere = visible == nil && !deck.cards.isEmpty
@@ -123,6 +125,10 @@ public final class TerminalHost {
         for byte in bytes.prefix(max(0, count)) where !quit {
             guard let command = keys.key(byte, screen: view.screen) else { continue }
             perform(command)
+        }
+        // What is being typed is saved with flowd, once per read: a crash of this process loses none of it.
+        if !quit, let card = deck.visible, keys.editing != card.draft {
+            do { try card.saveDraft(keys.editing) } catch { view.status = "cannot save the line being typed: \(error)" }
         }
     }
 

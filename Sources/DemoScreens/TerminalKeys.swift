@@ -98,6 +98,12 @@ public struct TerminalKeys: Sendable, Equatable {
         }
     }
 
+    /// Edits `text` again, where it was left (a draft flowd kept for the screen): typing goes on after it.
+    public mutating func resumeEditing(_ text: String) {
+        editing = text
+        replacesText = false
+    }
+
     /// Stops editing (the screen went away).
     public mutating func cancelEditing() {
         editing = nil
