@@ -91,8 +91,8 @@ public struct DaemonConfiguration: Sendable {
         public static let frameTimeoutMilliseconds = UInt64(WireProtocol.defaultFrameTimeoutMilliseconds)
         /// Of `hostWaitMilliseconds`: 5 s before a screen without a host is reported.
         public static let hostWaitMilliseconds: UInt64 = 5_000
-        /// Of `compactAfterInputs`: 4,096 inputs, at most about 200 KiB of journal and 60 ms of replay of
-        /// the demo launcher's inputs, for a checkpoint of about a millisecond (docs/restore.md).
-        public static let compactAfterInputs = 4_096
+        /// Of `compactAfterInputs`: 2,048 inputs, at most about 100 KiB of journal and 35-60 ms of replay
+        /// of the demo launcher's inputs, for a checkpoint of about a millisecond (docs/restore.md).
+        public static let compactAfterInputs = 2_048
     }
 }
