@@ -51,7 +51,7 @@ public struct FlowLifecycleEvent: Hashable, Sendable, CustomStringConvertible {
 extension FlowController {
     /// Records a lifecycle event of this flow among the runtime's effects.
     func notify(_ kind: FlowLifecycleEvent.Kind, _ value: @autoclosure () -> String = "") {
-        guard id != .host else { return }
+        guard id != .host, runtime.reportsFlowEvents else { return }
         runtime.record(FlowLifecycleEvent(kind: kind, flow: id, typeName: typeName, parent: parent?.id ?? .host, value: value()))
     }
 }

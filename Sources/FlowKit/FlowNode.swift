@@ -21,7 +21,7 @@ final class FlowNode<F: Flow>: FlowController {
         super.init(id: id, runtime: runtime, parent: parent)
     }
 
-    override var typeName: String { String(describing: F.self) }
+    override var typeName: String { runtime.typeName(of: F.self) }
 
     override var object: AnyObject? { flow }
 

@@ -82,6 +82,22 @@ public final class FlowRuntime {
     /// Each module's content types, by module: built once, so an output's check compares strings
     /// and screens share them.
     private var moduleContentTypes: [ObjectIdentifier: ContentTypes] = [:]
+    /// Flow type names, built once per type: `String(describing:)` of a type looks its conformances
+    /// up each time (a third of a launcher input's replay, callgrind).
+    private var flowTypeNames: [ObjectIdentifier: String] = [:]
+
+    /// The name of flow type `type`, as debug trees and events show it.
+    func typeName<F: Flow>(of type: F.Type) -> String {
+        if let known = flowTypeNames[ObjectIdentifier(type)] { return known }
+        let name = String(describing: type)
+        flowTypeNames[ObjectIdentifier(type)] = name
+        return name
+    }
+
+    /// Whether flows' lifecycle events (`RuntimeEffect.flow`) are recorded. A replay of the journal
+    /// and a checkpoint's rebuild drop them (they were seen when they first happened), so they turn
+    /// them off and skip describing every output and result.
+    package var reportsFlowEvents = true
 
     /// The content types of module `M`.
     func contentTypes<M: ScreenModule>(for module: M.Type) -> ContentTypes {

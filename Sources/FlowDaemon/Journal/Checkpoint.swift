@@ -55,9 +55,11 @@ struct Checkpoint: Equatable {
         let drop: (FlowRuntime) -> Void = { $0.settle(reusing: &buffer) { _ in } }
         do throws(CheckpointMismatch) {
             let natural = FlowRuntime()
+            natural.reportsFlowEvents = false
             try checkpoint.open(app, on: natural, settle: drop)
             checkpoint.assignment = try natural.image().assignment(toMatch: target).get()
             let rebuilt = FlowRuntime()
+            rebuilt.reportsFlowEvents = false
             try checkpoint.rebuild(app, on: rebuilt, settle: drop)
             if let difference = rebuilt.image().difference(from: target) { throw CheckpointMismatch(difference) }
         } catch {

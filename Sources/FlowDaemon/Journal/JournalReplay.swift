@@ -39,6 +39,9 @@ struct JournalReplay {
         var divergence: String?
         var started = false
         let log = journal.journal
+        // Flow events are the old daemon's, seen when they happened: not described again.
+        runtime.reportsFlowEvents = false
+        defer { runtime.reportsFlowEvents = true }
         do {
             try log.forEachRecord { record in
                 if !started {
