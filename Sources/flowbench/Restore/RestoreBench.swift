@@ -74,7 +74,10 @@ enum RestoreBench {
     static func start(flowd: String, state: String, walk: JournalWalk?) throws -> Start {
         let context = "restore of \(walk.map { "\($0.inputs) inputs" } ?? "no journal")"
         let server = try ServerUnderTest.flowd(
-            executable: flowd, app: walk?.app ?? JournalWalk.appName, arguments: ["--state", state, "--log-level", "notice"], waitForAccept: false)
+            executable: flowd, app: walk?.app ?? JournalWalk.appName, arguments: ["--state", state, "--log-level", "notice"],
+            // The launcher's login kinds would run `python3 login_screen.py --check` at start (25-100 ms of
+            // a Python start, no restore): the row times the restore.
+            environment: walk?.app == LauncherHistory.app ? ["FLOWD_PYTHON_SCREENS": "0"] : [:], waitForAccept: false)
         let host = WaitingHost(socket: server.socketPath, kind: walk?.kind ?? JournalWalk.kind, context: context)
         // The daemon goes first, so that a host still waiting for it sees the connection end.
         defer {
