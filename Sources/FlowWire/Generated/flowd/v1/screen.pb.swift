@@ -461,7 +461,7 @@ public nonisolated struct Flowd_V1_Ack: Sendable {
 
 /// Host -> daemon: the host's own bytes for a screen this connection hosts —
 /// what the user has not sent: a half-typed line, a scroll position, a
-/// selection (docs/protocol.md §11). flowd keeps the last one with the screen,
+/// selection (docs/protocol.md §19). flowd keeps the last one with the screen,
 /// journals it, and hands it back in Place.saved_state whenever the screen is
 /// placed again. Not acknowledged; the last one wins; empty clears it. At most
 /// 16384 bytes: larger is refused with a non-fatal LIMIT_EXCEEDED.
