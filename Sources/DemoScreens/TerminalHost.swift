@@ -127,7 +127,8 @@ public final class TerminalHost {
             perform(command)
         }
         // What is being typed is saved with flowd, once per read: a crash of this process loses none of it.
-        if !quit, let card = deck.visible, keys.editing != card.draft {
+        // Only the card the keys were read for: a Place handled in the same poll may have changed it.
+        if !quit, let card = deck.visible, card.id == visibleID, keys.editing != card.draft {
             do { try card.saveDraft(keys.editing) } catch { view.status = "cannot save the line being typed: \(error)" }
         }
     }

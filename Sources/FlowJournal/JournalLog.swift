@@ -79,22 +79,27 @@ final class JournalLog {
         let doing = records.isEmpty ? "writing its header" : "rewriting it from a checkpoint"
         do throws(JournalError) {
             try writeAll(descriptor, header(identity), at: 0, path: path, doing: doing)
-            if !records.isEmpty {
-                // The first frame goes in through a log on the new file, before it takes the name.
-                let log = try JournalLog(descriptor: dup(descriptor), path: path, identity: identity)
-                try log.append(records)
-            }
-            guard fsync(descriptor) == 0 else { throw .io(path: path, doing: doing, reason: String(cString: strerror(errno))) }
-            guard rename(temporary, path) == 0 else {
-                throw .cannotOpen(path: path, reason: "cannot rename \(temporary) to it: \(String(cString: strerror(errno)))")
-            }
         } catch {
             close(descriptor)
             unlink(temporary)
             throw error
         }
+        // The log takes the descriptor over (it closes it when it throws, and when it goes), and reads
+        // the new file before it takes the journal's name: nothing can fail after the rename.
+        let log: JournalLog
+        do throws(JournalError) {
+            log = try JournalLog(descriptor: descriptor, path: path, identity: identity)
+            if !records.isEmpty { try log.append(records) }
+            guard fsync(descriptor) == 0 else { throw .io(path: path, doing: doing, reason: String(cString: strerror(errno))) }
+            guard rename(temporary, path) == 0 else {
+                throw .cannotOpen(path: path, reason: "cannot rename \(temporary) to it: \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
         syncDirectory(of: path)
-        return try JournalLog(descriptor: descriptor, path: path, identity: identity)
+        return log
     }
 
     deinit { close(descriptor) }

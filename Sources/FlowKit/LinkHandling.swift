@@ -31,16 +31,18 @@ public protocol LinkHandling: Flow {
     /// What the flow keeps beyond its place that its screens show: a small `Codable` value (the demo
     /// launcher's status line, the students' edited ages). A long-running daemon compacts its journal
     /// to a checkpoint — the place's link opened from a fresh start — and gives each flow its memento
-    /// back right after it starts there (`restore(_:)`), before its sub-flows start (docs/restore.md,
-    /// "Long sessions"). Default: `NoMemento`, nothing kept. Encoded as JSON with sorted keys.
+    /// back right after its `start` returns there (`restore(_:)`): after the sub-flows its `start`
+    /// started itself (which got theirs first), before those a link or an output starts later
+    /// (docs/restore.md, "Long sessions"). Default: `NoMemento`, nothing kept. Encoded as JSON with
+    /// sorted keys.
     associatedtype Memento: Codable = NoMemento
 
     /// The flow's memento now. Must change nothing.
     var memento: Memento { get }
 
-    /// Takes back the memento the flow had at a checkpoint, right after `start` (its first screens
-    /// shown, no sub-flow started yet): set the fields and update the screens it shows. Start nothing
-    /// and show nothing new here; the checkpoint is refused when the tree it rebuilds differs.
+    /// Takes back the memento the flow had at a checkpoint, right after `start` returned (its first
+    /// screens shown): set the fields and update the screens it shows. Start nothing and show nothing
+    /// new here; the checkpoint is refused when the tree it rebuilds differs.
     func restore(_ memento: Memento)
 }
 

@@ -48,7 +48,8 @@ public final class HostedScreen<Module: ScreenModule> {
         self.flowID = place.flowID
         self.flowType = place.flowType
         self.lastSerial = place.serial
-        self.savedState = place.savedState
+        // What this host saved last is newer than the `Place` of a resume, built when the host dropped.
+        self.savedState = host.savedStates[place.screenID] ?? place.savedState
         self.host = host
     }
 

@@ -60,6 +60,7 @@ extension ScreenHost {
             onReconnect?(.reconnected(connectionID: welcome.connectionID, resumed: welcome.resumed, attempts: redial.attempts))
         case .refused(let error):
             forgetScreens(.connectionLost)
+            savedStates = [:]  // a fresh start: the daemon's saved states are the screens' now
             onReconnect?(.resumeRefused(message: error.message))
         case .failed(let error):
             if redial.failed(at: .now) { return }  // tries again later
@@ -76,6 +77,7 @@ extension ScreenHost {
     /// their `Place`, already buffered or on their way), the token is the new `Welcome`'s.
     private func adopt(_ socket: UnixSocket, _ welcome: Flowd_V1_Welcome, _ decoder: FrameDecoder) {
         forgetScreens(welcome.resumed ? .resumed : .connectionLost)
+        if !welcome.resumed { savedStates = [:] }
         redial?.welcomed(welcome)
         self.socket = socket
         self.decoder = decoder
@@ -90,9 +92,7 @@ extension ScreenHost {
     /// so the daemon has re-placed the screens they are for by then.
     private func resendUnconfirmed() {
         unconfirmed.connectionChanged()
-        let saves = unsentSaves
-        unsentSaves = [:]
-        for (screen, data) in saves.sorted(by: { $0.key < $1.key }) where screens[screen] != nil { try? saveState(data, for: screen) }
+        for (screen, data) in savedStates.sorted(by: { $0.key < $1.key }) { try? saveState(data, for: screen) }
         let pending = unconfirmed.entries
         guard !pending.isEmpty else { return }
         onReconnect?(.resent(inputs: pending.count))

@@ -246,6 +246,7 @@ extension ScreenHost {
             autoAck(change.screenID, change.serial)
         case .dismiss(let dismiss):
             let screen = screens.removeValue(forKey: dismiss.screenID)
+            savedStates[dismiss.screenID] = nil
             screen?.dismissed(Dismissal(reason: .init(dismiss.reason), animated: dismiss.animated), serial: dismiss.serial)
             autoAck(dismiss.screenID, dismiss.serial)
         case .ackOnly(let screenID, let serial):
@@ -261,6 +262,7 @@ extension ScreenHost {
             onError?(error)
         case .forceRemove(let screenID, let error):
             screens.removeValue(forKey: screenID)?.dismissed(Dismissal(reason: .ackTimeout, animated: false), serial: nil)
+            savedStates[screenID] = nil
             armGraceIfNeeded()
             onError?(error)
         case .fail(let error):

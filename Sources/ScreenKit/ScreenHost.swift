@@ -79,8 +79,10 @@ public final class ScreenHost {
     var receivedPongs: Set<UInt64> = []
     /// Outputs and navigation sent and not confirmed by a `Pong` yet; sent again after a drop.
     var unconfirmed = UnconfirmedInputs()
-    /// Saved states not sent while the connection was down, by screen: sent after the resume.
-    var unsentSaves: [UInt64: Data] = [:]
+    /// The last state saved for each live screen (`saveState`): sent again after a resume (a
+    /// `SaveState` is not acknowledged, one written just before a drop may be lost) and given to the
+    /// screen when the daemon places it again, newer than the `Place`'s, built before the resume.
+    var savedStates: [UInt64: Data] = [:]
     var inputs: [Input] = []
     var nextInputID = 1
     var graceDeadline: ContinuousClock.Instant?
@@ -184,11 +186,11 @@ public final class ScreenHost {
         var saved = Flowd_V1_SaveState()
         saved.screenID = screen
         saved.data = data
+        savedStates[screen] = data  // empty too: a clear is sent again after a resume like any other
         do {
             try write(.saveState(saved))
-            unsentSaves[screen] = nil
         } catch where error.code == .reconnecting {
-            unsentSaves[screen] = data
+            // Sent once the host resumed (`resendUnconfirmed`).
         }
     }
 

@@ -249,3 +249,39 @@ extension CompactionTests {
         #expect(records.dropFirst().allSatisfy { $0.kind < 64 }, "then inputs only: the tally has no link to name")
     }
 }
+
+extension CompactionTests {
+    @Test func aPlaceTwoStudentsShareIsNotCheckpointed() throws {
+        let path = makeTemporaryDirectory() + "/launcher.journal"
+        let (daemon, host, _) = try Self.launcher(path, every: 1)
+        try Self.press(4, daemon, host: host)  // Student editor
+        try Self.press(0, daemon, host: host)  // Ann
+        try Self.enter("Bob", daemon, host: host)  // Ann is renamed Bob
+        try Self.press(1, daemon, host: host)  // Back to list: two students named Bob
+        try Self.press(1, daemon, host: host)  // the second Bob: the editor's handlers keep index 1
+        #expect(daemon.daemon.tree().place == "students/Bob")
+        let stats = daemon.daemon.stats()
+        #expect(stats.lastCheckpointRefusal.contains("2 students are named Bob"), "\(stats.lastCheckpointRefusal)")
+        // The whole history replays instead: the restore edits the same student.
+        let before = daemon.daemon.runtimeImage()
+        let restored = try daemon.crashAndRestore()
+        #expect(restored.daemon.runtimeImage() == before)
+    }
+}
+
+extension CompactionTests {
+    @Test func aRenamedStudentsPlaceIsCheckpointedThroughTheMementos() throws {
+        let path = makeTemporaryDirectory() + "/launcher.journal"
+        let (daemon, host, _) = try Self.launcher(path, every: 1)
+        try Self.press(4, daemon, host: host)  // Student editor
+        try Self.press(1, daemon, host: host)  // Bob
+        try Self.enter("Rob", daemon, host: host)
+        #expect(daemon.daemon.tree().place == "students/Rob")
+        let stats = daemon.daemon.stats()
+        // The list takes its memento (Rob) before it routes "Rob": the place opens from a fresh start.
+        #expect(stats.journalInputs == 0 && stats.journalCheckpointsRefused == 0, "\(stats.journalInputs) inputs, \(stats.journalCheckpoints) taken, \(stats.journalCheckpointsRefused) refused: \(stats.lastCheckpointRefusal)")
+        let before = daemon.daemon.runtimeImage()
+        let restored = try daemon.crashAndRestore()
+        #expect(restored.daemon.runtimeImage() == before)
+    }
+}

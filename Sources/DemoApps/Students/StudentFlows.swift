@@ -151,9 +151,13 @@ public final class EditAgeFlow: Flow {
 extension StudentsFlow: LinkHandling {
     public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<StudentsFlow> {
         guard let name = link.first else { return .here() }
-        guard let index = students.firstIndex(where: { $0.name == name }) else {
+        let named = students.indices.filter { students[$0].name == name }
+        guard let index = named.first else {
             throw link.unknown(at: 0, "no student is named \(name)")
         }
+        // A link names one place: the editor's handlers keep the index it opened (a checkpoint of
+        // the place must rebuild the same ones, docs/restore.md).
+        guard named.count == 1 else { throw link.refused("\(named.count) students are named \(name); a link names one of them") }
         return .start(EditStudentFlow(students[index]), consuming: 1) { [unowned self] flow, editor in edit(index, with: editor, in: flow) }
     }
 

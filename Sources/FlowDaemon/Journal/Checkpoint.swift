@@ -80,17 +80,23 @@ struct Checkpoint: Equatable {
         if let problem = problems.first { throw CheckpointMismatch(problem) }
     }
 
-    /// Starts the app on `runtime` and opens the place.
+    /// Starts the app on `runtime` and opens the place, one segment more at a time: each flow on the
+    /// way has started, and taken its memento back, before it plans its part — as it had when the user
+    /// went there (a student renamed: the list routes the new name).
     private func open(_ app: App, on runtime: FlowRuntime, settle: (FlowRuntime) -> Void) throws(CheckpointMismatch) {
         app.start(runtime)
         settle(runtime)
         guard !place.isEmpty else { return }
         do {
-            try runtime.open(Link(parsing: place))
+            let link = try Link(parsing: place)
+            for count in 1...link.segments.count {
+                let whole = count == link.segments.count
+                try runtime.open(Link(Array(link.segments.prefix(count)), query: whole ? link.query : []))
+                settle(runtime)
+            }
         } catch {
             throw CheckpointMismatch("the place \(place) does not open: \(error)")
         }
-        settle(runtime)
     }
 
     // MARK: The record

@@ -111,8 +111,11 @@ struct DaemonJournal {
         journaledPlace = checkpoint.place
     }
 
-    /// A restore replayed `inputs` inputs of the journal.
-    mutating func restored(inputs: Int) { held = inputs }
+    /// A restore replayed `inputs` inputs and `savedStates` saved states of the journal.
+    mutating func restored(inputs: Int, savedStates: Int) {
+        held = inputs
+        savedSinceCheckpoint = savedStates
+    }
 
     /// Whether the journal may be compacted now: recording, everything committed, writes succeeding.
     var canCompact: Bool { mode == .recording && pending.isEmpty && retryAt == nil }
@@ -227,6 +230,7 @@ struct DaemonJournal {
         mode = .finished
         pending.removeAll()
         held = 0
+        savedSinceCheckpoint = 0
         do {
             try journal.clear()
             if let aside = journal.takeConvertedAside() {

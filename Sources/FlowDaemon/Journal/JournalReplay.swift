@@ -28,6 +28,8 @@ struct JournalReplay {
     private(set) var appliedKeys = AppliedKeys()
     /// The last place the journal holds ("": none).
     private(set) var lastPlace = ""
+    /// Saved-state records replayed (they count toward the next compaction).
+    private(set) var savedStates = 0
     /// Reused by the settle loop.
     private var effects: [RuntimeEffect] = []
 
@@ -75,6 +77,7 @@ struct JournalReplay {
                         return false
                     }
                     screens.save(Data(record.body[reader.offset...]), for: ScreenID(rawValue: screen))
+                    savedStates += 1
                     if let check = record.check, check != journal.check.stored {
                         divergence = "the placements after input \(index) differ from the journaled ones"
                         return false

@@ -162,7 +162,7 @@ struct Persistence {
         case .restored(let inputs, let screens):
             restoredInputs = inputs
             self.journal?.restored(place: replay.lastPlace)
-            self.journal?.restored(inputs: inputs)
+            self.journal?.restored(inputs: inputs, savedStates: replay.savedStates)
             appliedKeys = replay.appliedKeys
             return .restored(inputs: inputs, screens: screens, rootOutcome: replay.screens.rootOutcome)
         case .diverged(let index, let reason):

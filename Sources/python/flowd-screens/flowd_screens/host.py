@@ -105,8 +105,10 @@ class ScreenHost:
         self._tracked = {}
         self._handlers = {}
         self._unconfirmed = UnconfirmedInputs()
-        #: Saved states not sent because the connection was down, by screen: sent after the resume.
-        self._unsent_saves = {}
+        #: The last state saved for each live screen: sent again after a resume (a SaveState is not
+        #: acknowledged: one written just before a drop may be lost) and given to the screen when flowd
+        #: places it again, newer than that Place's, built before the resume.
+        self._saved_states = {}
         self._next_nonce = 0
         self._barriers = set()
         self._pongs = set()
@@ -331,11 +333,11 @@ class ScreenHost:
 
     def _save_state(self, screen_id, data):
         """Sends a SaveState; while reconnecting, keeps the last one per screen for after the resume."""
+        self._saved_states[screen_id] = data  # empty too: a clear is sent again after a resume
         try:
             self._send("save_state", screen_pb2.SaveState(screen_id=screen_id, data=data))
-            self._unsent_saves.pop(screen_id, None)
         except errors.Reconnecting:
-            self._unsent_saves[screen_id] = data
+            pass  # sent once the host resumed
 
     def _confirm(self):
         nonce = self._new_nonce()
@@ -481,6 +483,7 @@ class ScreenHost:
         tracked.last_serial = max(tracked.last_serial, serial)
         tracked.dismiss_serial = serial
         screen = self.screens.pop(screen_id, None)
+        self._saved_states.pop(screen_id, None)
         if screen:
             screen._dismissed(Dismissal(DismissReason.from_wire(dismiss.reason), dismiss.animated), serial)
         self._auto_ack(screen_id, serial)
@@ -492,6 +495,7 @@ class ScreenHost:
         if error.code == errors.ErrorCode.ACK_TIMEOUT and error.screen_id in self._tracked:
             tracked = self._tracked.pop(error.screen_id)
             screen = self.screens.pop(error.screen_id, None)
+            self._saved_states.pop(error.screen_id, None)
             if screen and tracked.hosted and tracked.dismiss_serial is None:
                 screen._dismissed(Dismissal(DismissReason.ACK_TIMEOUT, False))
             self._check_last_screen_gone()
@@ -588,6 +592,7 @@ class ScreenHost:
             connection, welcome, pending = redial.attempt()
         except errors.ResumeRefused as refusal:
             self._forget(DismissReason.CONNECTION_LOST)
+            self._saved_states = {}  # a fresh start: flowd's saved states are the screens' now
             self.on_reconnect(ResumeRefused(refusal.message))
             return
         except errors.DaemonError as error:
@@ -603,6 +608,8 @@ class ScreenHost:
             return
         self._reconnecting = False
         self._forget(DismissReason.RESUMED if welcome.resumed else DismissReason.CONNECTION_LOST)
+        if not welcome.resumed:
+            self._saved_states = {}
         self._connection, self._pending = connection, list(pending)
         self.daemon = DaemonInfo.from_welcome(welcome)
         self.on_reconnect(Reconnected(welcome.connection_id, welcome.resumed, redial.attempts))
@@ -619,10 +626,8 @@ class ScreenHost:
         """Sends again, with their keys, the inputs no Pong confirmed (docs/protocol.md §20): flowd drops
         those it applied and applies the others. They follow the Hello, so the screens are placed again."""
         self._unconfirmed.connection_changed()
-        saves, self._unsent_saves = self._unsent_saves, {}
-        for screen_id, data in saves.items():
-            if screen_id in self.screens:
-                self._save_state(screen_id, data)
+        for screen_id, data in list(self._saved_states.items()):
+            self._save_state(screen_id, data)
         entries = list(self._unconfirmed.entries)
         if not entries:
             return

@@ -74,7 +74,7 @@ class HostedScreen:
         #: What this host (or the one before it) saved for the screen with `save_state`, handed back by
         #: flowd when it placed the screen again: after a restart, on a new host, after a restore.
         #: b"" for a new screen.
-        self.saved_state = bytes(place.saved_state)
+        self.saved_state = host._saved_states.get(place.screen_id, bytes(place.saved_state))
         self.dismissal = None
         self._on_update = None
         self._on_placement_changed = None

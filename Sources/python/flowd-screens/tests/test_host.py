@@ -477,6 +477,24 @@ class Reconnecting(HostTestCase):
         self.assertIn(Resent(1), record.reconnects)  # no Pong confirmed it: sent again with its key
         return host, record
 
+    def test_a_saved_state_lost_in_a_cut_is_sent_again_and_the_screen_has_the_newest(self):
+        daemon, proxy, host, record = self.through_proxy()
+        first = record.screen("Item 1")
+        first.save_state(b"an older line")
+        host.ping()
+        proxy.lose_next("up", lambda envelope: envelope.WhichOneof("body") == "save_state")
+        first.save_state(b"the newest line")  # lost with the connection
+        host.ping(timeout=15)
+        self.assertEqual(len(proxy.lost), 1)
+        again = record.screen("Item 1")
+        self.assertIsNot(again, first)
+        self.assertEqual(again.saved_state, b"the newest line", "the host's own is newer than the resume's Place")
+        # flowd has it too: the next host after this one gets it.
+        host.close()
+        other, other_record = self.connect(daemon.socket_path, ["item"])
+        other.ping()
+        self.assertEqual(other_record.screen("Item 1").saved_state, b"the newest line")
+
     def test_an_output_lost_in_a_cut_is_sent_again(self):
         _, record = self.push_through_a_cut("up", "output")
         record.screen("Item 2")  # applied once it was sent again
