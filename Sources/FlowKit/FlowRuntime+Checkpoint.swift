@@ -29,7 +29,7 @@ package struct IDAssignment: Equatable, Sendable {
 
     /// Where ids of what the rebuild makes and removes again start: far above any count a live
     /// runtime reaches, and exact in a JavaScript number.
-    static let transientBase: UInt64 = 1 << 48
+    package static let transientBase: UInt64 = 1 << 48
 
     static func transient(_ natural: UInt64) -> UInt64 { transientBase + natural }
 }
@@ -146,13 +146,41 @@ package struct CheckpointMismatch: Error, Equatable, CustomStringConvertible {
 
 /// What a runtime rebuilding a checkpoint gives out: the live ids and each flow's memento.
 struct Rebuilding {
-    var flows: [UInt64: UInt64]
+    /// How a started flow gets its id: from the assignment, or paired with a live flow.
+    enum FlowIDs {
+        /// The checkpoint's assignment, natural id to live id.
+        case assigned([UInt64: UInt64])
+        /// While the assignment is being found: the live flows under each parent, oldest first, as
+        /// `(type name, id)`; a flow takes the oldest live one of its type under its parent not
+        /// taken yet, so it gets its memento back as it starts.
+        case paired([FlowID: [(String, FlowID)]])
+    }
+
+    var flowIDs: FlowIDs
     /// Mementos by (live) flow id, removed as they are given.
     var mementos: [FlowID: Data]
     /// Mementos that did not decode, said for the log.
     var failures: [String] = []
+    /// The id each natural id took.
+    var chosen: [UInt64: UInt64] = [:]
 
-    func flowID(natural: UInt64) -> FlowID { FlowID(rawValue: flows[natural] ?? IDAssignment.transient(natural)) }
+    mutating func flowID(natural: UInt64, parent: FlowID, typeName: String) -> FlowID {
+        let id: UInt64
+        switch flowIDs {
+        case .assigned(let flows):
+            id = flows[natural] ?? IDAssignment.transient(natural)
+        case .paired(var live):
+            if let index = live[parent]?.firstIndex(where: { $0.0 == typeName }) {
+                id = live[parent]![index].1.rawValue
+                live[parent]!.remove(at: index)
+                flowIDs = .paired(live)
+            } else {
+                id = IDAssignment.transient(natural)
+            }
+        }
+        chosen[natural] = id
+        return FlowID(rawValue: id)
+    }
 }
 
 extension FlowRuntime {
@@ -165,9 +193,23 @@ extension FlowRuntime {
     /// the ids `assignment` gives, and a flow that starts with an id in `mementos` gets its memento
     /// back right after its `start` (`LinkHandling.restore`).
     package func beginRebuild(_ assignment: IDAssignment, mementos: [FlowID: Data] = [:]) {
-        rebuilding = Rebuilding(flows: assignment.flows, mementos: mementos)
+        rebuilding = Rebuilding(flowIDs: .assigned(assignment.flows), mementos: mementos)
         model.assignedIDs = assignment.nodes
     }
+
+    /// Begins finding a checkpoint's assignment on this fresh runtime: each flow that starts takes the
+    /// id of a live flow of `live` (its type, under its parent) and gets that flow's memento back;
+    /// nodes are numbered naturally. `chosenFlowIDs` says which natural id took which.
+    package func beginRebuild(pairingFlowsWith live: RuntimeImage, mementos: [FlowID: Data]) {
+        var children: [FlowID: [(String, FlowID)]] = [:]
+        for flow in live.flows where flow.id != .host {
+            children[flow.parent ?? .host, default: []].append((flow.typeName, flow.id))
+        }
+        rebuilding = Rebuilding(flowIDs: .paired(children), mementos: mementos)
+    }
+
+    /// The id each natural flow id took during this rebuild.
+    package var chosenFlowIDs: [UInt64: UInt64] { rebuilding?.chosen ?? [:] }
 
     /// Ends a rebuild: ids are counted again, from `counters` (the live runtime's at the checkpoint).
     /// Returns what went wrong with the mementos: one that did not decode, or whose flow never started.

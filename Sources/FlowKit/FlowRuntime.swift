@@ -186,7 +186,7 @@ public final class FlowRuntime {
     }
 
     func startFlow<F: Flow>(_ flow: F, placer: ScreenPlacer<F.RequiredContext>, parent: FlowController, handler: @escaping (FlowEvent<F>) -> Void) -> FlowID {
-        let id = rebuilding?.flowID(natural: nextFlow) ?? FlowID(rawValue: nextFlow)
+        let id = rebuilding == nil ? FlowID(rawValue: nextFlow) : rebuilding!.flowID(natural: nextFlow, parent: parent.id, typeName: typeName(of: F.self))
         nextFlow += 1
         guard parent.isRunning else { return id }
         let node = FlowNode<F>(id: id, runtime: self, parent: parent, flow: flow, placer: placer, handler: handler)

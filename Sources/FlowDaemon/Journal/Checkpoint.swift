@@ -54,10 +54,26 @@ struct Checkpoint: Equatable {
         var buffer: [RuntimeEffect] = []
         let drop: (FlowRuntime) -> Void = { $0.settle(reusing: &buffer) { _ in } }
         do throws(CheckpointMismatch) {
+            // First the assignment: flows take the live ids of their kin (and their mementos) as they
+            // start; the nodes, numbered naturally, are paired with the live ones by their place.
             let natural = FlowRuntime()
             natural.reportsFlowEvents = false
-            try checkpoint.open(app, on: natural, settle: drop)
-            checkpoint.assignment = try natural.image().assignment(toMatch: target).get()
+            natural.beginRebuild(pairingFlowsWith: target, mementos: mementos)
+            var opened: CheckpointMismatch?
+            do throws(CheckpointMismatch) { try checkpoint.open(app, on: natural, settle: drop) } catch { opened = error }
+            let chosen = natural.chosenFlowIDs
+            _ = natural.endRebuild(counters: natural.idCounters)
+            if let opened { throw opened }
+            let pairing = try natural.image().assignment(toMatch: target).get()
+            guard pairing.flows.allSatisfy({ $0.key == $0.value }) else {
+                throw CheckpointMismatch("the place starts its flows under other parents than the live ones")
+            }
+            let flows = chosen.filter { $0.value < IDAssignment.transientBase }
+            let ordered = flows.sorted { $0.key < $1.key }.map(\.value)
+            guard zip(ordered, ordered.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                throw CheckpointMismatch("the live flows were started in another order than the place starts them")
+            }
+            checkpoint.assignment = IDAssignment(flows: flows, nodes: pairing.nodes)
             let rebuilt = FlowRuntime()
             rebuilt.reportsFlowEvents = false
             try checkpoint.rebuild(app, on: rebuilt, settle: drop)
