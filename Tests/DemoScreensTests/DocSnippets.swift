@@ -164,11 +164,48 @@ final class BookFlow: Flow, LinkHandling {
     // end: links-test
 }
 
+// snippet: custom-placer
+/// Pushed on `stack` while it is on screen, else presented in a new stack on `fallback`: the
+/// context returned is the stack the content is really in, which only a placer can make.
+func pushedOrPresented(in stack: NavigationStack, over fallback: some NavigationContext) -> ScreenPlacer<NavigationStack> {
+    ScreenPlacer<NavigationStack>(animated: true) { (request) throws(FlowKitError) -> NavigationStack in
+        if request.isPlaced(stack.node) {
+            return try ScreenPlacer.pushed(in: stack).place(request)
+        }
+        return try ScreenPlacer.presented(on: fallback).withNavigationEmbedding().place(request)
+    }
+}
+// end: custom-placer
+
+/// A home screen that starts `CounterFlow` with the custom placer: pushed on its stack.
+final class CustomPlacerHomeFlow: Flow {
+    typealias RequiredContext = NavigationStack
+
+    func start(_ flow: FlowContext<CustomPlacerHomeFlow>) {
+        let home = flow.show(ItemScreen.self, CardState(title: "Home", buttons: ["Count"]))
+        home.onOutput { _ in
+            let placer = pushedOrPresented(in: flow.context, over: home)
+            flow.start(CounterFlow(), placer, onFinish: { _, dismisser in dismisser.dismiss(animated: true) }, onEnd: { _ in })
+        }
+    }
+}
+
+@Suite struct CustomPlacerSnippetTests {
+    @Test func theCustomPlacerPushesOnAStackThatIsPlaced() throws {
+        let tester = FlowTester()
+        _ = tester.start(CustomPlacerHomeFlow(), windowRoot.withNavigationEmbedding())
+        tester.send(.didPressButton(index: 0), from: ItemScreen.self)
+        let counter = try #require(tester.expectVisible(ItemScreen.self))
+        #expect(tester.runtime.placement(of: counter)?.index == 1, "pushed above the home screen")
+        tester.expectSound()
+    }
+}
+
 /// The page's snippets are the compiled ones, line for line.
 @Suite struct DocSnippetsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL.path
 
-    @Test(arguments: ["handlers", "dismisser-timing", "tester-reference", "links", "links-test"])
+    @Test(arguments: ["handlers", "dismisser-timing", "tester-reference", "links", "links-test", "custom-placer"])
     func theSnippetOnThePageIsTheCompiledOne(name: String) throws {
         let page = try String(contentsOfFile: Self.root + "/docs/flows.md", encoding: .utf8)
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
