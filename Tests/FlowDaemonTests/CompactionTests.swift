@@ -174,12 +174,19 @@ extension CompactionTests {
         }
     }
 
-    @Test func aStateNoLinkNorMementoGivesBackIsRefusedAndTheHistoryKept() throws {
-        let path = makeTemporaryDirectory() + "/tally.journal"
-        let daemon = try Self.tally(path, every: 2) { TallyFlow() }
+    /// A tally daemon compacting after 2 inputs, its host, and `count` presses on the tally.
+    static func tallied<F: Flow>(_ count: Int, _ path: String, _ root: @escaping () -> F) throws -> EmbeddedDaemon
+    where F.RequiredContext == NavigationStack {
+        let daemon = try tally(path, every: 2, root)
         let (host, answer) = EmbeddedDaemonTests.host(daemon)
         EmbeddedDaemonTests.ackAll(answer, on: host)
-        for _ in 0..<6 { try Self.press(0, daemon, host: host) }
+        for _ in 0..<count { try press(0, daemon, host: host) }
+        return daemon
+    }
+
+    @Test func aStateNoLinkNorMementoGivesBackIsRefusedAndTheHistoryKept() throws {
+        let path = makeTemporaryDirectory() + "/tally.journal"
+        let daemon = try Self.tallied(6, path) { TallyFlow() }
         let stats = daemon.daemon.stats()
         #expect(stats.journalCheckpoints == 0)
         #expect(stats.journalCheckpointsRefused >= 1)
@@ -192,10 +199,7 @@ extension CompactionTests {
 
     @Test func theSameStateInAMementoIsCompactedAndComesBack() throws {
         let path = makeTemporaryDirectory() + "/tally.journal"
-        let daemon = try Self.tally(path, every: 2) { KeptTallyFlow() }
-        let (host, answer) = EmbeddedDaemonTests.host(daemon)
-        EmbeddedDaemonTests.ackAll(answer, on: host)
-        for _ in 0..<7 { try Self.press(0, daemon, host: host) }
+        let daemon = try Self.tallied(7, path) { KeptTallyFlow() }
         let stats = daemon.daemon.stats()
         #expect(stats.journalCheckpoints >= 3 && stats.journalCheckpointsRefused == 0, "\(stats.lastCheckpointRefusal)")
         let before = daemon.daemon.runtimeImage()

@@ -31,10 +31,11 @@ struct Checkpoint: Equatable {
     var mementos: [FlowID: Data]
 
     /// Takes a checkpoint of `live`, which runs `app`, is quiet and runs only flows that handle links
-    /// (the others have not said what their place is), at the user's place: a fresh runtime
-    /// opens the place, its tree gives the id assignment, and a second fresh runtime rebuilt with the
-    /// assignment must equal the live one in everything FlowKit keeps (`RuntimeImage`) — the same
-    /// rebuild a restore does. Fails, changing nothing, with the first difference.
+    /// (the others have not said what their place is), at the user's place. A fresh runtime opens the
+    /// place with each flow paired with its live kin as it starts (its id and memento) and gives the
+    /// nodes' assignment by their place in the tree; a second fresh runtime rebuilt with the
+    /// assignment — the rebuild a restore does — must equal the live one in everything FlowKit keeps
+    /// (`RuntimeImage`). Fails, changing nothing, with the first difference.
     static func take(of live: FlowRuntime, app: App, check: Int64, appliedKeys: AppliedKeys) -> Result<Checkpoint, CheckpointMismatch> {
         guard live.isQuiet else { return .failure(CheckpointMismatch("something is in flight")) }
         // A flow's fields beyond what its screens show are only its place and its memento if it said so.

@@ -53,7 +53,7 @@ struct Compaction {
             let level: Logger.Level = mismatch.description == lastRefusal ? .debug : .notice
             refuse(mismatch.description)
             return Notice(level, """
-                the journal was not compacted: its place does not give back the same state (\(mismatch)); \
+                the journal was not compacted to a checkpoint of the user's place: \(mismatch); \
                 it keeps its history and is tried again after \(wait) more inputs
                 """, ["place": "\(runtime.place?.description ?? "")", "inputs": "\(inputs)"])
         }

@@ -191,10 +191,14 @@ struct DaemonJournal {
         if let aside = journal.takeConvertedAside() {
             logger.notice("converted the SQLite journal of an older flowd into a log; the old file is kept", metadata: ["kept": "\(aside)"])
         }
-        let inputs = pending.count { $0.kind < 64 }
-        committed += inputs
-        held += inputs
-        savedSinceCheckpoint += pending.count { $0.kind == Self.savedStateKind }
+        for record in pending {
+            if record.kind < 64 {
+                committed += 1
+                held += 1
+            } else if record.kind == Self.savedStateKind {
+                savedSinceCheckpoint += 1
+            }
+        }
         pending.removeAll(keepingCapacity: true)
         sinceSync += 1
         if sinceSync >= Self.commitsPerSync || now >= lastSyncAt + Self.syncMilliseconds { requestSync(now: now) }

@@ -209,7 +209,8 @@ struct Persistence {
     /// and nothing is in flight (`Compaction`); once per loop iteration, after the commit. Returns
     /// what to tell.
     mutating func compactIfDue(_ app: App, runtime: FlowRuntime, savedStates: @autoclosure () -> [ScreenID: Data]) -> Notice? {
-        guard var journal, compaction.isDue(inputs: journal.held + journal.savedSinceCheckpoint) else { return nil }
+        // Read in place: once per loop iteration, and due only once per `--compact-after` inputs.
+        guard compaction.isDue(inputs: (journal?.held ?? 0) + (journal?.savedSinceCheckpoint ?? 0)), var journal else { return nil }
         self.journal = nil
         defer { self.journal = journal }
         return compaction.compact(&journal, runtime: runtime, app: app, appliedKeys: appliedKeys, savedStates: savedStates())
