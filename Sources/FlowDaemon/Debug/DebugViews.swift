@@ -79,7 +79,7 @@ enum DebugViews {
     }
 
     /// The app's screen contract, for `Describe` (`flowctl describe`).
-    static func contract(of app: App?, appName: String) -> Flowd_V1_AppContract {
+    static func contract(of app: FlowApp.App?, appName: String) -> Flowd_V1_AppContract {
         var reply = Flowd_V1_AppContract()
         reply.app = appName
         let contract = app.map { AppContract($0).json } ?? .object(["app": .string(appName), "screens": .array([])])

@@ -28,7 +28,7 @@ public enum Replay {
 
     /// Replays `recording` against `app`. Throws when the recording cannot be
     /// replayed at all (it lost events, or lacks payloads).
-    public static func run(_ recording: Recording, app: App) throws(ReplayError) -> Result {
+    public static func run(_ recording: Recording, app: FlowApp.App) throws(ReplayError) -> Result {
         if let first = recording.lagged.first {
             let lost = recording.lagged.reduce(0) { $0 + $1.dropped }
             throw ReplayError("the recording lost \(lost) events (the recorder lagged before seq \(first.nextSeq)); it cannot be replayed exactly, record again")

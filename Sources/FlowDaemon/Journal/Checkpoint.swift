@@ -36,7 +36,7 @@ struct Checkpoint: Equatable {
     /// nodes' assignment by their place in the tree; a second fresh runtime rebuilt with the
     /// assignment — the rebuild a restore does — must equal the live one in everything FlowKit keeps
     /// (`RuntimeImage`). Fails, changing nothing, with the first difference.
-    static func take(of live: FlowRuntime, app: App, check: Int64, appliedKeys: AppliedKeys) -> Result<Checkpoint, CheckpointMismatch> {
+    static func take(of live: FlowRuntime, app: FlowApp.App, check: Int64, appliedKeys: AppliedKeys) -> Result<Checkpoint, CheckpointMismatch> {
         guard live.isQuiet else { return .failure(CheckpointMismatch("something is in flight")) }
         // A flow's fields beyond what its screens show are only its place and its memento if it said so.
         if let flow = live.flowsNotHandlingLinks.first {
@@ -88,7 +88,7 @@ struct Checkpoint: Equatable {
     /// Rebuilds the checkpoint on `runtime`, a fresh one: the app starts, the place opens with the
     /// live ids, each flow takes its memento back as it starts, and the counters carry on from the
     /// live ones. `settle` takes the effects (a restore places the screens from them).
-    func rebuild(_ app: App, on runtime: FlowRuntime, settle: (FlowRuntime) -> Void) throws(CheckpointMismatch) {
+    func rebuild(_ app: FlowApp.App, on runtime: FlowRuntime, settle: (FlowRuntime) -> Void) throws(CheckpointMismatch) {
         runtime.beginRebuild(assignment, mementos: mementos)
         var failure: CheckpointMismatch?
         do throws(CheckpointMismatch) { try open(app, on: runtime, settle: settle) } catch { failure = error }
@@ -100,7 +100,7 @@ struct Checkpoint: Equatable {
     /// Starts the app on `runtime` and opens the place, one segment more at a time: each flow on the
     /// way has started, and taken its memento back, before it plans its part — as it had when the user
     /// went there (a student renamed: the list routes the new name).
-    private func open(_ app: App, on runtime: FlowRuntime, settle: (FlowRuntime) -> Void) throws(CheckpointMismatch) {
+    private func open(_ app: FlowApp.App, on runtime: FlowRuntime, settle: (FlowRuntime) -> Void) throws(CheckpointMismatch) {
         app.start(runtime)
         settle(runtime)
         guard !place.isEmpty else { return }

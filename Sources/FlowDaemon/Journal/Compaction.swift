@@ -38,7 +38,7 @@ struct Compaction {
 
     /// Compacts `journal`, whose record count is due, to a checkpoint of `runtime` (running `app`) when
     /// one checks out; returns what to tell. Changes nothing else when it does not.
-    mutating func compact(_ journal: inout DaemonJournal, runtime: FlowRuntime, app: App, appliedKeys: AppliedKeys,
+    mutating func compact(_ journal: inout DaemonJournal, runtime: FlowRuntime, app: FlowApp.App, appliedKeys: AppliedKeys,
                           savedStates: [ScreenID: Data]) -> Notice? {
         guard journal.canCompact, runtime.isQuiet else { return nil }  // tried again at the next iteration's end
         let inputs = journal.held + journal.savedSinceCheckpoint

@@ -6,7 +6,7 @@ extension DaemonCore {
     /// Starts the app on a new runtime; with a journal that holds inputs, replays them first and
     /// re-places every screen the user had (docs/restore.md). A journal that does not replay is moved
     /// aside and the app starts fresh.
-    mutating func startRuntime(_ app: App) {
+    mutating func startRuntime(_ app: FlowApp.App) {
         let runtime = FlowRuntime()
         install(runtime: runtime)
         logger.info("starting app \(app.name)")

@@ -36,7 +36,7 @@ struct JournalReplay {
     /// Replays every input of `journal` into `runtime`, a fresh one, checking the placements at each
     /// batch's end. The app starts first: from nothing, or — when the journal begins with a checkpoint
     /// (a compacted journal) — rebuilt at the checkpoint's place, with its ids, counters, check and keys.
-    mutating func replay(_ app: App, _ journal: inout DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
+    mutating func replay(_ app: FlowApp.App, _ journal: inout DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
         var index = 0
         var divergence: String?
         var started = false

@@ -44,7 +44,7 @@ struct Persistence {
     /// moved aside, said in the notices, and a fresh one starts; nothing is deleted. Throws when the
     /// file cannot be used at all, a full disk included (exit 74), or another process holds it (exit
     /// 75): then the file is not known to be the wrong one and stays where it is.
-    mutating func open(at path: String, for app: App, logger: Logger) throws(DaemonError) -> [Notice] {
+    mutating func open(at path: String, for app: FlowApp.App, logger: Logger) throws(DaemonError) -> [Notice] {
         var notices: [Notice] = []
         do {
             journal = try Self.journal(at: path, for: app, logger: logger)
@@ -88,7 +88,7 @@ struct Persistence {
     /// The journal kept did not replay at start (`why`): it is moved aside and a fresh one opened at
     /// its path for `app`; `advice` says what to do with the one kept, given where it went. Returns
     /// what to tell (a `RESTORED` event says the app starts fresh).
-    mutating func startOver(_ app: App, why: String, advice: (String) -> String, logger: Logger) -> Notice {
+    mutating func startOver(_ app: FlowApp.App, why: String, advice: (String) -> String, logger: Logger) -> Notice {
         let path = journal?.journal.path
         close()
         var notice = Notice(.error, "\(why); the app starts fresh without a journal")
@@ -124,7 +124,7 @@ struct Persistence {
     }
 
     /// The journal at `path` for `app`.
-    private static func journal(at path: String, for app: App, logger: Logger) throws(JournalError) -> DaemonJournal {
+    private static func journal(at path: String, for app: FlowApp.App, logger: Logger) throws(JournalError) -> DaemonJournal {
         DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)), logger: logger)
     }
 
@@ -143,7 +143,7 @@ struct Persistence {
     /// Replays the journal into `runtime`, which has just started `app`'s root flow from nothing
     /// (`JournalReplay`: nothing delivered, nothing started). On `.restored` the replayed inputs'
     /// keys are remembered; the runtime then holds the restored flows.
-    mutating func restore(_ app: App, into runtime: FlowRuntime) -> Restore {
+    mutating func restore(_ app: FlowApp.App, into runtime: FlowRuntime) -> Restore {
         guard var journal else { return .nothing }
         do {
             guard try journal.journal.count() > 0 else { return .nothing }
@@ -208,7 +208,7 @@ struct Persistence {
     /// Compacts the journal to a checkpoint of the user's place when it grew past the policy's count
     /// and nothing is in flight (`Compaction`); once per loop iteration, after the commit. Returns
     /// what to tell.
-    mutating func compactIfDue(_ app: App, runtime: FlowRuntime, savedStates: @autoclosure () -> [ScreenID: Data]) -> Notice? {
+    mutating func compactIfDue(_ app: FlowApp.App, runtime: FlowRuntime, savedStates: @autoclosure () -> [ScreenID: Data]) -> Notice? {
         // Read in place: once per loop iteration, and due only once per `--compact-after` inputs.
         guard compaction.isDue(inputs: (journal?.held ?? 0) + (journal?.savedSinceCheckpoint ?? 0)), var journal else { return nil }
         self.journal = nil

@@ -18,14 +18,14 @@ struct ScreenProcesses {
         case failed(Notice?)
     }
 
-    private let app: App?
+    private let app: FlowApp.App?
     private let spawner: any ScreenSpawner
     /// Live processes, and the exit grace of those that must go.
     var spawned: SpawnedProcesses
     /// Kinds whose warm pool size was read from their factory.
     private var poolsDecided: Set<String> = []
 
-    init(app: App?, spawner: any ScreenSpawner, exitGrace: UInt64) {
+    init(app: FlowApp.App?, spawner: any ScreenSpawner, exitGrace: UInt64) {
         self.app = app
         self.spawner = spawner
         spawned = SpawnedProcesses(grace: exitGrace)

@@ -13,7 +13,7 @@ extension Daemon {
     /// Started by systemd, it serves the socket it was passed, says when it is ready and pings the
     /// watchdog (docs/service.md). For the whole `flowd` command line instead, see `FlowdCommand` (docs/daemon.md).
     public static func run(
-        app: App,
+        app: FlowApp.App,
         socketPath: String? = nil,
         logger: Logger = Logger(label: "flowd"),
         configure: (inout DaemonConfiguration) -> Void = { _ in }

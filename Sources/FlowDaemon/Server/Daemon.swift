@@ -31,7 +31,7 @@ public final class Daemon {
     private var isFinished = false
 
     /// Creates a daemon on a new libuv loop; nothing happens until `run()`.
-    public convenience init(configuration: DaemonConfiguration, app: App? = nil, logger: Logger) throws(DaemonError) {
+    public convenience init(configuration: DaemonConfiguration, app: FlowApp.App? = nil, logger: Logger) throws(DaemonError) {
         let uv: UVLoop
         do {
             uv = try UVLoop()
@@ -43,11 +43,11 @@ public final class Daemon {
     }
 
     /// A daemon on another loop and spawner (the embedded daemon); `startApp()` starts its app.
-    package convenience init(configuration: DaemonConfiguration, app: App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
+    package convenience init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
         self.init(configuration: configuration, app: app, logger: logger, loop: loop, uvLoop: nil, spawner: spawner)
     }
 
-    private init(configuration: DaemonConfiguration, app: App?, logger: Logger, loop: any DaemonLoop, uvLoop: UVDaemonLoop?,
+    private init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, uvLoop: UVDaemonLoop?,
                  spawner: any ScreenSpawner) {
         core = DaemonCore(configuration: configuration, app: app, logger: logger, loop: loop, spawner: spawner)
         self.uvLoop = uvLoop
@@ -78,7 +78,7 @@ public final class Daemon {
     /// The configuration the daemon was started with (its socket path is the passed socket's, when one was passed).
     public var configuration: DaemonConfiguration { core.configuration }
     /// The app this daemon runs, if any.
-    public var app: App? { core.app }
+    public var app: FlowApp.App? { core.app }
     /// The name of the app, reported in `Welcome`.
     public var appName: String { core.appName }
     /// Where the daemon is in its life.
@@ -86,7 +86,7 @@ public final class Daemon {
     /// Where the daemon is in its life.
     public var phase: Phase { core.phase }
     /// How the app ended, once it did.
-    public var appOutcome: AppOutcome? { core.appOutcome }
+    public var appOutcome: FlowApp.AppOutcome? { core.appOutcome }
 
     // MARK: Running
 

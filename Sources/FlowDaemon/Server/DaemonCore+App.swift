@@ -12,7 +12,7 @@ extension DaemonCore {
         if let link = configuration.openLink { openAtStart(link) }
     }
 
-    mutating func appReported(_ outcome: AppOutcome) {
+    mutating func appReported(_ outcome: FlowApp.AppOutcome) {
         switch outcome {
         case .output(let output):
             logger.info("app output: \(output)")

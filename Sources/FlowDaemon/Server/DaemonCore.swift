@@ -21,7 +21,7 @@ struct DaemonCore {
     /// The configuration the daemon was started with.
     var configuration: DaemonConfiguration
     /// The app this daemon runs, if any.
-    let app: App?
+    let app: FlowApp.App?
     /// Every kind the app names (`App.kinds`), computed once: hosts offering others are told.
     let appKinds: Set<String>
     /// The name of the app, reported in `Welcome`.
@@ -48,7 +48,7 @@ struct DaemonCore {
     /// Reused between commands by `drive()`.
     var actionBuffer: [ScreenDelivery.Action] = []
     /// How the app ended, once it did.
-    private(set) var appOutcome: AppOutcome?
+    private(set) var appOutcome: FlowApp.AppOutcome?
     /// The loop: clock, deadline timer, wake-ups.
     let loop: any DaemonLoop
     /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
@@ -64,7 +64,7 @@ struct DaemonCore {
     /// What the core asks of the daemon around it (set once, by `Daemon`).
     var hooks = DaemonHooks()
 
-    init(configuration: DaemonConfiguration, app: App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
+    init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
         self.configuration = configuration
         self.app = app
         self.appKinds = Set(app?.kinds ?? [])
@@ -355,7 +355,7 @@ struct DaemonCore {
         self.runtime = runtime
     }
 
-    mutating func recordAppOutcome(_ outcome: AppOutcome) {
+    mutating func recordAppOutcome(_ outcome: FlowApp.AppOutcome) {
         appOutcome = outcome
     }
 
