@@ -21,6 +21,13 @@ let package = Package(
         .executable(name: "flowbench", targets: ["flowbench"]),
         .executable(name: "flowd-web", targets: ["flowd-web"]),
     ],
+    // Web: flowd-web's HTTP and WebSocket server (Hummingbird, SwiftNIO). On by default, so this
+    // package builds whole; an app's package that does not serve browsers depends on flowd with
+    // `traits: []`, and then SwiftPM neither fetches nor builds the web stack (docs/daemon.md).
+    traits: [
+        .trait(name: "Web", description: "flowd-web: the browser host and the inspector (Hummingbird, SwiftNIO)"),
+        .default(enabledTraits: ["Web"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -114,8 +121,8 @@ let package = Package(
             name: "WebHost",
             dependencies: [
                 "WebBridge",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Web"])),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Web"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

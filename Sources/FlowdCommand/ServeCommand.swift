@@ -67,7 +67,7 @@ struct ServeCommand: ParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "The journal that keeps the app's state across restarts of flowd.",
-            discussion: "Default: $XDG_STATE_HOME/flowd/APP.journal ($XDG_STATE_HOME defaults to ~/.local/state). Its directory is created. A journal of another app, version or schema, a damaged one or a file that is not a journal is moved aside (PATH.refused-DATE, as it was) and the app starts fresh; every case: docs/restore.md, Bad state files.",
+            discussion: "Default: $XDG_STATE_HOME/flowd/APP.journal on the default socket, APP@NAME-HASH.journal beside it on another (NAME the socket's file name, HASH 8 hex digits of its path); $XDG_STATE_HOME defaults to ~/.local/state. Its directory is created. A journal of another app, version or schema, a damaged one or a file that is not a journal is moved aside (PATH.refused-DATE, as it was) and the app starts fresh; every case: docs/restore.md, Bad state files.",
             valueName: "path"))
     var state: String?
 

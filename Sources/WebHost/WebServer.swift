@@ -1,3 +1,5 @@
+// Only with the package's Web trait (on by default): it needs Hummingbird and SwiftNIO (Package.swift).
+#if Web
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
@@ -255,3 +257,4 @@ final class PortBox: @unchecked Sendable {  // the lock guards `value`
         set { lock.withLock { value = newValue } }
     }
 }
+#endif

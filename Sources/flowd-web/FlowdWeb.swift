@@ -4,6 +4,8 @@ import Foundation
 import Logging
 import WebHost
 
+#if Web
+
 /// `flowd-web`: flowd in a browser (docs/web.md).
 @main
 struct FlowdWeb: AsyncParsableCommand {
@@ -75,3 +77,18 @@ private func exitOnSignals() -> [any DispatchSourceSignal] {
         return source
     }
 }
+#else
+/// Built without the package's Web trait (an app's package that depends on flowd with `traits: []`):
+/// there is no HTTP server to run.
+@main
+enum FlowdWeb {
+    static func main() {
+        FileHandle.standardError.write(Data("""
+            flowd-web: built without the Web trait, so it has no HTTP server; build it in flowd's own \
+            package (swift build --product flowd-web), or depend on flowd with its default traits
+
+            """.utf8))
+        exit(69)
+    }
+}
+#endif

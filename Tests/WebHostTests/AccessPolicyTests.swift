@@ -43,6 +43,7 @@ struct AccessPolicyTests {
         #expect(first != AccessPolicy.randomToken())
     }
 
+    #if Web
     @Test("a close reason fits the 123 bytes a close frame holds, cut on a character")
     func closeReason() {
         #expect(WebServer.closeReason("short") == "short")
@@ -57,4 +58,5 @@ struct AccessPolicyTests {
         #expect(WebServer.kinds("student-name,student-age") == ["student-name", "student-age"])
         #expect(WebServer.kinds("menu,nope") == nil)
     }
+    #endif
 }
