@@ -48,6 +48,7 @@ public protocol LinkHandling: Flow {
 
 /// The memento of a flow that keeps nothing beyond its place.
 public struct NoMemento: Codable, Hashable, Sendable {
+    /// The empty memento.
     public init() {}
 }
 

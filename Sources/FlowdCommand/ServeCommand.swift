@@ -10,18 +10,18 @@ import Logging
 struct ServeCommand: ParsableCommand {
     static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "serve",
-        abstract: "The flowd daemon: runs an app's flows for screen processes connected over a Unix socket.",
+        abstract: abstract,
         discussion: """
             Stops gracefully on SIGTERM or SIGINT (Ctrl-C): every client gets a Shutdown frame and the \
             daemon exits 0. A second signal exits at once.
 
-            The app's state is journaled (--state) and restored when flowd starts again after a crash, \
-            a kill or a stop: the user is back where they were (docs/restore.md). A stop by signal keeps \
-            the journal; the app finishing clears it.
+            The app's state is journaled (--state) and restored when \(name) starts again after a crash, \
+            a kill or a stop: the user is back where they were (flowd's docs/restore.md). A stop by signal \
+            keeps the journal; the app finishing clears it.
 
-            Exit codes: 0 clean stop, 64 bad arguments, 69 another flowd already serves the socket, \
+            Exit codes: 0 clean stop, 64 bad arguments, 69 \(another) already serves the socket, \
             73 the socket cannot be created, 74 the state file cannot be used (it cannot be read or \
-            written, a directory is in the way, or a journal to move aside cannot be moved), 75 another flowd holds \
+            written, a directory is in the way, or a journal to move aside cannot be moved), 75 \(another) holds \
             the state file, 70 internal error, 78 what the \
             service manager passed is unusable (LISTEN_FDS is not 1, its socket is not a listening Unix \
             stream socket, or --socket names another path).
@@ -37,9 +37,20 @@ struct ServeCommand: ParsableCommand {
         version: CommandContext.current.command.version)
     }
 
+    /// The name the executable goes by: `flowd`, or a custom daemon's.
+    private static var name: String { CommandContext.current.command.name }
+
+    /// Another daemon on the socket or the journal, as the help says it.
+    private static var another: String { name == "flowd" ? "another flowd" : "another daemon" }
+
+    /// What serve is, named after the executable (a custom daemon is not called flowd).
+    private static var abstract: String {
+        name == "flowd" ? "The flowd daemon: runs an app's flows for screen processes connected over a Unix socket."
+            : "The \(name) daemon (built on flowd \(FlowdVersion.string)): runs an app's flows for screen processes connected over a Unix socket."
+    }
+
     /// The examples of the help, with this command's name and its first app.
     private static var examples: String {
-        let name = CommandContext.current.command.name
         let app = CommandContext.current.command.apps[0].name
         return [
             "\(name)                                   # \(app) on the default socket",
@@ -89,7 +100,7 @@ struct ServeCommand: ParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Spawn a process of this executable for every screen instead of waiting for attached hosts.",
-            discussion: "A name without a slash is looked up next to flowd, then in PATH.",
+            discussion: "A name without a slash is looked up next to this executable, then in PATH.",
             valueName: "executable"))
     var spawnScreens: String?
 

@@ -41,7 +41,18 @@ import Testing
         #expect(options(greeting.help("describe"), "greeting-daemon") == options(flowd.help("describe"), "flowd"))
         let top = greeting.help()
         #expect(top.contains("USAGE: greeting-daemon <subcommand>"))
-        #expect(options(top, "greeting-daemon") == options(flowd.help(), "flowd"))
+        // The same options; the subcommands' list differs only in serve's line, which names the daemon.
+        func untilSubcommands(_ text: String) -> String { String(text[..<text.range(of: "SUBCOMMANDS:")!.lowerBound]) }
+        #expect(untilSubcommands(options(top, "greeting-daemon")) == untilSubcommands(options(flowd.help(), "flowd")))
+        // Its own program: its name, never flowd's demo (apps, links, Python screens).
+        let serve = greeting.help("serve")
+        #expect(serve.contains("The greeting-daemon daemon (built on flowd \(FlowdVersion.string))"))
+        #expect(serve.contains("restored when greeting-daemon starts again"))
+        for help in [top, serve, greeting.help("replay"), greeting.help("describe")] {
+            for demo in ["launcher", "students", "Python", "tutorial", "another flowd"] {
+                #expect(!help.contains(demo), "greeting-daemon's help mentions \(demo):\n\(help)")
+            }
+        }
         #expect(run(greeting, ["--help"]).code == 0)
         #expect(run(greeting, ["--version"]) == (0, "0.1.0"))
     }
