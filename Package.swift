@@ -229,3 +229,10 @@ if Context.environment["FLOWD_FUZZ"] != nil {
                                                  exclude: corpus))
     }
 }
+
+// swift-docc-plugin, for scripts/docs only (it sets FLOWD_DOCS and builds into .build-docs/): an
+// app's package that depends on flowd never resolves it. docs/reference.md says how to build and open
+// the reference.
+if Context.environment["FLOWD_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}
