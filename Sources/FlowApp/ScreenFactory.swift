@@ -8,7 +8,7 @@ public enum ScreenFactory: Sendable, Equatable {
     case attached
     /// The daemon spawns `executable` with `arguments` for each screen, hands
     /// it a connected socket as `FLOWD_SOCKET_FD` and a one-time `FLOWD_TOKEN`.
-    /// A relative executable is looked up next to the flowd binary first, then in `PATH`.
+    /// A relative executable is looked up next to the running daemon's executable first (flowd, or a custom daemon), then in `PATH`.
     /// `restart` says what happens when the process crashes while its screen is shown
     /// (docs/restore.md): by default it is started again, at most 5 times in 10 s
     /// (`RestartPolicy.standard`); `.never` tells the flow the screen was lost at the first crash.

@@ -4,7 +4,7 @@
 extension FlowContext {
     /// The one-closure sub-flow start of 0.1.0.
     @available(*, unavailable, message: """
-        a sub-flow now takes one handler per way it can stop: start(child, placer, onOutput: { output in … }, \
+        a sub-flow takes one handler per way it can stop: start(child, placer, onOutput: { output in … }, \
         onFinish: { result, dismisser in … }, onEnd: { ending in … }) (leave out onOutput when its Output is Never); \
         FlowEvent's .output, .finished and .ended map to them one to one
         """)

@@ -131,7 +131,7 @@ struct ServeCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Attached kinds whose screens are lost with their host when it leaves for good (comma-separated, or all).",
-        discussion: "Their flows are told screenLost, as before hosts were waited for. Default: none; every attached screen waits for the next host of its kind.",
+        discussion: "Their flows are told screenLost and their screens are not waited for. Default: none; every attached screen waits for the next host of its kind.",
         valueName: "kinds"))
     var loseWithHost: String?
 

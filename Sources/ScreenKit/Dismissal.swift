@@ -12,7 +12,8 @@ public struct Dismissal: Sendable, Hashable {
         case userNavigation
         /// The daemon is shutting down.
         case shutdown
-        /// The flow removed this one screen.
+        /// Removed by force: a host did not acknowledge a command in time (an ack timeout, the
+        /// daemon's `REASON_REMOVED`).
         case removed
         /// Local: the daemon removed the screen by force after an ack timeout
         /// (non-fatal `ACK_TIMEOUT`); no ack is sent for it.

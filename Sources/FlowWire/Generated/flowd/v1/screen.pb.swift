@@ -397,7 +397,8 @@ public nonisolated struct Flowd_V1_Dismiss: Sendable {
     /// The daemon is shutting down.
     case shutdown // = 4
 
-    /// The flow removed this one screen.
+    /// Removed by force: a host did not acknowledge a command in time (an ack
+    /// timeout; the others of the same input carry this reason too).
     case removed // = 5
     case UNRECOGNIZED(Int)
 
