@@ -165,7 +165,7 @@ struct ServeCommand: ParsableCommand {
     var spawnGrace = Self.seconds(Defaults.spawnExitGraceMilliseconds)
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
+    var logLevel = LogLevelArgument(.info)
 
     @Option(name: .long, help: ArgumentHelp("Seconds a new connection has to send Hello.", valueName: "seconds"))
     var handshakeTimeout = Self.seconds(Defaults.handshakeTimeoutMilliseconds)
@@ -260,7 +260,7 @@ struct ServeCommand: ParsableCommand {
             return
         }
         let name = app ?? context.command.apps[0].name
-        DaemonLogging.bootstrap(level: logLevel)
+        DaemonLogging.bootstrap(level: logLevel.level)
         let logger = Logger(label: context.command.name)
         ResourceLimits.raiseOpenFileLimit()
 
@@ -335,4 +335,19 @@ struct ServeCommand: ParsableCommand {
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+/// `--log-level`'s value: swift-log's level, parsed by a type of this module's own. A conformance
+/// of `Logger.Level` itself would be public and reach every module that imports FlowdCommand.
+struct LogLevelArgument: ExpressibleByArgument {
+    var level: Logger.Level
+
+    init(_ level: Logger.Level) { self.level = level }
+
+    init?(argument: String) {
+        guard let level = Logger.Level(rawValue: argument) else { return nil }
+        self.level = level
+    }
+
+    static var allValueStrings: [String] { Logger.Level.allCases.map(\.rawValue) }
+
+    var defaultValueDescription: String { level.rawValue }
+}

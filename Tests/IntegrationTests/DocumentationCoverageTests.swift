@@ -1,0 +1,96 @@
+import FlowdTestSupport
+import Foundation
+import Testing
+
+/// The reference of every library an app author imports (docs/reference.md): each has a DocC
+/// catalog with its landing page and "Getting started", and every public symbol declared in its
+/// sources has a doc comment. The symbols are read from the module just built, with
+/// `swift-symbolgraph-extract` (what DocC reads), so what the reference shows is what is checked;
+/// members the compiler synthesizes (`==`, `init(from:)`) and those inherited from other packages
+/// have no place in the sources and are not counted.
+@Suite struct DocumentationCoverageTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let modules = ["FlowKit", "FlowKitTesting", "FlowApp", "ScreenKit", "FlowdCommand"]
+    /// FlowProtobuf (payloads as protobuf messages) is small enough for docs/flows.md, "Payloads",
+    /// and its doc comments: no catalog, the same rule for its symbols.
+    static let documented = modules + ["FlowProtobuf"]
+
+    /// A public symbol declared in the module's sources.
+    struct Symbol {
+        var path: String
+        var file: String
+        var line: Int
+        var documented: Bool
+    }
+
+    /// Writes `module`'s symbol graphs (its own and its extensions of other modules') into `directory`.
+    func extractSymbolGraphs(of module: String, into directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var arguments = ["swift-symbolgraph-extract", "-module-name", module, "-I", productsDirectory.appendingPathComponent("Modules").path,
+                         "-minimum-access-level", "public", "-output-dir", directory, "-module-cache-path", directory + "/cache"]
+        #if arch(arm64)
+        arguments += ["-target", "aarch64-unknown-linux-gnu"]
+        #else
+        arguments += ["-target", "x86_64-unknown-linux-gnu"]
+        #endif
+        for library in ["CLibUV", "CSQLite"] {
+            arguments += ["-Xcc", "-fmodule-map-file=" + Self.root.appendingPathComponent("Sources/\(library)/module.modulemap").path]
+        }
+        let run = try ProductRun.run(executable: URL(fileURLWithPath: "/usr/bin/env"), arguments)
+        try #require(run.status == 0, "swift-symbolgraph-extract failed for \(module): \(run.stderr)")
+        try? FileManager.default.removeItem(atPath: directory + "/cache")
+    }
+
+    /// The public symbols `module` declares in its sources, from its symbol graphs in `directory`.
+    func symbols(of module: String, in directory: String) throws -> [Symbol] {
+        let sources = Self.root.appendingPathComponent("Sources/\(module)").path + "/"
+        var found: [Symbol] = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file.hasSuffix(".symbols.json") {
+            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
+            let graph = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            for case let symbol as [String: Any] in graph["symbols"] as? [Any] ?? [] {
+                guard let location = symbol["location"] as? [String: Any], let uri = location["uri"] as? String,
+                      let path = URL(string: uri)?.path, path.hasPrefix(sources) else { continue }
+                let position = location["position"] as? [String: Any]
+                let lines = (symbol["docComment"] as? [String: Any])?["lines"] as? [[String: Any]] ?? []
+                let text = lines.compactMap { $0["text"] as? String }.joined().trimmingCharacters(in: .whitespaces)
+                found.append(Symbol(path: (symbol["pathComponents"] as? [String] ?? []).joined(separator: "."),
+                                    file: String(path.dropFirst(sources.count)), line: (position?["line"] as? Int ?? 0) + 1,
+                                    documented: !text.isEmpty))
+            }
+        }
+        return found
+    }
+
+    @Test(arguments: documented) func everyPublicSymbolHasADocComment(_ module: String) throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try extractSymbolGraphs(of: module, into: directory)
+        let symbols = try symbols(of: module, in: directory)
+        // The extraction read the module: a module with no public symbols would pass for nothing.
+        #expect(symbols.count > 5, "only \(symbols.count) public symbols found in \(module)")
+        let undocumented = symbols.filter { !$0.documented }.map { "\($0.path) (Sources/\(module)/\($0.file):\($0.line))" }
+        #expect(undocumented.isEmpty, "public symbols of \(module) without a doc comment:\n\(undocumented.sorted().joined(separator: "\n"))")
+    }
+
+    @Test(arguments: modules) func everyLibraryHasItsCatalog(_ module: String) throws {
+        let catalog = Self.root.appendingPathComponent("Sources/\(module)/\(module).docc")
+        let landing = try String(contentsOf: catalog.appendingPathComponent("\(module).md"), encoding: .utf8)
+        #expect(landing.hasPrefix("# ``\(module)``"), "the landing page of \(module) must be titled with the module's symbol")
+        #expect(landing.contains("## Topics"))
+        let gettingStarted = try String(contentsOf: catalog.appendingPathComponent("GettingStarted.md"), encoding: .utf8)
+        #expect(gettingStarted.hasPrefix("# Getting started"))
+        // The landing page leads to it.
+        #expect(landing.contains("<doc:GettingStarted>"))
+        // DocC builds the catalog over the module's symbols with no warning: every ``link`` and
+        // <doc:…> resolves, every curated symbol exists (scripts/docs builds the site the same way).
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try extractSymbolGraphs(of: module, into: directory + "/graphs")
+        let docc = try ProductRun.run(executable: URL(fileURLWithPath: "/usr/bin/env"), [
+            "docc", "convert", catalog.path, "--additional-symbol-graph-dir", directory + "/graphs", "--output-dir", directory + "/archive",
+            "--fallback-display-name", module, "--fallback-bundle-identifier", module, "--warnings-as-errors",
+        ])
+        #expect(docc.status == 0, "docc convert of \(module).docc:\n\(docc.stdout)\n\(docc.stderr)")
+    }
+}
