@@ -11,7 +11,7 @@ public struct DaemonConfiguration: Sendable {
     public var socketPath: String
     /// What `Welcome.server` says the daemon is (`flowctl ping` prints it): flowd's name and version,
     /// or a custom daemon's name with flowd's version beside it (`FlowdCommand` sets it).
-    public var server = "flowd \(FlowdVersion.string)"
+    public var server = "flowd \(FlowWire.FlowdVersion.string)"
     /// How long a new connection may take to send a complete `Hello`, in milliseconds.
     public var handshakeTimeoutMilliseconds = Defaults.handshakeTimeoutMilliseconds
     /// The largest frame either side may send, in bytes, before negotiation.

@@ -17,9 +17,9 @@ public final class HostedScreen<Module: ScreenModule> {
     /// The current state: the one placed, then each `Update`'s (already set when `onUpdate` runs).
     public private(set) var state: Module.State
     /// The current placement (already the new one when `onPlacementChanged` runs).
-    public private(set) var placement: Placement
+    public private(set) var placement: FlowKit.Placement
     /// The placement before the last `PlacementChanged`; nil until the first one.
-    public private(set) var previousPlacement: Placement?
+    public private(set) var previousPlacement: FlowKit.Placement?
     /// Whether the host should animate the screen's appearance.
     public let animated: Bool
     /// The flow that owns the screen, and its Swift type name, for display.
@@ -37,13 +37,13 @@ public final class HostedScreen<Module: ScreenModule> {
 
     weak var host: ScreenHost?
     private var updateHandler: ((Module.State) -> Void)?
-    private var placementHandler: ((PlacementChange) -> Void)?
+    private var placementHandler: ((FlowKit.PlacementChange) -> Void)?
     private var dismissHandler: ((Dismissal) -> Void)?
 
     init(place: Flowd_V1_Place, state: Module.State, host: ScreenHost) {
         self.id = place.screenID
         self.state = state
-        self.placement = Placement(place.placement)
+        self.placement = FlowKit.Placement(place.placement)
         self.animated = place.animated
         self.flowID = place.flowID
         self.flowType = place.flowType
@@ -66,7 +66,7 @@ public final class HostedScreen<Module: ScreenModule> {
 
     /// Calls `handler` with why on each `PlacementChanged`: `.covered`, `.uncovered`, `.tabSelected`,
     /// `.tabDeselected` or `.moved`; `placement` and `previousPlacement` are already set.
-    public func onPlacementChanged(_ handler: @escaping (PlacementChange) -> Void) { placementHandler = handler }
+    public func onPlacementChanged(_ handler: @escaping (FlowKit.PlacementChange) -> Void) { placementHandler = handler }
 
     /// Calls `handler` once when the screen goes: a `Dismiss`, or removal by force after an ack timeout.
     public func onDismiss(_ handler: @escaping (Dismissal) -> Void) { dismissHandler = handler }
@@ -169,8 +169,8 @@ extension HostedScreen: AnyHostedScreen {
 
     func apply(_ wire: Flowd_V1_PlacementChanged) {
         lastSerial = wire.serial
-        let new = Placement(wire.placement)
-        let change = PlacementChange(wire.change, from: placement, to: new)
+        let new = FlowKit.Placement(wire.placement)
+        let change = FlowKit.PlacementChange(wire.change, from: placement, to: new)
         previousPlacement = placement
         placement = new
         placementHandler?(change)

@@ -123,4 +123,49 @@ import Testing
             let app = App(name: "shop", screens: screens, placer: .windowRoot) { Root() }
             """)
     }
+
+    /// The rest of what docs/CHANGELOG.md lists as removed or moved, in one file of 0.1.0 code.
+    @Test func theOtherRemovedDeclarationsSayWhatToWriteInstead() throws {
+        try expect(old: """
+            import FlowDaemon
+            import FlowKit
+            import FlowKitTesting
+            import ScreenKit
+            final class Recorder: ScreenTransport {}
+            func make(_ transport: Recorder) throws {
+                let runtime = FlowRuntime(transport: transport)
+                runtime.observer = { print($0) }
+                try runtime.terminate(flow: FlowID(rawValue: 1), animated: false) { report in print(report) }
+                runtime.terminateAll(animated: false) { report in print(report) }
+                _ = FakeScreenTransport(acknowledgesAutomatically: true)
+                let where_: ScreenKit.Placement? = nil
+                let change: ScreenKit.PlacementChange? = nil
+                print(where_ as Any, change as Any, FlowDaemon.FlowdVersion.string)
+            }
+            """,
+            failsWith: ["'ScreenTransport' is unavailable: the runtime no longer calls a transport",
+                        "'init(transport:)' is unavailable: use FlowRuntime(codec:)",
+                        "'observer' is unavailable: lifecycle events are RuntimeEffect.flow effects",
+                        "'terminate(flow:animated:completion:)' is unavailable",
+                        "'terminateAll(animated:completion:)' is unavailable",
+                        "'init(acknowledgesAutomatically:)' is unavailable: the fake screens are made over their runtime",
+                        "'Placement' is unavailable: a HostedScreen's placement is FlowKit's Placement",
+                        "'PlacementChange' is unavailable: onPlacementChanged gets FlowKit's PlacementChange",
+                        "'FlowdVersion' is unavailable: FlowdVersion moved to the FlowWire module"],
+            new: """
+            import FlowKit
+            import FlowKitTesting
+            import FlowWire
+            import ScreenKit
+            func make() throws {
+                let runtime = FlowRuntime()
+                for effect in runtime.takeEffects() { print(effect) }
+                runtime.terminateAll(animated: false)
+                _ = FakeScreenTransport(runtime: runtime, acknowledgesAutomatically: true)
+                let where_: Placement? = nil
+                let change: PlacementChange? = nil
+                print(where_ as Any, change as Any, FlowdVersion.string)
+            }
+            """)
+    }
 }

@@ -78,13 +78,15 @@ struct PlacerTypeCheckTests {
     }
 
     /// A sub-flow's end cannot be left unhandled by leaving out a closure: `onFinish` and `onEnd` are
-    /// required (and `onOutput` too when the sub-flow has outputs); the one-closure form is gone.
+    /// required (and `onOutput` too when the sub-flow has outputs); the one-closure form of 0.1.0 and a lone
+    /// trailing `onFinish` are answered with what to write (Migration.swift).
     @Test(arguments: [
-        FailingSnippet("flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _, _ in }", "missing argument for parameter 'onEnd'"),
+        FailingSnippet("flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { _, _ in }",
+                       "a sub-flow needs a handler for each way it can stop"),
         FailingSnippet("flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding(), onEnd: { _ in })", "missing argument for parameter 'onFinish'"),
         FailingSnippet(
             "flow.start(NeedsStack(), presented(on: screen).withNavigationEmbedding()) { event in guard case .finished = event else { return } }",
-            "missing arguments for parameters 'onFinish', 'onEnd'"),
+            "'start(_:_:handler:)' is unavailable: a sub-flow takes one handler per way it can stop"),
         FailingSnippet("flow.start(Chatty(), .presented(on: screen)) { _, _ in } onEnd: { _ in }", "'Never' be equivalent"),
     ])
     func subFlowsWithoutEndHandlersDoNotCompile(_ snippet: FailingSnippet) throws {
