@@ -34,15 +34,20 @@ public final class TerminalHost {
     private var visibleID: UInt64?
     private var needsRedraw = true
     private var quit = false
+    /// What the footer says once the person did something (nil: `note` stays).
+    private var laterNote: String?
 
     /// A terminal host for `deck` (registered on `host`); `color` unless NO_COLOR is set.
-    public init(host: ScreenHost, deck: CardDeck, color: Bool, note: String = "", output: Int32 = 1) {
+    /// `note` is the footer's line; `laterNote`, when given, replaces it at the person's first key, so
+    /// that news of the start ("restored where you were") does not stay up for the whole session.
+    public init(host: ScreenHost, deck: CardDeck, color: Bool, note: String = "", laterNote: String? = nil, output: Int32 = 1) {
         self.host = host
         self.deck = deck
         self.color = color
         self.output = output
         self.view = TerminalView(app: host.daemon.app)
         view.note = note
+        self.laterNote = laterNote
     }
 
     /// Whether to use ANSI attributes: not when NO_COLOR is set and not empty (no-color.org), nor for TERM=dumb.
@@ -136,6 +141,10 @@ public final class TerminalHost {
     private func perform(_ command: TerminalKeys.Command) {
         needsRedraw = true
         view.status = ""
+        if let laterNote {
+            view.note = laterNote
+            self.laterNote = nil
+        }
         guard let card = deck.visible else {
             if command == .quit { finish() }
             return

@@ -136,6 +136,12 @@ extension Flowd_V1_Tree {
         return nodes
     }
 
+    /// The screen the user sees: the last visible one, depth first, content before modal (a modal's
+    /// screen when one is presented). Nil when no screen is visible.
+    public var visibleScreen: Flowd_V1_NavNode? {
+        allNodes.last { $0.kind == .screen && $0.screen.visible }
+    }
+
     /// The node with `id`, if the tree has it.
     public func node(_ id: UInt64) -> Flowd_V1_NavNode? {
         allNodes.first { $0.id == id }

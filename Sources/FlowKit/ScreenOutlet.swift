@@ -5,9 +5,10 @@ import Foundation
 protocol ScreenOutlet {
     /// The screen's kind name.
     var kind: String { get }
-    /// Decodes `payload` as the module's `Output` (throwing if it does not decode) and hands it to the
-    /// handler when `deliver` is true; returns whether a handler received it.
-    func receive(_ payload: Data, with codec: any PayloadCodec, deliver: Bool) throws -> Bool
+    /// Decodes `payload` as the module's `Output` (throwing if it does not decode, or if the module
+    /// refuses it in the screen's current state `state`) and hands it to the handler when `deliver`
+    /// is true; returns whether a handler received it.
+    func receive(_ payload: Data, with codec: any PayloadCodec, state: Data, deliver: Bool) throws -> Bool
     /// The output payload of JSON a person wrote.
     func outputPayload(fromJSON json: Data, with codec: any PayloadCodec) throws -> Data
     /// The JSON people read for an output payload.
@@ -25,8 +26,11 @@ struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
 
     var kind: String { M.kind }
 
-    func receive(_ payload: Data, with codec: any PayloadCodec, deliver: Bool) throws -> Bool {
+    func receive(_ payload: Data, with codec: any PayloadCodec, state: Data, deliver: Bool) throws -> Bool {
         let output = try M.decodeOutput(payload, with: codec)
+        if let reason = M.refusal(of: output, state: { try? M.stateCoder.decode(state, with: codec) }) {
+            throw OutputRefusal(reason: reason)
+        }
         guard deliver, let handler else { return false }
         handler(output)
         return true
@@ -45,4 +49,10 @@ struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
     }
 
     func withoutHandler() -> any ScreenOutlet { TypedOutlet<M>(handler: nil) }
+}
+
+/// A module's reason to refuse an output in its screen's current state (`ScreenModule.refusal`).
+struct OutputRefusal: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
 }

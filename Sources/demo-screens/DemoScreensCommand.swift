@@ -49,6 +49,9 @@ struct DemoScreensCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Interactive mode: a line shown under the keys (e.g. how to attach flowctl).", valueName: "text"))
     var note: String = ""
 
+    @Option(name: .long, help: ArgumentHelp("Interactive mode: the line that replaces --note at the first key.", valueName: "text"))
+    var thenNote: String?
+
     func validate() throws {
         guard stepTimeout > 0 else { throw ValidationError("--step-timeout must be positive, got \(stepTimeout)") }
     }
@@ -114,7 +117,8 @@ struct DemoScreensCommand: ParsableCommand {
                 log("session ended: \(try host.run())")
                 return
             }
-            let terminal = TerminalHost(host: host, deck: deck, color: TerminalHost.wantsColor(environment: environment), note: note)
+            let terminal = TerminalHost(host: host, deck: deck, color: TerminalHost.wantsColor(environment: environment), note: note,
+                                         laterNote: thenNote)
             do {
                 let reason = try terminal.run()
                 log("session ended: \(reason)")

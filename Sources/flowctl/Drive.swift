@@ -3,29 +3,48 @@ import FlowControl
 import FlowWire
 import Foundation
 
-/// `flowctl inject SCREEN OUTPUT`: an output as if the screen's host sent it.
+/// The screen a command names, or the visible one when it names none: the tour works from wherever
+/// the user is, without reading ids from `flowctl tree` first.
+func screenOrVisible(_ screen: UInt64?, connection: ConnectionOptions) -> UInt64 {
+    if let screen { return screen }
+    let tree = connection.with { client throws(ClientError) in try client.tree(timeoutMilliseconds: connection.milliseconds) }
+    guard let visible = tree.visibleScreen else { fail("no screen is visible; name one (see flowctl tree)") }
+    return visible.id
+}
+
+/// `flowctl inject [SCREEN] OUTPUT`: an output as if the screen's host sent it.
 struct Inject: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send an output to the flow owning a screen, as if the screen had sent it.",
         discussion: """
-            OUTPUT is the JSON of the screen module's Output (application/json). The daemon logs the \
-            injection with flowctl's process id. Prints the daemon's answer; exits 1 if it refused \
-            (unknown screen, screen being dismissed, output that does not decode).
+            OUTPUT is the JSON of the screen module's Output (application/json). Without SCREEN, the \
+            visible screen. The daemon logs the injection with flowctl's process id. Prints the daemon's \
+            answer; exits 1 if it refused (unknown screen, screen being dismissed, output that does not \
+            decode, a button the screen does not show).
 
             Examples:
-              flowctl inject 3 '{"didPressButton":{"index":1}}'
+              flowctl inject '{"didPressButton":{"index":1}}'     # the visible screen
               flowctl inject 7 '{"didEnterText":{"text":"ada"}}'
             """)
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: ArgumentHelp("The screen id (see flowctl tree).", valueName: "screen"))
-    var screen: UInt64
+    @Argument(help: ArgumentHelp("The screen id (see flowctl tree); leave it out for the visible screen, then OUTPUT.",
+                                 valueName: "screen"))
+    var first: String
 
     @Argument(help: ArgumentHelp("The output as JSON text.", valueName: "output"))
-    var output: String
+    var second: String?
+
+    /// The screen named, if any.
+    var screen: UInt64? { second == nil ? nil : UInt64(first) }
+    /// The output's JSON.
+    var output: String { second ?? first }
 
     func validate() throws {
+        if second != nil, UInt64(first) == nil {
+            throw ValidationError("SCREEN must be a screen id (see flowctl tree), got '\(first)'; leave it out for the visible screen")
+        }
         guard (try? JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed])) != nil else {
             throw ValidationError("OUTPUT is not valid JSON: \(output); quote it for the shell, e.g. '{\"didPressButton\":{\"index\":0}}'")
         }
@@ -33,7 +52,7 @@ struct Inject: ParsableCommand {
 
     func run() throws {
         var inject = Flowd_V1_InjectOutput()
-        inject.screenID = screen
+        inject.screenID = screenOrVisible(screen, connection: connection)
         inject.payload = .json(Data(output.utf8))
         let message = connection.with { client throws(ClientError) in try client.command(.injectOutput(inject), timeoutMilliseconds: connection.milliseconds) }
         emitLine(message)
@@ -54,21 +73,23 @@ struct Back: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pop a screen off its stack, as if the user went back from it.",
         discussion: """
-            The screen must be visible and above the root of its stack. Its flow is told (a flow whose \
-            initial screen it was ends, dismissed by the user).
+            The screen must be visible and above the root of its stack; without SCREEN, the visible \
+            screen. Its flow is told (a flow whose initial screen it was ends, dismissed by the user).
 
             Examples:
+              flowctl back
               flowctl back 4
             """)
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: ArgumentHelp("The screen to go back from (the visible top of a stack).", valueName: "screen"))
-    var screen: UInt64
+    @Argument(help: ArgumentHelp("The screen to go back from (the visible top of a stack); default: the visible screen.",
+                                 valueName: "screen"))
+    var screen: UInt64?
 
     func run() throws {
         var navigation = Flowd_V1_UserNavigation()
-        navigation.screenID = screen
+        navigation.screenID = screenOrVisible(screen, connection: connection)
         var back = Flowd_V1_Back()
         back.phase = .immediate
         navigation.back = back
@@ -140,21 +161,23 @@ struct CloseModal: ParsableCommand {
         commandName: "close-modal",
         abstract: "Close the modal presentation that contains a screen, as if the user closed it.",
         discussion: """
-            The screen must be visible and inside a modal. Everything in the modal is dismissed and the \
-            flows concerned are told (a flow whose initial screen was in it ends, dismissed by the user).
+            The screen must be visible and inside a modal; without SCREEN, the visible screen. Everything \
+            in the modal is dismissed and the flows concerned are told (a flow whose initial screen was \
+            in it ends, dismissed by the user).
 
             Examples:
+              flowctl close-modal
               flowctl close-modal 6
             """)
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: ArgumentHelp("A visible screen inside the modal.", valueName: "screen"))
-    var screen: UInt64
+    @Argument(help: ArgumentHelp("A visible screen inside the modal; default: the visible screen.", valueName: "screen"))
+    var screen: UInt64?
 
     func run() throws {
         var navigation = Flowd_V1_UserNavigation()
-        navigation.screenID = screen
+        navigation.screenID = screenOrVisible(screen, connection: connection)
         var close = Flowd_V1_CloseModal()
         close.phase = .immediate
         navigation.closeModal = close
@@ -172,22 +195,40 @@ struct Terminate: ParsableCommand {
             acknowledged its dismissal (or timed out), then prints the daemon's answer. The daemon logs \
             the termination with flowctl's process id. Terminating the app's root flow (flow 1 in \
             `flowctl tree`) ends the app: the answer says so, and flowd then stops (unless it runs with \
-            --stay-up).
+            --stay-up). Without FLOW, the flow that shows the visible screen; when that is the root flow, \
+            flowctl refuses rather than end the app: name it (flowctl terminate 1) to do that.
 
             Examples:
-              flowctl terminate 2
+              flowctl terminate             # the flow showing the visible screen
               flowctl terminate 2 --animated
             """)
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: ArgumentHelp("The flow id (see flowctl tree).", valueName: "flow"))
-    var flow: UInt64
+    @Argument(help: ArgumentHelp("The flow id (see flowctl tree); default: the flow that shows the visible screen.",
+                                 valueName: "flow"))
+    var named: UInt64?
 
     @Flag(name: .long, help: "Ask the screens to animate their dismissal.")
     var animated = false
 
+    /// The flow named, or the one showing the visible screen (never the root by default).
+    private func target() -> UInt64 {
+        if let named { return named }
+        let tree = connection.with { client throws(ClientError) in try client.tree(timeoutMilliseconds: connection.milliseconds) }
+        guard let visible = tree.visibleScreen else { fail("no screen is visible; name the flow (see flowctl tree)") }
+        let owner = visible.screen.flowID
+        if tree.hasRootFlow, owner == tree.rootFlow.id {
+            fail("""
+                screen \(visible.id) belongs to the app's root flow (\(tree.rootFlow.type) \(owner)): terminating it ends the app; \
+                say `flowctl terminate \(owner)` to do that
+                """)
+        }
+        return owner
+    }
+
     func run() throws {
+        let flow = target()
         var terminate = Flowd_V1_TerminateFlow()
         terminate.flowID = flow
         terminate.animated = animated

@@ -240,6 +240,8 @@ struct InteractiveDemoTests {
         // The stack behind it is real: back walks through the restored flows.
         try again.press("b")
         try again.waitFor("Welcome", "stack depth 2", absent: "All set")
+        // The news of the restore gives way to the watch line at the first key.
+        try again.waitFor("watch: ", absent: "flowd restored where you were")
         try again.press("1")
         try again.waitFor("Tutorial skipped", "stack depth 1")
         try again.press("q")

@@ -50,6 +50,54 @@ struct FlowctlDriveTests {
         #expect(daemon.logText.contains("app tutorial finished with completed"))
     }
 
+    /// The README's tour works from wherever the user is: without an id, inject, back and close-modal
+    /// act on the visible screen and terminate on the flow that shows it (never the root by default).
+    @Test func withoutAnIdTheCommandsActOnTheVisibleScreen() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial"])
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: ["tutorial"])
+        let welcome = try #require(try host.settle().compactMap(\.place).first)
+
+        // A button the screen does not show is refused with what it shows, and changes nothing.
+        var run = try flowctl(["inject", #"{"didPressButton":{"index":99}}"#], daemon)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("shows 2 buttons (index 0 to 1: 'Skip', 'Next'); there is no button 99"), "\(run.stderr)")
+        #expect(try host.settle().isEmpty)
+
+        run = try flowctl(["inject", #"{"didPressButton":{"index":1}}"#], daemon)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("output delivered to the flow owning screen \(welcome.screenID)"), "\(run.stdout)")
+        let done = try #require(try host.settle().compactMap(\.place).first)
+
+        run = try flowctl(["back"], daemon)
+        #expect(run.stdout == "back(committed) applied on screen \(done.screenID)\n", "\(run.stdout) \(run.stderr)")
+        #expect(try host.settle().compactMap(\.dismiss).map(\.screenID) == [done.screenID])
+
+        // The visible screen is the root flow's: terminate without an id refuses to end the app.
+        run = try flowctl(["terminate"], daemon)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("belongs to the app's root flow (") && run.stderr.contains("terminating it ends the app"), "\(run.stderr)")
+        #expect(try flowctl(["ping"], daemon).status == 0)
+        run = try flowctl(["inject", "x", "{}"], daemon)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("SCREEN must be a screen id"), "\(run.stderr)")
+    }
+
+    @Test func terminateWithoutAnIdEndsTheFlowShowingTheVisibleScreen() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "modal"])
+        let host = try RawClient(path: daemon.socketPath)
+        let (_, detail, pushed) = try host.walkModalAppToAPushInTheModal()
+        let terminator = try FlowctlProcess(["terminate", "--socket", daemon.socketPath])
+        var dismissed: [UInt64] = []
+        while dismissed.count < 2, let frame = try host.receive() {
+            if let dismiss = frame.dismiss { dismissed.append(dismiss.screenID) }
+            try host.ackAll([frame])
+        }
+        #expect(dismissed == [pushed.screenID, detail.screenID])
+        #expect(terminator.waitForExit() == 0, "\(terminator.stderr)")
+        #expect(terminator.stdout.contains("terminated ModalDetailFlow flow#2"), "\(terminator.stdout)")
+    }
+
     @Test func terminateUnwindsASubtree() throws {
         let daemon = try DaemonProcess(arguments: ["--app", "modal"])
         let host = try RawClient(path: daemon.socketPath)

@@ -47,6 +47,23 @@ extension CardScreen {
     public static var exampleState: CardState? { CardState.example }
     /// Every `CardOutput` case, for `flowd describe`.
     public static var exampleOutputs: [CardOutput] { CardOutput.examples }
+
+    /// A card sends a press of a button it shows, and text only when it has a field: anything else
+    /// (`flowctl inject`, a buggy host) is refused rather than taken for another button.
+    public static func refusal(of output: CardOutput, state: () -> CardState?) -> String? {
+        guard let card = state() else { return nil }
+        switch output {
+        case .didPressButton(let index) where !card.buttons.indices.contains(index):
+            let shown = card.buttons.isEmpty ? "no buttons"
+                : "\(card.buttons.count) button\(card.buttons.count == 1 ? "" : "s") (index 0 to \(card.buttons.count - 1): "
+                    + card.buttons.map { "'\($0)'" }.joined(separator: ", ") + ")"
+            return "'\(card.title)' shows \(shown); there is no button \(index)"
+        case .didEnterText where card.field == nil:
+            return "'\(card.title)' has no text field"
+        default:
+            return nil
+        }
+    }
 }
 
 extension CardState {
