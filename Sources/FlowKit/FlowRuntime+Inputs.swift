@@ -7,12 +7,12 @@ extension FlowRuntime {
     @discardableResult
     public func receiveOutput(screen: ScreenID, payload: Data) throws(FlowKitError) -> Bool {
         // The outlet alone is taken out (the flow it calls may change the records).
-        guard let (outlet, state) = withRecord(screen, { ($0.outlet, $0.state) }) else {
+        guard let outlet = withRecord(screen, { $0.outlet }) else {
             throw FlowKitError(.unknownScreen, "output for screen \(screen) dropped: no such screen is placed (it may have been dismissed); ignore late outputs")
         }
         let deliver = model[screen].flatMap { controller($0.owner)?.isRunning } ?? false
         do {
-            return try outlet.receive(payload, with: codec, state: state, deliver: deliver)
+            return try outlet.receive(payload, with: codec, deliver: deliver)
         } catch let refusal as OutputRefusal {
             throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(outlet.kind)) refused: \(refusal.reason)")
         } catch {

@@ -253,6 +253,8 @@ public final class FlowRuntime {
         guard let unchanged = withRecord(screen, { record in
             if !forced, record.state == data { return true }
             record.state = data
+            // The typed state, for a module that refuses outputs in it (`ScreenModule.refusal`).
+            if M.refusesOutputs, let kept = record.outlet.keptState as? KeptState<M.State> { kept.value = state }
             return false
         }) else { return }
         if unchanged {
@@ -265,6 +267,7 @@ public final class FlowRuntime {
     /// Stores a typed `(M.Output) -> Void` handler.
     func setOutputHandler<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, owner: FlowController, _ handler: @escaping (M.Output) -> Void) {
         guard model[screen]?.owner == owner.id, screens[screen] != nil else { return }
-        screens[screen]?.outlet = TypedOutlet<M>(handler: handler)
+        let kept = M.refusesOutputs ? screens[screen]?.outlet.keptState as? KeptState<M.State> : nil
+        screens[screen]?.outlet = TypedOutlet<M>(handler: handler, kept: kept)
     }
 }

@@ -26,19 +26,25 @@ public protocol ScreenModule {
     static func encodeState(_ state: State, with codec: any PayloadCodec) throws -> Data
     /// An output's value, as `outputCoder` reads it (the runtime's path for every output).
     static func decodeOutput(_ payload: Data, with codec: any PayloadCodec) throws -> Output
-    /// Why the screen could not have sent `output` while it shows the state `state()` returns (a
-    /// button it does not show), or nil to accept it. The runtime asks before the flow sees the
-    /// output; a refused output changes nothing and its sender gets `BAD_PAYLOAD` with this reason.
-    /// `state` decodes the screen's current state when called (nil if it does not decode). Default:
-    /// every output that decodes is accepted, and no state is decoded.
-    static func refusal(of output: Output, state: () -> State?) -> String?
+    /// Whether the runtime asks `refusal(of:in:)` about every output of this module's screens. It then
+    /// keeps each screen's current state as a value beside its payload (no decoding per output).
+    /// Default: false, and nothing is kept.
+    static var refusesOutputs: Bool { get }
+    /// Why the screen could not have sent `output` while it shows `state` (a button it does not
+    /// show), or nil to accept it; asked only when `refusesOutputs`. The runtime asks before the flow
+    /// sees the output; a refused output changes nothing, and its sender gets `BAD_PAYLOAD` with this
+    /// reason. Default: nil.
+    static func refusal(of output: Output, in state: State) -> String?
 }
 
 extension ScreenModule {
     /// An example state, shown by `flowd describe` (none by default).
     public static var exampleState: State? { nil }
+    /// No output is refused.
+    public static var refusesOutputs: Bool { false }
+
     /// Accepts every output that decodes.
-    public static func refusal(of output: Output, state: () -> State?) -> String? { nil }
+    public static func refusal(of output: Output, in state: State) -> String? { nil }
 
     /// One example of every `Output` case, shown by `flowd describe`. An enum's cases cannot be listed
     /// by looking at the type, so these name them: the JSON Schema of each case is probed from the

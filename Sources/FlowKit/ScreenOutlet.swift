@@ -6,9 +6,9 @@ protocol ScreenOutlet {
     /// The screen's kind name.
     var kind: String { get }
     /// Decodes `payload` as the module's `Output` (throwing if it does not decode, or if the module
-    /// refuses it in the screen's current state `state`) and hands it to the handler when `deliver`
-    /// is true; returns whether a handler received it.
-    func receive(_ payload: Data, with codec: any PayloadCodec, state: Data, deliver: Bool) throws -> Bool
+    /// refuses it in the screen's current state) and hands it to the handler when `deliver` is true;
+    /// returns whether a handler received it.
+    func receive(_ payload: Data, with codec: any PayloadCodec, deliver: Bool) throws -> Bool
     /// The output payload of JSON a person wrote.
     func outputPayload(fromJSON json: Data, with codec: any PayloadCodec) throws -> Data
     /// The JSON people read for an output payload.
@@ -17,18 +17,32 @@ protocol ScreenOutlet {
     func stateJSON(_ payload: Data, with codec: any PayloadCodec) throws -> Data
     /// The same screen with no handler (its owner changed).
     func withoutHandler() -> any ScreenOutlet
+    /// The screen's `KeptState`, when its module refuses outputs (nil otherwise).
+    var keptState: AnyObject? { get }
+}
+
+/// A screen's current state as a value, kept for a module that refuses outputs in it
+/// (`ScreenModule.refusesOutputs`): a reference, so that an update sets it in place, with neither a
+/// decode per output nor a new outlet per update.
+final class KeptState<State> {
+    var value: State
+    init(_ value: State) { self.value = value }
 }
 
 /// The outlet of a screen of module `M`.
 struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
     /// The owning flow's handler, if it set one.
     var handler: ((M.Output) -> Void)?
+    /// The screen's current state, kept only for a module that refuses outputs (`M.refusesOutputs`).
+    var kept: KeptState<M.State>?
+
+    var keptState: AnyObject? { kept }
 
     var kind: String { M.kind }
 
-    func receive(_ payload: Data, with codec: any PayloadCodec, state: Data, deliver: Bool) throws -> Bool {
+    func receive(_ payload: Data, with codec: any PayloadCodec, deliver: Bool) throws -> Bool {
         let output = try M.decodeOutput(payload, with: codec)
-        if let reason = M.refusal(of: output, state: { try? M.stateCoder.decode(state, with: codec) }) {
+        if M.refusesOutputs, let kept, let reason = M.refusal(of: output, in: kept.value) {
             throw OutputRefusal(reason: reason)
         }
         guard deliver, let handler else { return false }
@@ -48,7 +62,7 @@ struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
         try M.stateCoder.json(fromPayload: payload, with: codec)
     }
 
-    func withoutHandler() -> any ScreenOutlet { TypedOutlet<M>(handler: nil) }
+    func withoutHandler() -> any ScreenOutlet { TypedOutlet<M>(handler: nil, kept: kept) }
 }
 
 /// A module's reason to refuse an output in its screen's current state (`ScreenModule.refusal`).

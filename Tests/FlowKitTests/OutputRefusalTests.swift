@@ -9,9 +9,11 @@ enum ChoiceScreen: ScreenModule {
     struct State: Codable { var choices: [String] }
     enum Output: Codable { case chose(index: Int) }
 
-    static func refusal(of output: Output, state: () -> State?) -> String? {
+    static var refusesOutputs: Bool { true }
+
+    static func refusal(of output: Output, in state: State) -> String? {
         guard case .chose(let index) = output else { return nil }
-        let shown = state()?.choices.count ?? 0
+        let shown = state.choices.count
         return index < shown ? nil : "it shows \(shown) choices; there is no choice \(index)"
     }
 }
@@ -21,8 +23,12 @@ final class ChoosingFlow: Flow {
     typealias RequiredContext = NavigationStack
     var chosen: [Int] = []
     func start(_ flow: FlowContext<ChoosingFlow>) {
-        flow.show(ChoiceScreen.self, .init(choices: ["tea", "coffee"])).onOutput { [unowned self] output in
-            if case .chose(let index) = output { chosen.append(index) }
+        let screen = flow.show(ChoiceScreen.self, .init(choices: ["tea", "coffee"]))
+        screen.onOutput { [unowned self] output in
+            guard case .chose(let index) = output else { return }
+            chosen.append(index)
+            // The first choice offers a third one: refusals follow the screen's current state.
+            if chosen.count == 1 { screen.update(.init(choices: ["tea", "coffee", "water"])) }
         }
     }
 }
@@ -43,6 +49,8 @@ final class ChoosingFlow: Flow {
         #expect(flow.chosen.isEmpty)
         try tester.send(.chose(index: 1), from: screen, as: ChoiceScreen.self)
         #expect(flow.chosen == [1])
+        try tester.send(.chose(index: 2), from: screen, as: ChoiceScreen.self)
+        #expect(flow.chosen == [1, 2])
         tester.expectSound()
     }
 }

@@ -50,8 +50,10 @@ extension CardScreen {
 
     /// A card sends a press of a button it shows, and text only when it has a field: anything else
     /// (`flowctl inject`, a buggy host) is refused rather than taken for another button.
-    public static func refusal(of output: CardOutput, state: () -> CardState?) -> String? {
-        guard let card = state() else { return nil }
+    public static var refusesOutputs: Bool { true }
+
+    /// What `refusesOutputs` asks: a button the card shows, text only with a field.
+    public static func refusal(of output: CardOutput, in card: CardState) -> String? {
         switch output {
         case .didPressButton(let index) where !card.buttons.indices.contains(index):
             let shown = card.buttons.isEmpty ? "no buttons"
