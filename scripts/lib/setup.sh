@@ -52,6 +52,24 @@ ensure_socket_activate() {
     fi
 }
 
+# ensure_tmux: the interactive-demo tests (DemoWalkthroughTests) drive scripts/demo in a tmux
+# terminal of 80x24. Installs Debian's tmux when missing.
+ensure_tmux() {
+    if ! command -v tmux >/dev/null 2>&1; then
+        echo "setup: installing tmux (the interactive-demo tests)" >&2
+        apt_install tmux
+    fi
+}
+
+# ensure_protoc: protoc (Debian's protobuf-compiler), for scripts/generate-proto --check, which
+# proves the committed generated code current (it builds protoc-gen-swift itself, once).
+ensure_protoc() {
+    if ! command -v protoc >/dev/null 2>&1; then
+        echo "setup: installing protobuf-compiler (protoc: the generated code's check)" >&2
+        apt_install protobuf-compiler
+    fi
+}
+
 # ensure_dbus: flowbench's dbus-call row (docs/performance.md) runs a private dbus-daemon (Debian
 # package dbus) and calls it with sd-bus from libsystemd.so.0, which flowbench loads at run time
 # (dlopen: the build never needs libsystemd). Installs dbus, and libsystemd-dev, whose header lets the
