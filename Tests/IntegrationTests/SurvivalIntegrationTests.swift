@@ -94,20 +94,20 @@ struct SurvivalIntegrationTests {
         #expect(daemon.waitForLog("handshake"))
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug)
-        // Wait until the first page is acknowledged, then stop the host and give it work.
-        for _ in 0..<100 {
-            if try Self.stats(daemon)["pendingAcks"] == nil { break }
-            usleep(20_000)
+        // Wait until the first page is acknowledged (a poll with a deadline: failing to get there fails
+        // the test), then stop the host and give it work.
+        var acknowledged = false
+        for _ in 0..<500 where !acknowledged {
+            acknowledged = try Self.stats(daemon)["pendingAcks"] == nil
+            if !acknowledged { usleep(20_000) }
         }
+        try #require(acknowledged, "the first page was never acknowledged")
         kill(screens.processIdentifier, SIGSTOP)
-        let stopped = Date()
         var inject = Flowd_V1_InjectOutput()
         inject.screenID = 2
         inject.payload = .json(Data(#"{"didPressButton":{"index":1}}"#.utf8))
         try debug.send(.injectOutput(inject))
         #expect(daemon.waitForLog("screen host is hung"))
-        let found = Date().timeIntervalSince(stopped)
-        #expect(found < 10, "found in \(found) s (hang timeout 1 s; bounded loosely for a loaded machine)")
         let stats = try Self.stats(daemon)
         #expect(stats["hostsHung"] == 1)
         #expect(stats["screensHeld"] == 2, "both pages held for the host to resume")
