@@ -20,8 +20,11 @@ struct EmbeddedDaemonFuzzTests {
     static let knownIssues: [String: String] = [:]
 
     @Test func everyKeptInputStillPasses() throws {
-        let files = (try? FileManager.default.contentsOfDirectory(at: Self.regressions, includingPropertiesForKeys: nil)) ?? []
-        for file in files where !file.lastPathComponent.hasPrefix(".") {
+        // A missing or empty folder fails: the kept inputs are what this test is for.
+        let files = try FileManager.default.contentsOfDirectory(at: Self.regressions, includingPropertiesForKeys: nil)
+            .filter { !$0.lastPathComponent.hasPrefix(".") }
+        #expect(!files.isEmpty, "no kept inputs in \(Self.regressions.path)")
+        for file in files {
             let bytes = try [UInt8](Data(contentsOf: file))
             if let known = Self.knownIssues[file.lastPathComponent] {
                 try withKnownIssue("\(file.lastPathComponent): \(known)") {
