@@ -329,16 +329,28 @@ import Testing
         }
     }
 
-    @Test func aDirectoryWeCannotWriteIsACleanError() throws {
+    @Test func aPathWeCannotCreateIsACleanError() throws {
         let directory = makeTemporaryDirectory()
-        chmod(directory, 0o500)
-        defer { chmod(directory, 0o700) }
-        guard getuid() != 0 else { return }  // root writes anywhere: nothing to prove
+        // A file where the journal's directory should be: refused for every user, root included.
+        let file = directory + "/not-a-directory"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         do {
-            _ = try Journal(path: directory + "/j", identity: Self.identity)
-            Issue.record("opened a journal in a read-only directory")
+            _ = try Journal(path: file + "/j", identity: Self.identity)
+            Issue.record("opened a journal under a regular file")
         } catch {
             guard case .cannotOpen = error else { Issue.record("\(error)"); return }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("x".utf8), "the file in the way is untouched")
+        // A directory without write permission: only a user other than root is refused (root writes anywhere).
+        chmod(directory, 0o500)
+        defer { chmod(directory, 0o700) }
+        if getuid() != 0 {
+            do {
+                _ = try Journal(path: directory + "/j", identity: Self.identity)
+                Issue.record("opened a journal in a read-only directory")
+            } catch {
+                guard case .cannotOpen = error else { Issue.record("\(error)"); return }
+            }
         }
     }
 
