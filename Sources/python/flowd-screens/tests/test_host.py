@@ -263,8 +263,8 @@ class Navigation(HostTestCase):
         item.select_tab(1)
         host.ping()
         self.assertEqual((item.placement.visible, mirror.placement.visible), (False, True))
-        self.assertEqual(len(changes), 1)
-        self.assertIn(changes[0], (Change.TAB_SELECTED, Change.UNCOVERED))
+        # A tab switch is TAB_SELECTED, never UNCOVERED (docs/protocol.md §9).
+        self.assertEqual(changes, [Change.TAB_SELECTED])
 
 
 class Errors(HostTestCase):
