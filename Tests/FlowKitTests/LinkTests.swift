@@ -18,12 +18,21 @@ import Testing
         #expect(try Link(["a b", "c=d"], query: [.init("k", "v&w")]).description == "a%20b/c%3Dd?k=v%26w")
     }
 
+    @Test func sixteenQueryItemsAreTheLimit() throws {
+        let items = (1...Link.maxQueryItems).map { "q\($0)=\($0)" }
+        #expect(Link.maxQueryItems == 16)
+        #expect(try Link(parsing: "a?" + items.joined(separator: "&")).query.count == 16)
+        #expect(throws: LinkError.self) { try Link(["a"], query: (1...17).map { .init("q\($0)", "1") }) }
+    }
+
     @Test func everyBadLinkHasItsCode() {
         let cases: [(String, LinkError.Code, Int?)] = [
             ("", .empty, nil),
             (String(repeating: "a", count: Link.maxBytes + 1), .tooLong, nil),
             (Array(repeating: "a", count: Link.maxSegments + 1).joined(separator: "/"), .tooLong, nil),
             ("a/" + String(repeating: "b", count: Link.maxSegmentBytes + 1), .tooLong, 1),
+            // 17 query items, one more than protocol.md §21 allows (16 parse: below).
+            ("a?" + (1...Link.maxQueryItems + 1).map { "q\($0)=1" }.joined(separator: "&"), .tooLong, nil),
             ("a/b c", .invalidCharacter, 1), ("a/b#c", .invalidCharacter, 1), ("a/é", .invalidCharacter, 1), ("a/%00", .invalidCharacter, 1),
             ("a/%zz", .invalidPercentEncoding, 1), ("a/%4", .invalidPercentEncoding, 1), ("a%", .invalidPercentEncoding, 0),
             ("a/%C3", .notUTF8, 1), ("%FF", .notUTF8, 0),
