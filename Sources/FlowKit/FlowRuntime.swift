@@ -133,7 +133,7 @@ public final class FlowRuntime {
     /// Whether effects wait to be taken.
     public var hasEffects: Bool { !effects.isEmpty }
 
-    /// The settle loop every driver of the runtime runs — the daemon (`DaemonCore.drive`),
+    /// The settle loop every driver of the runtime runs — the daemon (`AppCore.drive`),
     /// `LocalScreenHost` (FlowKitTesting's fake screens, `flowd replay`) and flowbench's tree-cost:
     /// takes the effects round by round until a take comes back empty, and hands each to `apply`.
     /// What applying one causes (a dismissal its delivery completes at once, fed back through

@@ -40,6 +40,22 @@ import Testing
         #expect(delivery.screens[Self.screen]?.phase == .live(host: 9))
     }
 
+    /// The daemon starts a process after the delivery asked for it: a screen dismissed in between
+    /// is forgotten at once (nothing was shown), and the process that comes up for it is retired.
+    @Test func aScreenDismissedWhileItsProcessStartsRetiresTheProcess() {
+        var delivery = ScreenDelivery(ackTimeout: 100)
+        _ = delivery.apply(Self.place(), route: .spawn(.never), now: 0)
+        let dismissed = delivery.apply(.dismiss(Self.screen, animated: false, reason: .flowFinished), route: .attached, now: 1)
+        #expect(dismissed.actions == [.dismissalCompleted(Self.screen, .acknowledged)])
+        let late = delivery.spawned(Self.screen, host: 9, now: 2)
+        guard case .retire(9, let reason)? = late.first, late.count == 1 else {
+            Issue.record("the late process is retired, not \(late)")
+            return
+        }
+        #expect(reason.contains("dismissed"))
+        #expect(delivery.screens.isEmpty && delivery.hostsAwaitingAcks.isEmpty)
+    }
+
     /// A process's start-up and handshake are bounded by the handshake timeout, not the ack timeout:
     /// the ack clocks of its held commands start when they are sent.
     @Test func aSlowStartingSpawnedHostDoesNotTimeOutItsAcks() {

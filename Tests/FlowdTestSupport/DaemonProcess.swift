@@ -106,6 +106,13 @@ public final class DaemonProcess: @unchecked Sendable {
     public func waitForExit(timeoutSeconds: Double = 20) -> Int32? {
         guard exited.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
         exited.signal()
+        // The exit can be seen before the last writes to stderr are read: wait for its end too, so
+        // that `logText` is complete once this returns. A screen process flowd started may hold
+        // stderr open a little longer; that wait is bounded.
+        let deadline = Date().addingTimeInterval(2)
+        condition.withLock {
+            while !logClosed { if !condition.wait(until: deadline) { break } }
+        }
         return process.terminationStatus
     }
 }

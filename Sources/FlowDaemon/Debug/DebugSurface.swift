@@ -11,12 +11,17 @@ struct DebugSurface {
         var text: String
     }
 
-    /// The live event stream.
-    let events = EventBus()
+    /// The live event stream (the daemon's too: it tells watchers of connections).
+    let events: EventBus
     /// Where the app and its hosts disagree.
-    var contract = ContractWatch()
+    var contract: ContractWatch
     /// `TerminateFlow` requests waiting for their flow's unwinding, by flow.
     private var terminations: [FlowID: PendingReply] = [:]
+
+    init(events: EventBus, contract: ContractWatch) {
+        self.events = events
+        self.contract = contract
+    }
 
     /// A termination of `flow` will be answered with `reply` once the flow is unwound.
     mutating func awaitUnwinding(of flow: FlowID, _ reply: PendingReply) { terminations[flow] = reply }

@@ -4,7 +4,7 @@ import Logging
 
 /// Something a part has to tell people: a log line and, for watchers, an event. Parts return
 /// notices instead of holding the logger and the event stream, so they stay values that know only
-/// their own state; the core writes each one with `DaemonCore.tell(_:)`. For what happens rarely
+/// their own state; the cores write each one with `tell(_:)`. For what happens rarely
 /// (restarts, hangs, spawns, refusals, the journal's fate), where building the text at once costs
 /// nothing that matters; the hot path's events (outputs, commands, acks) are emitted lazily instead.
 struct Notice {
@@ -32,17 +32,20 @@ struct Notice {
     }
 }
 
+extension Notice {
+    /// Writes the notice: the log line, then the event.
+    func write(to logger: Logger, events: EventBus) {
+        logger.log(level: level, "\(message)", metadata: metadata.isEmpty ? nil : metadata)
+        guard let event else { return }
+        events.emit(event.kind, screen: event.screen, flow: event.flow, connection: event.connection, name: event.name,
+                    serial: event.serial, text: event.text)
+    }
+}
+
 extension DaemonCore {
     /// Writes a part's notice: the log line, then the event.
-    mutating func tell(_ notice: Notice) {
-        logger.log(level: notice.level, "\(notice.message)", metadata: notice.metadata.isEmpty ? nil : notice.metadata)
-        guard let event = notice.event else { return }
-        debug.events.emit(event.kind, screen: event.screen, flow: event.flow, connection: event.connection, name: event.name,
-                          serial: event.serial, text: event.text)
-    }
+    func tell(_ notice: Notice) { notice.write(to: logger, events: events) }
 
     /// Writes each of `notices`.
-    mutating func tell(_ notices: [Notice]) {
-        for notice in notices { tell(notice) }
-    }
+    func tell(_ notices: [Notice]) { for notice in notices { tell(notice) } }
 }

@@ -10,7 +10,7 @@ import Logging
 /// takes, `feed`: applied to the runtime, then journaled. It opens the journal, and moves a bad one
 /// aside for a fresh one (docs/restore.md, "Bad state files"); what it finds it returns as notices.
 /// It restores the app at start: `JournalReplay` replays the journal into a new runtime, and the
-/// core places the screens that come back (`DaemonCore+Restore.swift`).
+/// core places the screens that come back (`AppCore+Restore.swift`).
 struct Persistence {
     /// Where the user was in a journal this version could not replay, to be opened again.
     struct CarriedPlace: Equatable {

@@ -9,7 +9,7 @@ extension DaemonCore {
     /// unanswered for the hang timeout is killed or disconnected, as `Survival.hung` decides.
     mutating func watchdogTick(now: UInt64) {
         guard var dog = survival.watchdog else { return }
-        let actions = dog.tick(now: now, awaitingAcks: delivery.hostsAwaitingAcks) { [connections] in connections[$0]?.lastHeard }
+        let actions = dog.tick(now: now, awaitingAcks: app.delivery.hostsAwaitingAcks) { [connections] in connections[$0]?.lastHeard }
         survival.watchdog = dog
         for action in actions {
             switch action {

@@ -4,9 +4,8 @@ import FlowKit
 import Glibc
 #endif
 
-/// The screen processes flowd starts, as one part: the app's spawn factories and the spawner, every
-/// process from its spawn to its reaping (and the exit grace of those that must go), and the kinds
-/// whose warm pool was decided. It starts a process for a screen or a pool, and words what became of
+/// The screen processes flowd starts, as one part: the app's spawn factories and the spawner, and
+/// every process from its spawn to its reaping (and the exit grace of those that must go). It starts a process for a screen or a pool, and words what became of
 /// it; the new process's connection is adopted by the core, through the `adopt` it is given. What
 /// to spawn, restart or keep warm is `ScreenDelivery`'s to decide.
 struct ScreenProcesses {
@@ -22,31 +21,12 @@ struct ScreenProcesses {
     private let spawner: any ScreenSpawner
     /// Live processes, and the exit grace of those that must go.
     var spawned: SpawnedProcesses
-    /// Kinds whose warm pool size was read from their factory.
-    private var poolsDecided: Set<String> = []
 
     init(app: FlowApp.App?, spawner: any ScreenSpawner, exitGrace: UInt64) {
         self.app = app
         self.spawner = spawner
         spawned = SpawnedProcesses(grace: exitGrace)
     }
-
-    /// The kinds whose pool is decided at start: every spawned kind whose factory is not deferred (a
-    /// deferred one is decided when its first screen is placed).
-    var kindsPooledAtStart: [String] {
-        guard let app else { return [] }
-        return app.kinds.filter { if case .deferred = app.factory(for: $0) { false } else { true } }
-    }
-
-    /// `kind`'s warm pool size the first time it is asked (resolving a deferred factory), else nil.
-    mutating func decidePool(of kind: String) -> Int? {
-        guard let app, !poolsDecided.contains(kind) else { return nil }
-        poolsDecided.insert(kind)
-        return app.factory(for: kind).resolved.poolSize
-    }
-
-    /// Whether `kind`'s pool was decided.
-    func hasDecidedPool(of kind: String) -> Bool { poolsDecided.contains(kind) }
 
     /// Starts a process of `kind` for `screen` (nil: for its warm pool), told `socketPath`; its
     /// socket's daemon end goes to `adopt`, which returns the connection's id. Changes nothing here:

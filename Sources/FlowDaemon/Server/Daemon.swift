@@ -78,7 +78,7 @@ public final class Daemon {
     /// The configuration the daemon was started with (its socket path is the passed socket's, when one was passed).
     public var configuration: DaemonConfiguration { core.configuration }
     /// The app this daemon runs, if any.
-    public var app: FlowApp.App? { core.app }
+    public var app: FlowApp.App? { core.app.app }
     /// The name of the app, reported in `Welcome`.
     public var appName: String { core.appName }
     /// Where the daemon is in its life.
@@ -214,7 +214,7 @@ public final class Daemon {
     // MARK: Looking in (tests, the embedded daemon, the debug surface)
 
     /// Which host shows which screen, serials, held commands and ack deadlines.
-    package var delivery: ScreenDelivery { core.delivery }
+    package var delivery: ScreenDelivery { core.app.delivery }
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound).
     package func invariantViolations() -> [String] { core.invariantViolations() }
     /// The socket path spawned screens are told.
@@ -232,9 +232,9 @@ public final class Daemon {
     /// Timers started and not fired.
     package var startedTimerCount: Int { core.startedTimerCount }
     /// The visible screen (nil without an app or a screen).
-    package var visibleScreen: ScreenID? { core.runtime?.visibleScreen }
+    package var visibleScreen: ScreenID? { core.app.runtime?.visibleScreen }
     /// Everything of the runtime a restore must give back (`RuntimeImage`; nil without an app).
-    package func runtimeImage() -> RuntimeImage? { core.runtime?.image() }
+    package func runtimeImage() -> RuntimeImage? { core.app.runtime?.image() }
     /// What `flowctl stats` shows.
     package func stats() -> Flowd_V1_Stats { core.stats() }
     /// What `flowctl tree` shows.

@@ -6,7 +6,7 @@ import Logging
 extension DaemonCore {
     /// Starts talking to the service manager `environment` names, when one listens: the watchdog pings begin now.
     mutating func startService(_ environment: ServiceEnvironment) {
-        service = ServiceSession.open(environment, appName: app?.name, now: loop.now, logger: logger)
+        service = ServiceSession.open(environment, appName: app.app?.name, now: loop.now, logger: logger)
         armDeadlineTimer()
     }
 
@@ -14,7 +14,7 @@ extension DaemonCore {
     /// `watchdogMicroseconds` is its `WATCHDOG_USEC`. The pings run on the loop's clock.
     package mutating func startService(sink: any ServiceNotifySink, watchdogMicroseconds: UInt64?, closeSink: @escaping () -> Void = {}) {
         loop.assertOnLoop()
-        let notifier = ServiceNotifier(sink: sink, appName: app?.name, watchdogMicroseconds: watchdogMicroseconds, logger: logger)
+        let notifier = ServiceNotifier(sink: sink, appName: app.app?.name, watchdogMicroseconds: watchdogMicroseconds, logger: logger)
         service = ServiceSession(notifier: notifier, now: loop.now, closeSink: closeSink)
         armDeadlineTimer()
     }
@@ -31,7 +31,7 @@ extension DaemonCore {
     /// What `STATUS=` reports now.
     var serviceStatus: ServiceStatus {
         ServiceStatus(
-            phase: phase, flows: runtime?.liveFlowCount ?? 0, screens: runtime?.liveScreenCount ?? 0,
+            phase: phase, flows: app.runtime?.liveFlowCount ?? 0, screens: app.runtime?.liveScreenCount ?? 0,
             connections: connections.count, screenProcesses: processes.spawned.count)
     }
 }

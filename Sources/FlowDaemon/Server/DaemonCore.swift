@@ -9,46 +9,28 @@ import UVKit
 import Glibc
 #endif
 
-/// Everything the daemon knows, as one value: its parts (connections, the screen delivery, the
-/// runtime, persistence, survival, the debug surface, requests, links, the service session and the
-/// shutdown) and the steps that change them. `Daemon` holds it and enters it once per loop event
-/// (a read, a close, a timer, a wake-up, a signal, a work result): the whole step runs inside that
-/// one `inout` access, so the parts' fields are reached with static exclusivity, checked by the
-/// compiler, and no dynamic check runs per field. The step never calls the `Daemon` back: what must
-/// happen outside it (reading a new connection, a timer's callback, stopping the loop) goes through
-/// `DaemonHooks`, whose closures touch only the daemon's own handles.
+/// Everything the daemon knows, as one value: the connections, survival (resume tokens and the
+/// watchdog), the screen processes, the service session, the shutdown, and the app's half
+/// (`AppCore`: the flows, their screens, the journal). `Daemon` holds it and enters it once per loop
+/// event (a read, a close, a timer, a wake-up, a signal, a work result): the whole step runs inside
+/// that one `inout` access, so the parts' fields are reached with static exclusivity, checked by the
+/// compiler, and no dynamic check runs per field. The core turns frames into calls of the app's
+/// half and performs the actions it returns (`perform(_: AppCore.Action)`); the app's half never
+/// sees a connection. The step never calls the `Daemon` back: what must happen outside it (reading a
+/// new connection, a timer's callback, stopping the loop) goes through `DaemonHooks`, whose closures
+/// touch only the daemon's own handles.
 struct DaemonCore {
     /// The configuration the daemon was started with.
     var configuration: DaemonConfiguration
-    /// The app this daemon runs, if any.
-    let app: FlowApp.App?
-    /// Every kind the app names (`App.kinds`), computed once: hosts offering others are told.
-    let appKinds: Set<String>
-    /// The name of the app, reported in `Welcome`.
-    var appName: String { app?.name ?? "none" }
     let logger: Logger
-    /// The flows and the navigation model (nil when no app runs).
-    private(set) var runtime: FlowRuntime?
-    /// Which host shows which screen, serials, held commands and ack deadlines.
-    var delivery: ScreenDelivery
+    /// The app's half: flows, screens, journal, requests, links.
+    var app: AppCore
     /// Resume tokens, the hang watchdog, and the counts of what kept screens alive.
     var survival: Survival
-    /// The screen processes spawned, the spawner, and the warm pools decided.
+    /// The screen processes spawned, and the spawner.
     var processes: ScreenProcesses
-    /// The event stream, the terminations waiting for their unwinding, and the contract watch.
-    var debug = DebugSurface()
-    /// The journal, the applied input keys and the restore: what keeps the app across restarts.
-    var persistence: Persistence
-    /// `OpenLink` requests waiting for the dismissals in flight (`DaemonCore+Links.swift`).
-    var waitingLinks = WaitingLinks()
-    /// The flows' timers and work the daemon started (`DaemonCore+Requests.swift`).
-    var requests = DaemonRequests()
-    /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
-    var effectBuffer: [RuntimeEffect] = []
-    /// Reused between commands by `drive()`.
-    var actionBuffer: [ScreenDelivery.Action] = []
-    /// How the app ended, once it did.
-    private(set) var appOutcome: FlowApp.AppOutcome?
+    /// The live event stream (the app's half emits into it too).
+    let events: EventBus
     /// The loop: clock, deadline timer, wake-ups.
     let loop: any DaemonLoop
     /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
@@ -61,17 +43,18 @@ struct DaemonCore {
     private(set) var shutdown = ShutdownSequence()
     /// Where the daemon is in its life.
     var phase: DaemonPhase { shutdown.phase }
+    /// Reused between steps by `performAppActions()`.
+    var appActions: [AppCore.Action] = []
     /// What the core asks of the daemon around it (set once, by `Daemon`).
-    var hooks = DaemonHooks()
+    var hooks = DaemonHooks() {
+        didSet { app.workFinished = hooks.workFinished }
+    }
 
     init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
         self.configuration = configuration
-        self.app = app
-        self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
-        self.persistence = Persistence(compactAfterInputs: configuration.compactAfterInputs)
-        self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
-        self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
+        self.events = EventBus()
+        self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, events: events)
         self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.processes = ScreenProcesses(app: app, spawner: spawner, exitGrace: configuration.spawnExitGraceMilliseconds)
         self.connections = ConnectionTable(
@@ -79,24 +62,11 @@ struct DaemonCore {
                           inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
                           writeQueueLimit: configuration.writeQueueLimit),
             handshakeTimeout: configuration.handshakeTimeoutMilliseconds, closeGrace: configuration.shutdownGraceMilliseconds)
-        self.debug.contract = ContractWatch(hostWait: configuration.hostWaitMilliseconds, appName: app?.name ?? "none")
         self.loop = loop
     }
 
-    /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound):
-    /// every placed screen is delivered, every delivered screen not being dismissed is placed. Scans
-    /// everything: for tests and fuzzing.
-    package func invariantViolations() -> [String] {
-        guard let runtime else { return delivery.screens.isEmpty ? [] : ["\(delivery.screens.count) screens delivered without a runtime"] }
-        var problems = runtime.invariantViolations() + delivery.invariantViolations()
-        // The model's nodes, not a debug tree: this runs after every step of a fuzzed program.
-        let nodes = runtime.model.nodes
-        for (id, node) in nodes where node.kind == .screen && delivery.screens[id] == nil { problems.append("screen \(id) is placed but not delivered") }
-        for (id, screen) in delivery.screens where !screen.isDismissing && nodes[id]?.kind != .screen {
-            problems.append("screen \(id) is delivered (\(screen.phase)) but not placed")
-        }
-        return problems
-    }
+    /// Whether the daemon runs an app.
+    private var runsApp: Bool { app.app != nil }
 
     // MARK: Accepting
 
@@ -124,7 +94,7 @@ struct DaemonCore {
         let connection = connections.add(pipe, origin: origin, peerPID: peerPID, now: loop.now)
         hooks.register(connection)
         logger.debug("connected", metadata: ["connection": "\(connection.label)"])
-        debug.events.emit(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
+        events.emit(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
         return connection
     }
 
@@ -132,10 +102,10 @@ struct DaemonCore {
     mutating func connectionClosed(_ closed: Connection) {
         loop.assertOnLoop()
         connections.remove(closed.id)
-        debug.events.unsubscribe(closed.id)
+        events.unsubscribe(closed.id)
         logger.debug("closed", metadata: ["connection": "\(closed.label)"])
-        debug.events.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
-        if app != nil { hostLeft(closed) }
+        events.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
+        if runsApp { hostLeft(closed) }
         checkShutdownComplete()
         wakeIfWorkPending()
         // Close callbacks run after the iteration's end: the deadlines they changed are armed here.
@@ -219,7 +189,7 @@ struct DaemonCore {
         case .welcome(let agreement):
             var resuming: UInt64?
             if !agreement.resumeToken.isEmpty {
-                var redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached)
+                var redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
                 if case .failure(.stillConnected) = redeemed, phase == .running,
                    let old = survival.tokens.host(of: agreement.resumeToken), let previous = connections[old] {
                     // The host saw its connection drop before the daemon did: the token proves the
@@ -229,7 +199,7 @@ struct DaemonCore {
                     ])
                     previous.forceClose()
                     hostLeft(previous)
-                    redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: delivery.isDetached)
+                    redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
                 }
                 switch redeemed {
                 case .success(let old): resuming = old
@@ -244,8 +214,8 @@ struct DaemonCore {
             welcome.connectionID = connection.id
             welcome.server = configuration.server
             welcome.maxFrameSize = UInt32(agreement.maxFrameSize)
-            welcome.app = appName
-            if agreement.role == .screenHost, !connection.protocolState.origin.isSpawned, delivery.resumeGrace != nil, app != nil {
+            welcome.app = app.appName
+            if agreement.role == .screenHost, !connection.protocolState.origin.isSpawned, app.delivery.resumeGrace != nil, runsApp {
                 welcome.resumeToken = survival.tokens.issue(for: connection.id)
                 welcome.resumeGraceMs = UInt32(clamping: configuration.resumeGraceMilliseconds)
                 welcome.resumed = resuming != nil
@@ -254,10 +224,12 @@ struct DaemonCore {
             logger.info("handshake", metadata: [
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
             ])
-            debug.events.emit(.handshake, connection: connection.id, name: agreement.name,
+            events.emit(.handshake, connection: connection.id, name: agreement.name,
                         text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version))")
-            if agreement.role == .screenHost, app != nil {
-                hostJoined(connection, provides: agreement.provides, resuming: resuming)
+            if agreement.role == .screenHost, runsApp {
+                app.hostJoined(connection.id, label: connection.label, pid: connection.peerPID, provides: agreement.provides,
+                               spawned: processes.spawned[connection: connection.id] != nil, resuming: resuming)
+                performAppActions()
             }
         case .handle:
             dispatch(body, seq: seq, on: connection)
@@ -280,27 +252,26 @@ struct DaemonCore {
             survival.watchdog?.pong(from: connection.id, nonce: pong.nonce)
         case .error(let error):
             if error.screenID != 0, connection.agreement?.role == .screenHost {
-                let screen = ScreenID(rawValue: error.screenID)
-                tell(debug.contract.refused(error, kind: delivery.screens[screen]?.kind ?? "", owner: runtime?.owner(of: screen),
-                                            from: connection.id, label: connection.label))
+                app.hostRefused(error, host: connection.id, label: connection.label)
             } else {
                 logger.notice("peer reported an error", metadata: [
                     "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
                 ])
             }
         case .ack(let ack):
-            receiveAck(ack, seq: seq, from: connection)
+            app.receiveAck(ack, seq: seq, from: connection.id)
         case .output(let output):
-            receiveOutput(output, seq: seq, from: connection, injected: false)
+            app.receiveOutput(output, seq: seq, from: connection.id)
         case .userNavigation(let navigation):
-            receiveNavigation(navigation, seq: seq, from: connection, injected: false)
+            app.receiveNavigation(navigation, seq: seq, from: connection.id)
         case .saveState(let saved):
-            receiveSaveState(saved, seq: seq, from: connection)
+            app.receiveSaveState(saved, seq: seq, from: connection.id)
         case .openLink(let request):
-            receiveOpenLink(request, seq: seq, from: connection)
+            app.receiveOpenLink(request, seq: seq, from: connection.id)
         default:
             dispatchDebug(body, seq: seq, on: connection)
         }
+        performAppActions()
     }
 
     // MARK: Writing
@@ -312,8 +283,8 @@ struct DaemonCore {
     }
 
     /// Queues a screen command to its host; it is written at the end of this loop iteration.
-    mutating func send(_ outgoing: ScreenDelivery.Outgoing, to connection: Connection) {
-        guard connection.queue(outgoing, stateContentType: stateContentType(of: outgoing.command.screen)) else { return }
+    mutating func send(_ outgoing: ScreenDelivery.Outgoing, stateContentType: String, to connection: Connection) {
+        guard connection.queue(outgoing, stateContentType: stateContentType) else { return }
         connections.markDirty(connection)
     }
 
@@ -332,11 +303,11 @@ struct DaemonCore {
         loop.assertOnLoop()
         serviceBacklog()
         takeShutdownSteps()
-        if !waitingLinks.isEmpty { openWaitingLinks() }
-        commitJournal()
+        app.endIteration { [connections] id in connections[id].map { !$0.isClosing } ?? false }
+        performAppActions()
         // After every step above, which may have emitted events.
-        if debug.events.hasSubscribers {
-            for watcher in debug.events.takeWatchersToWrite() { connections.markDirty(watcher) }
+        if events.hasSubscribers {
+            for watcher in events.takeWatchersToWrite() { connections.markDirty(watcher) }
         }
         defer {
             if connections.hasBacklog { wakeIfWorkPending() }
@@ -351,19 +322,11 @@ struct DaemonCore {
         }
     }
 
-    mutating func install(runtime: FlowRuntime) {
-        self.runtime = runtime
-    }
-
-    mutating func recordAppOutcome(_ outcome: FlowApp.AppOutcome) {
-        appOutcome = outcome
-    }
-
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     mutating func wakeIfWorkPending() {
-        guard !connections.hasNothingToWrite || connections.hasBacklog || !debug.events.watchersToWrite.isEmpty
-                || (shutdown.mayHaveStepDue && shutdown.hasStepDue(pendingDismissals: pendingDismissals)) else { return }
+        guard !connections.hasNothingToWrite || connections.hasBacklog || !events.watchersToWrite.isEmpty
+                || (shutdown.mayHaveStepDue && shutdown.hasStepDue(pendingDismissals: app.pendingDismissals)) else { return }
         loop.wake(hooks.woke)
     }
 
@@ -390,19 +353,10 @@ struct DaemonCore {
     /// The earliest of every part's next deadline: the one timer of the loop is armed for it.
     private var nextDeadline: UInt64? {
         var next = connections.nextDeadline
-        // Folded one by one, not from an array literal: this runs once per loop iteration.
-        func fold(_ deadline: UInt64?) {
-            guard let deadline else { return }
-            if let current = next, current <= deadline { return }
-            next = deadline
-        }
-        fold(delivery.nextDeadline)
-        fold(survival.nextDeadline)
-        fold(requests.nextDeadline)
-        fold(persistence.nextDeadline)
-        fold(debug.contract.nextDeadline)
-        fold(processes.nextDeadline)
-        fold(service?.nextDeadline)
+        DeadlineFold.fold(app.nextDeadline, into: &next)
+        DeadlineFold.fold(survival.nextDeadline, into: &next)
+        DeadlineFold.fold(processes.nextDeadline, into: &next)
+        DeadlineFold.fold(service?.nextDeadline, into: &next)
         return next
     }
 
@@ -411,7 +365,7 @@ struct DaemonCore {
     /// not after every input, which would read every part's deadline for each frame.
     mutating func armDeadlineTimer() {
         // The watchdog ticks while commands may be waiting for acks (their clocks are running).
-        if delivery.nextAckDeadline != nil { survival.watchdog?.wake(now: loop.now) }
+        if app.delivery.nextAckDeadline != nil { survival.watchdog?.wake(now: loop.now) }
         // Once stopped, nothing is left to time out (and the loop's timers are closed).
         let next = phase == .stopped ? nil : nextDeadline
         if armedDeadline == next { return }
@@ -458,12 +412,8 @@ struct DaemonCore {
                 connection.forceClose()
             }
         }
-        expireAckDeadlines(now: now)
-        fireRequestTimers(now: now)
-        for screen in debug.contract.expired(now: now) {
-            guard let waiting = delivery.screens[screen], waiting.phase == .waitingForHost else { continue }
-            tell(debug.contract.withoutHost(screen, kind: waiting.kind, owner: runtime?.owner(of: screen)))
-        }
+        app.expire(now: now)
+        performAppActions()
         tell(processes.signalOutstaying(now: now))
         service?.expire(now: now, status: serviceStatus)
         if let tick = survival.watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
@@ -474,19 +424,14 @@ struct DaemonCore {
     mutating func signalReceived(_ received: Int32) {
         loop.assertOnLoop()
         logger.info("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); shutting down")
-        perform(shutdown.signal(hasFlows: hasFlows))
-    }
-
-    /// Whether flows or screens are left to unwind.
-    private var hasFlows: Bool {
-        (runtime?.liveFlowCount ?? 0) + (runtime?.liveScreenCount ?? 0) + (runtime?.pendingDismissals ?? 0) > 0
+        perform(shutdown.signal(hasFlows: app.hasFlows))
     }
 
     /// Stops accepting, unwinds every flow, sends `Shutdown` to every client, waits for them to drain
     /// (bounded) and for children to exit, closes every handle and lets the loop end.
     package mutating func beginShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
         loop.assertOnLoop()
-        perform(shutdown.begin(hasFlows: hasFlows, cause: .init(reason, message)))
+        perform(shutdown.begin(hasFlows: app.hasFlows, cause: .init(reason, message)))
     }
 
     /// Asks for a shutdown from inside the flows (the app ended): it begins at the end of this loop
@@ -495,11 +440,16 @@ struct DaemonCore {
         shutdown.request(.init(reason, message))
     }
 
+    /// The shutdown's unwinding completed: draining may begin.
+    mutating func flowsUnwound() {
+        shutdown.unwound()
+    }
+
     /// The shutdown's steps due at the end of a loop iteration: one the app asked for begins, a
     /// completed unwinding drains.
     private mutating func takeShutdownSteps() {
         guard shutdown.mayHaveStepDue else { return }
-        while case let action = shutdown.endOfIteration(hasFlows: hasFlows, pendingDismissals: pendingDismissals), action != .none {
+        while case let action = shutdown.endOfIteration(hasFlows: app.hasFlows, pendingDismissals: app.pendingDismissals), action != .none {
             perform(action)
         }
     }
@@ -515,16 +465,11 @@ struct DaemonCore {
             logger.warning("second signal; exiting at once")
             exit(1)
         case .unwindFlows:
-            freezeJournal()
-            delivery.holdsScreensOfLostHosts = false
-            perform(delivery.stopPool())
-            hooks.stopListening()
-            unwindFlows(message: cause.message)
+            stopTakingWork()
+            app.unwindAll(message: cause.message)
+            performAppActions()
         case .notifyAndDrain:
-            freezeJournal()
-            delivery.holdsScreensOfLostHosts = false
-            perform(delivery.stopPool())
-            hooks.stopListening()
+            stopTakingWork()
             notifyAndDrain(cause)
         case .stopChildren:
             processes.spawned.mustAllExit(now: loop.now)
@@ -534,40 +479,16 @@ struct DaemonCore {
         }
     }
 
-    /// The shutdown begins: the journal keeps the state and the place from before it.
-    private mutating func freezeJournal() {
-        let runtime = self.runtime
-        persistence.freeze { runtime?.place?.description }
-    }
-
-    /// The unwinding phase: every flow is terminated while hosts are connected; the runtime's
-    /// `.unwound(.all)` effect says when it completed.
-    private mutating func unwindFlows(message: String) {
-        guard let runtime else { return }
-        // Unwind every flow first, so screens get their Dismiss while their hosts are still connected.
-        // The event comes first so that a replay knows what caused the dismissals.
-        debug.events.emit(.shutdown, text: "shutting down (\(message)): unwinding \(runtime.liveFlowCount) flows")
-        logger.info("unwinding flows", metadata: ["flows": "\(runtime.liveFlowCount)", "screens": "\(runtime.liveScreenCount)"])
-        // The journal is frozen: this input is not journaled (a stop is not an ending).
-        _ = try? feed(.terminateAll(animated: false))
-        drive()
-    }
-
-    /// The shutdown's unwinding completed (the runtime's `.unwound(.all)`). Draining waits for the
-    /// dismissals sent before the shutdown began too (each ends by its ack, its deadline or its host's
-    /// loss), so no host is closed before it could acknowledge.
-    mutating func flowsUnwound(_ report: DismissalReport) {
-        let count = { (outcome: DismissOutcome) in report.outcomes.filter { $0.outcome == outcome }.count }
-        logger.info("unwound", metadata: [
-            "screens": "\(report.outcomes.count)", "acknowledged": "\(count(.acknowledged))",
-            "without_host": "\(count(.hostLost))", "timed_out": "\(count(.timedOut))",
-        ])
-        shutdown.unwound()
+    /// The shutdown begins: the app takes no new work and the daemon no new connections.
+    private mutating func stopTakingWork() {
+        app.stopTakingWork()
+        performAppActions()
+        hooks.stopListening()
     }
 
     /// The draining phase: `Shutdown` to everyone, graceful closes.
     private mutating func notifyAndDrain(_ cause: ShutdownSequence.Cause) {
-        debug.events.emit(.shutdown, text: "shutting down: \(cause.message)")
+        events.emit(.shutdown, text: "shutting down: \(cause.message)")
         for connection in connections.all where !connection.isClosing {
             connection.queue(.shutdown(.init(reason: cause.reason, message: cause.message)))
             closeGracefully(connection)
@@ -586,10 +507,7 @@ struct DaemonCore {
         service?.close()
         service = nil
         connections.dropDeadlines()
-        requests.dropAll()
-        commitJournalBeforeExit()
-        persistence.journal?.drainSyncs()
-        runtime = nil
+        app.finish()
         // Last: stops the loop (whose inbox runs the jobs already posted, which find the daemon
         // finished) and closes the signal handles (kept until here so that a second signal exits at once).
         hooks.finished()

@@ -504,10 +504,11 @@ public struct ScreenDelivery: Sendable {
 
     // MARK: Hosts
 
-    /// The process spawned for `screen` connected as `host` (its handshake is still to come).
+    /// The process spawned for `screen` connected as `host` (its handshake is still to come). A
+    /// screen dismissed while its process started was forgotten then: the process is retired.
     public mutating func spawned(_ id: ScreenID, host: UInt64, now: UInt64) -> [Action] {
-        // Only for a screen waiting for its process, on a host id not in use.
-        guard screens[id]?.phase == .spawning, hosts[host] == nil else { return [] }
+        guard hosts[host] == nil else { return [] }
+        guard screens[id]?.phase == .spawning else { return [.retire(host: host, reason: "its screen \(id.rawValue) was dismissed while it started")] }
         hosts[host] = Host(isSpawned: true)
         return assign(id, to: host, now: now)
     }

@@ -2,7 +2,7 @@ import Dispatch
 import FlowApp
 import FlowKit
 
-extension DaemonCore {
+extension AppCore {
     /// Starts the app on a new runtime; with a journal that holds inputs, replays them first and
     /// re-places every screen the user had (docs/restore.md). A journal that does not replay is moved
     /// aside and the app starts fresh.

@@ -3,18 +3,15 @@ import FlowKit
 import FlowKitWire
 import FlowWire
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
-extension DaemonCore {
+extension AppCore {
     /// Applies what the runtime caused, and what that causes in turn (dismissals completed, screens
     /// lost, unwindings and the app's end), until the runtime is quiet. Every entry point that feeds
     /// the runtime or the delivery ends here; the runtime is never called from inside itself.
     mutating func drive() {
         loop.assertOnLoop()
         guard let runtime else { return }
-        // The two buffers are reused from one input to the next: no allocation per input.
+        // The buffer is reused from one input to the next: no allocation per input.
         var effects = effectBuffer
         effectBuffer = []
         defer { effectBuffer = effects }
@@ -43,10 +40,10 @@ extension DaemonCore {
     mutating func deliver(_ command: ScreenCommand) {
         let listened = debug.events.hasSubscribers
         let kind = listened ? delivery.screens[command.screen]?.kind ?? "" : ""
-        var actions = actionBuffer
-        actionBuffer = []
+        var actions = deliveryBuffer
+        deliveryBuffer = []
         actions.removeAll(keepingCapacity: true)
-        if case .place(let place) = command, !processes.hasDecidedPool(of: place.kind) { decidePool(of: place.kind) }
+        if case .place(let place) = command, !poolsDecided.contains(place.kind) { decidePool(of: place.kind) }
         let route = route(for: command)
         let serial = delivery.apply(command, route: route, now: loop.now, into: &actions)
         if let serial {
@@ -59,7 +56,7 @@ extension DaemonCore {
         }
         if case .place(let place) = command { watchHostWait(place.screen) }
         perform(actions)
-        actionBuffer = actions
+        deliveryBuffer = actions
     }
 
     /// The content type of a screen's states (its `Place`'s, kept by the delivery).
@@ -74,14 +71,14 @@ extension DaemonCore {
         return .attached
     }
 
-    /// Performs the delivery's actions: frames, spawns, retirements, and inputs for the runtime.
+    /// Performs the delivery's actions: what concerns the flows here, the rest as the daemon's actions.
     mutating func perform(_ actions: [ScreenDelivery.Action]) {
         for action in actions {
             switch action {
             case .send(let outgoing, let host):
-                if let connection = connections[host] { send(outgoing, to: connection) }
+                act(.command(outgoing, to: host, stateContentType: stateContentType(of: outgoing.command.screen)))
             case .spawn(let screen, let kind):
-                spawn(screen, kind: kind)
+                act(.spawn(screen, kind: kind))
             case .dismissalCompleted(let screen, let outcome):
                 _ = try? feed(.dismissalCompleted(screen, outcome))
             case .screenLost(let screen, let kind, let host):
@@ -97,23 +94,18 @@ extension DaemonCore {
                 logger.warning("screen did not acknowledge in time; removed by force", metadata: [
                     "screen": "\(screen)", "kind": "\(kind)", "serial": "\(serial)",
                 ])
-                // A spawned host still in its handshake gets nothing before `Welcome`.
-                if let host, let connection = connections[host], connection.agreement != nil {
-                    send(.error(Flowd_V1_Error(
+                if let host {
+                    act(.send(.error(Flowd_V1_Error(
                         code: .ackTimeout,
                         message: "screen \(screen.rawValue) did not acknowledge serial \(serial) within \(configuration.ackTimeoutMilliseconds) ms; it was removed",
-                        screenID: screen.rawValue, serial: serial)), to: connection)
+                        screenID: screen.rawValue, serial: serial)), to: host, replyTo: 0))
                 }
             case .retire(let host, let reason):
-                if let connection = connections[host] {
-                    send(.shutdown(.init(reason: .screenDismissed, message: reason)), to: connection)
-                    closeGracefully(connection)
-                }
-                processes.retire(connection: host, reason: reason, now: loop.now)
+                act(.retire(host: host, shutdown: .init(reason: .screenDismissed, message: reason), reason: reason))
             case .restarted(let screen, _, _, _), .restartGaveUp(let screen, _, _, _):
-                if let notice = survival.report(action, owner: runtime?.owner(of: screen)) { tell(notice) }
+                act(.survival(action, owner: runtime?.owner(of: screen)))
             case .detached, .resumed, .resumeExpired:
-                if let notice = survival.report(action, owner: nil) { tell(notice) }
+                act(.survival(action, owner: nil))
             case .waitingForHost(let screen, let kind):
                 logger.info("screen waits for the next host of its kind", metadata: ["screen": "\(screen)", "kind": "\(kind)"])
                 watchHostWait(screen)
@@ -123,95 +115,64 @@ extension DaemonCore {
         }
     }
 
-    private mutating func spawn(_ screen: ScreenID, kind: String) {
-        guard let host = startProcess(for: screen, kind: kind) else { return perform(delivery.spawnFailed(screen)) }
+    /// The process the daemon started for `screen` runs, on connection `host`.
+    mutating func spawned(_ screen: ScreenID, host: UInt64) {
         perform(delivery.spawned(screen, host: host, now: loop.now))
+        drive()
     }
 
-    /// Starts a process of `kind` for `screen` (nil: for its warm pool) whose socket joins as a
-    /// connection of this daemon, and watches its exit. Returns the connection's id; nil when nothing
-    /// runs (a connection adopted before the spawn failed is closed).
-    mutating func startProcess(for screen: ScreenID?, kind: String) -> UInt64? {
-        // A copy: `adopt` changes the core while the part spawns.
-        let starter = processes
-        var adopted: UInt64?
-        let started = starter.start(screen: screen, kind: kind, socketPath: configuration.socketPath) { pipe, token, pid in
-            let id = adopt(pipe, origin: .spawned(token: token), peerPID: pid).id
-            adopted = id
-            return id
-        }
-        switch started {
-        case .running(let child, let notice):
-            processes.keep(child)
-            connections[child.connectionID]?.peerPID = child.pid
-            tell(notice)
-            hooks.watchExit(child, kind)
-            return child.connectionID
-        case .failed(let notice):
-            if let adopted { connections[adopted]?.forceClose() }
-            if let notice { tell(notice) }
-            return nil
-        }
+    /// No process could be started for `screen`.
+    mutating func spawnFailed(_ screen: ScreenID) {
+        perform(delivery.spawnFailed(screen))
+        drive()
     }
 
-    /// A screen host finished its handshake (`resuming` the screens of the dropped host with that id, if set).
-    mutating func hostJoined(_ connection: Connection, provides: [String], resuming old: UInt64? = nil) {
-        if processes.spawned[connection: connection.id] == nil, let app {
+    /// A screen host finished its handshake on `host` (`resuming` the screens of the dropped host
+    /// with that id, if set). `spawned`: flowd started it, for the screen or pool it was started for.
+    mutating func hostJoined(_ host: UInt64, label: String, pid: Int32, provides: [String], spawned: Bool, resuming old: UInt64? = nil) {
+        if !spawned, let app {
             let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
             if !unknown.isEmpty {
-                tell(debug.contract.unknownKinds(unknown, from: connection.id, label: connection.label))
-                send(.error(Flowd_V1_Error(
+                tell(debug.contract.unknownKinds(unknown, from: host, label: label))
+                act(.send(.error(Flowd_V1_Error(
                     code: .unknownKind,
                     message: "app \(app.name) uses none of the kinds \(unknown.joined(separator: ", ")); it uses \(known.sorted().joined(separator: ", "))")),
-                    to: connection)
+                    to: host, replyTo: 0))
             }
         }
         if let old {
-            perform(delivery.resume(old, as: connection.id, provides: provides, now: loop.now))
+            perform(delivery.resume(old, as: host, provides: provides, now: loop.now))
         } else {
-            perform(delivery.hostJoined(connection.id, provides: processes.spawned[connection: connection.id] == nil ? provides : [], now: loop.now))
-            if let member = delivery.pool.members[connection.id] { pooledProcessReady(connection, kind: member.kind) }
+            perform(delivery.hostJoined(host, provides: spawned ? [] : provides, now: loop.now))
+            if let member = delivery.pool.members[host] { pooledProcessReady(host, label: label, pid: pid, kind: member.kind) }
         }
         drive()
     }
 
-    /// A connection closed: its screens are lost, held for a restart or a resume, or complete their
-    /// dismissal as `hostLost`.
-    mutating func hostLeft(_ connection: Connection) {
-        survival.watchdog?.forget(connection.id)
+    /// The connection `host` closed: its screens are lost, held for a restart or a resume, or
+    /// complete their dismissal as `hostLost`.
+    mutating func hostLeft(_ host: UInt64, resumable: Bool) {
         // Once the shutdown began the delivery holds nothing (`holdsScreensOfLostHosts`).
-        perform(delivery.hostLost(connection.id, now: loop.now, resumable: connection.mayResume))
-        if !delivery.isDetached(connection.id) {
-            survival.tokens.retire(connection.id, because: .hostLeft)
-        }
-        processes.spawned.mustExit(connection: connection.id, now: loop.now)
+        perform(delivery.hostLost(host, now: loop.now, resumable: resumable))
         drive()
+    }
+
+    /// The process flowd started on connection `host` exited: the delivery restarts, holds or loses its screen.
+    mutating func processExited(_ host: UInt64, abnormally: Bool) {
+        perform(delivery.processExited(host, abnormally: abnormally, now: loop.now))
+        drive()
+    }
+
+    /// A host reported an `Error` about one of its screens: the contract watch counts and tells it.
+    mutating func hostRefused(_ error: Flowd_V1_Error, host: UInt64, label: String) {
+        let screen = ScreenID(rawValue: error.screenID)
+        tell(debug.contract.refused(error, kind: delivery.screens[screen]?.kind ?? "", owner: runtime?.owner(of: screen), from: host, label: label))
     }
 
     /// Starts the host-wait clock of a screen just placed (or whose host left), if it waits for an attached host.
     mutating func watchHostWait(_ screen: ScreenID) {
         guard debug.contract.hostWait > 0 else { return }
         debug.contract.placed(screen, waitsForHost: delivery.screens[screen]?.phase == .waitingForHost, now: loop.now)
-    }
-
-    /// Ack deadlines that passed.
-    mutating func expireAckDeadlines(now: UInt64) {
-        perform(delivery.expire(now: now))
-        drive()
-    }
-}
-
-extension DaemonCore {
-    /// A spawned process of `kind` exited (its handle is closed): the delivery restarts, holds or
-    /// loses its screen, and a shutdown waiting for it may finish.
-    mutating func childExited(_ child: any SpawnedHost, kind: String) {
-        loop.assertOnLoop()
-        tell(processes.exited(child, kind: kind))
-        perform(delivery.processExited(child.connectionID, abnormally: child.exitedAbnormally, now: loop.now))
-        drive()
-        checkShutdownComplete()
-        wakeIfWorkPending()
-        armDeadlineTimer()
     }
 }

@@ -4,13 +4,13 @@ import FlowKit
 /// the loop's clock and runs each piece of work off the loop, and feeds the answer back through
 /// `feed`, so it is journaled like every input. A restore's replay starts nothing (the journal holds
 /// the answers); afterwards the requests still outstanding start again.
-extension DaemonCore {
+extension AppCore {
     /// A flow asked for outside data (a `.request` effect, from `drive()`). A timer is set on the
     /// loop's clock and its wall-clock deadline journaled (`.timerStarted`) — or, restarted after a
     /// restore, set for what is left of it; work runs off the loop. Nothing starts while a restore
     /// replays the journal, once the shutdown began, or twice.
     mutating func startRequest(_ request: ExternalRequest) {
-        guard phase == .running, runtime != nil, !requests.isStarted(request.id) else { return }
+        guard isRunning, runtime != nil, !requests.isStarted(request.id) else { return }
         switch request.kind {
         case .timer(let milliseconds):
             let (wait, journal) = requests.startTimer(request.id, milliseconds: milliseconds, deadline: request.deadline,
@@ -22,7 +22,7 @@ extension DaemonCore {
                 feedRequestInput(.workFailed(request.id, message: "flowd cannot run work now: its loop takes no results from other threads"))
                 return
             }
-            let finished = hooks.workFinished
+            let finished = workFinished
             requests.started(request.id, task: loop.runOffLoop { finished(await work.run(), inbox) })
             logger.debug("work started", metadata: ["request": "\(request.id)", "flow": "\(request.owner)"])
         }
@@ -43,7 +43,7 @@ extension DaemonCore {
 
     /// Fires the timers whose time came (from the deadline timer).
     mutating func fireRequestTimers(now: UInt64) {
-        for id in requests.expiredTimers(now: now) where phase == .running {
+        for id in requests.expiredTimers(now: now) where isRunning {
             feedRequestInput(.timerFired(id))
             drive()
         }
@@ -53,16 +53,10 @@ extension DaemonCore {
     /// journaled, unless the request was cancelled or dropped meanwhile.
     mutating func workFinished(_ result: ExternalWorkResult) {
         loop.assertOnLoop()
-        guard requests.finished(result.request), let runtime, phase == .running else { return }
+        guard requests.finished(result.request), let runtime, isRunning else { return }
         feedRequestInput(runtime.input(for: result))
         drive()
     }
-
-    /// Work started and not finished (the embedded daemon waits for it).
-    package var runningWorkCount: Int { requests.runningWorkCount }
-
-    /// Timers started and not fired.
-    package var startedTimerCount: Int { requests.timers.count }
 
     private mutating func feedRequestInput(_ input: FlowInput) {
         do {

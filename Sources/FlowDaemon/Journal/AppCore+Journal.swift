@@ -1,10 +1,10 @@
 import FlowApp
 import FlowKit
 
-extension DaemonCore {
+extension AppCore {
     /// Opens the journal of `configuration.statePath` (`Persistence.open`: a journal that cannot be
     /// replayed is moved aside and a fresh one starts; a file that cannot be used at all throws).
-    package mutating func openState() throws(DaemonError) {
+    mutating func openState() throws(DaemonError) {
         guard let path = configuration.statePath, let app, persistence.journal == nil else { return }
         tell(try persistence.open(at: path, for: app, logger: logger))
     }
@@ -18,28 +18,14 @@ extension DaemonCore {
         return try persistence.feed(input, key: key, into: runtime)
     }
 
-    /// Dismissals the runtime waits for (a restore completes those of the daemon before it).
-    package var pendingDismissals: Int { runtime?.pendingDismissals ?? 0 }
-
-    /// Closes the journal without committing anything more, as a killed process would leave it
-    /// (the embedded daemon's `crash()`).
-    package mutating func releaseJournalAfterCrash() {
-        persistence.close()
-    }
-
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:
     /// what a host is told is journaled first).
     mutating func commitJournal() {
         // While writes fail, the deadline timer (armed at the end of the iteration) wakes the loop for the next try.
         let runtime = self.runtime
         persistence.commit(now: loop.now) { runtime?.place?.description }
-        if let runtime, let app, phase == .running, let notice = persistence.compactIfDue(app, runtime: runtime, savedStates: delivery.savedStates) {
+        if let runtime, let app, isRunning, let notice = persistence.compactIfDue(app, runtime: runtime, savedStates: delivery.savedStates) {
             tell(notice)
         }
-    }
-
-    /// The last commit, as the daemon stops: tried even before the next retry is due; says what is lost.
-    mutating func commitJournalBeforeExit() {
-        persistence.commitBeforeExit(now: loop.now)
     }
 }

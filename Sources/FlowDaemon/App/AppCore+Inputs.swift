@@ -1,0 +1,179 @@
+import FlowKit
+import FlowWire
+import Foundation
+
+/// What hosts and debug clients send the flows: acks, outputs, navigation, saved states. Each is
+/// checked (an app runs, the screen is live, the sender hosts it, the key is new) and fed through
+/// `feed`, or refused with a non-fatal `Error` to its sender.
+extension AppCore {
+    /// An `Ack` from the screen host on `host`.
+    mutating func receiveAck(_ ack: Flowd_V1_Ack, seq: UInt64, from host: UInt64) {
+        guard runtime != nil else {
+            refuseWithoutApp(screen: ack.screenID, seq: seq, to: host)
+            return
+        }
+        let screen = ScreenID(rawValue: ack.screenID)
+        let (result, actions) = delivery.ack(screen, serial: ack.serial, from: host)
+        switch result {
+        case .unknownScreen, .notYourScreen:
+            if let error = refusal(of: ack.screenID, hostedBy: host) { refuse(error, seq: seq, to: host) }
+        case .unknownSerial(let lastSent):
+            refuse(Flowd_V1_Error(
+                code: .unknownSerial,
+                message: "ack for serial \(ack.serial) of screen \(ack.screenID), but the last serial sent is \(lastSent)",
+                screenID: ack.screenID, serial: ack.serial), seq: seq, to: host)
+        case .stale:
+            break
+        case .accepted(let kind):
+            debug.events.emit(.ack, screen: screen, flow: runtime?.owner(of: screen), connection: host, name: kind,
+                      serial: ack.serial, text: "ack \(kind) \(screen) serial \(ack.serial)")
+        }
+        perform(actions)
+        drive()
+    }
+
+    /// The error to answer an input about screen `id` with, unless it is live and `host` hosts it
+    /// (nil `host`: a debug injection, any host).
+    mutating func refusal(of id: UInt64, hostedBy host: UInt64?) -> Flowd_V1_Error? {
+        switch delivery.refusal(of: ScreenID(rawValue: id), by: host) {
+        case nil: nil
+        case .unknownScreen:
+            Flowd_V1_Error(code: .unknownScreen, message: "screen \(id) is not live (never placed, or already dismissed)", screenID: id)
+        case .notYourScreen:
+            Flowd_V1_Error(
+                code: .notYourScreen, message: "screen \(id) is hosted by another connection; a host may act only on its own screens",
+                screenID: id)
+        }
+    }
+
+    /// An `Output` from the screen host on `host`, or injected by the debug client there (`injectedBy` its pid).
+    mutating func receiveOutput(_ output: Flowd_V1_Output, seq: UInt64, from host: UInt64, injectedBy pid: Int32? = nil) {
+        let injected = pid != nil
+        guard let (runtime, screen) = screenOfInput(output.screenID, key: output.key, what: "output", seq: seq, from: host,
+                                                    injected: injected) else { return }
+        // Read in place, once each: a read through `delivery.screens` copies the whole screen out, and
+        // each read of `output.payload` copies the payload out of the message's storage.
+        let (kind, isDismissing) = delivery.kindAndDismissing(of: screen) ?? ("", false)
+        if isDismissing {
+            // A late tap on a screen being removed: dropped without an error (docs/protocol.md).
+            if injected { refuse(Flowd_V1_Error(code: .unknownScreen, message: "screen \(screen.rawValue) is being dismissed", screenID: output.screenID), seq: seq, to: host) }
+            return
+        }
+        let message = output.payload
+        // The module's content type, or JSON (what people and simple clients write), turned into it.
+        let payload: Data
+        do {
+            payload = try runtime.acceptedOutput(screen: screen, contentType: message.contentType, data: message.data)
+        } catch {
+            refuse(Flowd_V1_Error(code: .badPayload, message: error.message, screenID: output.screenID), seq: seq, to: host)
+            return
+        }
+        debug.events.emit(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: host,
+                    name: kind, payload: runtime.eventPayload(output: message, of: screen),
+                    text: "\(injected ? "injected " : "")output \(kind) \(screen) \(Self.outputText(message, screen: screen, runtime: runtime))")
+        if let pid {
+            logger.notice("debug client injected an output", metadata: [
+                "pid": "\(pid)", "screen": "\(screen)", "output": "\(Self.outputText(message, screen: screen, runtime: runtime))",
+            ])
+        }
+        do {
+            try feed(.output(screen, payload: payload), key: output.key)
+        } catch {
+            let code: Flowd_V1_ErrorCode = error.code == .outputDecodingFailed ? .badPayload : .unknownScreen
+            refuse(Flowd_V1_Error(code: code, message: error.message, screenID: output.screenID), seq: seq, to: host)
+            return
+        }
+        drive()
+        if injected { reply(to: host, seq: seq, "output delivered to the flow owning screen \(screen.rawValue)") }
+    }
+
+    /// An output's first 200 bytes of JSON, for a log line or an event's text.
+    static func outputText(_ payload: Flowd_V1_Payload, screen: ScreenID, runtime: FlowRuntime) -> String {
+        String(decoding: runtime.eventPayload(output: payload, of: screen).data.prefix(200), as: UTF8.self)
+    }
+
+    /// User navigation from the screen host on `host`, or injected by the debug client there (`injectedBy` its pid).
+    mutating func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from host: UInt64, injectedBy pid: Int32? = nil) {
+        let injected = pid != nil
+        guard let (runtime, screen) = screenOfInput(message.screenID, key: message.key, what: "navigation", seq: seq, from: host,
+                                                    injected: injected) else { return }
+        if case .closeModal(let close)? = message.action, close.phase == .begin || close.phase == .cancel {
+            if injected { reply(to: host, seq: seq, "nothing to do for close-modal \(close.phase)") }
+            return
+        }
+        guard let navigation = UserNavigation(message) else {
+            refuse(Flowd_V1_Error(code: .invalidNavigation, message: "UserNavigation has no action or an unknown phase", screenID: message.screenID), seq: seq, to: host)
+            return
+        }
+        debug.events.emit(.userNavigation, screen: screen, flow: runtime.owner(of: screen), connection: host,
+                    name: delivery.screens[screen]?.kind ?? "", payload: EventPayloads.navigation(message), text: "\(injected ? "injected " : "")user \(navigation) on \(screen)")
+        if let pid {
+            logger.notice("debug client injected navigation", metadata: ["pid": "\(pid)", "screen": "\(screen)", "navigation": "\(navigation)"])
+        }
+        do {
+            try feed(.userNavigation(navigation, screen: screen), key: message.key)
+        } catch {
+            refuse(Flowd_V1_Error(code: .invalidNavigation, message: error.message, screenID: message.screenID), seq: seq, to: host)
+            return
+        }
+        drive()
+        if injected { reply(to: host, seq: seq, "\(navigation) applied on screen \(screen.rawValue)") }
+    }
+
+    /// The runtime and the live screen an input from `host` names (any host's, when `injected`), or
+    /// nil once answered: refused (no app, no such screen, not its host), or dropped as a repeat of
+    /// an input already applied — sent again by a host that did not know whether it arrived: it
+    /// did, and may have removed its screen since (docs/protocol.md §20).
+    private mutating func screenOfInput(_ id: UInt64, key: UInt64, what: String, seq: UInt64, from host: UInt64,
+                                        injected: Bool) -> (FlowRuntime, ScreenID)? {
+        guard let runtime else {
+            refuseWithoutApp(screen: id, seq: seq, to: host)
+            return nil
+        }
+        if persistence.hasApplied(key) {
+            logger.debug("dropped a repeated \(what)", metadata: ["screen": "\(id)", "key": "\(key)"])
+            return nil
+        }
+        if let error = refusal(of: id, hostedBy: injected ? nil : host) {
+            refuse(error, seq: seq, to: host)
+            return nil
+        }
+        return (runtime, ScreenID(rawValue: id))
+    }
+
+    /// A host's saved state for one of its screens (docs/protocol.md §19): kept with the screen and
+    /// journaled, handed back in every later `Place` of it. Not an input: the flows never see it.
+    mutating func receiveSaveState(_ saved: Flowd_V1_SaveState, seq: UInt64, from host: UInt64) {
+        guard runtime != nil else { return refuseWithoutApp(screen: saved.screenID, seq: seq, to: host) }
+        guard saved.data.count <= WireProtocol.maxSavedStateBytes else {
+            let message = "the saved state of screen \(saved.screenID) has \(saved.data.count) bytes; at most "
+                + "\(WireProtocol.maxSavedStateBytes) are kept (keep what the user has not sent, not the screen's contents)"
+            return refuse(Flowd_V1_Error(code: .limitExceeded, message: message, screenID: saved.screenID), seq: seq, to: host)
+        }
+        if let error = refusal(of: saved.screenID, hostedBy: host) { return refuse(error, seq: seq, to: host) }
+        let screen = ScreenID(rawValue: saved.screenID)
+        // A screen being dismissed keeps nothing more (as a late output is dropped).
+        guard delivery.save(saved.data, for: screen) else { return }
+        persistence.recordSavedState(saved.data, for: screen)
+    }
+
+    /// Refuses a screen message on a daemon started without an app.
+    private mutating func refuseWithoutApp(screen: UInt64, seq: UInt64, to host: UInt64) {
+        refuse(Flowd_V1_Error(code: .unknownScreen, message: "this daemon runs no app, so it has no screens", screenID: screen), seq: seq, to: host)
+    }
+
+    /// Answers a request from connection `host` with a non-fatal `Error` (fatal ones are the daemon's `reject`).
+    mutating func refuse(_ error: Flowd_V1_Error, seq: UInt64, to host: UInt64) {
+        logger.debug("refused a request", metadata: ["connection": "#\(host)", "code": "\(error.code)", "reason": "\(error.message)"])
+        debug.events.emit(.error, screen: error.screenID == 0 ? nil : ScreenID(rawValue: error.screenID), connection: host,
+                    text: "error to #\(host): \(error.code) \(error.message)")
+        act(.send(.error(error), to: host, replyTo: seq))
+    }
+
+    /// Answers a debug command from connection `client` with success.
+    mutating func reply(to client: UInt64, seq: UInt64, _ message: String) {
+        var result = Flowd_V1_CommandResult()
+        result.message = message
+        act(.send(.commandResult(result), to: client, replyTo: seq))
+    }
+}

@@ -1,0 +1,204 @@
+import FlowApp
+import FlowKit
+import FlowWire
+import Logging
+
+/// The app's half of the daemon, as one value: the flows (the runtime), where their screens are
+/// (the delivery), the journal (persistence), the flows' timers and work, the links waiting for a
+/// dismissal, the warm pools decided and the contract watch. It takes what hosts and clients ask,
+/// by host id, and never sees a connection: what must reach a host or a client, start a process or
+/// stop the daemon comes out as `Action`s, in order, for `DaemonCore` to perform. A performed
+/// action may answer back (`spawned`, `spawnFailed`), which adds actions after it: data goes one
+/// way, from the daemon's events through the app to the hosts.
+struct AppCore {
+    /// What the daemon does for the app.
+    enum Action {
+        /// A frame to a host or a client (`replyTo`: the seq of the request it answers, or 0).
+        case send(Flowd_V1_Envelope.OneOf_Body, to: UInt64, replyTo: UInt64)
+        /// A screen command to its host, with the content type of the screen's states.
+        case command(ScreenDelivery.Outgoing, to: UInt64, stateContentType: String)
+        /// Start a process of `kind` for a screen (nil: for the kind's warm pool); the answer is
+        /// `spawned`/`spawnFailed` (`pooledSpawned`/`pooledSpawnFailed`).
+        case spawn(ScreenID?, kind: String)
+        /// The host on `host` is not needed any more: it is told `shutdown` and closed, and its
+        /// process (if flowd started it) must exit, for `reason`.
+        case retire(host: UInt64, shutdown: Flowd_V1_Shutdown, reason: String)
+        /// The pooled process of `kind` on `host` now shows `screen`.
+        case assignPooled(ScreenID, kind: String, host: UInt64)
+        /// A restart, a resume or a detachment, for survival to count and tell.
+        case survival(ScreenDelivery.Action, owner: FlowID?)
+        /// Every flow is unwound (the shutdown's unwinding completed).
+        case flowsUnwound
+        /// The app ended: the daemon stops.
+        case stop(Flowd_V1_Shutdown.Reason, message: String)
+    }
+
+    /// The configuration the daemon was started with.
+    let configuration: DaemonConfiguration
+    /// The app, if the daemon runs one.
+    let app: FlowApp.App?
+    /// Every kind the app names (`App.kinds`), computed once: hosts offering others are told.
+    let appKinds: Set<String>
+    let logger: Logger
+    /// The loop's clock (`now`, the wall clock) and the one thread everything runs on.
+    let loop: any DaemonLoop
+    /// Carries a flow's work result from another thread back to the loop (set once, by the daemon).
+    var workFinished: @Sendable (ExternalWorkResult, any LoopInbox) -> Void = { _, _ in }
+    /// The name of the app, reported in `Welcome`.
+    var appName: String { app?.name ?? "none" }
+
+    /// The flows and the navigation model (nil when no app runs, and once the daemon stopped).
+    private(set) var runtime: FlowRuntime?
+    /// Which host shows which screen, serials, held commands and ack deadlines.
+    var delivery: ScreenDelivery
+    /// The journal, the applied input keys and the restore: what keeps the app across restarts.
+    var persistence: Persistence
+    /// The event stream, the terminations waiting for their unwinding, and the contract watch.
+    var debug: DebugSurface
+    /// `OpenLink` requests waiting for the dismissals in flight (`AppCore+Links.swift`).
+    var waitingLinks = WaitingLinks()
+    /// The flows' timers and work the daemon started (`AppCore+Requests.swift`).
+    var requests = DaemonRequests()
+    /// Kinds whose warm pool size was read from their factory.
+    var poolsDecided: Set<String> = []
+    /// How the app ended, once it did.
+    private(set) var outcome: FlowApp.AppOutcome?
+    /// Whether the app takes new work: false once the daemon's shutdown began.
+    private(set) var isRunning = true
+
+    /// What the daemon is to do, in order; taken by `takeActions(into:)`.
+    private var actions: [Action] = []
+    /// Reused between inputs by `drive()`, so applying effects allocates nothing in the steady state.
+    var effectBuffer: [RuntimeEffect] = []
+    /// Reused between commands by `deliver`.
+    var deliveryBuffer: [ScreenDelivery.Action] = []
+
+    init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, events: EventBus) {
+        self.configuration = configuration
+        self.app = app
+        self.appKinds = Set(app?.kinds ?? [])
+        self.logger = logger
+        self.loop = loop
+        self.persistence = Persistence(compactAfterInputs: configuration.compactAfterInputs)
+        self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
+        self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
+        self.debug = DebugSurface(events: events, contract: ContractWatch(hostWait: configuration.hostWaitMilliseconds, appName: app?.name ?? "none"))
+    }
+
+    // MARK: Actions
+
+    /// Queues what the daemon is to do.
+    mutating func act(_ action: Action) { actions.append(action) }
+
+    /// Whether actions wait to be performed.
+    var hasActions: Bool { !actions.isEmpty }
+
+    /// Moves the actions queued so far into `buffer` (emptied first; its storage is kept for the next call).
+    mutating func takeActions(into buffer: inout [Action]) {
+        buffer.removeAll(keepingCapacity: true)
+        swap(&buffer, &actions)
+    }
+
+    /// Writes a notice: the log line, then the event.
+    func tell(_ notice: Notice) { notice.write(to: logger, events: debug.events) }
+
+    /// Writes each of `notices`.
+    func tell(_ notices: [Notice]) { for notice in notices { tell(notice) } }
+
+    // MARK: Looking in
+
+    /// Whether flows or screens are left to unwind.
+    var hasFlows: Bool {
+        (runtime?.liveFlowCount ?? 0) + (runtime?.liveScreenCount ?? 0) + (runtime?.pendingDismissals ?? 0) > 0
+    }
+
+    /// Dismissals the runtime waits for (a restore completes those of the daemon before it).
+    var pendingDismissals: Int { runtime?.pendingDismissals ?? 0 }
+
+    /// The earliest of the app's deadlines: acks, the flows' timers, the journal's retry, host waits.
+    var nextDeadline: UInt64? {
+        var next = delivery.nextDeadline
+        DeadlineFold.fold(requests.nextDeadline, into: &next)
+        DeadlineFold.fold(persistence.nextDeadline, into: &next)
+        DeadlineFold.fold(debug.contract.nextDeadline, into: &next)
+        return next
+    }
+
+    /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound):
+    /// every placed screen is delivered, every delivered screen not being dismissed is placed. Scans
+    /// everything: for tests and fuzzing.
+    func invariantViolations() -> [String] {
+        guard let runtime else { return delivery.screens.isEmpty ? [] : ["\(delivery.screens.count) screens delivered without a runtime"] }
+        var problems = runtime.invariantViolations() + delivery.invariantViolations()
+        // The model's nodes, not a debug tree: this runs after every step of a fuzzed program.
+        let nodes = runtime.model.nodes
+        for (id, node) in nodes where node.kind == .screen && delivery.screens[id] == nil { problems.append("screen \(id) is placed but not delivered") }
+        for (id, screen) in delivery.screens where !screen.isDismissing && nodes[id]?.kind != .screen {
+            problems.append("screen \(id) is delivered (\(screen.phase)) but not placed")
+        }
+        return problems
+    }
+
+    // MARK: Time
+
+    /// What is due at `now`: ack deadlines, the flows' timers, screens that waited too long for a host.
+    mutating func expire(now: UInt64) {
+        perform(delivery.expire(now: now))
+        drive()
+        fireRequestTimers(now: now)
+        for screen in debug.contract.expired(now: now) {
+            guard let waiting = delivery.screens[screen], waiting.phase == .waitingForHost else { continue }
+            tell(debug.contract.withoutHost(screen, kind: waiting.kind, owner: runtime?.owner(of: screen)))
+        }
+    }
+
+    /// The end of a loop iteration, before frames are written: the links that waited open, and the
+    /// iteration's inputs are committed (what a host is told is journaled first). `isOpen` says
+    /// whether a connection is still there to answer.
+    mutating func endIteration(isOpen: (UInt64) -> Bool) {
+        if !waitingLinks.isEmpty { openWaitingLinks(isOpen: isOpen) }
+        commitJournal()
+    }
+
+    // MARK: Life
+
+    mutating func install(runtime: FlowRuntime) {
+        self.runtime = runtime
+    }
+
+    /// The daemon's shutdown began: nothing new starts, the journal keeps the state and the place
+    /// from before it, screens of hosts that leave are not held, and the warm pools stop.
+    mutating func stopTakingWork() {
+        guard isRunning else { return }
+        isRunning = false
+        let runtime = self.runtime
+        persistence.freeze { runtime?.place?.description }
+        delivery.holdsScreensOfLostHosts = false
+        perform(delivery.stopPool())
+    }
+
+    /// The shutdown's unwinding: every flow is terminated while hosts are connected; `.flowsUnwound`
+    /// says when it completed.
+    mutating func unwindAll(message: String) {
+        guard let runtime else { return }
+        // Unwind every flow first, so screens get their Dismiss while their hosts are still connected.
+        // The event comes first so that a replay knows what caused the dismissals.
+        debug.events.emit(.shutdown, text: "shutting down (\(message)): unwinding \(runtime.liveFlowCount) flows")
+        logger.info("unwinding flows", metadata: ["flows": "\(runtime.liveFlowCount)", "screens": "\(runtime.liveScreenCount)"])
+        // The journal is frozen: this input is not journaled (a stop is not an ending).
+        _ = try? feed(.terminateAll(animated: false))
+        drive()
+    }
+
+    /// The daemon stopped: requests are dropped, the last commit is tried, the flows are released.
+    mutating func finish() {
+        requests.dropAll()
+        persistence.commitBeforeExit(now: loop.now)
+        persistence.journal?.drainSyncs()
+        runtime = nil
+    }
+
+    mutating func recordOutcome(_ outcome: FlowApp.AppOutcome) {
+        self.outcome = outcome
+    }
+}
