@@ -3,8 +3,9 @@ import Foundation
 /// What the runtime asks of one screen. The runtime returns these (see `RuntimeEffect`) instead of
 /// calling out; whoever drives it delivers them (the daemon over the wire, a fake in tests).
 public enum ScreenCommand: Hashable, Sendable, CustomStringConvertible {
-    /// Create a screen: its kind, first state and placement.
-    case place(PlaceCommand)
+    /// Create a screen: its kind, first state and placement. Boxed (`indirect`): a place is rare
+    /// beside updates, and unboxed it would make every command, effect and action as large as it.
+    indirect case place(PlaceCommand)
     /// Give a placed screen new state; `owner` is the flow that owned it when the command was made.
     case update(ScreenID, state: Data, owner: FlowID)
     /// Tell a placed screen its placement changed (covered, uncovered, moved); `owner` as for `update`.

@@ -11,10 +11,12 @@ import Logging
 /// action may answer back (`spawned`, `spawnFailed`), which adds actions after it: data goes one
 /// way, from the daemon's events through the app to the hosts.
 struct AppCore {
-    /// What the daemon does for the app.
+    /// What the daemon does for the app. The cases other than `.command` are rare, and boxed
+    /// (`indirect`) so that an action is as small as a screen command: the hot path moves one per
+    /// command.
     enum Action {
         /// A frame to a host or a client (`replyTo`: the seq of the request it answers, or 0).
-        case send(Flowd_V1_Envelope.OneOf_Body, to: UInt64, replyTo: UInt64)
+        indirect case send(Flowd_V1_Envelope.OneOf_Body, to: UInt64, replyTo: UInt64)
         /// A screen command to its host, with the content type of the screen's states.
         case command(ScreenDelivery.Outgoing, to: UInt64, stateContentType: String)
         /// Start a process of `kind` for a screen (nil: for the kind's warm pool); the answer is
@@ -22,11 +24,11 @@ struct AppCore {
         case spawn(ScreenID?, kind: String)
         /// The host on `host` is not needed any more: it is told `shutdown` and closed, and its
         /// process (if flowd started it) must exit, for `reason`.
-        case retire(host: UInt64, shutdown: Flowd_V1_Shutdown, reason: String)
+        indirect case retire(host: UInt64, shutdown: Flowd_V1_Shutdown, reason: String)
         /// The pooled process of `kind` on `host` now shows `screen`.
         case assignPooled(ScreenID, kind: String, host: UInt64)
         /// A restart, a resume or a detachment, for survival to count and tell.
-        case survival(ScreenDelivery.Action, owner: FlowID?)
+        indirect case survival(ScreenDelivery.Action, owner: FlowID?)
         /// Every flow is unwound (the shutdown's unwinding completed).
         case flowsUnwound
         /// The app ended: the daemon stops.
@@ -152,13 +154,8 @@ struct AppCore {
         }
     }
 
-    /// The end of a loop iteration, before frames are written: the links that waited open, and the
-    /// iteration's inputs are committed (what a host is told is journaled first). `isOpen` says
-    /// whether a connection is still there to answer.
-    mutating func endIteration(isOpen: (UInt64) -> Bool) {
-        if !waitingLinks.isEmpty { openWaitingLinks(isOpen: isOpen) }
-        commitJournal()
-    }
+    /// Whether `OpenLink` requests wait for a dismissal (`openWaitingLinks`, at the end of each iteration).
+    var hasWaitingLinks: Bool { !waitingLinks.isEmpty }
 
     // MARK: Life
 

@@ -303,7 +303,10 @@ struct DaemonCore {
         loop.assertOnLoop()
         serviceBacklog()
         takeShutdownSteps()
-        app.endIteration { [connections] id in connections[id].map { !$0.isClosing } ?? false }
+        // The links that waited open, then the iteration's inputs are committed (what a host is
+        // told is journaled first).
+        if app.hasWaitingLinks { app.openWaitingLinks { [connections] id in connections[id].map { !$0.isClosing } ?? false } }
+        app.commitJournal()
         performAppActions()
         // After every step above, which may have emitted events.
         if events.hasSubscribers {
