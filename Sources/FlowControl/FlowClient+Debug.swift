@@ -1,9 +1,12 @@
 import FlowWire
 
 extension FlowClient {
-    /// The daemon's tree (flows, navigation, connections, counters).
-    public func tree(timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> Flowd_V1_Tree {
-        let reply = try request(.getTree(Flowd_V1_GetTree()), timeoutMilliseconds: timeoutMilliseconds)
+    /// The daemon's tree (flows, navigation, connections, counters); with `startState`, also what
+    /// rebuilds the state it shows (`Tree.start_state`, for a recording), or the daemon's refusal.
+    public func tree(startState: Bool = false, timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> Flowd_V1_Tree {
+        var getTree = Flowd_V1_GetTree()
+        getTree.startState = startState
+        let reply = try request(.getTree(getTree), timeoutMilliseconds: timeoutMilliseconds)
         guard case .tree(let tree) = reply.body else { throw .unexpected("expected Tree, got \(reply.bodyName)") }
         return tree
     }

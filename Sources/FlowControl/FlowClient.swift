@@ -28,9 +28,11 @@ public final class FlowClient {
     /// (`WireProtocol.defaultReplyTimeoutMilliseconds`).
     public static let defaultTimeoutMilliseconds = Int32(WireProtocol.defaultReplyTimeoutMilliseconds)
 
-    /// Connects to the daemon at `path` and performs the handshake.
+    /// Connects to the daemon at `path` and performs the handshake, offering to accept frames of up to
+    /// `maxFrameSize` bytes (0: the protocol's default; the daemon's own limit may be lower).
     public static func connect(
-        path: String, role: Flowd_V1_Role, name: String, timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds
+        path: String, role: Flowd_V1_Role, name: String, maxFrameSize: UInt32 = 0,
+        timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds
     ) throws(ClientError) -> FlowClient {
         let socket: UnixSocket
         do {
@@ -46,6 +48,7 @@ public final class FlowClient {
         hello.role = role
         hello.name = name
         hello.pid = getpid()
+        hello.maxFrameSize = maxFrameSize
         let reply = try client.request(.hello(hello), timeoutMilliseconds: timeoutMilliseconds)
         guard case .welcome(let welcome) = reply.body else {
             throw .unexpected("expected Welcome, got \(reply.body?.name ?? "nothing")")

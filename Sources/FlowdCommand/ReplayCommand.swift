@@ -11,14 +11,17 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Replay a `flowctl record` file against an app on fake screens and compare the placements.",
         discussion: """
             The app runs in this process (no socket, no screens): its screens acknowledge everything at once. \
-            The recorded outputs, injected outputs, user navigation and terminations are fed in order, by \
+            The state the recording starts from is rebuilt first, as a restart restores a journal (a \
+            recording without one, made by an older flowctl, starts from the app's start). Then the \
+            recorded outputs, injected outputs, user navigation and terminations are fed in order, by \
             screen id (ids are the same for the same app and inputs), and every Place, Update, \
             PlacementChanged and Dismiss the flows make is compared with the recorded one (kind, screen, \
             serial, placement path and state).
 
-            Exit codes: 0 same placements; 1 a difference (the first one is printed) or a recording that \
-            cannot be replayed against the app; 64 bad arguments (an app this command does not run); 65 a \
-            file that is not a recording (damaged, cut short, another file); 66 a file that cannot be read.
+            Exit codes: 0 same placements; 1 a difference (the first one is printed; a starting state that \
+            does not rebuild in the app among them) or a recording that cannot be replayed against the app; \
+            64 bad arguments (an app this command does not run); 65 a file that is not a recording (damaged, \
+            cut short, a starting state that does not decode, another file); 66 a file that cannot be read.
 
             Examples:
               flowctl record bug.rec &  ...reproduce the bug...  ; kill -INT %1

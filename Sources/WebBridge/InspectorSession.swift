@@ -95,7 +95,14 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
             try sendTree(client, recording: &recording, start: false)
             return
         case .recordStart:
-            try sendTree(client, recording: &recording, start: true)
+            do {
+                try sendTree(client, recording: &recording, start: true)
+            } catch {
+                // The daemon cannot give the state the recording would start from: said, and nothing starts.
+                guard case .daemon(let refusal) = error, !refusal.fatal else { throw error }
+                send(Self.message("result", ["action": "recordStart", "ok": false, "message": refusal.message]))
+                return
+            }
             send(Self.message("recording", ["state": "started"]))
             return
         case .recordStop:
@@ -146,12 +153,14 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
         }
     }
 
-    /// Sends the tree to the page; with `start`, it also begins a recording (the tree is its first frame).
+    /// Sends the tree to the page; with `start`, it also begins a recording (the tree with the state it
+    /// starts from is its first frame; the page gets the tree alone).
     private func sendTree(_ client: FlowClient, recording: inout [UInt8]?, start: Bool) throws(ClientError) {
-        let tree = try client.tree()
+        var tree = try client.tree(startState: start)
         if start {
             recording = []
             Self.append(.tree(tree), to: &recording)
+            tree.clearStartState()
         }
         send(#"{"type":"tree","tree":"# + ((try? tree.jsonString()) ?? "{}") + "}")
     }

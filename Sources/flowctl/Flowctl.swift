@@ -51,11 +51,12 @@ struct ConnectionOptions: ParsableArguments {
         socket ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
     }
 
-    /// Connects with the debug role, or exits with a clear message.
-    func connect() -> FlowClient {
+    /// Connects with the debug role, offering to accept frames of up to `maxFrameSize` bytes (0: the
+    /// default), or exits with a clear message.
+    func connect(maxFrameSize: UInt32 = 0) -> FlowClient {
         do {
             return try FlowClient.connect(
-                path: path, role: .debug, name: "flowctl", timeoutMilliseconds: Int32(timeout * 1000))
+                path: path, role: .debug, name: "flowctl", maxFrameSize: maxFrameSize, timeoutMilliseconds: Int32(timeout * 1000))
         } catch {
             fail(error)
         }

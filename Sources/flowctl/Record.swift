@@ -9,11 +9,12 @@ struct Record: ParsableCommand {
         abstract: "Record every event with its payload to a file, for `flowd replay`.",
         discussion: """
             The file holds wire frames (a 4-byte little-endian length, then a flowd.v1.Envelope): first \
-            the Tree when recording started, then every Event (with state, output and navigation \
+            the Tree when recording started, with what rebuilds that state (the inputs since the app's \
+            start or its journal's checkpoint), then every Event (with state, output and navigation \
             payloads) and any Lagged notice, each written whole as it arrives. Stops on Ctrl-C or SIGTERM \
             (the file is complete; exit 0), after --count events, or when the daemon shuts down. Record \
-            from a freshly started daemon to replay: `flowd replay FILE` runs the app on fake screens, \
-            feeds the recorded inputs and compares the placements.
+            at any moment: `flowd replay FILE` rebuilds the state the recording starts from, runs the app \
+            on fake screens, feeds the recorded inputs and compares the placements.
 
             Examples:
               flowctl record bug.rec
@@ -29,18 +30,22 @@ struct Record: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stop after this many events.", valueName: "n"))
     var count: Int?
 
+    /// The largest frame the recorder accepts (`flowd --max-frame-size`'s own largest).
+    static let maxFrameSize: UInt32 = 64 << 20
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1, got \(count)") }
     }
 
     func run() throws {
-        let client = connection.connect()
+        // The starting state may be larger than a default frame: the daemon's limit decides.
+        let client = connection.connect(maxFrameSize: Self.maxFrameSize)
         defer { client.close() }
         let tree: Flowd_V1_Tree
         do {
             // Subscribe first: events after the snapshot are then all in the stream.
             try client.subscribe(payloads: true, timeoutMilliseconds: connection.milliseconds)
-            tree = try client.tree(timeoutMilliseconds: connection.milliseconds)
+            tree = try client.tree(startState: true, timeoutMilliseconds: connection.milliseconds)
         } catch {
             fail(error)
         }
@@ -51,7 +56,11 @@ struct Record: ParsableCommand {
         } catch {
             fail("\(error)")
         }
-        note("recording flowd at \(client.path) (app \(tree.app)) to \(file) from event \(tree.lastEventSeq); Ctrl-C to stop")
+        let records = tree.startState.records.count
+        note("""
+            recording flowd at \(client.path) (app \(tree.app)) to \(file) from event \(tree.lastEventSeq), \
+            with the state it starts from (\(records) record\(records == 1 ? "" : "s")); Ctrl-C to stop
+            """)
         var recorded = 0
         var failure: String?
         let end = streamFrames(client) { frame in

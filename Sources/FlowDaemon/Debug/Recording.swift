@@ -3,8 +3,9 @@ import Foundation
 
 /// A file written by `flowctl record`: wire frames (4-byte little-endian
 /// length, then a `flowd.v1.Envelope`); the first carries the `Tree` at the
-/// start of the recording, every later one an `Event` (with payloads) or a
-/// `Lagged`. See docs/flowctl.md, "Recording format".
+/// start of the recording (with `start_state`, what rebuilds that state),
+/// every later one an `Event` (with payloads) or a `Lagged`. See
+/// docs/flowctl.md, "Recording format".
 public struct Recording: Sendable {
     /// The daemon's tree when the recording started.
     public var tree: Flowd_V1_Tree
@@ -63,6 +64,7 @@ public struct Recording: Sendable {
             throw ReplayError("\(name) ends in the middle of a frame (\(decoder.bufferedByteCount) bytes left): the recorder was killed while writing")
         }
         guard let tree else { throw ReplayError("\(name) is empty: a recording starts with the daemon's Tree") }
+        if tree.hasStartState { try RecordedStartState.check(tree.startState, name: name) }
         return Recording(tree: tree, events: events, lagged: lagged)
     }
 
@@ -71,7 +73,8 @@ public struct Recording: Sendable {
     }
 }
 
-/// Why a recording cannot be read or replayed: what happened and what to do.
+/// Why a recording cannot be read or replayed: what happened and what to do. Thrown by `Recording`
+/// (the file is not a recording, or is damaged) and by `Replay` (it cannot be replayed against the app).
 public struct ReplayError: Error, CustomStringConvertible, Sendable {
     /// The message for the person at the terminal.
     public var description: String

@@ -5,10 +5,12 @@ import Foundation
 
 /// Replays a `flowctl record` recording against an app running in-process on
 /// fake screens that acknowledge everything, and compares the screen
-/// commands the flows make with the recorded ones. Inputs replayed, in
-/// recorded order: screen outputs, injected outputs, user navigation and
-/// `flowctl terminate`. Screen ids are deterministic for the same app and
-/// the same inputs, so recorded ids address the replayed screens.
+/// commands the flows make with the recorded ones. A recording that carries
+/// the state it starts from (`Tree.start_state`) is rebuilt to it first, as a
+/// restore rebuilds a journal; one without starts from the app's start. Inputs
+/// replayed, in recorded order: screen outputs, injected outputs, user
+/// navigation and `flowctl terminate`. Screen ids are deterministic for the
+/// same app and the same inputs, so recorded ids address the replayed screens.
 ///
 /// Not replayed (a recording holding them differs from that point): screens
 /// lost with their host or to an ack timeout, and screens that never got a host.
@@ -35,16 +37,29 @@ public enum Replay {
         }
         let runtime = FlowRuntime()
         let screens = ReplayScreens(host: LocalScreenHost(runtime: runtime), runtime: runtime)
-        app.start(runtime)
-        screens.settle()
+        let tree = recording.tree
+        if tree.hasStartState {
+            switch RecordedStartState.rebuild(tree.startState, recordedApp: tree.app, app: app, into: runtime) {
+            case .success(let places):
+                // The rebuilt screens go to the fake host as they are; their serials go on from the recorded ones.
+                screens.adopt(places, lastSerials: RecordedStartState.lastSerials(in: tree))
+            case .failure(let mismatch):
+                return Result(compared: 0, inputs: 0, difference: mismatch.description)
+            }
+        } else {
+            app.start(runtime)
+            screens.settle()
+        }
 
-        // The recording starts after the app placed its first screens: the trees must agree.
-        let recordedShape = TreeShape.lines(recording.tree)
+        // The recording starts from the state its tree shows: the trees must agree.
+        let recordedShape = TreeShape.lines(tree)
         let replayedShape = TreeShape.lines(of: runtime)
         if let difference = TreeShape.firstDifference(recordedShape, replayedShape) {
+            let advice = tree.hasStartState
+                ? "the state it carries does not rebuild what the daemon showed; replay with the app and version it ran (\(tree.app) \(tree.startState.appVersion))"
+                : "it carries no starting state (an older flowctl made it): record again, or record from a daemon that has not been driven yet, and replay with the app it ran (it ran \(tree.app))"
             return Result(compared: 0, inputs: 0, difference: """
-                the recording starts from another state than app \(app.name) starts in: \(difference); \
-                record from a daemon that has not been driven yet, and replay with the app it ran (it ran \(recording.tree.app))
+                the recording starts from another state than app \(app.name) \(tree.hasStartState ? "rebuilds" : "starts in"): \(difference); \(advice)
                 """)
         }
         screens.commands.removeAll()
@@ -154,6 +169,9 @@ final class ReplayScreens {
     var commands: [ReplayedCommand] = []
     private var kinds: [ScreenID: String] = [:]
     private var stateTypes: [ScreenID: String] = [:]
+    /// What to add to a fake serial to give the recorded one: screens that were live when the recording
+    /// started went on from the serial the daemon had sent them, the fake host from 1.
+    private var serialOffsets: [ScreenID: UInt64] = [:]
 
     init(host: LocalScreenHost, runtime: FlowRuntime) {
         self.host = host
@@ -162,10 +180,21 @@ final class ReplayScreens {
 
     private let runtime: FlowRuntime
 
+    /// Hosts the screens of a rebuilt runtime (`places`, each its current `Place`, sent as serial 1),
+    /// whose later commands take the serials after `lastSerials`, the recorded daemon's.
+    func adopt(_ places: [PlaceCommand], lastSerials: [ScreenID: UInt64]) {
+        for place in places {
+            host.adopt(place)
+            if let last = lastSerials[place.screen], last > 0 { serialOffsets[place.screen] = last - 1 }
+        }
+        settle()
+    }
+
     /// Applies what the runtime caused and records the commands.
     func settle() {
-        for outgoing in host.takeSent() {
+        for var outgoing in host.takeSent() {
             let screen = outgoing.command.screen
+            outgoing.serial += serialOffsets[screen] ?? 0
             switch outgoing.command {
             case .place(let place):
                 kinds[screen] = place.kind
@@ -184,6 +213,7 @@ final class ReplayScreens {
                 commands.append(ReplayedCommand(kind: .dismiss, screen: screen.rawValue, screenKind: kinds[screen] ?? "", serial: outgoing.serial))
                 kinds[screen] = nil
                 stateTypes[screen] = nil
+                serialOffsets[screen] = nil
             }
         }
     }

@@ -76,6 +76,9 @@ struct DaemonJournal {
     /// Not an input: the replay gives it to the screen's place.
     static let savedStateKind: Int64 = 66
 
+    /// The records not committed yet, oldest first (a recording's starting state ends with them).
+    var uncommitted: [Journal.Record] { pending }
+
     /// Inputs waiting to be committed (input kinds are below 64).
     var pendingCount: Int { pending.count { $0.kind < 64 } }
     /// Whether the last write failed (and the inputs since wait in memory).

@@ -14,6 +14,32 @@ enum RestoreOutcome {
     case unreadable(atInput: Int, JournalError)
 }
 
+/// Where a replay reads its records: calls its argument with each, in order, until it returns false.
+typealias RecordSource = ((Journal.Record) -> Bool) throws(JournalError) -> Void
+
+/// What a replay keeps besides the runtime: the placement check the records' checks are compared with
+/// (`DaemonJournal` in a restore, `PlacementLedger` in `flowd replay`).
+protocol ReplayLedger {
+    /// The check of the commands observed so far, as records store it.
+    var storedCheck: Int64 { get }
+    /// Adds a screen command the replayed runtime made.
+    mutating func observe(_ command: ScreenCommand)
+    /// The replay rebuilt `checkpoint`: the check goes on from its.
+    mutating func restored(_ checkpoint: Checkpoint)
+}
+
+/// The ledger of a replay that journals nothing: the placement check alone.
+struct PlacementLedger: ReplayLedger {
+    private(set) var check = PlacementCheck()
+    var storedCheck: Int64 { check.stored }
+    mutating func observe(_ command: ScreenCommand) { check.add(command) }
+    mutating func restored(_ checkpoint: Checkpoint) { check = PlacementCheck(stored: checkpoint.check) }
+}
+
+extension DaemonJournal: ReplayLedger {
+    var storedCheck: Int64 { check.stored }
+}
+
 /// The restore as a part of its own: a new runtime replays the journal's inputs with nothing
 /// delivered and nothing started, through its own settle loop. The screen commands its flows make
 /// are folded into the screens to place again (`RestoredScreens`) and added to the journal's
@@ -37,15 +63,22 @@ struct JournalReplay {
     /// batch's end. The app starts first: from nothing, or — when the journal begins with a checkpoint
     /// (a compacted journal) — rebuilt at the checkpoint's place, with its ids, counters, check and keys.
     mutating func replay(_ app: FlowApp.App, _ journal: inout DaemonJournal, into runtime: FlowRuntime) -> RestoreOutcome {
+        let log = journal.journal
+        return replay(app, records: log.forEachRecord, ledger: &journal, into: runtime)
+    }
+
+    /// Replays `records` (a journal's, or a recording's starting state) into `runtime`, a fresh one, as
+    /// a restore does: `ledger` keeps the placement check the records' checks are compared with.
+    mutating func replay<Ledger: ReplayLedger>(_ app: FlowApp.App, records forEachRecord: RecordSource,
+                                               ledger journal: inout Ledger, into runtime: FlowRuntime) -> RestoreOutcome {
         var index = 0
         var divergence: String?
         var started = false
-        let log = journal.journal
         // Flow events are the old daemon's, seen when they happened: not described again.
         runtime.reportsFlowEvents = false
         defer { runtime.reportsFlowEvents = true }
         do {
-            try log.forEachRecord { record in
+            try forEachRecord { record in
                 if !started {
                     started = true
                     if record.kind == Checkpoint.kind {
@@ -78,7 +111,7 @@ struct JournalReplay {
                     }
                     screens.save(Data(record.body[reader.offset...]), for: ScreenID(rawValue: screen))
                     savedStates += 1
-                    if let check = record.check, check != journal.check.stored {
+                    if let check = record.check, check != journal.storedCheck {
                         divergence = "the placements after input \(index) differ from the journaled ones"
                         return false
                     }
@@ -86,7 +119,7 @@ struct JournalReplay {
                 }
                 if record.kind == DaemonJournal.placeKind {
                     lastPlace = String(decoding: record.body, as: UTF8.self)
-                    if let check = record.check, check != journal.check.stored {
+                    if let check = record.check, check != journal.storedCheck {
                         divergence = "the placements after input \(index) differ from the journaled ones"
                         return false
                     }
@@ -108,7 +141,7 @@ struct JournalReplay {
                 }
                 appliedKeys.insert(UInt64(bitPattern: record.key))
                 settle(runtime, journal: &journal)
-                if let check = record.check, check != journal.check.stored {
+                if let check = record.check, check != journal.storedCheck {
                     divergence = "the placements after it differ from the journaled ones"
                     return false
                 }
@@ -126,7 +159,7 @@ struct JournalReplay {
     }
 
     /// The replay's settle loop: commands folded and checked, the root's end kept, the rest dropped.
-    private mutating func settle(_ runtime: FlowRuntime, journal: inout DaemonJournal) {
+    private mutating func settle<Ledger: ReplayLedger>(_ runtime: FlowRuntime, journal: inout Ledger) {
         runtime.settle(reusing: &effects) { effect in
             switch effect {
             case .command(let command):

@@ -34,6 +34,9 @@ struct Persistence {
     private(set) var restoredInputs = 0
     /// When the journal is compacted to a checkpoint, and how often it was.
     private(set) var compaction: Compaction
+    /// Without a journal: the inputs since the app's start, for a recording's starting state (nil once
+    /// a journal was opened, or closed while the app ran: then the history is not whole).
+    private var history: InputHistory? = InputHistory()
 
     init(compactAfterInputs: Int = DaemonConfiguration.Defaults.compactAfterInputs) {
         compaction = Compaction(afterInputs: compactAfterInputs)
@@ -75,6 +78,7 @@ struct Persistence {
                 throw .state(.cannotOpen(path: path, reason: "\(refused); it was moved aside to \(kept), but a fresh journal cannot be opened: \(error)"))
             }
         }
+        history = nil
         notices.append(Notice(.info, "journal open", ["path": "\(path)"]))
         if let torn = journal?.journal.tornBytes, torn > 0 {
             notices.append(Notice(.notice, """
@@ -101,6 +105,8 @@ struct Persistence {
                 notice = Notice(.error, "\(why); \(error); the app starts fresh without a journal", ["error": "\(error)"])
             }
         }
+        // The app starts fresh: without a journal, its inputs are kept from here.
+        if journal == nil { history = InputHistory() }
         notice.event = .init(kind: .restored, text: "\(why); it was moved aside and the app starts fresh")
         return notice
     }
@@ -184,16 +190,50 @@ struct Persistence {
     mutating func feed(_ input: FlowInput, key: UInt64, into runtime: FlowRuntime) throws(FlowKitError) -> OpenedLink? {
         let opened = try runtime.apply(input)
         appliedKeys.insert(key)
-        journal?.record(input, key: key)
+        if journal != nil {
+            journal?.record(input, key: key)
+        } else {
+            history?.record(input, key: key)
+        }
         return opened
     }
 
     /// Journals what a host saved for `screen` (not an input: the replay hands it to the screen's place).
-    mutating func recordSavedState(_ data: Data, for screen: ScreenID) { journal?.recordSavedState(data, for: screen) }
+    mutating func recordSavedState(_ data: Data, for screen: ScreenID) {
+        if journal != nil {
+            journal?.recordSavedState(data, for: screen)
+        } else {
+            history?.recordSavedState(data, for: screen)
+        }
+    }
+
+    /// The records that rebuild the app's state now, for a recording's start (docs/flowctl.md): the
+    /// journal's with the ones not committed yet, or, without a journal, the inputs kept in memory
+    /// since the app's start. Throws, saying why and what to do, when they cannot be had.
+    func startRecords() throws(StartStateUnavailable) -> [Journal.Record] {
+        if let journal {
+            do {
+                return try journal.journal.records() + journal.uncommitted
+            } catch {
+                throw StartStateUnavailable("its journal cannot be read (\(error)); record from a daemon whose journal reads")
+            }
+        }
+        guard let history else {
+            throw StartStateUnavailable("its journal was closed while the app ran, so the inputs since the app's start are not all known; restart flowd to record")
+        }
+        guard !history.overflowed else {
+            throw StartStateUnavailable("""
+                it runs with --no-state and has applied more than \(InputHistory.limit) inputs, more than it keeps in memory; \
+                run flowd with a journal (without --no-state: it is compacted to the user's place), or restart it and record sooner
+                """)
+        }
+        return history.records
+    }
 
     /// Closes the journal (waiting for a flush in flight) and keeps none.
     mutating func close() {
         journal?.drainSyncs()
+        if journal != nil { history = nil }
         journal = nil
     }
 
@@ -227,4 +267,12 @@ struct Persistence {
 
     /// When a failed write is tried again.
     var nextDeadline: UInt64? { journal?.retryAt }
+}
+
+/// Why a daemon cannot give the state a recording would start from (`Persistence.startRecords`).
+struct StartStateUnavailable: Error, CustomStringConvertible {
+    /// The reason and what to do.
+    var description: String
+
+    init(_ description: String) { self.description = description }
 }

@@ -7,8 +7,8 @@ extension DaemonCore {
         switch body {
         case .getStats:
             send(.stats(stats()), to: connection, replyTo: seq)
-        case .getTree:
-            send(.tree(tree()), to: connection, replyTo: seq)
+        case .getTree(let request):
+            answerTree(request, seq: seq, on: connection)
         case .subscribe(let subscribe):
             events.subscribe(connection, subscribe)
         case .unsubscribe:

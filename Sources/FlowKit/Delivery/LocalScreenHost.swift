@@ -55,6 +55,14 @@ public final class LocalScreenHost {
         return sent
     }
 
+    /// Hosts a screen the runtime already shows but whose `Place` went to no host (a runtime rebuilt
+    /// from recorded inputs, as `flowd replay` does): sent as the screen's first command, as if the
+    /// runtime had just placed it; its later commands follow.
+    public func adopt(_ place: PlaceCommand) {
+        settle()
+        apply(.place(place))
+    }
+
     /// Answers a pending dismissal (manual acknowledgement).
     public func acknowledgeDismissal(_ screen: ScreenID, outcome: DismissOutcome = .acknowledged) {
         settle()

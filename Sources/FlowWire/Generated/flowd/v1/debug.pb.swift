@@ -13,6 +13,11 @@
 /// for ROLE_DEBUG and whose peer has the daemon's uid. Injection and
 /// termination are logged by the daemon with the client's process id.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import SwiftProtobuf
 
 // If the compiler emits an error on this type, it is because this file
@@ -220,9 +225,75 @@ public nonisolated struct Flowd_V1_GetTree: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// Also send what rebuilds the app's state at this snapshot, as
+  /// Tree.start_state (for `flowctl record`). Refused with a non-fatal Error
+  /// (LIMIT_EXCEEDED) when the daemon cannot give it: it runs with --no-state
+  /// and kept more inputs since its start than it holds in memory, or the
+  /// Tree with it would not fit in a frame.
+  public var startState: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+}
+
+/// What rebuilds the app's state at the moment of a Tree: the records a
+/// restore replays (docs/journal.md, "Records"), from the app's fresh start or
+/// from the checkpoint that begins them. Replaying them into a fresh start of
+/// the same app at the same version gives the same flows, screens and ids as
+/// the daemon had at the snapshot.
+public nonisolated struct Flowd_V1_StartState: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The app's version (App.version): records replay only into that version.
+  public var appVersion: String = String()
+
+  /// Oldest first. Empty: the app's start, no input applied yet.
+  public var records: [Flowd_V1_StateRecord] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One record of a StartState, as the journal keeps it (docs/journal.md).
+public nonisolated struct Flowd_V1_StateRecord: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Below 64, an input (FlowInput's kind: 1 output, 2 user navigation, 3
+  /// dismissal completed, 4 screen lost, 5 terminate, 6 terminate all, 7 timer
+  /// fired, 8 work succeeded, 9 work failed, 10 timer started, 11 open link);
+  /// 64 the user's place (a link's text); 65 a checkpoint (first record only);
+  /// 66 what a host saved for a screen. Other kinds are refused.
+  public var kind: Int64 = 0
+
+  /// The record's body in the journal's layout for its kind.
+  public var body: Data = Data()
+
+  /// The input key its sender gave it (protocol.md §20); 0: none.
+  public var key: Int64 = 0
+
+  /// The journal's placement check after this record, on the last record of a
+  /// batch the daemon committed; absent elsewhere. A replay compares it with
+  /// its own.
+  public var check: Int64 {
+    get {_check ?? 0}
+    set {_check = newValue}
+  }
+  /// Returns true if `check` has been explicitly set.
+  public var hasCheck: Bool {self._check != nil}
+  /// Clears the value of `check`. Subsequent reads from it will return its default value.
+  public mutating func clearCheck() {self._check = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _check: Int64? = nil
 }
 
 /// Counters that return to their starting values when everything is unwound.
@@ -638,6 +709,17 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   /// Clears the value of `place`. Subsequent reads from it will return its default value.
   public mutating func clearPlace() {self._place = nil}
 
+  /// Only when GetTree.start_state asked for it: what rebuilds the state this
+  /// tree shows.
+  public var startState: Flowd_V1_StartState {
+    get {_startState ?? Flowd_V1_StartState()}
+    set {_startState = newValue}
+  }
+  /// Returns true if `startState` has been explicitly set.
+  public var hasStartState: Bool {self._startState != nil}
+  /// Clears the value of `startState`. Subsequent reads from it will return its default value.
+  public mutating func clearStartState() {self._startState = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -646,6 +728,7 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   fileprivate var _window: Flowd_V1_NavNode? = nil
   fileprivate var _stats: Flowd_V1_Stats? = nil
   fileprivate var _place: String? = nil
+  fileprivate var _startState: Flowd_V1_StartState? = nil
 }
 
 /// Start receiving Events. Filters combine with AND; empty means all.
@@ -874,18 +957,113 @@ nonisolated extension Flowd_V1_EventKind: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetTree"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}start_state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    // Load everything into unknown fields
-    while try decoder.nextFieldNumber() != nil {}
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBoolField(value: &self.startState) }()
+      default: break
+      }
+    }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.startState != false {
+      try visitor.visitSingularBoolField(value: self.startState, fieldNumber: 1)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_GetTree, rhs: Flowd_V1_GetTree) -> Bool {
+    if lhs.startState != rhs.startState {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_StartState: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StartState"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_version\0\u{1}records\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.appVersion) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.records) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.appVersion.isEmpty {
+      try visitor.visitSingularStringField(value: self.appVersion, fieldNumber: 1)
+    }
+    if !self.records.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.records, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_StartState, rhs: Flowd_V1_StartState) -> Bool {
+    if lhs.appVersion != rhs.appVersion {return false}
+    if lhs.records != rhs.records {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_StateRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StateRecord"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{1}body\0\u{1}key\0\u{1}check\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.kind) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.body) }()
+      case 3: try { try decoder.decodeSingularInt64Field(value: &self.key) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self._check) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.kind != 0 {
+      try visitor.visitSingularInt64Field(value: self.kind, fieldNumber: 1)
+    }
+    if !self.body.isEmpty {
+      try visitor.visitSingularBytesField(value: self.body, fieldNumber: 2)
+    }
+    if self.key != 0 {
+      try visitor.visitSingularInt64Field(value: self.key, fieldNumber: 3)
+    }
+    try { if let v = self._check {
+      try visitor.visitSingularInt64Field(value: v, fieldNumber: 4)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_StateRecord, rhs: Flowd_V1_StateRecord) -> Bool {
+    if lhs.kind != rhs.kind {return false}
+    if lhs.body != rhs.body {return false}
+    if lhs.key != rhs.key {return false}
+    if lhs._check != rhs._check {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1488,7 +1666,7 @@ nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Tree"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0\u{3}start_state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1503,6 +1681,7 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 5: try { try decoder.decodeSingularMessageField(value: &self._stats) }()
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.lastEventSeq) }()
       case 7: try { try decoder.decodeSingularStringField(value: &self._place) }()
+      case 8: try { try decoder.decodeSingularMessageField(value: &self._startState) }()
       default: break
       }
     }
@@ -1534,6 +1713,9 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     try { if let v = self._place {
       try visitor.visitSingularStringField(value: v, fieldNumber: 7)
     } }()
+    try { if let v = self._startState {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1545,6 +1727,7 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs._stats != rhs._stats {return false}
     if lhs.lastEventSeq != rhs.lastEventSeq {return false}
     if lhs._place != rhs._place {return false}
+    if lhs._startState != rhs._startState {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
