@@ -21,10 +21,9 @@ struct ConnectionTable {
 
     /// A deadline that passed, for the driver to act on.
     enum Timeout {
-        /// No `Hello` within the handshake timeout.
-        case handshake(Connection)
-        /// A frame was begun and nothing more came for `silentFor` milliseconds.
-        case stalledFrame(Connection, silentFor: UInt64)
+        /// The connection broke a deadline (no `Hello` in time, a frame begun and left unfinished):
+        /// it is closed with the violation, after the notice is told.
+        case reject(Connection, ConnectionStateMachine.Violation, Notice?)
         /// A graceful close did not drain within the shutdown grace: close it now.
         case forceClose(Connection)
     }
@@ -170,19 +169,25 @@ struct ConnectionTable {
     mutating func expire(now: UInt64) -> [Timeout] {
         var timeouts: [Timeout] = []
         for id in handshakeDeadlines.expired(now: now) {
-            guard let connection = byID[id], !connection.isClosing else { continue }
-            timeouts.append(.handshake(connection))
+            guard let connection = byID[id], !connection.isClosing,
+                  case .reject(let violation)? = connection.protocolState.handshakeTimedOut(afterMilliseconds: handshakeDeadlines.timeout)
+            else { continue }
+            timeouts.append(.reject(connection, violation, nil))
         }
         for id in frameDeadlines.expired(now: now) {
             guard let connection = byID[id] else { continue }
             connection.awaitsFrameEnd = false
             guard !connection.isClosing, !connection.isBacklogged, connection.bufferedByteCount > 0 else { continue }
             let silent = now - min(now, connection.lastHeard)
-            if silent >= limits.frameTimeout {
-                timeouts.append(.stalledFrame(connection, silentFor: silent))
-            } else {
+            guard silent >= limits.frameTimeout else {
                 watchForStalledFrame(connection, now: now)
+                continue
             }
+            let buffered = connection.bufferedByteCount
+            timeouts.append(.reject(connection, .init(code: .frameTimeout, message: """
+                a frame was begun (\(buffered) bytes of it arrived) and nothing more came for \(silent) ms \
+                (frame timeout \(limits.frameTimeout) ms); closing
+                """), Notice(.warning, "peer stopped in the middle of a frame; closing", ["connection": "\(connection.label)", "buffered": "\(buffered)"])))
         }
         for id in closeDeadlines.expired(now: now) {
             if let connection = byID[id] { timeouts.append(.forceClose(connection)) }

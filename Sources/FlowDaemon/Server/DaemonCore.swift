@@ -397,19 +397,9 @@ struct DaemonCore {
         loop.assertOnLoop()
         for timeout in connections.expire(now: now) {
             switch timeout {
-            case .handshake(let connection):
-                if case .reject(let violation)? = connection.protocolState.handshakeTimedOut(
-                    afterMilliseconds: configuration.handshakeTimeoutMilliseconds) {
-                    reject(connection, violation, replyTo: 0)
-                }
-            case .stalledFrame(let connection, let silent):
-                logger.warning("peer stopped in the middle of a frame; closing", metadata: [
-                    "connection": "\(connection.label)", "buffered": "\(connection.bufferedByteCount)",
-                ])
-                reject(connection, .init(code: .frameTimeout, message: """
-                    a frame was begun (\(connection.bufferedByteCount) bytes of it arrived) and nothing more came for \
-                    \(silent) ms (frame timeout \(configuration.frameTimeoutMilliseconds) ms); closing
-                    """), replyTo: 0)
+            case .reject(let connection, let violation, let notice):
+                if let notice { tell(notice) }
+                reject(connection, violation, replyTo: 0)
             case .forceClose(let connection):
                 logger.debug("force-closing a connection that did not drain", metadata: ["connection": "\(connection.label)"])
                 connection.forceClose()
