@@ -29,7 +29,10 @@ let package = Package(
         .default(enabledTraits: ["Web"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        // Without its default traits (binary-delimited streams, field-mask utilities), which flowd
+        // does not use: their -D flags came in a different order from one plan to the next and
+        // recompiled the package.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0", traits: []),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),

@@ -112,12 +112,38 @@ ensure_python_protobuf() {
     python3 "$check" --check >&2
 }
 
-# swift_build ARGS...: `swift build` whose compiler flags do not depend on the terminal. SwiftPM adds
-# -color-diagnostics to every compile when stdout is a terminal whose TERM is not "dumb", so the same
-# build run from tmux, from an IDE, through a pipe or with TERM=dumb changes the flags and recompiles
-# everything (40-45 s for flowd in release). Pinning --no-color-diagnostics keeps one build for all.
+# swift_build ARGS...: `swift build` whose plan does not depend on the terminal it runs in.
+# - SwiftPM adds -color-diagnostics to every compile when stdout is a terminal whose TERM is not
+#   "dumb", so the same build run from tmux, an IDE or a pipe would change the flags and recompile
+#   everything (40-45 s for flowd in release): --no-color-diagnostics pins them.
+# - SwiftPM plans the build again whenever any environment variable differs from the last call's
+#   (TERM, TMUX, a variable of one's own: "Planning build", 13-30 s here), `swift test` included,
+#   and a new plan may list a dependency's trait flags in another order and recompile it. SwiftPM
+#   sees only the variables below (what finds the toolchain, git and the network, the manifest's
+#   own FLOWD_FUZZ and FLOWD_DOCS, and CI), with TERM=dumb, so every terminal shares one plan.
+swift_build_environment=(HOME PATH USER LOGNAME TMPDIR LANG LC_ALL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
+    no_proxy NO_PROXY GIT_SSL_CAINFO SSL_CERT_FILE SSL_CERT_DIR XDG_CACHE_HOME XDG_CONFIG_HOME FLOWD_FUZZ FLOWD_DOCS CI)
+swift_pinned() {
+    local pinned=(TERM=dumb) name
+    for name in "${swift_build_environment[@]}" "${swift_extra_environment[@]}"; do
+        if [ -n "${!name+x}" ]; then pinned+=("$name=${!name}"); fi
+    done
+    env -i "${pinned[@]}" "$@"
+}
+swift_extra_environment=()
 swift_build() {
-    swift build --no-color-diagnostics "$@"
+    swift_pinned swift build --no-color-diagnostics "$@"
+}
+
+# swift_test ARGS...: `swift test` in the same environment as swift_build (so it plans nothing
+# again), plus the tests' own knobs when set: FLOWD_* (soak counts and seeds), NO_COLOR,
+# PROTOC_GEN_SWIFT. Tests give the daemons they start their own XDG directories.
+swift_test() {
+    local swift_extra_environment=(NO_COLOR PROTOC_GEN_SWIFT) name
+    for name in $(compgen -e); do
+        case "$name" in FLOWD_*) swift_extra_environment+=("$name") ;; esac
+    done
+    swift_pinned swift test "$@"
 }
 
 # print_help SCRIPT: prints the script's leading comment block (after the #! line) as its --help,

@@ -489,8 +489,11 @@ class Reconnecting(HostTestCase):
         again = record.screen("Item 1")
         self.assertIsNot(again, first)
         self.assertEqual(again.saved_state, b"the newest line", "the host's own is newer than the resume's Place")
-        # flowd has it too: the next host after this one gets it.
+        # flowd has it too: the next host after this one gets it. The barrier: flowd took the
+        # goodbye, so the screen waits for the next host (else the new host may join first, and
+        # its Ping be answered before the old host's leaving was read).
         host.close()
+        self.assertTrue(daemon.wait_for_log("screen waits for the next host of its kind"))
         other, other_record = self.connect(daemon.socket_path, ["item"])
         other.ping()
         self.assertEqual(other_record.screen("Item 1").saved_state, b"the newest line")
