@@ -119,14 +119,19 @@ ensure_python_protobuf() {
 # - SwiftPM plans the build again whenever any environment variable differs from the last call's
 #   (TERM, TMUX, a variable of one's own: "Planning build", 13-30 s here), `swift test` included,
 #   and a new plan may list a dependency's trait flags in another order and recompile it. SwiftPM
-#   sees only the variables below (what finds the toolchain, git and the network, the manifest's
-#   own FLOWD_FUZZ and FLOWD_DOCS, and CI), with TERM=dumb, so every terminal shares one plan.
+#   sees only the variables below (what finds the toolchain, git and the network, GIT_* and
+#   SWIFTPM_*, the manifest's own FLOWD_FUZZ and FLOWD_DOCS, and CI), with TERM=dumb, so every
+#   terminal shares one plan.
 swift_build_environment=(HOME PATH USER LOGNAME TMPDIR LANG LC_ALL http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-    no_proxy NO_PROXY GIT_SSL_CAINFO SSL_CERT_FILE SSL_CERT_DIR XDG_CACHE_HOME XDG_CONFIG_HOME FLOWD_FUZZ FLOWD_DOCS CI)
+    no_proxy NO_PROXY SSL_CERT_FILE SSL_CERT_DIR XDG_CACHE_HOME XDG_CONFIG_HOME FLOWD_FUZZ FLOWD_DOCS CI)
 swift_pinned() {
     local pinned=(TERM=dumb) name
     for name in "${swift_build_environment[@]}" "${swift_extra_environment[@]}"; do
         if [ -n "${!name+x}" ]; then pinned+=("$name=${!name}"); fi
+    done
+    # git's and SwiftPM's own settings (a CI may configure git or mirrors through them).
+    for name in $(compgen -e); do
+        case "$name" in GIT_*|SWIFTPM_*) pinned+=("$name=${!name}") ;; esac
     done
     env -i "${pinned[@]}" "$@"
 }
