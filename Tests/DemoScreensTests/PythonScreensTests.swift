@@ -29,8 +29,12 @@ struct PythonScreensTests {
     }
 
     /// With python3 and protobuf (scripts/test installs it), login is spawned as `python3 <absolute script>`.
+    /// Without them it is skipped, except on CI (`CI=true`), where scripts/test installed them.
     @Test func spawnsPythonWhenItCanRun() {
-        guard PythonScreens.check(script: screensDirectory + "/login_screen.py") == nil else { return }  // no python3/protobuf here
+        if let problem = PythonScreens.check(script: screensDirectory + "/login_screen.py") {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("python3 cannot run the login screen on CI: \(problem)") }
+            return
+        }
         #expect(PythonScreens.decide(environment: ["FLOWD_DEMO_DIR": screensDirectory], executable: nil)
             == .spawn(.spawn(executable: "python3", arguments: [screensDirectory + "/login_screen.py"])))
     }

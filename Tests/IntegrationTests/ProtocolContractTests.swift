@@ -126,7 +126,8 @@ struct ProtocolContractTests {
     /// §2: a peer that begins a frame after the handshake and goes silent is cut off with FRAME_TIMEOUT;
     /// others are unaffected.
     @Test func aPeerSilentMidFrameIsCutOffAfterTheFrameTimeout() throws {
-        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--frame-timeout", "0.3"])
+        // 1 s: ten times the slow sender's gap below, so a loaded machine does not stretch a gap past it.
+        let daemon = try DaemonProcess(arguments: ["--app", "tutorial", "--frame-timeout", "1"])
         let stalled = try RawClient(path: daemon.socketPath)
         try stalled.handshake(role: .debug)
         let other = try RawClient(path: daemon.socketPath)
@@ -139,7 +140,8 @@ struct ProtocolContractTests {
         #expect(error.message.contains("6 bytes"), "\(error.message)")
         _ = try other.ping()
 
-        // A slow but steady sender is not cut off: bytes keep coming within the timeout.
+        // A slow but steady sender is not cut off: its frame takes about the timeout in all, but a
+        // byte comes every 0.1 s.
         let slow = try RawClient(path: daemon.socketPath)
         try slow.handshake(role: .debug)
         var ping = Flowd_V1_Envelope()

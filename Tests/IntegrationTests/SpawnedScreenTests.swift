@@ -139,12 +139,16 @@ struct SpawnedScreenTests {
         let item = try #require(try reader.settle().compactMap(\.place).first)
         let debug = try RawClient(path: daemon.socketPath)
         try debug.handshake(role: .debug)
-        // Both screens hosted and acknowledged before the host is stopped.
+        // Both screens hosted and acknowledged before the host is stopped (a poll with a deadline:
+        // not getting there fails the test).
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        var settled = false
+        while !settled, ContinuousClock.now < deadline {
             let tree = try debug.tree()
-            if tree.connections.filter({ $0.role == "screen-host" && $0.screens == 1 }).count == 2, tree.stats.pendingAcks == 0 { break }
+            settled = tree.connections.filter({ $0.role == "screen-host" && $0.screens == 1 }).count == 2 && tree.stats.pendingAcks == 0
+            if !settled { usleep(10_000) }
         }
+        try #require(settled, "both screens were never hosted and acknowledged")
         kill(host.processIdentifier, SIGSTOP)
 
         var presses = 0
