@@ -37,7 +37,9 @@ class Stack:
         self.flowd = subprocess.Popen(
             [os.path.join(bin_dir, "flowd"), "--socket", self.socket, "--no-state", "--app", "launcher"],
             stdin=subprocess.DEVNULL, stdout=self.flowd_log, stderr=subprocess.STDOUT, env=env)
-        self._wait_for(lambda: os.path.exists(self.socket), "flowd to listen", self.flowd)
+        # Ready when it says so, as for the Swift and Python tests: the socket file exists a moment
+        # before flowd listens on it (and may be a stale one).
+        self._wait_for(lambda: "listening on" in self.flowd_output(), "flowd to listen", self.flowd)
         self.web_log = os.path.join(self.dir, "web.log")
         self.web = subprocess.Popen(
             [os.path.join(bin_dir, "flowd-web"), "--socket", self.socket, "--port", "0"],
@@ -48,6 +50,10 @@ class Stack:
         self.token = self.url.split("token=")[1]
         self.base = self.url.split("/?")[0]
         self.port = int(self.base.rsplit(":", 1)[1])
+
+    def flowd_output(self):
+        with open(os.path.join(self.dir, "flowd.log")) as f:
+            return f.read()
 
     def web_output(self):
         with open(self.web_log) as f:
