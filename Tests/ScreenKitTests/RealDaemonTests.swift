@@ -28,6 +28,22 @@ struct RealDaemonTests {
         #expect(daemon.waitForExit() == 0)
     }
 
+    /// The refusal ScreenKitTests' fake daemon imitates (ScreenHostTests' handshakeRefused), from flowd
+    /// itself: a spawn token on the named socket is a fatal UNAUTHORIZED that says why.
+    @Test("a token on the named socket fails connect with flowd's fatal UNAUTHORIZED")
+    func tokenRefused() throws {
+        let daemon = try DaemonProcess()
+        let descriptor = try connectToUnixSocket(path: daemon.socketPath)
+        #expect {
+            _ = try ScreenHost.connect(descriptor: descriptor, name: "x", token: "wrong")
+        } throws: { error in
+            let error = try #require(error as? ScreenKitError)
+            return error.code == .daemon && error.daemonCode == .unauthorized && error.isFatal
+                && error.message.contains("token is only valid on the socket flowd spawned")
+        }
+        #expect(daemon.process.isRunning, "one refused connection leaves flowd serving")
+    }
+
     @Test("connecting where no daemon listens gives a .connect error that says what to do")
     func noDaemon() {
         let directory = makeTemporaryDirectory()

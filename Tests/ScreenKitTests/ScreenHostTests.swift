@@ -24,16 +24,20 @@ struct ScreenHostTests {
         #expect(host.endsWhenLastScreenDismissed)
     }
 
+    /// As flowd refuses a wrong spawn token (docs/protocol.md §13): the fatal `Error`, then
+    /// `Shutdown(PROTOCOL_ERROR)`, with flowd's own message.
     @Test("a fatal Error instead of Welcome fails connect with the daemon's code")
     func handshakeRefused() throws {
         let daemon = try FakeDaemon()
-        try daemon.send(.error(Flowd_V1_Error(code: .unauthorized, message: "bad token", fatal: true)), replyTo: 1)
+        let message = "spawned screen presented a wrong or reused token; use the FLOWD_TOKEN given at spawn"
+        try daemon.send(.error(Flowd_V1_Error(code: .unauthorized, message: message, fatal: true)), replyTo: 1)
+        try daemon.shutdown(.protocolError, message: message)
         #expect {
             _ = try ScreenHost.connect(descriptor: daemon.hostDescriptor, name: "x", token: "wrong")
         } throws: { error in
             let error = try #require(error as? ScreenKitError)
             return error.code == .daemon && error.daemonCode == .unauthorized && error.isFatal
-                && error.message == "bad token"
+                && error.message == message
         }
     }
 
