@@ -47,7 +47,14 @@ struct DaemonRestartTests {
         var logs: [String] = []
         var finishedBeforeKill = false
         for (index, moment) in moments.enumerated() {
-            while screens.isRunning, Self.stepsDone(output) < moment { usleep(2_000) }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while screens.isRunning, Self.stepsDone(output) < moment {
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("the walk did not reach step \(moment) in 60 s: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
+                    return
+                }
+                usleep(2_000)
+            }
             usleep(UInt32.random(in: 0...15_000, using: &generator))
             // The walk is quick: it may have ended (and flowd with it) since.
             guard screens.isRunning, daemon.process.isRunning else { break }
@@ -127,7 +134,8 @@ struct DaemonRestartTests {
         defer { if screens.isRunning { kill(screens.processIdentifier, SIGKILL) } }
 
         // Mid-walk: SIGKILL, and nobody serves for a while — long enough for demo-screens to try.
-        while screens.isRunning, Self.stepsDone(output) < 20 { usleep(2_000) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while screens.isRunning, Self.stepsDone(output) < 20, ContinuousClock.now < deadline { usleep(2_000) }
         try #require(screens.isRunning, "the walk ended before the kill: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
         daemon.signal(SIGKILL)
         _ = daemon.waitForExit()

@@ -45,8 +45,15 @@ struct SpawnedWalkTests {
         try debug.handshake(role: .debug, name: "screen-killer")
         var killed = 0
         for stepsDone in moments {
-            // Paces the killer on the walk (the walk never waits for it).
-            while daemon.process.isRunning, Self.done(in: progress).count < stepsDone { usleep(2_000) }
+            // Paces the killer on the walk (the walk never waits for it); a walk stuck for a minute fails.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while daemon.process.isRunning, Self.done(in: progress).count < stepsDone {
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("the walk did not reach step \(stepsDone) in 60 s", sourceLocation: sourceLocation)
+                    return killed
+                }
+                usleep(2_000)
+            }
             usleep(UInt32.random(in: 0...20_000, using: &generator))
             if Self.killOne(of: daemon, debug, progress: progress, using: &generator) { killed += 1 }
         }
