@@ -61,6 +61,15 @@ ensure_tmux() {
     fi
 }
 
+# ensure_graphviz: dot (Debian's graphviz), for the README tour's `flowctl dot | dot -Tsvg > tree.svg`,
+# which ReadmeTourTests runs as written. Installs graphviz when missing.
+ensure_graphviz() {
+    if ! command -v dot >/dev/null 2>&1; then
+        echo "setup: installing graphviz (dot: the README tour's test)" >&2
+        apt_install graphviz
+    fi
+}
+
 # ensure_protoc: protoc (Debian's protobuf-compiler), for scripts/generate-proto --check, which
 # proves the committed generated code current (it builds protoc-gen-swift itself, once).
 ensure_protoc() {
