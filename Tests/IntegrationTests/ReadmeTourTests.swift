@@ -100,6 +100,8 @@ enum PageCommands {
 //
 // `dot` (graphviz) comes from scripts/test (ensure_graphviz); without it the dot line is skipped with a
 // note, except on CI (CI=true), where it fails.
+//
+// It prints a line per command with its exit status; README_TOUR_SHOW=1 prints each command's output too.
 @Suite("README tour", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
                                    || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/tmux")
                                    || ProcessInfo.processInfo.environment["CI"] == "true"))
