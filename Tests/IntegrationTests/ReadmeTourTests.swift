@@ -290,7 +290,12 @@ final class Tour {
             }
         }
         if !expectation.terminalShows.isEmpty, expectation.run.isTheDemo == false, let terminal {
-            try terminal.waitFor(expectation.terminalShows)
+            do {
+                try terminal.waitFor(expectation.terminalShows)
+            } catch {
+                Issue.record("after README.md \(command), the demo's terminal never showed \(expectation.terminalShows) (above: what it shows)")
+                throw error
+            }
         }
     }
 
