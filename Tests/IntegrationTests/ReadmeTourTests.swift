@@ -266,9 +266,7 @@ final class Tour {
         case .untilInterrupted(let ready, let when):
             // A background command still running stops before the next one starts.
             try interruptRunning()
-            var environment = environment
-            // Apart from the terminal demo's logs (both write flowd.log there).
-            if line.hasPrefix("scripts/demo") { environment["FLOWD_DEMO_LOGS"] = directory + "/logs-\(command.line)" }
+            // scripts/demo --web shares the terminal demo's FLOWD_DEMO_LOGS, as the two demos do by default.
             let process = try ShellProcess(line, directory: command.command.hasPrefix("scripts/") ? repositoryRoot : work, environment: environment)
             guard process.waitForOutput(ready, timeoutSeconds: 60) else {
                 process.kill()
