@@ -98,7 +98,7 @@ enum PageCommands {
 //   pressed keys in the demo (so the recording has something to replay), `--web` once it printed its URLs.
 //   Every wait has a deadline; none is a fixed sleep.
 //
-// `dot` (graphviz) comes from scripts/test (ensure_graphviz); without it the dot line is skipped with a
+// `dot` (graphviz) comes from scripts/test (ensure_doc_tools); without it the dot line is skipped with a
 // note, except on CI (CI=true), where it fails.
 //
 // It prints a line per command with its exit status; README_TOUR_SHOW=1 prints each command's output too.
