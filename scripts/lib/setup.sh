@@ -61,6 +61,18 @@ ensure_tmux() {
     fi
 }
 
+# ensure_doc_tools: the tools the pages' command examples pipe into, which ReadmeTourTests and
+# DocExamplesTests run as written: dot (Debian's graphviz; the README tour's `flowctl dot | dot -Tsvg`)
+# and jq (docs/flowctl.md's `flowctl describe | jq ...`). Installs the missing ones.
+ensure_doc_tools() {
+    local missing=()
+    command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+    command -v jq >/dev/null 2>&1 || missing+=(jq)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]} (the README tour's and the docs' examples)" >&2
+    apt_install "${missing[@]}"
+}
+
 # ensure_protoc: protoc (Debian's protobuf-compiler), for scripts/generate-proto --check, which
 # proves the committed generated code current (it builds protoc-gen-swift itself, once).
 ensure_protoc() {
