@@ -63,8 +63,10 @@ struct DaemonRestartTests {
             let checked = index % 2 == 0
             var before: [String] = []
             if checked {
+                // Stopped, it writes nothing more; the tree request is then read after what it
+                // wrote (in the same loop iteration or a later one), and answered after the commit.
                 kill(screens.processIdentifier, SIGSTOP)
-                usleep(50_000)
+                try #require(waitUntilStopped(screens.processIdentifier), "demo-screens did not stop")
                 guard daemon.process.isRunning, let shape = try? Self.shape(of: daemon) else {
                     kill(screens.processIdentifier, SIGCONT)
                     break
@@ -139,8 +141,15 @@ struct DaemonRestartTests {
         try #require(screens.isRunning, "the walk ended before the kill: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
         daemon.signal(SIGKILL)
         _ = daemon.waitForExit()
-        usleep(400_000)
-        let whileDown = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        // A barrier, not a pause: the host saw flowd go and is reconnecting, into the socket that
+        // nobody serves until the next flowd starts.
+        let noticed = ContinuousClock.now + .seconds(10)
+        var whileDown = ""
+        while !whileDown.contains("reconnect: connection to flowd lost"), ContinuousClock.now < noticed {
+            usleep(5_000)
+            whileDown = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        }
+        try #require(whileDown.contains("reconnect: connection to flowd lost"), "the host did not notice flowd going: \(whileDown)")
         #expect(!whileDown.contains("gave up"), "the host keeps trying while flowd is down: \(whileDown)")
         daemon = try startActivatedFlowd(socket: listening, arguments: arguments, environment: environment)
         #expect(daemon.waitForLog("restored the app from its journal"), "\(daemon.logText)")
