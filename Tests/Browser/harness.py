@@ -13,6 +13,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, ".build-python", "site"))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+
+from flowd_process import FlowdProcess  # noqa: E402
 
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402,F401
@@ -31,15 +34,9 @@ class Stack:
     def __init__(self, bin_dir):
         self.bin = bin_dir
         self.dir = tempfile.mkdtemp(prefix="fwb.", dir="/tmp")  # short: socket paths stay under 107 bytes
-        self.socket = os.path.join(self.dir, "f.sock")
-        env = dict(os.environ, FLOWD_PYTHON_SCREENS="0")
-        self.flowd_log = open(os.path.join(self.dir, "flowd.log"), "w")
-        self.flowd = subprocess.Popen(
-            [os.path.join(bin_dir, "flowd"), "--socket", self.socket, "--no-state", "--app", "launcher"],
-            stdin=subprocess.DEVNULL, stdout=self.flowd_log, stderr=subprocess.STDOUT, env=env)
-        # Ready when it says so, as for the Swift and Python tests: the socket file exists a moment
-        # before flowd listens on it (and may be a stale one).
-        self._wait_for(lambda: "listening on" in self.flowd_output(), "flowd to listen", self.flowd)
+        self.flowd = FlowdProcess(os.path.join(bin_dir, "flowd"), ["--app", "launcher"], self.dir,
+                                  log_path=os.path.join(self.dir, "flowd.log"), environment={"FLOWD_PYTHON_SCREENS": "0"})
+        self.socket = self.flowd.socket_path
         self.web_log = os.path.join(self.dir, "web.log")
         self.web = subprocess.Popen(
             [os.path.join(bin_dir, "flowd-web"), "--socket", self.socket, "--port", "0"],
@@ -50,10 +47,6 @@ class Stack:
         self.token = self.url.split("token=")[1]
         self.base = self.url.split("/?")[0]
         self.port = int(self.base.rsplit(":", 1)[1])
-
-    def flowd_output(self):
-        with open(os.path.join(self.dir, "flowd.log")) as f:
-            return f.read()
 
     def web_output(self):
         with open(self.web_log) as f:
@@ -78,13 +71,14 @@ class Stack:
         return self.flowd.poll() is None and self.web.poll() is None
 
     def stop(self, keep_logs=False):
-        for process in (self.web, self.flowd):
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        if self.web.poll() is None:
+            self.web.terminate()
+            try:
+                self.web.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.web.kill()
+        self.flowd.terminate()
+        self.flowd.close()
         if not keep_logs:
             shutil.rmtree(self.dir, ignore_errors=True)
 

@@ -22,7 +22,8 @@ public func makeTemporaryDirectory() -> String {
 
 /// A real `flowd` process on a socket in its own temporary directory. It is
 /// killed and its directory removed when the value goes away, even if the
-/// test failed.
+/// test failed. Ready once it logs "listening on": the rule of every test's
+/// flowd (the Python and browser tests start theirs with scripts/lib/flowd_process.py).
 public final class DaemonProcess: @unchecked Sendable {
     // @unchecked: `log` is only touched under `condition`; the rest is set in init.
     public let directory: String

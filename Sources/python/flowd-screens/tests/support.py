@@ -23,6 +23,12 @@ if CARDS not in sys.path:
 
 import cards_pb2  # noqa: E402
 
+LAUNCHER = os.path.join(ROOT, "scripts", "lib")
+if LAUNCHER not in sys.path:
+    sys.path.append(LAUNCHER)
+
+from flowd_process import FlowdProcess  # noqa: E402
+
 
 def flowd_binary():
     """$FLOWD_BINARY, else the debug build of this checkout (scripts/test builds it first)."""
@@ -32,9 +38,10 @@ def flowd_binary():
     return path
 
 
-class Daemon:
-    """`flowd serve --app APP --no-state` on a socket in a short temporary directory; killed and its
-    directory removed by `stop()` (use it as a context manager or with addCleanup)."""
+class Daemon(FlowdProcess):
+    """`flowd serve --app APP --no-state` on a socket in a short temporary directory, started as every
+    Python and browser test starts flowd (scripts/lib/flowd_process.py); killed and its directory
+    removed by `stop()` (use it as a context manager or with addCleanup)."""
 
     @staticmethod
     def scratch_directory():
@@ -46,58 +53,13 @@ class Daemon:
         shutil.rmtree(directory, ignore_errors=True)
 
     def __init__(self, app, *arguments, directory=None):
-        self.directory = directory or self.scratch_directory()
-        self.socket_path = os.path.join(self.directory, "flowd.sock")
+        directory = directory or self.scratch_directory()
         # The launcher spawns Python screens; these tests host every kind themselves.
-        environment = dict(os.environ, FLOWD_PYTHON_SCREENS="0")
-        self.process = subprocess.Popen(
-            [flowd_binary(), "serve", "--app", app, "--socket", self.socket_path, "--no-state", *arguments],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
-        self._log = []
-        self._changed = threading.Condition()
-        self._reader = threading.Thread(target=self._read_log, daemon=True)
-        self._reader.start()
-        if not self.wait_for_log("listening on", 30):
-            self.stop()
-            raise RuntimeError(f"flowd did not start:\n{self.log}")
-
-    def _read_log(self):
-        for line in self.process.stderr:
-            with self._changed:
-                self._log.append(line.decode(errors="replace"))
-                self._changed.notify_all()
-
-    @property
-    def log(self):
-        with self._changed:
-            return "".join(self._log)
-
-    def wait_for_log(self, text, timeout=10):
-        """True once flowd's log has `text`; False after `timeout` seconds."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while text not in "".join(self._log):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._changed.wait(min(left, 0.2))
-        return True
-
-    def wait(self, timeout=20):
-        """flowd's exit status, waiting at most `timeout` seconds; its whole log is read by then."""
-        status = self.process.wait(timeout)
-        self._reader.join(5)
-        return status
-
-    def kill(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
+        super().__init__(flowd_binary(), ["serve", "--app", app, *arguments], directory,
+                         environment={"FLOWD_PYTHON_SCREENS": "0"})
 
     def stop(self, remove=True):
-        self.kill()
-        self._reader.join(5)
-        self.process.stderr.close()
+        self.close()
         if remove:
             self.remove(self.directory)
 
