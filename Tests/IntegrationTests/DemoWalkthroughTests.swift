@@ -199,7 +199,8 @@ struct InteractiveDemoTests {
     }
 
     /// The Python login screen draws as wide as the terminal, with the watch line the Swift screens show.
-    @Test(.enabled(if: Terminal.python3 != nil)) func thePythonScreenFillsAWideTerminalAndShowsTheWatchLine() throws {
+    @Test(.enabled(if: Terminal.python3 != nil || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func thePythonScreenFillsAWideTerminalAndShowsTheWatchLine() throws {
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/flowd.sock"
