@@ -43,9 +43,11 @@ extension AppCore {
         var actions = deliveryBuffer
         deliveryBuffer = []
         actions.removeAll(keepingCapacity: true)
-        if case .place(let place) = command, !poolsDecided.contains(place.kind) { decidePool(of: place.kind) }
         let route = route(for: command)
         let serial = delivery.apply(command, route: route, now: loop.now, into: &actions)
+        // A deferred factory's pool is decided at its first screen, after that screen's own spawn:
+        // the pool's processes start after the call, so none of them could serve it any sooner.
+        if case .place(let place) = command, !poolsDecided.contains(place.kind) { decidePool(of: place.kind) }
         if let serial {
             if listened {
                 debug.events.command(command, kind: kind, serial: serial, runtime: runtime, contentType: stateContentType(of: command.screen),
@@ -113,6 +115,12 @@ extension AppCore {
                 performPool(action)
             }
         }
+    }
+
+    /// Whether `screen` still waits for the process the daemon is to start for it (not dismissed
+    /// since it asked): the daemon starts none for a screen that no longer does.
+    func awaitsProcess(_ screen: ScreenID) -> Bool {
+        delivery.screens[screen]?.phase == .spawning
     }
 
     /// The process the daemon started for `screen` runs, on connection `host`.

@@ -42,6 +42,8 @@ extension DaemonCore {
         case .command(let outgoing, let host, let stateContentType):
             if let connection = connections[host] { send(outgoing, stateContentType: stateContentType, to: connection) }
         case .spawn(let screen?, let kind):
+            // Dismissed since it asked (in the same call): no process, rather than one retired at once.
+            guard app.awaitsProcess(screen) else { return }
             if let host = startProcess(for: screen, kind: kind) { app.spawned(screen, host: host) } else { app.spawnFailed(screen) }
         case .spawn(nil, let kind):
             if let host = startProcess(for: nil, kind: kind) { app.pooledSpawned(kind: kind, host: host) } else { app.pooledSpawnFailed(kind: kind) }

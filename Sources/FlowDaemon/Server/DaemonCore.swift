@@ -305,7 +305,12 @@ struct DaemonCore {
         takeShutdownSteps()
         // The links that waited open, then the iteration's inputs are committed (what a host is
         // told is journaled first).
-        if app.hasWaitingLinks { app.openWaitingLinks { [connections] id in connections[id].map { !$0.isClosing } ?? false } }
+        if app.hasWaitingLinks {
+            app.openWaitingLinks { [connections] id in connections[id].map { !$0.isClosing } ?? false }
+            // Before the commit: a spawn that fails feeds the flows, and what they do is journaled
+            // before any host is told.
+            performAppActions()
+        }
         app.commitJournal()
         performAppActions()
         // After every step above, which may have emitted events.
