@@ -124,6 +124,20 @@ ensure_python_protobuf() {
     python3 "$check" --check >&2
 }
 
+# ensure_c_tools: libflowd-screen (Sources/c/flowd-screen, docs/native.md) builds with make and a C11
+# compiler (cc, e.g. Debian's gcc; the fuzz target uses the clang Swift ships) and is tested under
+# valgrind. Installs what is missing.
+ensure_c_tools() {
+    local missing=()
+    command -v make >/dev/null 2>&1 || missing+=(make)
+    command -v cc >/dev/null 2>&1 || missing+=(gcc)
+    command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]} (libflowd-screen, the C library)" >&2
+    apt_install "${missing[@]}"
+}
+
 # swift_build ARGS...: `swift build` whose plan does not depend on the terminal it runs in.
 # - SwiftPM adds -color-diagnostics to every compile when stdout is a terminal whose TERM is not
 #   "dumb", so the same build run from tmux, an IDE or a pipe would change the flags and recompile

@@ -1,0 +1,520 @@
+/* Frames in and out of the one connection, the handshake, what each frame from flowd does, and
+ * reconnecting with the resume token after a drop (docs/protocol.md sections 4, 10, 11, 19). */
+#include "host.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define CALL(host, callback, ...)                                                                  \
+    do {                                                                                           \
+        if ((host)->options.callbacks.callback)                                                    \
+            (host)->options.callbacks.callback((host), __VA_ARGS__, (host)->options.user);         \
+    } while (0)
+
+/* ---- Writing -------------------------------------------------------------------------------- */
+
+static void flush(flowd_screen_host *host) {
+    while (host->fd >= 0 && !host->broken && host->out_start < host->out.size) {
+        ssize_t written = send(host->fd, host->out.data + host->out_start, host->out.size - host->out_start,
+                               MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (written > 0) {
+            host->out_start += (size_t)written;
+        } else if (written < 0 && errno == EINTR) {
+            continue;
+        } else if (written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            break;
+        } else {
+            host->broken = true; /* dispatch treats it as a drop, outside any caller's callback */
+        }
+    }
+    if (host->out_start == host->out.size) host->out_start = host->out.size = 0;
+}
+
+int fh_send(flowd_screen_host *host, uint32_t body_field, const fw_buffer *body, uint64_t reply_to, flowd_error *error) {
+    if (host->fd < 0 || host->phase == FH_ENDED || host->phase == FH_WAITING)
+        return fh_fail(error, FLOWD_ERROR_CLOSED, host->phase == FH_ENDED ? "the host has ended" : "reconnecting to flowd");
+    if (body->failed) return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+    if (host->out.size - host->out_start > FH_MAX_WRITE_QUEUE)
+        return fh_fail(error, FLOWD_ERROR_IO, "flowd is not reading: %zu bytes wait to be written",
+                       host->out.size - host->out_start);
+    fw_put_frame(&host->out, host->next_seq++, reply_to, body_field, body);
+    if (host->out.failed) {
+        host->out.failed = false; /* what was queued before is intact; this frame is not sent */
+        return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+    }
+    flush(host);
+    return 0;
+}
+
+static void send_hello(flowd_screen_host *host) {
+    fw_buffer hello = {0};
+    fw_put_varint_field(&hello, 1, FLOWD_SCREEN_PROTOCOL_VERSION);
+    fw_put_varint_field(&hello, 2, FLOWD_SCREEN_PROTOCOL_VERSION);
+    fw_put_varint_field(&hello, 3, 1); /* ROLE_SCREEN_HOST */
+    fw_put_string_field(&hello, 4, host->token);
+    fw_put_string_field(&hello, 5, host->name);
+    for (size_t i = 0; !host->spawned && i < host->provides_count; i++) fw_put_string_field(&hello, 6, host->provides[i]);
+    fw_put_varint_field(&hello, 7, host->options.max_frame_size);
+    fw_put_varint_field(&hello, 8, (uint64_t)(uint32_t)getpid());
+    if (host->reconnecting) fw_put_string_field(&hello, 9, host->resume_token);
+    fh_send(host, FW_HELLO, &hello, 0, NULL);
+    fw_buffer_free(&hello);
+}
+
+void fh_begin_handshake(flowd_screen_host *host, int fd) {
+    host->fd = fd;
+    host->phase = FH_HANDSHAKE;
+    host->broken = false;
+    host->next_seq = 1;
+    host->max_frame = FW_DEFAULT_MAX_FRAME;
+    host->in.size = host->in_start = 0;
+    host->out.size = host->out_start = 0;
+    host->handshake_deadline_ms = fh_now_ms() + host->options.handshake_timeout_ms;
+    send_hello(host);
+}
+
+/* ---- Ending --------------------------------------------------------------------------------- */
+
+static void close_connection(flowd_screen_host *host) {
+    if (host->fd >= 0) close(host->fd);
+    host->fd = -1;
+    host->broken = false;
+    /* Sizes only: a callback may still hold pointers into the frame being handled. */
+    host->in.size = host->in_start = 0;
+    host->out.size = host->out_start = 0;
+    host->mark_count = 0; /* no Pong of this connection will come */
+}
+
+/* Tells every screen it is gone, newest first, without acks. */
+static void forget_screens(flowd_screen_host *host, int reason) {
+    while (host->screen_count) {
+        size_t newest = 0;
+        for (size_t i = 1; i < host->screen_count; i++)
+            if (host->screens[i].id > host->screens[newest].id) newest = i;
+        flowd_dismiss gone = {.screen_id = host->screens[newest].id, .reason = reason};
+        fh_remove_screen(host, gone.screen_id);
+        CALL(host, dismissed, &gone);
+    }
+}
+
+static void end(flowd_screen_host *host, int reason) {
+    if (host->phase == FH_ENDED) return;
+    flush(host); /* a last Error or Shutdown of ours */
+    close_connection(host);
+    host->phase = FH_ENDED;
+    host->reconnecting = false;
+    host->end.reason = reason;
+    if (reason != FLOWD_END_STOPPED) forget_screens(host, FLOWD_DISMISS_CONNECTION_LOST);
+}
+
+void fh_end_with_error(flowd_screen_host *host, int code, const char *format, ...) {
+    if (host->phase == FH_ENDED) return;
+    host->end.error = (flowd_error){.code = code, .fatal = true};
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(host->end.error.message, sizeof host->end.error.message, format, arguments);
+    va_end(arguments);
+    end(host, FLOWD_END_ERROR);
+}
+
+/* flowd sent what this side cannot take: say so with a fatal Error, as flowd does, and end. */
+static void protocol_error(flowd_screen_host *host, int code, const char *why) {
+    fw_buffer error = {0};
+    fw_put_varint_field(&error, 1, (uint64_t)code);
+    fw_put_string_field(&error, 2, why);
+    fw_put_varint_field(&error, 3, 1);
+    fh_send(host, FW_ERROR, &error, 0, NULL);
+    fw_buffer_free(&error);
+    fh_end_with_error(host, code, "flowd sent %s", why);
+}
+
+void flowd_screen_stop(flowd_screen_host *host) {
+    if (!host || host->phase == FH_ENDED) return;
+    if (host->phase == FH_READY) {
+        fw_buffer shutdown = {0};
+        fw_put_string_field(&shutdown, 2, "the host stopped");
+        fh_send(host, FW_SHUTDOWN, &shutdown, 0, NULL);
+        fw_buffer_free(&shutdown);
+    }
+    end(host, FLOWD_END_STOPPED);
+}
+
+/* ---- Reconnecting --------------------------------------------------------------------------- */
+
+static void connection_event(flowd_screen_host *host, flowd_connection_event event, const char *format, ...) {
+    char text[512];
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(text, sizeof text, format, arguments);
+    va_end(arguments);
+    event.text = text;
+    event.attempts = host->attempts;
+    CALL(host, connection, &event);
+}
+
+/* The connection is gone (end of stream, a reset, Shutdown(HUNG)). A host that can resume starts
+ * reconnecting; otherwise it ends. */
+static void dropped(flowd_screen_host *host, const char *why, bool hung) {
+    close_connection(host);
+    bool can_resume = !host->spawned && host->options.reconnect && host->resume_token && *host->resume_token;
+    if (!can_resume) {
+        if (hung) host->end.shutdown_reason = FLOWD_SHUTDOWN_HUNG;
+        end(host, hung ? FLOWD_END_SHUTDOWN : FLOWD_END_CONNECTION_CLOSED);
+        return;
+    }
+    uint64_t now = fh_now_ms();
+    host->reconnecting = true;
+    host->attempts = 0;
+    host->delay_ms = host->options.reconnect_initial_ms;
+    uint64_t limit = host->options.give_up_after_ms >= 0 ? (uint64_t)host->options.give_up_after_ms
+                                                         : (uint64_t)host->welcome.resume_grace_ms + 1000;
+    host->give_up_at_ms = now + limit;
+    host->next_try_ms = now + host->delay_ms;
+    host->phase = FH_WAITING;
+    connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_DROPPED, .screens = host->screen_count},
+                     "connection to flowd lost (%s) with %zu screen(s); reconnecting to %s to resume", why,
+                     host->screen_count, host->socket_path);
+}
+
+/* A try failed: another after the next delay, or give up. */
+static void try_failed(flowd_screen_host *host, const char *why) {
+    close_connection(host);
+    uint64_t now = fh_now_ms();
+    if (now >= host->give_up_at_ms) {
+        connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_GAVE_UP},
+                         "gave up reconnecting to flowd after %u tr%s; last: %s", host->attempts,
+                         host->attempts == 1 ? "y" : "ies", why);
+        end(host, FLOWD_END_CONNECTION_CLOSED);
+        return;
+    }
+    host->delay_ms = host->delay_ms * 2 > host->options.reconnect_max_ms ? host->options.reconnect_max_ms : host->delay_ms * 2;
+    host->next_try_ms = now + host->delay_ms < host->give_up_at_ms ? now + host->delay_ms : host->give_up_at_ms;
+    host->phase = FH_WAITING;
+}
+
+static void try_reconnect(flowd_screen_host *host) {
+    host->attempts++;
+    flowd_error error;
+    int fd = fh_connect_socket(host->socket_path, &error);
+    if (fd < 0) {
+        try_failed(host, error.message);
+        return;
+    }
+    fh_begin_handshake(host, fd);
+}
+
+/* ---- What flowd sends ----------------------------------------------------------------------- */
+
+static void keep_string(char **into, const char *value) {
+    char *copy = strdup(value ? value : "");
+    if (!copy) return; /* keeps the old one: only names for people */
+    free(*into);
+    *into = copy;
+}
+
+static void welcomed(flowd_screen_host *host, const fw_welcome *message) {
+    keep_string(&host->server, message->welcome.server);
+    keep_string(&host->app, message->welcome.app);
+    keep_string(&host->resume_token, message->resume_token);
+    host->welcome = message->welcome;
+    host->welcome.server = host->server ? host->server : "";
+    host->welcome.app = host->app ? host->app : "";
+    host->welcome.spawned = host->spawned;
+    host->max_frame = message->welcome.max_frame_size ? message->welcome.max_frame_size : FW_DEFAULT_MAX_FRAME;
+    host->welcomed = true;
+    host->phase = FH_READY;
+    if (!host->reconnecting) {
+        CALL(host, welcomed, &host->welcome);
+        return;
+    }
+    host->reconnecting = false;
+    bool resumed = message->welcome.resumed;
+    /* The old connection's screens: a resumed one gets a Place with its id next, if it still exists. */
+    forget_screens(host, resumed ? FLOWD_DISMISS_RESUMED : FLOWD_DISMISS_CONNECTION_LOST);
+    if (!resumed) fh_clear_saved(host); /* a fresh start: flowd's saved states are the screens' now */
+    connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RECONNECTED, .resumed = resumed},
+                     "reconnected to flowd as connection %llu after %u tr%s; %s",
+                     (unsigned long long)message->welcome.connection_id, host->attempts, host->attempts == 1 ? "y" : "ies",
+                     resumed ? "resumed, its screens follow" : "a fresh start");
+    if (host->phase != FH_READY) return; /* a callback stopped the host */
+    CALL(host, welcomed, &host->welcome);
+    if (host->phase != FH_READY) return;
+    for (size_t i = 0; i < host->saved_count; i++) {
+        fw_buffer save = {0};
+        fw_put_varint_field(&save, 1, host->saved[i].id);
+        fw_put_bytes_field(&save, 2, host->saved[i].data, host->saved[i].size);
+        fh_send(host, FW_SAVE_STATE, &save, 0, NULL);
+        fw_buffer_free(&save);
+    }
+    size_t resent = fh_resend_inputs(host);
+    if (resent)
+        connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RESENT, .inputs = resent},
+                         "sent again %zu input(s) flowd had not confirmed; it applies each once", resent);
+}
+
+/* A command's callback, then its ack unless the host acks by hand. */
+static void acked_after(flowd_screen_host *host, uint64_t screen_id, uint64_t serial) {
+    bool ack = !host->options.manual_acks && !host->defer_ack;
+    host->in_command = false;
+    host->defer_ack = false;
+    if (ack && host->phase == FH_READY) fh_ack(host, screen_id, serial, NULL);
+}
+
+static void handle_error(flowd_screen_host *host, const flowd_error *error) {
+    if (error->fatal) {
+        host->end.error = *error;
+        end(host, FLOWD_END_ERROR);
+        return;
+    }
+    CALL(host, error, error);
+    if (error->code == FLOWD_ERROR_ACK_TIMEOUT && host->phase == FH_READY && fh_find_screen(host, error->screen_id)) {
+        /* flowd removed the screen by force: drop it too, without an ack (section 6). */
+        flowd_dismiss gone = {.screen_id = error->screen_id, .reason = FLOWD_DISMISS_ACK_TIMEOUT};
+        fh_remove_screen(host, gone.screen_id);
+        fh_remove_saved(host, gone.screen_id);
+        CALL(host, dismissed, &gone);
+    }
+}
+
+static void handle_shutdown(flowd_screen_host *host, const fw_shutdown *shutdown) {
+    if (shutdown->reason == FLOWD_SHUTDOWN_HUNG) {
+        dropped(host, "hung", true);
+        return;
+    }
+    host->end.shutdown_reason = shutdown->reason;
+    snprintf(host->end.shutdown_message, sizeof host->end.shutdown_message, "%s", shutdown->message);
+    end(host, host->spawned && shutdown->reason == FLOWD_SHUTDOWN_SCREEN_DISMISSED ? FLOWD_END_SCREEN_DISMISSED
+                                                                                  : FLOWD_END_SHUTDOWN);
+}
+
+/* Before Welcome: a Welcome, or a fatal Error. */
+static void handle_handshake(flowd_screen_host *host, const fw_envelope *envelope, char *why, size_t why_size) {
+    if (envelope->body_field == FW_WELCOME) {
+        fw_welcome welcome;
+        if (fw_decode_welcome(envelope->body, &host->arena, &welcome, why, why_size) < 0)
+            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why);
+        else
+            welcomed(host, &welcome);
+        return;
+    }
+    if (envelope->body_field == FW_ERROR) {
+        flowd_error error;
+        if (fw_decode_error(envelope->body, &host->arena, &error, why, why_size) < 0) {
+            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why);
+        } else if (error.code == FLOWD_ERROR_RESUME_REFUSED && host->reconnecting) {
+            /* The old screens are gone: tell the host, and connect again at once without a token. */
+            free(host->resume_token);
+            host->resume_token = NULL;
+            close_connection(host);
+            forget_screens(host, FLOWD_DISMISS_CONNECTION_LOST);
+            fh_clear_saved(host);
+            host->phase = FH_WAITING;
+            host->next_try_ms = fh_now_ms();
+            connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RESUME_REFUSED},
+                             "flowd refused to resume (%s); the old screens are gone, connecting again as a new host",
+                             error.message);
+        } else if (error.fatal) {
+            handle_error(host, &error);
+        } else {
+            CALL(host, error, &error);
+        }
+        return;
+    }
+    snprintf(why, why_size, "body %u before Welcome", envelope->body_field);
+    protocol_error(host, FLOWD_ERROR_UNEXPECTED_MESSAGE, why);
+}
+
+static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
+    char why[256];
+    if (host->phase == FH_HANDSHAKE) {
+        handle_handshake(host, envelope, why, sizeof why);
+        return;
+    }
+    switch (envelope->body_field) {
+    case FW_PLACE: {
+        flowd_place place;
+        if (fw_decode_place(envelope->body, &host->arena, &place, why, sizeof why) < 0) break;
+        if (!fh_add_screen(host, place.screen_id)) {
+            fh_end_with_error(host, FLOWD_ERROR_NO_MEMORY, "out of memory for screen %llu", (unsigned long long)place.screen_id);
+            return;
+        }
+        fh_saved *saved = fh_find_saved(host, place.screen_id);
+        if (saved) { /* ours is the newest (section 19) */
+            place.saved_state = saved->data ? saved->data : (const uint8_t *)"";
+            place.saved_state_size = saved->size;
+        }
+        host->in_command = true;
+        CALL(host, placed, &place);
+        acked_after(host, place.screen_id, place.serial);
+        return;
+    }
+    case FW_UPDATE: {
+        flowd_update update;
+        if (fw_decode_update(envelope->body, &host->arena, &update, why, sizeof why) < 0) break;
+        host->in_command = true;
+        CALL(host, updated, &update);
+        acked_after(host, update.screen_id, update.serial);
+        return;
+    }
+    case FW_PLACEMENT_CHANGED: {
+        flowd_placement_changed change;
+        if (fw_decode_placement_changed(envelope->body, &host->arena, &change, why, sizeof why) < 0) break;
+        host->in_command = true;
+        CALL(host, placement_changed, &change);
+        acked_after(host, change.screen_id, change.serial);
+        return;
+    }
+    case FW_DISMISS: {
+        flowd_dismiss dismiss;
+        if (fw_decode_dismiss(envelope->body, &dismiss, why, sizeof why) < 0) break;
+        fh_remove_screen(host, dismiss.screen_id);
+        fh_remove_saved(host, dismiss.screen_id);
+        host->in_command = true;
+        CALL(host, dismissed, &dismiss);
+        acked_after(host, dismiss.screen_id, dismiss.serial);
+        return;
+    }
+    case FW_ERROR: {
+        flowd_error error;
+        if (fw_decode_error(envelope->body, &host->arena, &error, why, sizeof why) < 0) break;
+        handle_error(host, &error);
+        return;
+    }
+    case FW_PING: {
+        uint64_t nonce;
+        if (fw_decode_nonce(envelope->body, &nonce, why, sizeof why) < 0) break;
+        fw_buffer pong = {0};
+        fw_put_varint_field(&pong, 1, nonce);
+        fh_send(host, FW_PONG, &pong, envelope->seq, NULL);
+        fw_buffer_free(&pong);
+        return;
+    }
+    case FW_PONG: {
+        uint64_t nonce;
+        if (fw_decode_nonce(envelope->body, &nonce, why, sizeof why) < 0) break;
+        fh_pong(host, nonce);
+        return;
+    }
+    case FW_SHUTDOWN: {
+        fw_shutdown shutdown;
+        if (fw_decode_shutdown(envelope->body, &host->arena, &shutdown, why, sizeof why) < 0) break;
+        handle_shutdown(host, &shutdown);
+        return;
+    }
+    case FW_LINK_OPENED: {
+        flowd_link_opened opened;
+        if (fw_decode_link_opened(envelope->body, &host->arena, &opened, why, sizeof why) < 0) break;
+        CALL(host, link_opened, &opened);
+        return;
+    }
+    default:
+        snprintf(why, sizeof why, "body %u, which flowd never sends a screen host", envelope->body_field);
+        protocol_error(host, FLOWD_ERROR_UNEXPECTED_MESSAGE, why);
+        return;
+    }
+    protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why); /* a body that did not decode */
+}
+
+/* ---- Reading -------------------------------------------------------------------------------- */
+
+/* 1: bytes read; 0: none now; -1: the end of the stream, or an error (`why`). */
+static int read_some(flowd_screen_host *host, char *why, size_t why_size) {
+    fw_buffer *in = &host->in;
+    if (in->capacity - in->size < 65536) {
+        if (host->in_start) { /* keep only the unfinished frame */
+            memmove(in->data, in->data + host->in_start, in->size - host->in_start);
+            in->size -= host->in_start;
+            host->in_start = 0;
+        }
+        if (!fw_reserve(in, 65536)) {
+            in->failed = false;
+            snprintf(why, why_size, "out of memory for the incoming frames");
+            return -1;
+        }
+    }
+    for (;;) {
+        ssize_t got = recv(host->fd, in->data + in->size, in->capacity - in->size, MSG_DONTWAIT);
+        if (got > 0) {
+            in->size += (size_t)got;
+            return 1;
+        }
+        if (got == 0) {
+            snprintf(why, why_size, "connection closed");
+            return -1;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+        snprintf(why, why_size, "read: %s", strerror(errno));
+        return -1;
+    }
+}
+
+static void handle_frames(flowd_screen_host *host) {
+    int fd = host->fd;
+    char why[256];
+    while (host->fd == fd && (host->phase == FH_HANDSHAKE || host->phase == FH_READY)) {
+        fw_slice frame;
+        size_t used;
+        int got = fw_next_frame(host->in.data + host->in_start, host->in.size - host->in_start, host->max_frame,
+                                &frame, &used, why, sizeof why);
+        if (got == 0) break;
+        if (got < 0) {
+            protocol_error(host, strstr(why, "over the maximum") ? FLOWD_ERROR_FRAME_TOO_LARGE : FLOWD_ERROR_MALFORMED_FRAME, why);
+            break;
+        }
+        host->in_start += used;
+        fw_envelope envelope;
+        if (fw_decode_envelope(frame, &envelope, why, sizeof why) < 0)
+            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why);
+        else
+            handle(host, &envelope);
+        fw_arena_reset(&host->arena);
+    }
+    if (host->fd == fd && host->in_start == host->in.size) host->in_start = host->in.size = 0;
+}
+
+/* The connection broke: before Welcome a failed try (or, the first time, the end), after it a drop. */
+static void lost(flowd_screen_host *host, const char *why) {
+    if (host->phase == FH_HANDSHAKE) {
+        if (host->reconnecting)
+            try_failed(host, why);
+        else
+            fh_end_with_error(host, FLOWD_ERROR_NO_WELCOME, "flowd closed the connection before Welcome (%s)", why);
+        return;
+    }
+    dropped(host, why, false);
+}
+
+int flowd_screen_dispatch(flowd_screen_host *host) {
+    if (!host) return 1;
+    if (host->phase == FH_WAITING && fh_now_ms() >= host->next_try_ms) try_reconnect(host);
+    if (host->phase == FH_HANDSHAKE || host->phase == FH_READY) {
+        flush(host);
+        char why[256];
+        /* A bounded number of reads, so that one busy connection cannot keep the loop to itself. */
+        for (int reads = 0; reads < 16 && host->fd >= 0 && !host->broken; reads++) {
+            int got = read_some(host, why, sizeof why);
+            if (got < 0) {
+                lost(host, why);
+                break;
+            }
+            if (got == 0) break;
+            handle_frames(host);
+        }
+        if (host->broken && host->fd >= 0) lost(host, "write failed");
+        if (host->phase == FH_HANDSHAKE && fh_now_ms() >= host->handshake_deadline_ms) {
+            snprintf(why, sizeof why, "no Welcome within %u ms", host->options.handshake_timeout_ms);
+            if (host->reconnecting)
+                try_failed(host, why);
+            else
+                fh_end_with_error(host, FLOWD_ERROR_NO_WELCOME, "%s", why);
+        }
+        flush(host);
+    }
+    return host->phase == FH_ENDED;
+}

@@ -1,0 +1,789 @@
+/* libflowd-screen against a real flowd: the conformance suite the Python library has, in C.
+ *
+ *   conformance [NAME...]     runs every test (or those named), each in a process of its own
+ *
+ * FLOWD_BINARY names the flowd to test (scripts/libflowd-screen test sets it). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support.h"
+#include "wire.h"
+
+static daemon_process *daemons[4];
+static proxy *current_proxy;
+
+void check_failed(const char *file, int line, const char *text) {
+    fprintf(stderr, "  %s:%d: check failed: %s\n", file, line, text);
+    if (current_proxy) proxy_close(current_proxy);
+    for (int i = 0; i < 4; i++)
+        if (daemons[i]) {
+            char *log = daemon_log(daemons[i]);
+            if (getenv("FLOWD_SCREEN_TEST_VERBOSE") && log) fprintf(stderr, "--- flowd's log ---\n%s\n", log);
+            free(log);
+            daemon_stop(daemons[i]);
+        }
+    exit(1);
+}
+
+static daemon_process *start(const char *app, const char *const *arguments) {
+    static daemon_process storage[4];
+    for (int i = 0; i < 4; i++)
+        if (!daemons[i]) {
+            daemon_start(&storage[i], app, NULL, arguments);
+            return daemons[i] = &storage[i];
+        }
+    check_failed(__FILE__, __LINE__, "at most 4 daemons");
+    return NULL;
+}
+
+static void finish(void) {
+    if (current_proxy) proxy_close(current_proxy);
+    current_proxy = NULL;
+    for (int i = 0; i < 4; i++)
+        if (daemons[i]) daemon_stop(daemons[i]);
+}
+
+static const char *const ITEM[] = {"item", NULL};
+
+static int error_count_of(record *rec, int code) {
+    int count = 0;
+    for (int i = 0; i < rec->error_count; i++) count += rec->errors[i].code == code;
+    return count;
+}
+
+static const flowd_error *error_of(record *rec, int code) {
+    for (int i = 0; i < rec->error_count; i++)
+        if (rec->errors[i].code == code) return &rec->errors[i];
+    check_failed(__FILE__, __LINE__, flowd_error_name(code));
+    return NULL;
+}
+
+static bool has_line(record *rec, const char *text) {
+    for (int i = 0; i < rec->line_count; i++)
+        if (!strcmp(rec->lines[i], text)) return true;
+    return false;
+}
+
+static bool has_event(record *rec, int kind) {
+    for (int i = 0; i < rec->connection_event_count; i++)
+        if (rec->connection_events[i] == kind) return true;
+    return false;
+}
+
+/* ---- Handshake and screens ------------------------------------------------------------------ */
+
+static void test_handshake_says_who_flowd_is_and_reports_unknown_kinds(void) {
+    daemon_process *daemon = start("tutorial", NULL);
+    record rec;
+    const char *const kinds[] = {"tutorial", "no-such-kind", NULL};
+    record_connect(&rec, daemon->socket_path, kinds, NULL);
+    barrier(&rec, 5000);
+    const flowd_welcome *welcome = flowd_screen_welcome(rec.host);
+    CHECK(welcome);
+    CHECK_STR(welcome->app, "tutorial");
+    CHECK(!strncmp(welcome->server, "flowd ", 6));
+    CHECK(welcome->connection_id > 0);
+    CHECK_EQ_INT(welcome->resume_grace_ms, 5000);
+    CHECK(!welcome->resumed && !welcome->spawned);
+    CHECK_EQ_INT(rec.line_count, 1);
+    CHECK_STR(rec.lines[0], "+ tutorial Welcome");
+    const flowd_error *unknown = error_of(&rec, FLOWD_ERROR_UNKNOWN_KIND);
+    CHECK(strstr(unknown->message, "no-such-kind"));
+    CHECK(!unknown->fatal);
+    flowd_screen_free(rec.host);
+}
+
+static bool ended(record *rec) {
+    return host_ended(rec);
+}
+
+static void test_placed_updated_and_dismissed(void) {
+    daemon_process *daemon = start("mirror", NULL);
+    record rec;
+    const char *const kinds[] = {"item", "tutorial", NULL};
+    record_connect(&rec, daemon->socket_path, kinds, NULL);
+    barrier(&rec, 5000);
+    CHECK_EQ_INT(rec.screen_count, 2);
+    seen_screen *item = &rec.screens[0], *mirror = &rec.screens[1];
+    CHECK_STR(item->kind, "item");
+    CHECK_STR(mirror->kind, "tutorial");
+    CHECK_EQ_INT(item->path_count, 3);
+    CHECK_EQ_INT(item->path_kinds[0], FLOWD_NODE_WINDOW);
+    CHECK_EQ_INT(item->path_kinds[1], FLOWD_NODE_TAB_BAR);
+    CHECK_EQ_INT(item->path_kinds[2], FLOWD_NODE_SCREEN);
+    CHECK_EQ_INT(item->tab_count, 2);
+    CHECK(item->visible && !mirror->visible);
+
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, item->id, PRESS(0), NULL), 0); /* Count: both get a new state */
+    barrier(&rec, 5000);
+    CHECK_STR(rec.lines[rec.line_count - 2], "~ item Count 1");
+    CHECK_STR(rec.lines[rec.line_count - 1], "~ tutorial Count 1");
+
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, item->id, PRESS(1), NULL), 0); /* Finish: the app ends */
+    run_until(&rec, ended, 10000);
+    const flowd_end *end = flowd_screen_end(rec.host);
+    CHECK_EQ_INT(end->reason, FLOWD_END_SHUTDOWN);
+    CHECK_EQ_INT(end->shutdown_reason, FLOWD_SHUTDOWN_APP_FINISHED);
+    CHECK_STR(rec.lines[rec.line_count - 2], "- Count 1 FLOW_FINISHED");
+    CHECK_STR(rec.lines[rec.line_count - 1], "- Count 1 FLOW_FINISHED");
+    CHECK_EQ_INT(flowd_screen_count(rec.host), 0);
+    CHECK_EQ_INT(daemon_wait(daemon, 10000), 0);
+    flowd_screen_free(rec.host);
+}
+
+static void test_an_output_round_trip_is_complete_when_ping_returns(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    CHECK_EQ_INT(first->stack_index, 0);
+    CHECK(!first->animated);
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, first->id, PRESS(0), NULL), 0); /* Push */
+    barrier(&rec, 5000); /* the Place and PlacementChanged the output caused are handled by now */
+    seen_screen *second = record_screen(&rec, "Item 2");
+    CHECK_EQ_INT(second->stack_index, 1);
+    CHECK(second->animated);
+    CHECK_EQ_INT(rec.line_count, 3);
+    CHECK_STR(rec.lines[1], "+ item Item 2");
+    CHECK_STR(rec.lines[2], "> Item 1 COVERED");
+    CHECK(!first->visible);
+    CHECK_EQ_INT(rec.error_count, 0);
+    flowd_screen_free(rec.host);
+}
+
+/* ---- Navigation -------------------------------------------------------------------------------- */
+
+static void test_back_with_a_cancelled_and_a_committed_gesture(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    flowd_screen_send_json(rec.host, record_screen(&rec, "Item 1")->id, PRESS(0), NULL);
+    barrier(&rec, 5000);
+    seen_screen *second = record_screen(&rec, "Item 2");
+    CHECK_EQ_INT(flowd_screen_back(rec.host, second->id, FLOWD_PHASE_BEGIN, NULL), 0);
+    CHECK_EQ_INT(flowd_screen_back(rec.host, second->id, FLOWD_PHASE_CANCEL, NULL), 0); /* a swipe given up */
+    barrier(&rec, 5000);
+    CHECK(!second->dismissed);
+    CHECK_EQ_INT(flowd_screen_back(rec.host, second->id, FLOWD_PHASE_BEGIN, NULL), 0);
+    CHECK_EQ_INT(flowd_screen_back(rec.host, second->id, FLOWD_PHASE_COMMIT, NULL), 0);
+    barrier(&rec, 5000);
+    CHECK(second->dismissed);
+    CHECK_EQ_INT(second->dismiss_reason, FLOWD_DISMISS_USER_NAVIGATION);
+    CHECK_STR(rec.lines[rec.line_count - 2], "- Item 2 USER_NAVIGATION");
+    CHECK_STR(rec.lines[rec.line_count - 1], "> Item 1 UNCOVERED");
+    CHECK(record_screen(&rec, "Item 1")->visible);
+    CHECK_EQ_INT(rec.error_count, 0);
+    flowd_screen_free(rec.host);
+}
+
+static void test_close_modal(void) {
+    daemon_process *daemon = start("modal", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    flowd_screen_send_json(rec.host, record_screen(&rec, "Home")->id, PRESS(0), NULL); /* Present */
+    barrier(&rec, 5000);
+    seen_screen *detail = record_screen(&rec, "Detail 1");
+    CHECK(detail->modal);
+    CHECK_EQ_INT(flowd_screen_close_modal(rec.host, detail->id, FLOWD_PHASE_IMMEDIATE, NULL), 0);
+    barrier(&rec, 5000);
+    CHECK_EQ_INT(detail->dismiss_reason, FLOWD_DISMISS_USER_NAVIGATION);
+    CHECK(record_screen(&rec, "Home")->visible);
+    flowd_screen_free(rec.host);
+}
+
+static void test_select_tab(void) {
+    daemon_process *daemon = start("mirror", NULL);
+    record rec;
+    const char *const kinds[] = {"item", "tutorial", NULL};
+    record_connect(&rec, daemon->socket_path, kinds, NULL);
+    barrier(&rec, 5000);
+    seen_screen *item = &rec.screens[0], *mirror = &rec.screens[1];
+    CHECK_EQ_INT(flowd_screen_select_tab(rec.host, item->id, 1, NULL), 0);
+    barrier(&rec, 5000);
+    CHECK(!item->visible && mirror->visible);
+    CHECK(has_line(&rec, "> Count 0 TAB_SELECTED")); /* a tab switch is TAB_SELECTED, never UNCOVERED */
+    CHECK(has_line(&rec, "> Count 0 TAB_DESELECTED"));
+    CHECK(!has_line(&rec, "> Count 0 UNCOVERED"));
+    flowd_screen_free(rec.host);
+}
+
+/* ---- Errors -------------------------------------------------------------------------------------- */
+
+static void test_bad_inputs_are_typed_errors_and_the_host_carries_on(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, first->id, "{\"nonsense\":{}}", NULL), 0);
+    CHECK_EQ_INT(flowd_screen_back(rec.host, first->id, FLOWD_PHASE_IMMEDIATE, NULL), 0); /* its stack's root */
+    CHECK_EQ_INT(flowd_screen_ack(rec.host, first->id, 99, NULL), 0);
+    flowd_payload text = {.content_type = "text/plain", .data = (const uint8_t *)"hi", .size = 2};
+    CHECK_EQ_INT(flowd_screen_send_output(rec.host, first->id, &text, NULL), 0);
+    barrier(&rec, 5000);
+    CHECK_EQ_INT(rec.error_count, 4);
+    CHECK_EQ_INT(rec.errors[0].code, FLOWD_ERROR_BAD_PAYLOAD);
+    CHECK_EQ_INT(rec.errors[0].screen_id, first->id);
+    CHECK(!rec.errors[0].fatal);
+    CHECK_EQ_INT(rec.errors[1].code, FLOWD_ERROR_INVALID_NAVIGATION);
+    CHECK_EQ_INT(rec.errors[2].code, FLOWD_ERROR_UNKNOWN_SERIAL);
+    CHECK_EQ_INT(rec.errors[2].serial, 99);
+    CHECK_EQ_INT(rec.errors[3].code, FLOWD_ERROR_BAD_PAYLOAD);
+    CHECK(strstr(rec.errors[3].message, "text/plain")); /* names both content types */
+    CHECK(strstr(rec.errors[3].message, "flowd.demo.v1.CardOutput"));
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, first->id, PRESS(0), NULL), 0);
+    barrier(&rec, 5000);
+    record_screen(&rec, "Item 2");
+    flowd_screen_free(rec.host);
+}
+
+static bool detail_gone_or_timeout(record *rec) {
+    return error_count_of(rec, FLOWD_ERROR_ACK_TIMEOUT) > 0;
+}
+
+static bool detail_gone(record *rec) {
+    for (int i = 0; i < rec->screen_count; i++)
+        if (!strcmp(rec->screens[i].title, "Detail 1") && rec->screens[i].dismissed) return true;
+    return false;
+}
+
+static void test_an_unacked_command_times_out_and_the_screen_goes(void) {
+    const char *const arguments[] = {"--ack-timeout", "0.5", NULL};
+    daemon_process *daemon = start("modal", arguments);
+    flowd_screen_options options;
+    flowd_screen_options_init(&options);
+    options.manual_acks = true;
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, &options);
+    barrier(&rec, 5000);
+    seen_screen *home = record_screen(&rec, "Home");
+    CHECK_EQ_INT(flowd_screen_ack(rec.host, home->id, home->serial, NULL), 0); /* by hand: Home stays */
+    flowd_screen_send_json(rec.host, home->id, PRESS(0), NULL);               /* Present: never acked */
+    barrier(&rec, 5000);
+    CHECK_EQ_INT(flowd_screen_ack(rec.host, home->id, home->serial, NULL), 0); /* its PlacementChanged */
+    CHECK(run_until(&rec, detail_gone, 5000));
+    seen_screen *detail = &rec.screens[rec.screen_count - 1];
+    CHECK_EQ_INT(detail->dismiss_reason, FLOWD_DISMISS_ACK_TIMEOUT);
+    const flowd_error *timeout = error_of(&rec, FLOWD_ERROR_ACK_TIMEOUT);
+    CHECK_EQ_INT(timeout->screen_id, detail->id);
+    CHECK(!timeout->fatal);
+    barrier(&rec, 5000);
+    CHECK(!home->dismissed);
+    CHECK_EQ_INT(flowd_screen_count(rec.host), 1);
+    flowd_screen_free(rec.host);
+}
+
+static bool never(record *rec) {
+    (void)rec;
+    return false;
+}
+
+static void test_a_deferred_ack_is_sent_by_hand(void) {
+    const char *const arguments[] = {"--ack-timeout", "0.5", NULL};
+    daemon_process *daemon = start("deep-stack", arguments);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    rec.defer_places = true; /* every Place waits for an ack by hand */
+    barrier(&rec, 5000);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    CHECK_EQ_INT(flowd_screen_ack(rec.host, first->id, first->serial, NULL), 0); /* drawn: acked in time */
+    run_until(&rec, never, 1000); /* twice the ack timeout */
+    CHECK_EQ_INT(error_count_of(&rec, FLOWD_ERROR_ACK_TIMEOUT), 0);
+    flowd_screen_send_json(rec.host, first->id, PRESS(0), NULL); /* Item 2: deferred and never acked */
+    CHECK(run_until(&rec, detail_gone_or_timeout, 3000));
+    seen_screen *second = &rec.screens[rec.screen_count - 1];
+    CHECK_STR(second->title, "Item 2");
+    CHECK_EQ_INT(second->dismiss_reason, FLOWD_DISMISS_ACK_TIMEOUT);
+    CHECK(!first->dismissed);
+    flowd_screen_free(rec.host);
+}
+
+static void test_local_misuse_is_refused_before_sending(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    flowd_error error;
+    CHECK_EQ_INT(flowd_screen_ping(rec.host, NULL, &error), -1); /* no Welcome yet */
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_CLOSED);
+    barrier(&rec, 5000);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, 424242, PRESS(0), &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_NOT_HOSTED);
+    CHECK(strstr(error.message, "424242"));
+    CHECK_EQ_INT(flowd_screen_back(rec.host, first->id, (flowd_phase)7, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    static char big[FLOWD_SCREEN_MAX_SAVED_STATE + 1];
+    CHECK_EQ_INT(flowd_screen_save_state(rec.host, first->id, big, sizeof big, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "16384"));
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, first->id, NULL, &error), -1);
+    CHECK_EQ_INT(flowd_screen_send_output(rec.host, first->id, NULL, &error), -1);
+    CHECK_EQ_INT(flowd_screen_ack(rec.host, first->id, 0, &error), -1);
+    CHECK_EQ_INT(flowd_screen_open_link(rec.host, NULL, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    barrier(&rec, 5000);
+    CHECK_EQ_INT(rec.error_count, 0); /* nothing reached flowd */
+    flowd_screen_free(rec.host);
+}
+
+static void test_a_fatal_error_ends_the_host(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    /* A second Hello breaks the protocol: written past the library, on its descriptor. */
+    fw_buffer hello = {0}, frame = {0};
+    fw_put_varint_field(&hello, 1, 1);
+    fw_put_varint_field(&hello, 2, 1);
+    fw_put_varint_field(&hello, 3, 1);
+    fw_put_frame(&frame, 99, 0, FW_HELLO, &hello);
+    CHECK(write(flowd_screen_fd(rec.host), frame.data, frame.size) == (ssize_t)frame.size);
+    fw_buffer_free(&hello);
+    fw_buffer_free(&frame);
+    run_until(&rec, ended, 5000);
+    const flowd_end *end = flowd_screen_end(rec.host);
+    CHECK_EQ_INT(end->reason, FLOWD_END_ERROR);
+    CHECK_EQ_INT(end->error.code, FLOWD_ERROR_UNEXPECTED_MESSAGE);
+    CHECK(end->error.fatal);
+    CHECK(!has_event(&rec, FLOWD_CONNECTION_DROPPED)); /* broken, not dropped: no resume */
+    flowd_error error;
+    CHECK_EQ_INT(flowd_screen_ping(rec.host, NULL, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_CLOSED);
+    CHECK_EQ_INT(flowd_screen_dispatch(rec.host), 1); /* stays ended */
+    CHECK_EQ_INT(flowd_screen_fd(rec.host), -1);
+    flowd_screen_free(rec.host);
+}
+
+static void test_connecting_and_spawning_errors(void) {
+    flowd_screen_options options;
+    flowd_screen_options_init(&options);
+    flowd_error error;
+    options.socket_path = "/tmp/no-such-dir-for-flowd/flowd.sock";
+    CHECK(!flowd_screen_connect(&options, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_CONNECT);
+    CHECK(strstr(error.message, "/tmp/no-such-dir-for-flowd/flowd.sock"));
+    static char long_path[200];
+    memset(long_path, 'x', sizeof long_path - 1);
+    long_path[0] = '/';
+    options.socket_path = long_path;
+    CHECK(!flowd_screen_connect(&options, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "over the 107"));
+    options.socket_path = "/tmp/x.sock";
+    options.max_frame_size = 100;
+    CHECK(!flowd_screen_connect(&options, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    options.max_frame_size = 0;
+    CHECK(!flowd_screen_connect(NULL, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+
+    unsetenv("FLOWD_SOCKET_FD");
+    CHECK(!flowd_screen_is_spawned());
+    CHECK(!flowd_screen_spawned(&options, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_NOT_SPAWNED);
+    setenv("FLOWD_SOCKET_FD", "three", 1);
+    CHECK(!flowd_screen_spawned(&options, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_NOT_SPAWNED);
+    CHECK(strstr(error.message, "three"));
+    setenv("FLOWD_SOCKET_FD", "3", 1);
+    unsetenv("FLOWD_TOKEN");
+    CHECK(!flowd_screen_spawned(&options, &error));
+    CHECK(strstr(error.message, "FLOWD_TOKEN"));
+    setenv("FLOWD_TOKEN", "t", 1);
+    setenv("FLOWD_SOCKET_FD", "999", 1);
+    CHECK(!flowd_screen_spawned(&options, &error));
+    CHECK(strstr(error.message, "not an open descriptor"));
+    unsetenv("FLOWD_SOCKET_FD");
+    CHECK_STR(flowd_error_name(FLOWD_ERROR_RESUME_REFUSED), "RESUME_REFUSED");
+    CHECK_STR(flowd_error_name(FLOWD_ERROR_NOT_HOSTED), "NOT_HOSTED");
+    CHECK_STR(flowd_error_name(777), "UNSPECIFIED");
+}
+
+/* ---- Bad bytes from the other side: the test plays flowd on a socket pair ----------------------- */
+
+static flowd_screen_host *host_on_pair(int *peer, record *rec) {
+    int pair[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+    char fd[16];
+    snprintf(fd, sizeof fd, "%d", pair[1]);
+    setenv("FLOWD_SOCKET_FD", fd, 1);
+    setenv("FLOWD_TOKEN", "a-token", 1);
+    flowd_screen_options options;
+    flowd_screen_options_init(&options);
+    memset(rec, 0, sizeof *rec);
+    record_callbacks(&options, rec);
+    flowd_error error;
+    rec->host = flowd_screen_open(&options, &error);
+    unsetenv("FLOWD_SOCKET_FD");
+    CHECK(rec->host);
+    *peer = pair[0];
+    return rec->host;
+}
+
+/* What the host wrote: its frames' envelopes' body fields, in order. */
+static int read_bodies(int peer, uint32_t *bodies, int capacity, flowd_error *error_sent) {
+    static uint8_t bytes[65536];
+    struct pollfd watch = {peer, POLLIN, 0};
+    size_t size = 0;
+    while (poll(&watch, 1, 200) > 0) {
+        ssize_t got = read(peer, bytes + size, sizeof bytes - size);
+        if (got <= 0) break;
+        size += (size_t)got;
+    }
+    int count = 0;
+    size_t at = 0;
+    fw_slice frame;
+    size_t used;
+    char why[100];
+    while (count < capacity && fw_next_frame(bytes + at, size - at, 1 << 20, &frame, &used, why, sizeof why) == 1) {
+        fw_envelope envelope;
+        CHECK(fw_decode_envelope(frame, &envelope, why, sizeof why) == 0);
+        bodies[count++] = envelope.body_field;
+        fw_arena arena = {0};
+        if (envelope.body_field == FW_ERROR && error_sent) fw_decode_error(envelope.body, &arena, error_sent, why, sizeof why);
+        at += used;
+    }
+    return count;
+}
+
+static void write_frame(int peer, uint32_t body_field, const fw_buffer *body) {
+    fw_buffer frame = {0};
+    fw_put_frame(&frame, 1, 1, body_field, body);
+    CHECK(write(peer, frame.data, frame.size) == (ssize_t)frame.size);
+    fw_buffer_free(&frame);
+}
+
+static void welcome_on(int peer, record *rec) {
+    uint32_t bodies[4];
+    CHECK_EQ_INT(read_bodies(peer, bodies, 4, NULL), 1);
+    CHECK_EQ_INT(bodies[0], FW_HELLO);
+    fw_buffer welcome = {0};
+    fw_put_varint_field(&welcome, 1, 1);
+    fw_put_varint_field(&welcome, 2, 5);
+    fw_put_string_field(&welcome, 3, "fake flowd");
+    fw_put_varint_field(&welcome, 4, 4096);
+    write_frame(peer, FW_WELCOME, &welcome);
+    fw_buffer_free(&welcome);
+    for (int i = 0; i < 20 && !rec->welcomed; i++) {
+        usleep(5000);
+        flowd_screen_dispatch(rec->host);
+    }
+    CHECK(rec->welcomed);
+    CHECK(flowd_screen_welcome(rec->host)->spawned);
+}
+
+static void expect_refused(const uint8_t *bytes, size_t size, int code, const char *words) {
+    record rec;
+    int peer;
+    host_on_pair(&peer, &rec);
+    welcome_on(peer, &rec);
+    CHECK(write(peer, bytes, size) == (ssize_t)size);
+    run_until(&rec, ended, 2000);
+    const flowd_end *end = flowd_screen_end(rec.host);
+    CHECK_EQ_INT(end->reason, FLOWD_END_ERROR);
+    CHECK_EQ_INT(end->error.code, code);
+    if (!strstr(end->error.message, words)) {
+        fprintf(stderr, "  message: %s\n", end->error.message);
+        CHECK(strstr(end->error.message, words));
+    }
+    uint32_t bodies[4];
+    flowd_error sent = {0};
+    CHECK_EQ_INT(read_bodies(peer, bodies, 4, &sent), 1); /* an Error, then the end of the stream */
+    CHECK_EQ_INT(bodies[0], FW_ERROR);
+    CHECK_EQ_INT(sent.code, code);
+    CHECK(sent.fatal);
+    close(peer);
+    flowd_screen_free(rec.host);
+}
+
+static void test_bad_frames_from_the_daemon_end_the_host_with_an_error(void) {
+    const uint8_t empty[] = {0, 0, 0, 0};
+    expect_refused(empty, sizeof empty, FLOWD_ERROR_MALFORMED_FRAME, "length 0");
+    const uint8_t large[] = {0x01, 0x10, 0, 0, 8}; /* 4097 bytes: over the Welcome's 4096 */
+    expect_refused(large, sizeof large, FLOWD_ERROR_FRAME_TOO_LARGE, "4097");
+    const uint8_t garbage[] = {3, 0, 0, 0, 0xff, 0xff, 0xff};
+    expect_refused(garbage, sizeof garbage, FLOWD_ERROR_MALFORMED_FRAME, "does not decode");
+    const uint8_t no_body[] = {2, 0, 0, 0, 0x08, 0x07}; /* seq 7, nothing else */
+    expect_refused(no_body, sizeof no_body, FLOWD_ERROR_MALFORMED_FRAME, "without a body");
+    const uint8_t unknown_body[] = {2, 0, 0, 0, 0xf2, 0x3e, 0}; /* field 999: unknown, so no body */
+    (void)unknown_body;
+    const uint8_t hello[] = {2, 0, 0, 0, 0x52, 0x00}; /* a Hello from "flowd" */
+    expect_refused(hello, sizeof hello, FLOWD_ERROR_UNEXPECTED_MESSAGE, "never sends a screen host");
+    const uint8_t wrong_type[] = {4, 0, 0, 0, 0xa2, 0x01, 0x01, 0x00}; /* Place with screen_id as bytes */
+    (void)wrong_type;
+    const uint8_t bad_place[] = {5, 0, 0, 0, 0xa2, 0x01, 0x02, 0x0a, 0x00}; /* Place.screen_id length-delimited */
+    expect_refused(bad_place, sizeof bad_place, FLOWD_ERROR_MALFORMED_FRAME, "wire type");
+}
+
+static void test_a_spawned_host_ends_when_its_screen_is_dismissed(void) {
+    record rec;
+    int peer;
+    host_on_pair(&peer, &rec);
+    welcome_on(peer, &rec);
+    fw_buffer place = {0}, dismiss = {0}, shutdown = {0};
+    fw_put_varint_field(&place, 1, 7);
+    fw_put_string_field(&place, 2, "item");
+    fw_put_varint_field(&place, 5, 1);
+    write_frame(peer, FW_PLACE, &place);
+    fw_put_varint_field(&dismiss, 1, 7);
+    fw_put_varint_field(&dismiss, 2, 2);
+    fw_put_varint_field(&dismiss, 4, FLOWD_DISMISS_FLOW_FINISHED);
+    write_frame(peer, FW_DISMISS, &dismiss);
+    fw_put_varint_field(&shutdown, 1, FLOWD_SHUTDOWN_SCREEN_DISMISSED);
+    write_frame(peer, FW_SHUTDOWN, &shutdown);
+    run_until(&rec, ended, 2000);
+    CHECK_EQ_INT(flowd_screen_end(rec.host)->reason, FLOWD_END_SCREEN_DISMISSED);
+    CHECK_EQ_INT(rec.line_count, 2);
+    CHECK_STR(rec.lines[1], "-  FLOW_FINISHED");
+    uint32_t bodies[4];
+    CHECK_EQ_INT(read_bodies(peer, bodies, 4, NULL), 2); /* the two acks */
+    CHECK(bodies[0] == FW_ACK && bodies[1] == FW_ACK);
+    fw_buffer_free(&place);
+    fw_buffer_free(&dismiss);
+    fw_buffer_free(&shutdown);
+    close(peer);
+    flowd_screen_free(rec.host);
+}
+
+/* ---- Spawned by a real flowd --------------------------------------------------------------------- */
+
+static const char *self_directory(void) {
+    static char directory[512];
+    ssize_t size = readlink("/proc/self/exe", directory, sizeof directory - 1);
+    if (size <= 0) return ".";
+    directory[size] = 0;
+    *strrchr(directory, '/') = 0;
+    return directory;
+}
+
+static void test_a_spawned_process_serves_its_one_screen_and_ends_with_it(void) {
+    char binary[600];
+    snprintf(binary, sizeof binary, "%s/spawned-item", self_directory());
+    const char *const arguments[] = {"--spawn-screens", binary, NULL};
+    daemon_process *daemon = start("deep-stack", arguments);
+    CHECK_EQ_INT(daemon_wait(daemon, 20000), 0);
+    char *log = daemon_log(daemon);
+    const char *lines[] = {"spawned: placed Item 1 animated=0\n", "spawned: placed Item 2 animated=1\n",
+                           "spawned: dismissed Item 1 FLOW_FINISHED\n", "spawned: dismissed Item 2 FLOW_FINISHED\n"};
+    for (int i = 0; i < 4; i++) {
+        if (!strstr(log, lines[i])) fprintf(stderr, "%s", log);
+        CHECK(strstr(log, lines[i]));
+    }
+    int ended_count = 0;
+    for (const char *at = log; (at = strstr(at, "spawned: ended SCREEN_DISMISSED")); at++) ended_count++;
+    CHECK_EQ_INT(ended_count, 2);
+    free(log);
+}
+
+/* ---- Reconnecting ---------------------------------------------------------------------------------- */
+
+static daemon_process *through_proxy(record *rec, const char *app, flowd_screen_options *options) {
+    daemon_process *daemon = start(app, NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/proxy.sock", daemon->directory);
+    current_proxy = proxy_start(daemon->socket_path, path);
+    record_connect(rec, path, ITEM, options);
+    barrier(rec, 5000);
+    return daemon;
+}
+
+static void test_resumes_after_a_cut(void) {
+    record rec;
+    daemon_process *daemon = through_proxy(&rec, "deep-stack", NULL);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    uint64_t id = first->id;
+    proxy_cut(current_proxy);
+    barrier(&rec, 10000); /* across the reconnection */
+    CHECK_EQ_INT(rec.connection_events[0], FLOWD_CONNECTION_DROPPED);
+    CHECK(has_event(&rec, FLOWD_CONNECTION_RECONNECTED));
+    CHECK(flowd_screen_welcome(rec.host)->resumed);
+    CHECK_EQ_INT(first->dismiss_reason, FLOWD_DISMISS_RESUMED);
+    seen_screen *again = record_screen(&rec, "Item 1");
+    CHECK(again != first);
+    CHECK_EQ_INT(again->id, id);
+    CHECK(!again->animated);
+    flowd_screen_send_json(rec.host, again->id, PRESS(0), NULL);
+    barrier(&rec, 5000);
+    record_screen(&rec, "Item 2");
+    CHECK(daemon_wait_for_log(daemon, "screen host resumed", 5000));
+    CHECK(proxy_connections(current_proxy) >= 2);
+    flowd_screen_free(rec.host);
+}
+
+static void push_through_a_cut(record *rec, int up, unsigned body_field) {
+    through_proxy(rec, "deep-stack", NULL);
+    proxy_lose_next(current_proxy, up, body_field);
+    flowd_screen_send_json(rec->host, record_screen(rec, "Item 1")->id, PRESS(0), NULL);
+    barrier(rec, 10000);
+    CHECK_EQ_INT(proxy_lost(current_proxy), 1);
+    CHECK_EQ_INT(rec->resent, 1); /* no Pong confirmed it: sent again with its key */
+}
+
+static void test_an_output_lost_in_a_cut_is_sent_again(void) {
+    record rec;
+    push_through_a_cut(&rec, 1, FW_OUTPUT);
+    record_screen(&rec, "Item 2"); /* applied once it was sent again */
+    flowd_screen_free(rec.host);
+}
+
+static void test_an_output_applied_before_the_cut_is_not_applied_twice(void) {
+    record rec;
+    push_through_a_cut(&rec, 0, FW_PONG);
+    barrier(&rec, 5000);
+    record_screen(&rec, "Item 2");
+    CHECK_EQ_INT(flowd_screen_count(rec.host), 2);
+    CHECK(!has_line(&rec, "+ item Item 3")); /* flowd had applied it and dropped the repeat */
+    flowd_screen_free(rec.host);
+}
+
+static bool screen_waits(record *rec) {
+    (void)rec;
+    return false;
+}
+
+static void test_a_saved_state_lost_in_a_cut_is_sent_again_and_the_screen_has_the_newest(void) {
+    record rec;
+    daemon_process *daemon = through_proxy(&rec, "deep-stack", NULL);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    CHECK_EQ_INT(flowd_screen_save_state(rec.host, first->id, "an older line", 13, NULL), 0);
+    barrier(&rec, 5000);
+    proxy_lose_next(current_proxy, 1, FW_SAVE_STATE);
+    CHECK_EQ_INT(flowd_screen_save_state(rec.host, first->id, "the newest line", 15, NULL), 0); /* lost */
+    barrier(&rec, 15000);
+    CHECK_EQ_INT(proxy_lost(current_proxy), 1);
+    seen_screen *again = record_screen(&rec, "Item 1");
+    CHECK(again != first);
+    CHECK_STR(again->saved, "the newest line"); /* the host's own is newer than the resume's Place */
+    /* flowd has it too: the next host gets it, once flowd took this one's goodbye. */
+    flowd_screen_stop(rec.host);
+    flowd_screen_free(rec.host);
+    CHECK(daemon_wait_for_log(daemon, "screen waits for the next host of its kind", 5000));
+    record other;
+    record_connect(&other, daemon->socket_path, ITEM, NULL);
+    barrier(&other, 5000);
+    CHECK_STR(record_screen(&other, "Item 1")->saved, "the newest line");
+    (void)screen_waits;
+    flowd_screen_free(other.host);
+}
+
+static void test_a_refused_token_starts_fresh(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    daemon_kill(daemon); /* the next flowd on the socket did not issue the token */
+    unlink(daemon->socket_path);
+    static daemon_process successor;
+    daemon_start(&successor, "deep-stack", daemon->directory, NULL);
+    daemons[1] = &successor;
+    barrier(&rec, 15000);
+    CHECK_EQ_INT(rec.connection_events[0], FLOWD_CONNECTION_DROPPED);
+    CHECK(has_event(&rec, FLOWD_CONNECTION_RESUME_REFUSED));
+    CHECK_EQ_INT(rec.connection_events[rec.connection_event_count - 1], FLOWD_CONNECTION_RECONNECTED);
+    CHECK(!flowd_screen_welcome(rec.host)->resumed);
+    CHECK_EQ_INT(first->dismiss_reason, FLOWD_DISMISS_CONNECTION_LOST);
+    record_screen(&rec, "Item 1"); /* placed by the new flowd */
+    flowd_screen_free(rec.host);
+}
+
+static void test_a_host_without_reconnect_ends_at_a_drop(void) {
+    flowd_screen_options options;
+    flowd_screen_options_init(&options);
+    options.reconnect = false;
+    record rec;
+    through_proxy(&rec, "deep-stack", &options);
+    uint64_t id = rec.screens[0].id;
+    proxy_cut(current_proxy);
+    CHECK_EQ_INT(flowd_screen_run(rec.host), FLOWD_END_CONNECTION_CLOSED);
+    CHECK_EQ_INT(rec.connection_event_count, 0);
+    CHECK_EQ_INT(rec.screens[0].dismiss_reason, FLOWD_DISMISS_CONNECTION_LOST);
+    flowd_error error;
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, id, PRESS(0), &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_CLOSED);
+    flowd_screen_free(rec.host);
+}
+
+static void test_a_reconnecting_host_gives_up_after_its_limit(void) {
+    flowd_screen_options options;
+    flowd_screen_options_init(&options);
+    options.give_up_after_ms = 300;
+    record rec;
+    through_proxy(&rec, "deep-stack", &options);
+    proxy_close(current_proxy); /* nobody listens on the proxy's path any more */
+    current_proxy = NULL;
+    CHECK_EQ_INT(flowd_screen_run(rec.host), FLOWD_END_CONNECTION_CLOSED);
+    CHECK_EQ_INT(rec.connection_events[0], FLOWD_CONNECTION_DROPPED);
+    CHECK_EQ_INT(rec.connection_events[rec.connection_event_count - 1], FLOWD_CONNECTION_GAVE_UP);
+    CHECK_EQ_INT(rec.screens[0].dismiss_reason, FLOWD_DISMISS_CONNECTION_LOST);
+    flowd_screen_free(rec.host);
+}
+
+/* ---- The runner ------------------------------------------------------------------------------------ */
+
+typedef struct test {
+    const char *name;
+    void (*run)(void);
+} test;
+
+#define TEST(name) {#name, test_##name}
+static const test tests[] = {
+    TEST(handshake_says_who_flowd_is_and_reports_unknown_kinds),
+    TEST(placed_updated_and_dismissed),
+    TEST(an_output_round_trip_is_complete_when_ping_returns),
+    TEST(back_with_a_cancelled_and_a_committed_gesture),
+    TEST(close_modal),
+    TEST(select_tab),
+    TEST(bad_inputs_are_typed_errors_and_the_host_carries_on),
+    TEST(an_unacked_command_times_out_and_the_screen_goes),
+    TEST(a_deferred_ack_is_sent_by_hand),
+    TEST(local_misuse_is_refused_before_sending),
+    TEST(a_fatal_error_ends_the_host),
+    TEST(connecting_and_spawning_errors),
+    TEST(bad_frames_from_the_daemon_end_the_host_with_an_error),
+    TEST(a_spawned_host_ends_when_its_screen_is_dismissed),
+    TEST(a_spawned_process_serves_its_one_screen_and_ends_with_it),
+    TEST(resumes_after_a_cut),
+    TEST(an_output_lost_in_a_cut_is_sent_again),
+    TEST(an_output_applied_before_the_cut_is_not_applied_twice),
+    TEST(a_saved_state_lost_in_a_cut_is_sent_again_and_the_screen_has_the_newest),
+    TEST(a_refused_token_starts_fresh),
+    TEST(a_host_without_reconnect_ends_at_a_drop),
+    TEST(a_reconnecting_host_gives_up_after_its_limit),
+};
+
+int main(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN);
+    int failed = 0, ran = 0;
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+        bool wanted = argc < 2;
+        for (int a = 1; a < argc; a++) wanted |= strstr(tests[i].name, argv[a]) != NULL;
+        if (!wanted) continue;
+        ran++;
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            tests[i].run();
+            finish();
+            exit(0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        printf("%s %s\n", ok ? "ok  " : "FAIL", tests[i].name);
+        if (!ok && WIFSIGNALED(status)) printf("     (signal %d)\n", WTERMSIG(status));
+        failed += !ok;
+    }
+    printf("%d of %d C conformance tests passed\n", ran - failed, ran);
+    return failed ? 1 : 0;
+}
