@@ -160,6 +160,7 @@ struct DocExamplesTests {
         "scripts/demo": Entry(check: .skip("interactive (a terminal); ReadmeTourTests and InteractiveDemoTests run it in tmux")),
         "scripts/demo --headless": Entry(check: .shows(["== flowd's log", "app launcher finished", "demo: every app reached its expected result; flowd exited 0"]), runAs: debugBuild),
         "scripts/demo --web": Entry(check: .skip("ReadmeTourTests runs it (the README's tour has the same line)")),
+        "scripts/demo --gtk": Entry(check: .skip("opens windows on a display; Tests/GTK walks the demo with flowd-gtk under Xvfb")),
         "scripts/demo --debug": Entry(check: .skip("interactive; InteractiveDemoTests runs scripts/demo --debug --no-build in tmux")),
         "scripts/demo -- --log-level debug": Entry(check: .skip("interactive, and builds release")),
         "scripts/demo --headless --spawned": Entry(check: .shows(["screen processes spawned", "demo: every app reached its expected result; no screen lost; flowd exited 0"]), runAs: debugBuild),

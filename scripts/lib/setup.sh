@@ -138,6 +138,17 @@ ensure_c_tools() {
     apt_install "${missing[@]}"
 }
 
+# ensure_gtk: the GTK 4 host of the demo (Sources/c/flowd-gtk, docs/native.md) builds against
+# libgtk-4-dev, and its tests run it under Xvfb (Debian's xvfb). Installs what is missing.
+ensure_gtk() {
+    local missing=()
+    pkg-config --exists gtk4 2>/dev/null || missing+=(libgtk-4-dev)
+    command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]} (the GTK host of the demo)" >&2
+    apt_install "${missing[@]}"
+}
+
 # swift_build ARGS...: `swift build` whose plan does not depend on the terminal it runs in.
 # - SwiftPM adds -color-diagnostics to every compile when stdout is a terminal whose TERM is not
 #   "dumb", so the same build run from tmux, an IDE or a pipe would change the flags and recompile

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""The GTK 4 host of the demo (Sources/c/flowd-gtk, docs/native.md) under Xvfb: it walks the whole
+demo walkthrough by pressing its widgets, and after every step its widget tree must say what
+`flowctl tree --json` says (the same screens, in the same stacks, tab bars and modal windows, the
+same one visible). Then: a cut connection resumes onto the same screen, and a killed spawned GTK
+process is restarted with its screen. scripts/test runs it.
+
+    python3 Tests/GTK/gtk_tests.py --bin .build/debug --gtk .build/c/flowd-gtk/flowd-gtk [--screenshots docs/native]
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+from flowd_process import FlowdProcess  # noqa: E402
+
+WALK = os.path.join(ROOT, "scripts", "demo-walkthrough.txt")
+
+
+@contextlib.contextmanager
+def flowd(context, arguments, environment):
+    """flowd ARGUMENTS on a socket in a new short directory, killed and removed afterwards."""
+    directory = tempfile.mkdtemp(prefix="fgk-", dir="/tmp")
+    daemon = FlowdProcess(context.flowd, arguments, directory, environment=environment)
+    try:
+        yield daemon
+    finally:
+        daemon.close()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+class Display:
+    """A private Xvfb; its number from -displayfd."""
+
+    def __init__(self):
+        read, write = os.pipe()
+        self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
+                                        pass_fds=[write], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write)
+        number = b""
+        while not number.endswith(b"\n"):
+            chunk = os.read(read, 16)
+            if not chunk:
+                raise RuntimeError("Xvfb did not start")
+            number += chunk
+        os.close(read)
+        self.name = ":" + number.decode().strip()
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+class Gtk:
+    """flowd-gtk with its test channel (--control): one command, one answer."""
+
+    def __init__(self, binary, socket_path, display, log_path):
+        environment = dict(os.environ, DISPLAY=display, GSK_RENDERER="cairo", GTK_A11Y="none", NO_AT_BRIDGE="1")
+        self.log = open(log_path, "w")
+        self.process = subprocess.Popen([binary, "--socket", socket_path, "--control"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=self.log, env=environment, text=True, bufsize=1)
+
+    def send(self, line):
+        """The lines of the answer, the last one being `ok ...` (raises on `error ...`)."""
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+        lines = []
+        while True:
+            answer = self.process.stdout.readline()
+            if not answer:
+                raise AssertionError(f"flowd-gtk ended while answering {line!r} (exit {self.process.wait()})")
+            answer = answer.rstrip("\n")
+            lines.append(answer)
+            if answer == "ok" or answer.startswith("ok ") or answer.startswith("error "):
+                break
+        if lines[-1].startswith("error "):
+            raise AssertionError(f"{line!r}: {lines[-1]}")
+        return lines
+
+    def front(self):
+        """(id, kind, title, body) of the screen in front."""
+        self.send("sync")
+        answer = self.send("front")[-1]
+        match = re.fullmatch(r'ok (\d+) (\S+) "(.*)" "(.*)"', answer, re.S)
+        check(match, f"front: {answer}")
+        return int(match[1]), match[2], match[3], match[4]
+
+    def close(self):
+        if self.process.poll() is None:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+
+
+# ---- The widget tree against flowctl tree ---------------------------------------------------------
+
+def tree_screens(tree):
+    """{screen id: (kind, modal root, containers since it)} and the visible screen, from flowctl's JSON."""
+    found, visible = {}, []
+
+    def walk(node, root, containers):
+        kind = node.get("kind")
+        node_id = int(node["id"])
+        if kind in ("NODE_KIND_STACK", "NODE_KIND_TAB_BAR"):
+            containers = containers + [node_id]
+        if kind == "NODE_KIND_SCREEN":
+            screen = node.get("screen", {})
+            found[node_id] = (screen.get("kind"), root, containers)
+            if screen.get("visible"):
+                visible.append(node_id)
+        for child in node.get("children", []):
+            walk(child, root, containers)
+        presented = node.get("presented")
+        if presented:
+            walk(presented, int(presented["id"]), [])
+
+    walk(tree["window"], 0, [])
+    return found, visible
+
+
+def dump_screens(lines):
+    """The same from flowd-gtk's `dump`, and the front screen of its front window."""
+    found, front = {}, None
+    root, stack = 0, []
+    for line in lines[:-1]:
+        window = re.match(r'window (?:modal )?(\d+) ".*" back=\w+ front=(\d+)', line)
+        if window:
+            root, front, stack = int(window[1]), int(window[2]), []
+            continue
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        text = line.strip().removeprefix("* ")
+        stack = stack[:depth - 1]
+        container = re.match(r"(stack|tabs) (\d+)", text)
+        if container:
+            stack.append(int(container[2]))
+            continue
+        screen = re.match(r'screen (\d+) (\S+)', text)
+        if screen:
+            found[int(screen[1])] = (screen[2], root, list(stack))
+    return found, front
+
+
+def agree(gtk, bin_dir, socket_path, where):
+    """The GTK widgets show what flowd's model holds."""
+    gtk.send("sync")
+    tree = json.loads(subprocess.run([os.path.join(bin_dir, "flowctl"), "tree", "--json", "--socket", socket_path],
+                                     check=True, capture_output=True, text=True).stdout)
+    model, visible = tree_screens(tree)
+    drawn, front = dump_screens(gtk.send("dump"))
+    check(drawn == model, f"{where}: the widgets\n  {drawn}\nand flowd's tree\n  {model}\ndiffer")
+    check(visible == [front], f"{where}: flowd shows {visible}, the front window {front}")
+
+
+# ---- The walk ---------------------------------------------------------------------------------------
+
+STEP = re.compile(r'on (\S+)(?: "([^"]*)")?(?: body "([^"]*)")? (press|type|back|tab|close|expect)(?: (.*))?$')
+
+
+def walk(gtk, bin_dir, socket_path, screenshots, shots):
+    """Every step of scripts/demo-walkthrough.txt, by the widgets; the tree compared after each."""
+    steps = 0
+    for number, line in enumerate(open(WALK, encoding="utf-8"), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        step = STEP.match(line)
+        check(step, f"walkthrough line {number}: {line}")
+        kind, title, body, action, argument = step.groups()
+        deadline = time.monotonic() + 10
+        while True:  # the screen the step is for, once flowd placed it
+            _, front_kind, front_title, front_body = gtk.front()
+            if front_kind == kind and (title is None or front_title == title) and (body is None or front_body.startswith(body)):
+                break
+            check(time.monotonic() < deadline, f"line {number} ({line}): in front is {front_kind} {front_title!r} {front_body!r}")
+            time.sleep(0.05)
+        name = shots.get(line)
+        if screenshots and name:
+            gtk.send(f"shot {os.path.join(screenshots, name)}")
+        if action == "press":
+            gtk.send("press " + shlex.split(argument)[0])
+        elif action == "type":
+            gtk.send("type " + shlex.split(argument)[0])
+        elif action == "back":
+            gtk.send("back")
+        elif action == "tab":
+            gtk.send("tab " + argument)
+        elif action == "close":
+            gtk.send("close")  # the modal window's close button
+        steps += 1
+        if line.startswith("on menu press \"Quit\""):
+            break
+        agree(gtk, bin_dir, socket_path, f"after line {number} ({line})")
+    return steps
+
+
+# Screenshots for docs/native.md, taken before the step's action.
+SHOTS = {
+    'on tutorial "Welcome" press "Next"': "gtk-tutorial.png",
+    'on student-name "Edit Ann" press "Edit age"': "gtk-student-editor.png",
+    'on directory-detail "Party" body "In Events" tab 1': "gtk-contacts-events-tab.png",
+    'on directory "Contacts" press "Ann"': "gtk-contacts-modal-tabs.png",
+    'on menu press "Onboarding tutorial"': "gtk-menu.png",
+}
+
+
+def test_walk(context):
+    with flowd(context, ["serve", "--app", "launcher"], {"FLOWD_PYTHON_SCREENS": "0"}) as daemon:
+        gtk = Gtk(context.gtk, daemon.socket_path, context.display, os.path.join(daemon.directory, "gtk.log"))
+        try:
+            agree(gtk, context.bin, daemon.socket_path, "at the start")
+            shots = dict(SHOTS) if context.screenshots else {'on tutorial "Welcome" press "Next"': "tutorial.png"}
+            target = context.screenshots or daemon.directory
+            steps = walk(gtk, context.bin, daemon.socket_path, target, shots)
+            check(steps > 50, f"only {steps} steps walked")
+            check(daemon.process.wait(15) == 0, "flowd exits 0 after the launcher's Quit")
+            check(gtk.process.wait(10) == 0, "flowd-gtk exits 0 when flowd ends the session")
+            png = os.path.join(target, "tutorial.png" if not context.screenshots else "gtk-tutorial.png")
+            with open(png, "rb") as file:
+                check(file.read(8) == b"\x89PNG\r\n\x1a\n", f"{png} is a PNG")
+            print(f"  walked {steps} steps of {os.path.relpath(WALK, ROOT)}; the widgets agreed with flowctl tree after each")
+        finally:
+            gtk.close()
+
+
+def test_a_cut_connection_resumes_onto_the_same_screen(context):
+    with flowd(context, ["serve", "--app", "launcher"], {"FLOWD_PYTHON_SCREENS": "0"}) as daemon:
+        log = os.path.join(daemon.directory, "gtk.log")
+        gtk = Gtk(context.gtk, daemon.socket_path, context.display, log)
+        try:
+            gtk.front()
+            gtk.send("press Student editor")
+            gtk.front()
+            gtk.send("press Ann (20)")
+            before = gtk.front()
+            check(before[1:3] == ("student-name", "Edit Ann"), f"in front: {before}")
+            gtk.send("cut")
+            deadline = time.monotonic() + 10
+            while not daemon.wait_for_log("screen host resumed", 0.1):
+                check(time.monotonic() < deadline, "flowd did not log the resume")
+            after = gtk.front()
+            check(after == before, f"after the cut: {after}, before: {before}")
+            agree(gtk, context.bin, daemon.socket_path, "after the resume")
+            with open(log, encoding="utf-8") as file:
+                text = file.read()
+            check("resumed, its screens follow" in text, text)
+            gtk.send("escape")  # Escape on a pushed screen is back
+            check(gtk.front()[1:3] == ("students", "Students"), "Escape went back to the list")
+            print("  the cut connection resumed: the same screen in front, the widgets as flowd's tree; Escape went back")
+        finally:
+            gtk.close()
+
+
+def test_a_killed_spawned_gtk_host_comes_back_with_its_screen(context):
+    with flowd(context, ["serve", "--app", "tutorial", "--spawn-screens", context.gtk],
+               {"DISPLAY": context.display, "GSK_RENDERER": "cairo", "GTK_A11Y": "none"}) as daemon:
+        deadline = time.monotonic() + 20
+        while "drew screen 2 (tutorial) 'Welcome'" not in daemon.log:
+            check(time.monotonic() < deadline, f"the spawned flowd-gtk did not draw its screen:\n{daemon.log}")
+            time.sleep(0.05)
+        tree = json.loads(subprocess.run([os.path.join(context.bin, "flowctl"), "tree", "--json", "--socket", daemon.socket_path],
+                                         check=True, capture_output=True, text=True).stdout)
+        pids = [int(c["pid"]) for c in tree.get("connections", []) if c.get("role") == "screen-host"]
+        check(len(pids) == 1, f"one spawned host: {tree.get('connections')}")
+        os.kill(pids[0], signal.SIGKILL)
+        while daemon.log.count("drew screen 2 (tutorial) 'Welcome'") < 2:
+            check(time.monotonic() < deadline, f"no new process drew the screen:\n{daemon.log}")
+            time.sleep(0.05)
+        check("restart" in daemon.log, daemon.log)
+        print("  a SIGKILLed spawned flowd-gtk was restarted by flowd and drew screen 2 again")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True, help="the folder with flowd and flowctl")
+    parser.add_argument("--gtk", required=True, help="the flowd-gtk binary")
+    parser.add_argument("--screenshots", help="save the walk's screenshots into this folder (docs/native)")
+    arguments = parser.parse_args()
+
+    class Context:
+        pass
+
+    context = Context()
+    context.bin = os.path.abspath(arguments.bin)
+    context.flowd = os.path.join(context.bin, "flowd")
+    context.gtk = os.path.abspath(arguments.gtk)
+    context.screenshots = os.path.abspath(arguments.screenshots) if arguments.screenshots else None
+    if context.screenshots:
+        os.makedirs(context.screenshots, exist_ok=True)
+    display = Display()
+    context.display = display.name
+    failed = 0
+    tests = [test_walk, test_a_cut_connection_resumes_onto_the_same_screen, test_a_killed_spawned_gtk_host_comes_back_with_its_screen]
+    try:
+        for test in tests:
+            started = time.monotonic()
+            try:
+                test(context)
+                print(f"ok   {test.__name__} ({time.monotonic() - started:.1f} s)")
+            except Exception:  # noqa: BLE001 - every failure is reported, then the next test runs
+                failed += 1
+                print(f"FAIL {test.__name__}")
+                traceback.print_exc()
+    finally:
+        display.close()
+    print(f"{len(tests) - failed} of {len(tests)} GTK tests passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
