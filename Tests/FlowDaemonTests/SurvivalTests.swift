@@ -37,6 +37,23 @@ struct SurvivalTests {
         return answer
     }
 
+    /// A spawned screen placed and dismissed in the same input (a push, then the flow finishes) gets no
+    /// process: one started for it would be retired before its `Welcome`, a fatal handshake error for a
+    /// host (ScreenKit exits 69). The delivery asks for the process; the driver skips it
+    /// (`AppCore.awaitsProcess`).
+    @Test func aSpawnedScreenDismissedInTheInputThatPlacedItGetsNoProcess() throws {
+        let app = App(name: "push-and-finish", modules: [ItemScreen.self], placer: windowRoot.withNavigationEmbedding()) {
+            PushAndFinishFlow()
+        }.withAllScreens(.spawn(executable: "item-screen", restart: .standard), kinds: ["item"])
+        let daemon = EmbeddedDaemon(app: app) { $0.exitWhenAppFinishes = false }
+        let root = try #require(daemon.children.first)
+        let place = try #require(Self.places(Self.join(root)).first)
+        Self.press(0, place.screenID, root.connection)
+        #expect(daemon.children.count == 1, "the pushed screen was gone before its process could start: none was")
+        #expect(daemon.daemon.stats().flows == 0, "the flow finished")
+        #expect(daemon.daemon.invariantViolations().isEmpty)
+    }
+
     // MARK: Restart
 
     @Test func aCrashedScreenProcessIsReplacedInItsPlaceWithItsCurrentStateAndTheFlowIsNotTold() throws {
@@ -377,5 +394,20 @@ struct SurvivalReviewTests {
         // SIGKILL is pending (the process is in uninterruptible sleep, or the loop is slow to reap it).
         for _ in 0..<20 { daemon.advanceTime(by: 100) }
         #expect(daemon.daemon.stats().hostsHung == 1)
+    }
+}
+
+/// On its screen's button, pushes a second screen and finishes in the same input: the second screen
+/// is placed and dismissed in one call.
+final class PushAndFinishFlow: Flow {
+    typealias RequiredContext = NavigationStack
+    typealias Result = String
+
+    func start(_ flow: FlowContext<PushAndFinishFlow>) {
+        let item = flow.show(ItemScreen.self, CardState(title: "Item", buttons: ["Push and finish"]))
+        item.onOutput { _ in
+            flow.show(ItemScreen.self, CardState(title: "Gone at once", buttons: []), .pushed(in: flow.context))
+            flow.finish("done")
+        }
     }
 }

@@ -33,33 +33,47 @@ extension AppCore {
     }
 }
 
-extension DaemonCore {
-    /// Answers `GetTree`: the tree, and with `start_state` what rebuilds the state it shows (the journal's
-    /// records, or the inputs kept in memory), for `flowctl record`. Both are read in this one call, so the
-    /// state is the tree's. Refused (non-fatal) when the state cannot be had or does not fit in a frame.
-    mutating func answerTree(_ request: Flowd_V1_GetTree, seq: UInt64, on connection: Connection) {
-        var tree = tree()
-        guard request.startState else { return send(.tree(tree), to: connection, replyTo: seq) }
+/// The answer to `GetTree {start_state: true}`, decided apart from any connection: the tree with the
+/// state that rebuilds it, or the non-fatal error that refuses it.
+enum StartStateAnswer {
+    case tree(Flowd_V1_Tree)
+    case refused(Flowd_V1_Error)
+
+    /// `tree` with `state` (nil: no app, the tree alone), or a `LIMIT_EXCEEDED` refusal when the state
+    /// cannot be had (`state` is a failure) or the answer would be larger than `maxFrameSize`.
+    static func answer(_ tree: Flowd_V1_Tree, state: Result<Flowd_V1_StartState?, any Error>, seq: UInt64,
+                       maxFrameSize: Int) -> StartStateAnswer {
+        var tree = tree
         do {
-            guard let state = try app.startState() else { return send(.tree(tree), to: connection, replyTo: seq) }
+            guard let state = try state.get() else { return .tree(tree) }
             tree.startState = state
         } catch {
-            app.refuse(Flowd_V1_Error(code: .limitExceeded, message: "flowd cannot give the state a recording starts from: \(error)"),
-                       seq: seq, to: connection.id)
-            return
+            return .refused(Flowd_V1_Error(code: .limitExceeded, message: "flowd cannot give the state a recording starts from: \(error)"))
         }
         // Measured as it goes out (the largest seq): a frame over the limit would not be sent at all.
         let envelope = Flowd_V1_Envelope(.tree(tree), seq: UInt64.max, replyTo: seq)
         let size = (try? envelope.serializedBytes() as [UInt8])?.count ?? Int.max
-        guard size <= connection.maxFrameSize else {
-            app.refuse(Flowd_V1_Error(code: .limitExceeded, message: """
+        guard size <= maxFrameSize else {
+            return .refused(Flowd_V1_Error(code: .limitExceeded, message: """
                 the state a recording starts from takes \(size) bytes, more than a frame of this connection carries \
-                (\(connection.maxFrameSize)): \(tree.startState.records.count) records since the app's start or its last \
+                (\(maxFrameSize)): \(tree.startState.records.count) records since the app's start or its last \
                 checkpoint; start flowd with a larger --max-frame-size (and ask for it in Hello), or record once the journal \
                 was compacted (flowctl stats: journal inputs)
-                """), seq: seq, to: connection.id)
-            return
+                """))
         }
-        send(.tree(tree), to: connection, replyTo: seq)
+        return .tree(tree)
+    }
+}
+
+extension DaemonCore {
+    /// Answers `GetTree`: the tree, and with `start_state` what rebuilds the state it shows, read in this
+    /// one call, so the state is the tree's (`StartStateAnswer`).
+    mutating func answerTree(_ request: Flowd_V1_GetTree, seq: UInt64, on connection: Connection) {
+        guard request.startState else { return send(.tree(tree()), to: connection, replyTo: seq) }
+        let state = Result { try app.startState() }
+        switch StartStateAnswer.answer(tree(), state: state, seq: seq, maxFrameSize: connection.maxFrameSize) {
+        case .tree(let tree): send(.tree(tree), to: connection, replyTo: seq)
+        case .refused(let refusal): app.refuse(refusal, seq: seq, to: connection.id)
+        }
     }
 }
