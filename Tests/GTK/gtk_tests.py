@@ -16,6 +16,8 @@ import re
 import shlex
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -292,6 +294,74 @@ def test_a_killed_spawned_gtk_host_comes_back_with_its_screen(context):
         print("  a SIGKILLed spawned flowd-gtk was restarted by flowd and drew screen 2 again")
 
 
+def test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on(context):
+    """The test plays flowd on a socket pair: a Place whose state is JSON, not a CardState, is answered
+    with a non-fatal BAD_PAYLOAD naming the kind, and not acked; the host stays up and draws the next."""
+    for path in (os.path.join(ROOT, ".build-python", "site"), os.path.join(ROOT, "Sources", "python", "flowd-screens")):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    from flowd_screens.proto import envelope_pb2
+
+    ours, theirs = socket.socketpair()
+    environment = dict(os.environ, DISPLAY=context.display, GSK_RENDERER="cairo", GTK_A11Y="none",
+                       FLOWD_SOCKET_FD=str(theirs.fileno()), FLOWD_TOKEN="a-token")
+    process = subprocess.Popen([context.gtk], pass_fds=[theirs.fileno()], env=environment, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    theirs.close()
+    ours.settimeout(10)
+    buffer = b""
+
+    def read_envelope():
+        nonlocal buffer
+        while len(buffer) < 4 or len(buffer) < 4 + struct.unpack("<I", buffer[:4])[0]:
+            chunk = ours.recv(65536)
+            check(chunk, "flowd-gtk closed the connection")
+            buffer += chunk
+        length = struct.unpack("<I", buffer[:4])[0]
+        envelope = envelope_pb2.Envelope.FromString(buffer[4:4 + length])
+        buffer = buffer[4 + length:]
+        return envelope
+
+    def send(envelope):
+        data = envelope.SerializeToString()
+        ours.sendall(struct.pack("<I", len(data)) + data)
+
+    try:
+        check(read_envelope().WhichOneof("body") == "hello", "a Hello first")
+        welcome = envelope_pb2.Envelope(seq=1, reply_to=1)
+        welcome.welcome.version = 1
+        welcome.welcome.server = "a test playing flowd"
+        send(welcome)
+        place = envelope_pb2.Envelope(seq=2)
+        place.place.screen_id, place.place.kind, place.place.serial = 7, "tutorial", 1
+        place.place.state.content_type, place.place.state.data = "application/json", b'{"title":"not a card"}'
+        step = place.place.placement.path.add()
+        step.kind, step.id = 1, 1
+        step = place.place.placement.path.add()
+        step.kind, step.id = 4, 7
+        place.place.placement.visible = True
+        send(place)
+        answer = read_envelope()
+        check(answer.WhichOneof("body") == "error", f"an Error, not {answer.WhichOneof('body')}")
+        check(answer.error.code == 10 and not answer.error.fatal and answer.error.screen_id == 7 and answer.error.serial == 1,
+              f"BAD_PAYLOAD for screen 7 serial 1: {answer.error}")
+        check('kind "tutorial"' in answer.error.message, answer.error.message)
+        ping = envelope_pb2.Envelope(seq=3)
+        ping.ping.nonce = 42
+        send(ping)
+        pong = read_envelope()
+        check(pong.WhichOneof("body") == "pong" and pong.pong.nonce == 42, f"the host carries on: {pong}")
+        check(process.poll() is None, "flowd-gtk is still running")
+        print("  a JSON state was refused with BAD_PAYLOAD naming the kind, not acked; the host answered the next Ping")
+    finally:
+        ours.close()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True, help="the folder with flowd and flowctl")
@@ -312,7 +382,8 @@ def main():
     display = Display()
     context.display = display.name
     failed = 0
-    tests = [test_walk, test_a_cut_connection_resumes_onto_the_same_screen, test_a_killed_spawned_gtk_host_comes_back_with_its_screen]
+    tests = [test_walk, test_a_cut_connection_resumes_onto_the_same_screen, test_a_killed_spawned_gtk_host_comes_back_with_its_screen,
+             test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on]
     try:
         for test in tests:
             started = time.monotonic()

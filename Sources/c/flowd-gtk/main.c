@@ -130,6 +130,11 @@ static void rearm(app *a) {
     if (timeout >= 0) a->timer = g_timeout_add(timeout, timed_out, a);
 }
 
+/* A send outside a dispatch may leave bytes queued: watch for writing too. */
+static void sent(void *user) {
+    rearm(user);
+}
+
 static void ponged(flowd_screen_host *host, uint64_t nonce, void *user) {
     (void)host;
     app *a = user;
@@ -297,6 +302,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     scene_set_host(a.scene, a.host);
+    scene_on_sent(a.scene, sent, &a);
     g_signal_connect(scene_main_window(a.scene), "close-request", G_CALLBACK(main_closed), &a);
     if (control) {
         GIOChannel *input = g_io_channel_unix_new(0);

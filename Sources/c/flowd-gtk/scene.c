@@ -40,6 +40,8 @@ typedef struct frame { /* the main window (root 0), or one per modal presentatio
 
 struct scene {
     flowd_screen_host *host;
+    void (*sent)(void *); /* after every send outside a dispatch: the loop watches for writing again */
+    void *sent_user;
     GPtrArray *screens; /* shown* */
     GPtrArray *parts;   /* part* */
     GPtrArray *frames;  /* frame*: [0] is the main window */
@@ -122,6 +124,8 @@ static bool take_state(flowd_screen_host *host, shown *s, const flowd_payload *s
         snprintf(message, sizeof message, "kind \"%s\": %s", s->kind, why);
         flowd_screen_defer_ack(host);
         flowd_screen_refuse(host, s->id, serial, message, NULL);
+        static const uint8_t nothing[1];
+        if (!s->state.title) card_decode(nothing, 0, &s->state, why, sizeof why); /* a new screen: an empty card */
         return false;
     }
     card_free(&s->state);
@@ -173,8 +177,8 @@ void scene_dismissed(flowd_screen_host *host, const flowd_dismiss *dismiss, void
 /* ---- What a person does --------------------------------------------------------------------- */
 
 static void report(scene *sc, int sent, const flowd_error *error) {
-    (void)sc;
     if (sent < 0) fprintf(stderr, "flowd-gtk: %s: %s\n", flowd_error_name(error->code), error->message);
+    if (sc->sent) sc->sent(sc->sent_user);
 }
 
 static void pressed(GtkButton *button, gpointer user) {
@@ -404,6 +408,11 @@ void scene_set_host(scene *sc, flowd_screen_host *host) {
     sc->host = host;
 }
 
+void scene_on_sent(scene *sc, void (*sent)(void *), void *user) {
+    sc->sent = sent;
+    sc->sent_user = user;
+}
+
 GtkWidget *scene_main_window(scene *sc) {
     return ((frame *)g_ptr_array_index(sc->frames, 0))->window;
 }
@@ -473,10 +482,15 @@ static void place_parts(scene *sc) {
 }
 
 static void drop_unwanted(scene *sc) {
+    /* Detached first, all of them, then released: a container released before a child it holds
+     * would leave that child's owner dangling. */
+    for (guint i = 0; i < sc->parts->len; i++) {
+        part *p = g_ptr_array_index(sc->parts, i);
+        if (!p->wanted) detach(p);
+    }
     for (guint i = sc->parts->len; i-- > 0;) {
         part *p = g_ptr_array_index(sc->parts, i);
         if (p->wanted) continue;
-        detach(p);
         g_hash_table_remove(sc->selected_tab, id_pointer(p->id));
         g_object_unref(p->widget);
         g_free(p);

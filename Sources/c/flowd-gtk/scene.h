@@ -14,6 +14,8 @@ typedef struct scene scene;
 scene *scene_new(flowd_screen_host *host, const char *title);
 void scene_free(scene *scene);
 void scene_set_host(scene *scene, flowd_screen_host *host);
+/* Called after every output or navigation the scene sends (the loop watches for writing again). */
+void scene_on_sent(scene *scene, void (*sent)(void *), void *user);
 /* The main window (closing it ends the host: main.c's business). */
 GtkWidget *scene_main_window(scene *scene);
 

@@ -39,6 +39,10 @@ int fh_send(flowd_screen_host *host, uint32_t body_field, const fw_buffer *body,
     if (host->fd < 0 || host->phase == FH_ENDED || host->phase == FH_WAITING)
         return fh_fail(error, FLOWD_ERROR_CLOSED, host->phase == FH_ENDED ? "the host has ended" : "reconnecting to flowd");
     if (body->failed) return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+    size_t length = fw_envelope_size(host->next_seq, reply_to, body_field, body->size);
+    if (length > host->max_frame) /* flowd would cut the host off with FRAME_TOO_LARGE (section 2) */
+        return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "a frame of %zu bytes, over the maximum frame size of %u",
+                       length, host->max_frame);
     if (host->out.size - host->out_start > FH_MAX_WRITE_QUEUE)
         return fh_fail(error, FLOWD_ERROR_IO, "flowd is not reading: %zu bytes wait to be written",
                        host->out.size - host->out_start);
@@ -75,6 +79,7 @@ void fh_begin_handshake(flowd_screen_host *host, int fd) {
     host->in.size = host->in_start = 0;
     host->out.size = host->out_start = 0;
     host->handshake_deadline_ms = fh_now_ms() + host->options.handshake_timeout_ms;
+    if (host->reconnecting && host->handshake_deadline_ms > host->give_up_at_ms) host->handshake_deadline_ms = host->give_up_at_ms;
     send_hello(host);
 }
 
@@ -123,12 +128,12 @@ void fh_end_with_error(flowd_screen_host *host, int code, const char *format, ..
 }
 
 /* flowd sent what this side cannot take: say so with a fatal Error, as flowd does, and end. */
-static void protocol_error(flowd_screen_host *host, int code, const char *why) {
+static void protocol_error(flowd_screen_host *host, int code, const char *why, uint64_t reply_to) {
     fw_buffer error = {0};
     fw_put_varint_field(&error, 1, (uint64_t)code);
     fw_put_string_field(&error, 2, why);
     fw_put_varint_field(&error, 3, 1);
-    fh_send(host, FW_ERROR, &error, 0, NULL);
+    fh_send(host, FW_ERROR, &error, reply_to, NULL);
     fw_buffer_free(&error);
     fh_end_with_error(host, code, "flowd sent %s", why);
 }
@@ -225,7 +230,10 @@ static void welcomed(flowd_screen_host *host, const fw_welcome *message) {
     host->welcome.server = host->server ? host->server : "";
     host->welcome.app = host->app ? host->app : "";
     host->welcome.spawned = host->spawned;
-    host->max_frame = message->welcome.max_frame_size ? message->welcome.max_frame_size : FW_DEFAULT_MAX_FRAME;
+    /* The smaller of ours and flowd's (flowd's is never above ours; a Welcome that says so is not trusted). */
+    uint32_t ours = host->options.max_frame_size ? host->options.max_frame_size : FW_DEFAULT_MAX_FRAME;
+    uint32_t theirs = message->welcome.max_frame_size ? message->welcome.max_frame_size : FW_DEFAULT_MAX_FRAME;
+    host->max_frame = theirs < ours ? theirs : ours;
     host->welcomed = true;
     host->phase = FH_READY;
     if (!host->reconnecting) {
@@ -234,16 +242,10 @@ static void welcomed(flowd_screen_host *host, const fw_welcome *message) {
     }
     host->reconnecting = false;
     bool resumed = message->welcome.resumed;
-    /* The old connection's screens: a resumed one gets a Place with its id next, if it still exists. */
-    forget_screens(host, resumed ? FLOWD_DISMISS_RESUMED : FLOWD_DISMISS_CONNECTION_LOST);
     if (!resumed) fh_clear_saved(host); /* a fresh start: flowd's saved states are the screens' now */
-    connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RECONNECTED, .resumed = resumed},
-                     "reconnected to flowd as connection %llu after %u tr%s; %s",
-                     (unsigned long long)message->welcome.connection_id, host->attempts, host->attempts == 1 ? "y" : "ies",
-                     resumed ? "resumed, its screens follow" : "a fresh start");
-    if (host->phase != FH_READY) return; /* a callback stopped the host */
-    CALL(host, welcomed, &host->welcome);
-    if (host->phase != FH_READY) return;
+    /* First what waited, in the order first sent, before any callback can send something newer
+     * (section 20): the last saved states, then the unconfirmed inputs, then a Ping whose Pong says
+     * every Place of the resume has arrived (the saved states of screens not placed again go then). */
     for (size_t i = 0; i < host->saved_count; i++) {
         fw_buffer save = {0};
         fw_put_varint_field(&save, 1, host->saved[i].id);
@@ -252,9 +254,21 @@ static void welcomed(flowd_screen_host *host, const fw_welcome *message) {
         fw_buffer_free(&save);
     }
     size_t resent = fh_resend_inputs(host);
+    host->resume_nonce = 0;
+    if (resumed && host->saved_count) fh_send_ping(host, false, &host->resume_nonce, NULL);
+    /* The old connection's screens: a resumed one gets a Place with its id next, if it still exists. */
+    forget_screens(host, resumed ? FLOWD_DISMISS_RESUMED : FLOWD_DISMISS_CONNECTION_LOST);
+    if (host->phase != FH_READY) return; /* a callback stopped the host */
+    connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RECONNECTED, .resumed = resumed},
+                     "reconnected to flowd as connection %llu after %u tr%s; %s",
+                     (unsigned long long)message->welcome.connection_id, host->attempts, host->attempts == 1 ? "y" : "ies",
+                     resumed ? "resumed, its screens follow" : "a fresh start");
+    if (host->phase != FH_READY) return;
     if (resent)
         connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RESENT, .inputs = resent},
                          "sent again %zu input(s) flowd had not confirmed; it applies each once", resent);
+    if (host->phase != FH_READY) return;
+    CALL(host, welcomed, &host->welcome);
 }
 
 /* A command's callback, then its ack unless the host acks by hand. */
@@ -297,7 +311,7 @@ static void handle_handshake(flowd_screen_host *host, const fw_envelope *envelop
     if (envelope->body_field == FW_WELCOME) {
         fw_welcome welcome;
         if (fw_decode_welcome(envelope->body, &host->arena, &welcome, why, why_size) < 0)
-            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why);
+            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why, envelope->seq);
         else
             welcomed(host, &welcome);
         return;
@@ -305,16 +319,17 @@ static void handle_handshake(flowd_screen_host *host, const fw_envelope *envelop
     if (envelope->body_field == FW_ERROR) {
         flowd_error error;
         if (fw_decode_error(envelope->body, &host->arena, &error, why, why_size) < 0) {
-            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why);
+            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why, envelope->seq);
         } else if (error.code == FLOWD_ERROR_RESUME_REFUSED && host->reconnecting) {
             /* The old screens are gone: tell the host, and connect again at once without a token. */
             free(host->resume_token);
             host->resume_token = NULL;
             close_connection(host);
-            forget_screens(host, FLOWD_DISMISS_CONNECTION_LOST);
             fh_clear_saved(host);
-            host->phase = FH_WAITING;
+            host->phase = FH_WAITING; /* before the callbacks: one may stop the host */
             host->next_try_ms = fh_now_ms();
+            forget_screens(host, FLOWD_DISMISS_CONNECTION_LOST);
+            if (host->phase == FH_ENDED) return;
             connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RESUME_REFUSED},
                              "flowd refused to resume (%s); the old screens are gone, connecting again as a new host",
                              error.message);
@@ -326,7 +341,7 @@ static void handle_handshake(flowd_screen_host *host, const fw_envelope *envelop
         return;
     }
     snprintf(why, why_size, "body %u before Welcome", envelope->body_field);
-    protocol_error(host, FLOWD_ERROR_UNEXPECTED_MESSAGE, why);
+    protocol_error(host, FLOWD_ERROR_UNEXPECTED_MESSAGE, why, envelope->seq);
 }
 
 static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
@@ -344,8 +359,14 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
             return;
         }
         fh_saved *saved = fh_find_saved(host, place.screen_id);
-        if (saved) { /* ours is the newest (section 19) */
-            place.saved_state = saved->data ? saved->data : (const uint8_t *)"";
+        if (saved) { /* ours is the newest (section 19); a copy: the callback may save again */
+            uint8_t *copy = fw_arena_alloc(&host->arena, saved->size);
+            if (!copy) {
+                fh_end_with_error(host, FLOWD_ERROR_NO_MEMORY, "out of memory for screen %llu", (unsigned long long)place.screen_id);
+                return;
+            }
+            if (saved->size) memcpy(copy, saved->data, saved->size);
+            place.saved_state = copy;
             place.saved_state_size = saved->size;
         }
         host->in_command = true;
@@ -414,10 +435,10 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
     }
     default:
         snprintf(why, sizeof why, "body %u, which flowd never sends a screen host", envelope->body_field);
-        protocol_error(host, FLOWD_ERROR_UNEXPECTED_MESSAGE, why);
+        protocol_error(host, FLOWD_ERROR_UNEXPECTED_MESSAGE, why, envelope->seq);
         return;
     }
-    protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why); /* a body that did not decode */
+    protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why, envelope->seq); /* a body that did not decode */
 }
 
 /* ---- Reading -------------------------------------------------------------------------------- */
@@ -464,13 +485,13 @@ static void handle_frames(flowd_screen_host *host) {
                                 &frame, &used, why, sizeof why);
         if (got == 0) break;
         if (got < 0) {
-            protocol_error(host, strstr(why, "over the maximum") ? FLOWD_ERROR_FRAME_TOO_LARGE : FLOWD_ERROR_MALFORMED_FRAME, why);
+            protocol_error(host, strstr(why, "over the maximum") ? FLOWD_ERROR_FRAME_TOO_LARGE : FLOWD_ERROR_MALFORMED_FRAME, why, 0);
             break;
         }
         host->in_start += used;
         fw_envelope envelope;
         if (fw_decode_envelope(frame, &envelope, why, sizeof why) < 0)
-            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why);
+            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why, envelope.seq);
         else
             handle(host, &envelope);
         fw_arena_reset(&host->arena);
@@ -497,7 +518,8 @@ int flowd_screen_dispatch(flowd_screen_host *host) {
         flush(host);
         char why[256];
         /* A bounded number of reads, so that one busy connection cannot keep the loop to itself. */
-        for (int reads = 0; reads < 16 && host->fd >= 0 && !host->broken; reads++) {
+        /* Read even when a write failed: a fatal Error flowd sent before closing says why. */
+        for (int reads = 0; reads < 16 && host->fd >= 0; reads++) {
             int got = read_some(host, why, sizeof why);
             if (got < 0) {
                 lost(host, why);

@@ -136,6 +136,7 @@ static flowd_screen_host *new_host(const flowd_screen_options *options, flowd_er
     bool ok = host->name && host->provides;
     for (size_t i = 0; ok && i < options->provides_count; i++) {
         if (!options->provides[i]) {
+            host->provides_count = i; /* the copies so far are freed */
             flowd_screen_free(host);
             fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "provides[%zu] is NULL", i);
             return NULL;

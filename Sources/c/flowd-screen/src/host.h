@@ -79,6 +79,7 @@ struct flowd_screen_host {
     fh_mark marks[FH_MAX_MARKS];
     size_t mark_count;
     uint64_t next_nonce;
+    uint64_t resume_nonce; /* the Ping after a resume: at its Pong the saved states of screens not placed again go */
 
     bool reconnecting;
     unsigned attempts;

@@ -68,6 +68,13 @@ static int send_input(flowd_screen_host *host, uint32_t body_field, fw_buffer *b
         fw_buffer_free(body);
         return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
     }
+    /* Checked before it is kept: one flowd would refuse would be sent again after every resume. */
+    size_t length = fw_envelope_size(UINT64_MAX, 0, body_field, body->size);
+    if (length > host->max_frame) {
+        fw_buffer_free(body);
+        return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "an input of %zu bytes, over the maximum frame size of %u",
+                       length, host->max_frame);
+    }
     if (host->input_count == FH_MAX_UNCONFIRMED) { /* confirmed by then in any realistic session */
         fw_buffer_free(&host->inputs[0].body);
         memmove(host->inputs, host->inputs + 1, (FH_MAX_UNCONFIRMED - 1) * sizeof *host->inputs);

@@ -90,14 +90,21 @@ void fw_put_message_field(fw_buffer *buffer, uint32_t field, const fw_buffer *me
     fw_append(buffer, message->data, message->size);
 }
 
+size_t fw_envelope_size(uint64_t seq, uint64_t reply_to, uint32_t body_field, size_t body_size) {
+    size_t length = varint_size(((uint64_t)body_field << 3) | 2) + varint_size(body_size);
+    if (body_size > SIZE_MAX - length - 22) return SIZE_MAX;
+    length += body_size;
+    if (seq) length += 1 + varint_size(seq);
+    if (reply_to) length += 1 + varint_size(reply_to);
+    return length;
+}
+
 void fw_put_frame(fw_buffer *out, uint64_t seq, uint64_t reply_to, uint32_t body_field, const fw_buffer *body) {
     if (body->failed) {
         out->failed = true;
         return;
     }
-    size_t length = varint_size(((uint64_t)body_field << 3) | 2) + varint_size(body->size) + body->size;
-    if (seq) length += 1 + varint_size(seq);
-    if (reply_to) length += 1 + varint_size(reply_to);
+    size_t length = fw_envelope_size(seq, reply_to, body_field, body->size);
     if (length > UINT32_MAX) {
         out->failed = true;
         return;

@@ -38,6 +38,8 @@ void fw_put_string_field(fw_buffer *buffer, uint32_t field, const char *text);
 /* A submessage: written even when empty (a oneof case that is set). */
 void fw_put_message_field(fw_buffer *buffer, uint32_t field, const fw_buffer *message);
 
+/* The bytes of Envelope {seq, reply_to, body} whose body takes `body_size`: a frame's length N. */
+size_t fw_envelope_size(uint64_t seq, uint64_t reply_to, uint32_t body_field, size_t body_size);
 /* Appends one frame: the length prefix and Envelope {seq, reply_to, body = message}. */
 void fw_put_frame(fw_buffer *out, uint64_t seq, uint64_t reply_to, uint32_t body_field, const fw_buffer *body);
 

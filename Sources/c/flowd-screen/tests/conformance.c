@@ -697,6 +697,95 @@ static void test_a_refused_token_starts_fresh(void) {
     flowd_screen_free(rec.host);
 }
 
+static void test_saving_again_inside_placed_keeps_the_places_bytes_valid(void) {
+    record rec;
+    through_proxy(&rec, "deep-stack", NULL);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    CHECK_EQ_INT(flowd_screen_save_state(rec.host, first->id, "typed before the cut", 20, NULL), 0);
+    barrier(&rec, 5000);
+    rec.save_in_placed = true; /* the resume's Place hands over our copy; the callback replaces it */
+    proxy_cut(current_proxy);
+    barrier(&rec, 10000);
+    CHECK_STR(record_screen(&rec, "Item 1")->saved, "typed before the cut"); /* read after the save: ASan/valgrind watch */
+    flowd_screen_free(rec.host);
+}
+
+static void test_a_host_stopped_while_a_refused_resume_forgets_its_screens_stays_stopped(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    daemon_kill(daemon); /* the successor refuses the token; forgetting the screen, the host stops */
+    unlink(daemon->socket_path);
+    static daemon_process successor;
+    daemon_start(&successor, "deep-stack", daemon->directory, NULL);
+    daemons[1] = &successor;
+    rec.stop_on_dismiss = true;
+    run_until(&rec, ended, 10000);
+    CHECK_EQ_INT(flowd_screen_end(rec.host)->reason, FLOWD_END_STOPPED);
+    CHECK_EQ_INT(flowd_screen_dispatch(rec.host), 1);
+    CHECK_EQ_INT(flowd_screen_fd(rec.host), -1);
+    CHECK(!has_event(&rec, FLOWD_CONNECTION_RECONNECTED));
+    flowd_screen_free(rec.host);
+}
+
+static void test_an_output_over_the_frame_size_is_refused_before_it_is_sent(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    flowd_screen_options options;
+    flowd_screen_options_init(&options);
+    options.max_frame_size = 4096;
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, &options);
+    barrier(&rec, 5000);
+    CHECK_EQ_INT(flowd_screen_welcome(rec.host)->max_frame_size, 4096);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    static char big[6000];
+    memset(big, 'a', sizeof big - 1);
+    flowd_payload payload = {.content_type = "application/json", .data = (const uint8_t *)big, .size = sizeof big - 1};
+    flowd_error error;
+    CHECK_EQ_INT(flowd_screen_send_output(rec.host, first->id, &payload, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "4096"));
+    CHECK_EQ_INT(flowd_screen_save_state(rec.host, first->id, big, 5000, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    barrier(&rec, 5000); /* the connection carries on */
+    CHECK_EQ_INT(rec.error_count, 0);
+    flowd_screen_send_json(rec.host, first->id, PRESS(0), NULL);
+    barrier(&rec, 5000);
+    record_screen(&rec, "Item 2");
+    flowd_screen_free(rec.host);
+}
+
+static void test_a_host_whose_write_fails_still_reads_the_fatal_error_before_it(void) {
+    record rec;
+    int peer;
+    host_on_pair(&peer, &rec);
+    welcome_on(peer, &rec);
+    fw_buffer place = {0}, error = {0};
+    fw_put_varint_field(&place, 1, 7);
+    fw_put_string_field(&place, 2, "item");
+    fw_put_varint_field(&place, 5, 1);
+    write_frame(peer, FW_PLACE, &place);
+    for (int i = 0; i < 20 && !flowd_screen_count(rec.host); i++) {
+        usleep(5000);
+        flowd_screen_dispatch(rec.host);
+    }
+    CHECK_EQ_INT(flowd_screen_count(rec.host), 1);
+    fw_put_varint_field(&error, 1, FLOWD_ERROR_FRAME_TIMEOUT);
+    fw_put_string_field(&error, 2, "a frame began and stopped");
+    fw_put_varint_field(&error, 3, 1);
+    write_frame(peer, FW_ERROR, &error);
+    close(peer); /* flowd closed: the next write fails */
+    flowd_screen_send_json(rec.host, 7, PRESS(0), NULL);
+    run_until(&rec, ended, 2000);
+    const flowd_end *end = flowd_screen_end(rec.host);
+    CHECK_EQ_INT(end->reason, FLOWD_END_ERROR);
+    CHECK_EQ_INT(end->error.code, FLOWD_ERROR_FRAME_TIMEOUT);
+    fw_buffer_free(&place);
+    fw_buffer_free(&error);
+    flowd_screen_free(rec.host);
+}
+
 static void test_a_host_without_reconnect_ends_at_a_drop(void) {
     flowd_screen_options options;
     flowd_screen_options_init(&options);
@@ -758,6 +847,10 @@ static const test tests[] = {
     TEST(an_output_applied_before_the_cut_is_not_applied_twice),
     TEST(a_saved_state_lost_in_a_cut_is_sent_again_and_the_screen_has_the_newest),
     TEST(a_refused_token_starts_fresh),
+    TEST(saving_again_inside_placed_keeps_the_places_bytes_valid),
+    TEST(a_host_stopped_while_a_refused_resume_forgets_its_screens_stays_stopped),
+    TEST(an_output_over_the_frame_size_is_refused_before_it_is_sent),
+    TEST(a_host_whose_write_fails_still_reads_the_fatal_error_before_it),
     TEST(a_host_without_reconnect_ends_at_a_drop),
     TEST(a_reconnecting_host_gives_up_after_its_limit),
 };

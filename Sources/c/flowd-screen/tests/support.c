@@ -397,6 +397,8 @@ static void set_placement(seen_screen *screen, const flowd_placement *placement)
 static void on_placed(flowd_screen_host *host, const flowd_place *place, void *user) {
     record *rec = user;
     if (rec->screen_count == 64) return;
+    if (rec->save_in_placed) /* allowed in a callback: the Place's pointers stay valid */
+        flowd_screen_save_state(host, place->screen_id, "saved inside placed", 19, NULL);
     seen_screen *screen = &rec->screens[rec->screen_count++];
     memset(screen, 0, sizeof *screen);
     card state;
@@ -435,13 +437,13 @@ static void on_placement_changed(flowd_screen_host *host, const flowd_placement_
 }
 
 static void on_dismissed(flowd_screen_host *host, const flowd_dismiss *dismiss, void *user) {
-    (void)host;
     record *rec = user;
     seen_screen *screen = live(rec, dismiss->screen_id);
     if (!screen) return;
     screen->dismissed = true;
     screen->dismiss_reason = dismiss->reason;
     line(rec, "- %s %s", screen->title, reason_name(dismiss->reason));
+    if (rec->stop_on_dismiss) flowd_screen_stop(host);
 }
 
 static void on_error(flowd_screen_host *host, const flowd_error *error, void *user) {

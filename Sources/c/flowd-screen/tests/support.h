@@ -87,6 +87,8 @@ typedef struct record {
     int pong_count;
     bool welcomed;
     bool defer_places; /* defer the ack of every Place (flowd_screen_defer_ack) */
+    bool save_in_placed; /* save a state inside `placed`, before reading the Place's saved state */
+    bool stop_on_dismiss; /* flowd_screen_stop inside `dismissed` */
 } record;
 
 /* A host on `path` providing the NULL-terminated `kinds`, recording into `rec`. */

@@ -31,6 +31,7 @@
  * The manual is flowd-screen(3); docs/native.md has the guide.
  *
  * Every pointer a callback receives is valid until that callback returns: copy what you keep.
+ * Ask for the descriptor, its events and the timeout again after every dispatch and every send.
  * Call the library from one thread (the one that runs your event loop).
  */
 #ifndef FLOWD_SCREEN_H
@@ -292,7 +293,8 @@ void flowd_screen_free(flowd_screen_host *host);
 /* ---- Driving it from an event loop ---------------------------------------------------------- */
 
 /* The descriptor to watch; it changes when the host reconnects, and is -1 while it waits between
- * tries (then only the timeout matters). Ask again after every dispatch. */
+ * tries (then only the timeout matters). Ask for it, its events and the timeout again after every
+ * dispatch and after every call that sends (a send the socket did not take whole waits for POLLOUT). */
 int flowd_screen_fd(const flowd_screen_host *host);
 /* POLLIN, plus POLLOUT while frames wait to be written. 0 when there is no descriptor. */
 short flowd_screen_events(const flowd_screen_host *host);
