@@ -90,8 +90,9 @@ extension Benchmarks {
         if let baselineRate, let rate = rateValue(row) {
             row.note += "; \(ratio(rate, baselineRate)) of baseline-echo"
             if clients == 256 {
-                // Issue 15's target (it replaced the first table's x0.25).
-                row.note += rate * 10 >= baselineRate ? " (target >= x0.1 met)" : " (target >= x0.1 MISSED)"
+                // The target decided in issue 28 (docs/performance.md, "Targets"): x0.05, about 2 µs of
+                // daemon time per output (it replaced x0.1, and the first table's x0.25).
+                row.note += rate * 20 >= baselineRate ? " (target >= x0.05 met)" : " (target >= x0.05 MISSED)"
             }
         }
         return row
