@@ -26,7 +26,9 @@ struct TreeCost: ParsableCommand {
             perSize.append(try TreeCostRunner.measure(size: size, operations: operations))
         }
         var rows = TreeCostRunner.operations.map { name in
-            row("tree-cost", "\(name), \(operations) ops", sizes, perSize.map { $0[name] ?? 0 }, unit: "at", opsName: "ops")
+            var row = row("tree-cost", "\(name), \(operations) ops", sizes, perSize.map { $0[name] ?? 0 }, unit: "at", opsName: "ops")
+            row.note += "; median per operation, mean at the largest \(Format.fixed(perSize.last?[name + " mean"] ?? 0, 0)) ns"
+            return row
         }
         Report.progress("tree-cost, unwinding stacks \(depths.map(String.init).joined(separator: ", ")) deep")
         let unwinds = try depths.map { try TreeCostRunner.unwind(depth: $0) }
