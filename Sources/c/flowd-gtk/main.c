@@ -5,7 +5,7 @@
  * Attached (the default), it shows every kind of the demo launcher; spawned by flowd
  * (--spawn-screens), the one screen it was started for. --control reads commands on standard input
  * and answers each on standard output, for the tests: sync, front, press LABEL, type TEXT, back,
- * escape, close, tab N, dump, shot PATH, cut, quit. */
+ * escape, close, tab N (1-based, as people count tabs), dump, shot PATH, cut, quit. */
 #include <flowd/screen.h>
 #include <glib-unix.h>
 #include <gtk/gtk.h>

@@ -31,6 +31,8 @@
  * The manual is flowd-screen(3); docs/native.md has the guide.
  *
  * Every pointer a callback receives is valid until that callback returns: copy what you keep.
+ * Inside a callback, every function that sends and flowd_screen_stop() may be called; dispatch,
+ * run and free may not. The options (and their strings) are copied by the call that takes them.
  * Ask for the descriptor, its events and the timeout again after every dispatch and every send.
  * Call the library from one thread (the one that runs your event loop).
  */
@@ -249,6 +251,7 @@ typedef struct flowd_screen_callbacks {
     /* A non-fatal error from flowd: a refused output or navigation, UNKNOWN_KIND, ACK_TIMEOUT, ...
      * A fatal one ends the host instead (flowd_screen_end). */
     void (*error)(flowd_screen_host *host, const flowd_error *error, void *user);
+    /* The Pong of a flowd_screen_ping() (not of the pings the library sends after each input). */
     void (*pong)(flowd_screen_host *host, uint64_t nonce, void *user);
     void (*link_opened)(flowd_screen_host *host, const flowd_link_opened *opened, void *user);
     void (*connection)(flowd_screen_host *host, const flowd_connection_event *event, void *user);
