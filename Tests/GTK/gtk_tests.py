@@ -294,6 +294,59 @@ def test_a_killed_spawned_gtk_host_comes_back_with_its_screen(context):
         print("  a SIGKILLed spawned flowd-gtk was restarted by flowd and drew screen 2 again")
 
 
+def test_a_crashed_daemon_comes_back_with_the_same_screens(context):
+    """flowd journals into a file and is SIGKILLed with the student editor open; a new flowd on the
+    same socket and journal restores it: flowd-gtk's token is refused (another run), it connects
+    again fresh, and the restored screens come back into its windows with the same ids."""
+    directory = tempfile.mkdtemp(prefix="fgk-", dir="/tmp")
+    socket_path, journal = os.path.join(directory, "flowd.sock"), os.path.join(directory, "launcher.journal")
+
+    def start(name):
+        log = os.path.join(directory, name)
+        process = subprocess.Popen([context.flowd, "serve", "--app", "launcher", "--socket", socket_path, "--state", journal],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(log, "w"),
+                                   env=dict(os.environ, FLOWD_PYTHON_SCREENS="0"))
+        deadline = time.monotonic() + 30
+        while "listening on" not in open(log, encoding="utf-8").read():
+            check(process.poll() is None and time.monotonic() < deadline, f"flowd did not start: {open(log).read()}")
+            time.sleep(0.05)
+        return process, log
+
+    first, _ = start("flowd-1.log")
+    gtk = Gtk(context.gtk, socket_path, context.display, os.path.join(directory, "gtk.log"))
+    second = None
+    try:
+        gtk.front()
+        gtk.send("press Student editor")
+        gtk.front()
+        gtk.send("press Ann (20)")
+        before = gtk.front()
+        check(before[1:3] == ("student-name", "Edit Ann"), f"in front: {before}")
+        gtk.send("sync")  # the press is journaled once its Pong came (docs/protocol.md section 10)
+        first.kill()
+        first.wait()
+        if os.path.exists(socket_path):
+            os.unlink(socket_path)
+        second, log = start("flowd-2.log")
+        deadline = time.monotonic() + 15
+        while (after := gtk.front()) != before:
+            check(time.monotonic() < deadline, f"after the restart in front: {after}, before: {before}")
+            time.sleep(0.1)
+        check("restored the app" in open(log, encoding="utf-8").read(), "the new flowd restored from the journal")
+        agree(gtk, context.bin, socket_path, "after flowd's restart")
+        with open(os.path.join(directory, "gtk.log"), encoding="utf-8") as file:
+            text = file.read()
+        check("refused to resume" in text and "a fresh start" in text, text)
+        print("  flowd SIGKILLed and restarted on its journal: flowd-gtk came back to the same screen, with the same id")
+    finally:
+        gtk.close()
+        for process in (first, second):
+            if process and process.poll() is None:
+                process.kill()
+                process.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on(context):
     """The test plays flowd on a socket pair: a Place whose state is JSON, not a CardState, is answered
     with a non-fatal BAD_PAYLOAD naming the kind, and not acked; the host stays up and draws the next."""
@@ -383,7 +436,7 @@ def main():
     context.display = display.name
     failed = 0
     tests = [test_walk, test_a_cut_connection_resumes_onto_the_same_screen, test_a_killed_spawned_gtk_host_comes_back_with_its_screen,
-             test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on]
+             test_a_crashed_daemon_comes_back_with_the_same_screens, test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on]
     try:
         for test in tests:
             started = time.monotonic()
