@@ -18,7 +18,7 @@
 
 /* ---- Writing -------------------------------------------------------------------------------- */
 
-static void flush(flowd_screen_host *host) {
+void fh_flush(flowd_screen_host *host) {
     while (host->fd >= 0 && !host->broken && host->out_start < host->out.size) {
         ssize_t written = send(host->fd, host->out.data + host->out_start, host->out.size - host->out_start,
                                MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -33,6 +33,10 @@ static void flush(flowd_screen_host *host) {
         }
     }
     if (host->out_start == host->out.size) host->out_start = host->out.size = 0;
+}
+
+void fh_flush_unless_dispatching(flowd_screen_host *host) {
+    if (!host->dispatching) fh_flush(host);
 }
 
 int fh_send(flowd_screen_host *host, uint32_t body_field, const fw_buffer *body, uint64_t reply_to, flowd_error *error) {
@@ -51,8 +55,7 @@ int fh_send(flowd_screen_host *host, uint32_t body_field, const fw_buffer *body,
         host->out.failed = false; /* what was queued before is intact; this frame is not sent */
         return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
     }
-    flush(host);
-    return 0;
+    return 0; /* written by fh_flush: the caller's, or the dispatch's at its end */
 }
 
 static void send_hello(flowd_screen_host *host) {
@@ -81,6 +84,7 @@ void fh_begin_handshake(flowd_screen_host *host, int fd) {
     host->handshake_deadline_ms = fh_now_ms() + host->options.handshake_timeout_ms;
     if (host->reconnecting && host->handshake_deadline_ms > host->give_up_at_ms) host->handshake_deadline_ms = host->give_up_at_ms;
     send_hello(host);
+    fh_flush(host);
 }
 
 /* ---- Ending --------------------------------------------------------------------------------- */
@@ -109,7 +113,7 @@ static void forget_screens(flowd_screen_host *host, int reason) {
 
 static void end(flowd_screen_host *host, int reason) {
     if (host->phase == FH_ENDED) return;
-    flush(host); /* a last Error or Shutdown of ours */
+    fh_flush(host); /* a last Error or Shutdown of ours */
     close_connection(host);
     host->phase = FH_ENDED;
     host->reconnecting = false;
@@ -443,7 +447,8 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
 
 /* ---- Reading -------------------------------------------------------------------------------- */
 
-/* 1: bytes read; 0: none now; -1: the end of the stream, or an error (`why`). */
+/* 1: bytes read, maybe more waiting; 2: bytes read, all there were (a short read); 0: none now;
+ * -1: the end of the stream, or an error (`why`). */
 static int read_some(flowd_screen_host *host, char *why, size_t why_size) {
     fw_buffer *in = &host->in;
     if (in->capacity - in->size < 65536) {
@@ -459,10 +464,11 @@ static int read_some(flowd_screen_host *host, char *why, size_t why_size) {
         }
     }
     for (;;) {
-        ssize_t got = recv(host->fd, in->data + in->size, in->capacity - in->size, MSG_DONTWAIT);
+        size_t room = in->capacity - in->size;
+        ssize_t got = recv(host->fd, in->data + in->size, room, MSG_DONTWAIT);
         if (got > 0) {
             in->size += (size_t)got;
-            return 1;
+            return (size_t)got < room ? 2 : 1; /* 2: the socket had less than the room, read it all */
         }
         if (got == 0) {
             snprintf(why, why_size, "connection closed");
@@ -513,9 +519,10 @@ static void lost(flowd_screen_host *host, const char *why) {
 
 int flowd_screen_dispatch(flowd_screen_host *host) {
     if (!host) return 1;
+    host->dispatching = true; /* sends from callbacks wait for the flush at the end: one write */
     if (host->phase == FH_WAITING && fh_now_ms() >= host->next_try_ms) try_reconnect(host);
     if (host->phase == FH_HANDSHAKE || host->phase == FH_READY) {
-        flush(host);
+        fh_flush(host);
         char why[256];
         /* A bounded number of reads, so that one busy connection cannot keep the loop to itself. */
         /* Read even when a write failed: a fatal Error flowd sent before closing says why. */
@@ -527,6 +534,7 @@ int flowd_screen_dispatch(flowd_screen_host *host) {
             }
             if (got == 0) break;
             handle_frames(host);
+            if (got == 2) break; /* a short read: the next poll says when there is more (one recv saved) */
         }
         if (host->broken && host->fd >= 0) lost(host, "write failed");
         if (host->phase == FH_HANDSHAKE && fh_now_ms() >= host->handshake_deadline_ms) {
@@ -536,7 +544,8 @@ int flowd_screen_dispatch(flowd_screen_host *host) {
             else
                 fh_end_with_error(host, FLOWD_ERROR_NO_WELCOME, "%s", why);
         }
-        flush(host);
+        fh_flush(host);
     }
+    host->dispatching = false;
     return host->phase == FH_ENDED;
 }

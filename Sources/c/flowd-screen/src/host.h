@@ -86,6 +86,7 @@ struct flowd_screen_host {
     uint32_t delay_ms;
     uint64_t next_try_ms, give_up_at_ms;
 
+    bool dispatching; /* inside flowd_screen_dispatch: public sends leave the flush to its end */
     bool in_command;  /* inside a command's callback */
     bool defer_ack;
 
@@ -107,8 +108,15 @@ int fh_connect_socket(const char *path, flowd_error *error);
 
 /* connection.c */
 void fh_begin_handshake(flowd_screen_host *host, int fd);
-/* Queues one frame and writes what the socket takes; -1 (error filled in) if the host cannot send. */
+/* Queues one frame; -1 (error filled in) if the host cannot send. Nothing is written until
+ * fh_flush: a public call flushes once at its end (an output and its Ping go in one write), and a
+ * dispatch at its end (its acks and Pongs together). */
 int fh_send(flowd_screen_host *host, uint32_t body_field, const fw_buffer *body, uint64_t reply_to, flowd_error *error);
+/* Writes what the socket takes of the queued frames; the rest waits for POLLOUT. */
+void fh_flush(flowd_screen_host *host);
+/* A public call's flush: at once outside a dispatch; inside one (a callback), at its end, so that
+ * an output sent from a callback leaves in the same write as the command's ack. */
+void fh_flush_unless_dispatching(flowd_screen_host *host);
 void fh_end_with_error(flowd_screen_host *host, int code, const char *format, ...) __attribute__((format(printf, 3, 4)));
 
 /* inputs.c */

@@ -84,7 +84,9 @@ static int send_input(flowd_screen_host *host, uint32_t body_field, fw_buffer *b
     *input = (fh_input){.number = host->next_input, .body_field = body_field, .body = *body};
     if (host->phase != FH_READY) return 0; /* reconnecting: sent after the Welcome */
     if (fh_send(host, body_field, &input->body, 0, error) < 0) return -1;
-    return fh_send_ping(host, false, NULL, error);
+    int sent = fh_send_ping(host, false, NULL, error);
+    fh_flush_unless_dispatching(host); /* the input and its Ping in one write */
+    return sent;
 }
 
 static uint64_t next_key(flowd_screen_host *host) {
@@ -178,6 +180,7 @@ int flowd_screen_save_state(flowd_screen_host *host, uint64_t screen_id, const v
     fw_put_bytes_field(&save, 2, data, size);
     int sent = fh_send(host, FW_SAVE_STATE, &save, 0, error);
     fw_buffer_free(&save);
+    fh_flush_unless_dispatching(host);
     return sent;
 }
 
@@ -197,12 +200,15 @@ int flowd_screen_open_link(flowd_screen_host *host, const char *link, flowd_erro
     fw_put_string_field(&open, 1, link);
     int sent = fh_send(host, FW_OPEN_LINK, &open, 0, error);
     fw_buffer_free(&open);
+    fh_flush_unless_dispatching(host);
     return sent;
 }
 
 int flowd_screen_ping(flowd_screen_host *host, uint64_t *nonce, flowd_error *error) {
     if (check_ready(host, error) < 0) return -1;
-    return fh_send_ping(host, true, nonce, error);
+    int sent = fh_send_ping(host, true, nonce, error);
+    fh_flush_unless_dispatching(host);
+    return sent;
 }
 
 int fh_ack(flowd_screen_host *host, uint64_t screen_id, uint64_t serial, flowd_error *error) {
@@ -217,7 +223,9 @@ int fh_ack(flowd_screen_host *host, uint64_t screen_id, uint64_t serial, flowd_e
 int flowd_screen_ack(flowd_screen_host *host, uint64_t screen_id, uint64_t serial, flowd_error *error) {
     if (check_ready(host, error) < 0) return -1;
     if (serial == 0) return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "serial 0 is no command's (they start at 1)");
-    return fh_ack(host, screen_id, serial, error);
+    int sent = fh_ack(host, screen_id, serial, error);
+    fh_flush_unless_dispatching(host);
+    return sent;
 }
 
 void flowd_screen_defer_ack(flowd_screen_host *host) {
@@ -234,5 +242,6 @@ int flowd_screen_refuse(flowd_screen_host *host, uint64_t screen_id, uint64_t se
     fw_put_varint_field(&refusal, 5, serial);
     int sent = fh_send(host, FW_ERROR, &refusal, 0, error);
     fw_buffer_free(&refusal);
+    fh_flush_unless_dispatching(host);
     return sent;
 }
