@@ -247,17 +247,23 @@ def test_walk(context):
             gtk.close()
 
 
+def open_editor_of_ann(gtk):
+    """From the launcher's menu, the student editor's "Edit Ann": returns the front screen then."""
+    gtk.front()
+    gtk.send("press Student editor")
+    gtk.front()
+    gtk.send("press Ann (20)")
+    front = gtk.front()
+    check(front[1:3] == ("student-name", "Edit Ann"), f"in front: {front}")
+    return front
+
+
 def test_a_cut_connection_resumes_onto_the_same_screen(context):
     with flowd(context, ["serve", "--app", "launcher"], {"FLOWD_PYTHON_SCREENS": "0"}) as daemon:
         log = os.path.join(daemon.directory, "gtk.log")
         gtk = Gtk(context.gtk, daemon.socket_path, context.display, log)
         try:
-            gtk.front()
-            gtk.send("press Student editor")
-            gtk.front()
-            gtk.send("press Ann (20)")
-            before = gtk.front()
-            check(before[1:3] == ("student-name", "Edit Ann"), f"in front: {before}")
+            before = open_editor_of_ann(gtk)
             gtk.send("cut")
             deadline = time.monotonic() + 10
             while not daemon.wait_for_log("screen host resumed", 0.1):
@@ -316,12 +322,7 @@ def test_a_crashed_daemon_comes_back_with_the_same_screens(context):
     gtk = Gtk(context.gtk, socket_path, context.display, os.path.join(directory, "gtk.log"))
     second = None
     try:
-        gtk.front()
-        gtk.send("press Student editor")
-        gtk.front()
-        gtk.send("press Ann (20)")
-        before = gtk.front()
-        check(before[1:3] == ("student-name", "Edit Ann"), f"in front: {before}")
+        before = open_editor_of_ann(gtk)
         gtk.send("sync")  # the press is journaled once its Pong came (docs/protocol.md section 10)
         first.kill()
         first.wait()

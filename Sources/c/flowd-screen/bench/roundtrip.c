@@ -91,9 +91,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "roundtrip: %s\n", error.message);
         return 1;
     }
-    uint64_t started = 0;
     flowd_screen_run(host);
-    (void)started;
     struct rusage end;
     getrusage(RUSAGE_SELF, &end);
     if (b.done < b.warmup + b.count) {

@@ -515,12 +515,10 @@ static void test_bad_frames_from_the_daemon_end_the_host_with_an_error(void) {
     expect_refused(garbage, sizeof garbage, FLOWD_ERROR_MALFORMED_FRAME, "does not decode");
     const uint8_t no_body[] = {2, 0, 0, 0, 0x08, 0x07}; /* seq 7, nothing else */
     expect_refused(no_body, sizeof no_body, FLOWD_ERROR_MALFORMED_FRAME, "without a body");
-    const uint8_t unknown_body[] = {2, 0, 0, 0, 0xf2, 0x3e, 0}; /* field 999: unknown, so no body */
-    (void)unknown_body;
+    const uint8_t unknown_body[] = {3, 0, 0, 0, 0xf2, 0x3e, 0}; /* only field 1006, unknown: no body */
+    expect_refused(unknown_body, sizeof unknown_body, FLOWD_ERROR_MALFORMED_FRAME, "without a body");
     const uint8_t hello[] = {2, 0, 0, 0, 0x52, 0x00}; /* a Hello from "flowd" */
     expect_refused(hello, sizeof hello, FLOWD_ERROR_UNEXPECTED_MESSAGE, "never sends a screen host");
-    const uint8_t wrong_type[] = {4, 0, 0, 0, 0xa2, 0x01, 0x01, 0x00}; /* Place with screen_id as bytes */
-    (void)wrong_type;
     const uint8_t bad_place[] = {5, 0, 0, 0, 0xa2, 0x01, 0x02, 0x0a, 0x00}; /* Place.screen_id length-delimited */
     expect_refused(bad_place, sizeof bad_place, FLOWD_ERROR_MALFORMED_FRAME, "wire type");
 }
@@ -646,11 +644,6 @@ static void test_an_output_applied_before_the_cut_is_not_applied_twice(void) {
     flowd_screen_free(rec.host);
 }
 
-static bool screen_waits(record *rec) {
-    (void)rec;
-    return false;
-}
-
 static void test_a_saved_state_lost_in_a_cut_is_sent_again_and_the_screen_has_the_newest(void) {
     record rec;
     daemon_process *daemon = through_proxy(&rec, "deep-stack", NULL);
@@ -672,7 +665,6 @@ static void test_a_saved_state_lost_in_a_cut_is_sent_again_and_the_screen_has_th
     record_connect(&other, daemon->socket_path, ITEM, NULL);
     barrier(&other, 5000);
     CHECK_STR(record_screen(&other, "Item 1")->saved, "the newest line");
-    (void)screen_waits;
     flowd_screen_free(other.host);
 }
 
