@@ -12,22 +12,8 @@ public enum TreeRenderer {
         let stats = tree.stats
         out.append("flowd app \(tree.app): \(stats.flows) flows, \(stats.screens) screens, \(stats.connections) connections, "
                    + "\(stats.pendingAcks) pending acks (event \(tree.lastEventSeq))")
-        let flowTypes = flowTypes(tree)
         let hosts = Dictionary(tree.connections.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-
-        out.append("")
-        out.append("flows")
-        if tree.hasRootFlow {
-            flowLines(tree.rootFlow, depth: 1, into: &out)
-        } else {
-            out.append("  (none)")
-        }
-
-        out.append("")
-        out.append("navigation")
-        if tree.hasWindow {
-            navLines(tree.window, prefix: "", depth: 1, flowTypes: flowTypes, hosts: hosts, into: &out)
-        }
+        flowsAndNavigation(tree, hosts: hosts, into: &out)
 
         out.append("")
         out.append("connections")
@@ -43,6 +29,31 @@ public enum TreeRenderer {
         }
         if tree.connections.isEmpty { out.append("  (none)") }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The flows and the navigation hierarchy alone (a moment of the history: `flowctl at`), one line
+    /// per item, ending with a newline.
+    public static func renderShape(_ tree: Flowd_V1_Tree) -> String {
+        var out: [String] = []
+        flowsAndNavigation(tree, hosts: nil, into: &out)
+        return out.dropFirst().joined(separator: "\n") + "\n"
+    }
+
+    private static func flowsAndNavigation(_ tree: Flowd_V1_Tree, hosts: [UInt64: Flowd_V1_ConnectionInfo]?, into out: inout [String]) {
+        let flowTypes = flowTypes(tree)
+        out.append("")
+        out.append("flows")
+        if tree.hasRootFlow {
+            flowLines(tree.rootFlow, depth: 1, into: &out)
+        } else {
+            out.append("  (none)")
+        }
+
+        out.append("")
+        out.append("navigation")
+        if tree.hasWindow {
+            navLines(tree.window, prefix: "", depth: 1, flowTypes: flowTypes, hosts: hosts, into: &out)
+        }
     }
 
     /// Flow type names by id.
@@ -65,7 +76,7 @@ public enum TreeRenderer {
     }
 
     private static func navLines(
-        _ node: Flowd_V1_NavNode, prefix: String, depth: Int, flowTypes: [UInt64: String], hosts: [UInt64: Flowd_V1_ConnectionInfo],
+        _ node: Flowd_V1_NavNode, prefix: String, depth: Int, flowTypes: [UInt64: String], hosts: [UInt64: Flowd_V1_ConnectionInfo]?,
         into out: inout [String]
     ) {
         let indent = String(repeating: "  ", count: depth)
@@ -97,7 +108,8 @@ public enum TreeRenderer {
     }
 
     /// `screen 4 tutorial  flow 2 OnboardingFlow  host #2 raw-host pid 77  visible  pending ack (sent 3, acked 2)`.
-    static func screenLine(_ node: Flowd_V1_NavNode, flowTypes: [UInt64: String], hosts: [UInt64: Flowd_V1_ConnectionInfo]) -> String {
+    /// Without `hosts` (a moment of the history) the line leaves out hosts and acknowledgements.
+    static func screenLine(_ node: Flowd_V1_NavNode, flowTypes: [UInt64: String], hosts: [UInt64: Flowd_V1_ConnectionInfo]?) -> String {
         let screen = node.screen
         var parts = ["screen \(node.id) \(screen.kind)"]
         if screen.flowID == 0 {
@@ -105,18 +117,20 @@ public enum TreeRenderer {
         } else {
             parts.append("flow \(screen.flowID) \(flowTypes[screen.flowID] ?? "?")")
         }
-        if !screen.delivery.isEmpty, screen.delivery != "dismissing" {
+        if hosts == nil {
+            // A moment of the history: no host, only the flows' view.
+        } else if !screen.delivery.isEmpty, screen.delivery != "dismissing" {
             parts.append(screen.delivery)
         } else if screen.connectionID == 0 {
             parts.append("waiting for a host")
         } else {
-            let name = screen.hostName.isEmpty ? (hosts[screen.connectionID]?.name ?? "") : screen.hostName
+            let name = screen.hostName.isEmpty ? (hosts?[screen.connectionID]?.name ?? "") : screen.hostName
             parts.append("host #\(screen.connectionID)\(name.isEmpty ? "" : " " + name) pid \(screen.pid)")
         }
         parts.append(screen.visible ? "visible" : "hidden")
         if screen.dismissing { parts.append("dismissing") }
         if screen.restarts > 0 { parts.append("restarted \(screen.restarts)×") }
-        if screen.lastSerial > screen.ackedSerial, screen.connectionID != 0 {
+        if hosts != nil, screen.lastSerial > screen.ackedSerial, screen.connectionID != 0 {
             parts.append("pending ack (sent \(screen.lastSerial), acked \(screen.ackedSerial))")
         }
         return parts.joined(separator: "  ")

@@ -20,3 +20,25 @@ extension UserNavigation {
         }
     }
 }
+
+extension Flowd_V1_UserNavigation {
+    /// The wire form of `navigation` on `screen` (a close is sent as applied: `immediate`).
+    package init(_ navigation: UserNavigation, screen: ScreenID) {
+        self.init()
+        screenID = screen.rawValue
+        switch navigation {
+        case .back(let phase):
+            var back = Flowd_V1_Back()
+            back.phase = phase.wire
+            action = .back(back)
+        case .selectTab(let index):
+            var select = Flowd_V1_SelectTab()
+            select.index = UInt32(clamping: index)
+            action = .selectTab(select)
+        case .closeModal:
+            var close = Flowd_V1_CloseModal()
+            close.phase = .immediate
+            action = .closeModal(close)
+        }
+    }
+}

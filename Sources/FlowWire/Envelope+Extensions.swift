@@ -45,6 +45,10 @@ extension Flowd_V1_Envelope.OneOf_Body {
         case .stats: "Stats"
         case .describe: "Describe"
         case .appContract: "AppContract"
+        case .getHistory: "GetHistory"
+        case .history: "History"
+        case .getMoment: "GetMoment"
+        case .moment: "Moment"
         }
     }
 }

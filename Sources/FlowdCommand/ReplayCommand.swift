@@ -18,6 +18,13 @@ struct ReplayCommand: ParsableCommand {
             PlacementChanged and Dismiss the flows make is compared with the recorded one (kind, screen, \
             serial, placement path and state).
 
+            --serve starts a daemon at a moment of the recording instead: the state it starts from and its \
+            first --until inputs (default: all) are written as a new journal (at --state after --, else in a \
+            new temporary folder), and `flowd serve` starts on it with the arguments after --, restoring \
+            that moment as after a restart. Hosts attach and go on from there, so a bug report's reader \
+            walks on from the broken moment. `flowctl history --export` writes such a file from any range \
+            of a running daemon's history.
+
             Exit codes: 0 same placements; 1 a difference (the first one is printed; a starting state that \
             does not rebuild in the app among them) or a recording that cannot be replayed against the app; \
             64 bad arguments (an app this command does not run); 65 a file that is not a recording (damaged, \
@@ -27,6 +34,7 @@ struct ReplayCommand: ParsableCommand {
               flowctl record bug.rec &  ...reproduce the bug...  ; kill -INT %1
               \(CommandContext.current.command.name) replay bug.rec              # the app named in the recording
               \(CommandContext.current.command.name) replay bug.rec --app \(CommandContext.current.command.apps[0].name)
+              \(CommandContext.current.command.name) replay bug.rec --until 12 --serve -- --socket /tmp/bug.sock
             """)
     }
 
@@ -36,7 +44,23 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The app to replay against (default: the app named in the recording).", valueName: "name"))
     var app: String?
 
+    @Option(name: .long, help: ArgumentHelp("With --serve: start at the moment after this many of the recording's inputs (default: all).", valueName: "n"))
+    var until: Int?
+
+    @Flag(name: .long, help: "Start a daemon at that moment (restored from a journal made of the recording) instead of comparing.")
+    var serve = false
+
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("With --serve: arguments for `flowd serve` (after --).", valueName: "serve-arguments"))
+    var serveArguments: [String] = []
+
     func validate() throws {
+        if let until, until < 0 { throw ValidationError("--until must be a number of inputs, 0 or more, got \(until)") }
+        if until != nil && !serve { throw ValidationError("--until goes with --serve: it says at which moment the daemon starts") }
+        if !serveArguments.isEmpty && !serve { throw ValidationError("arguments after -- go to `flowd serve`, with --serve") }
+        if serveArguments.contains(where: { $0 == "--app" || $0.hasPrefix("--app=") }) {
+            throw ValidationError("give the app as replay's own --app (before --), not to serve")
+        }
+        if serveArguments.contains("--no-state") { throw ValidationError("--serve restores from a journal: it cannot take --no-state") }
         let command = CommandContext.current.command
         if let app, command.app(named: app) == nil {
             throw ValidationError("no app named '\(app)'; \(command.appChoices)")
@@ -60,6 +84,10 @@ struct ReplayCommand: ParsableCommand {
                 "\(context.command.name) replay: the recording ran app '\(name)', which \(context.command.name) does not run; \(advice)\n".utf8))
             throw ExitCode(64)
         }
+        if serve {
+            try serveMoment(of: recording, app: chosen.make(), name: name, context: context)
+            return
+        }
         do {
             let result = try Replay.run(recording, app: chosen.make())
             if let difference = result.difference {
@@ -71,5 +99,46 @@ struct ReplayCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// Writes the journal of the moment and runs `flowd serve` on it.
+    private func serveMoment(of recording: Recording, app: FlowApp.App, name: String, context: CommandContext) throws {
+        let made: ReplayedJournal.Records
+        do {
+            made = try ReplayedJournal.records(of: recording, app: app, until: until)
+        } catch {
+            FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        if let until, until > made.recordedInputs {
+            FileHandle.standardError.write(Data(
+                "\(context.command.name) replay: --until \(until): the recording holds \(made.recordedInputs) inputs; give 0 to \(made.recordedInputs)\n".utf8))
+            throw ExitCode(64)
+        }
+        var arguments = serveArguments
+        let path: String
+        if let index = arguments.firstIndex(of: "--state"), index + 1 < arguments.count {
+            path = arguments[index + 1]
+        } else if let given = arguments.first(where: { $0.hasPrefix("--state=") }) {
+            path = String(given.dropFirst("--state=".count))
+        } else {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowd-replay-\(getpid())").path
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            path = folder + "/" + ((file as NSString).lastPathComponent) + ".journal"
+            arguments += ["--state", path]
+        }
+        do {
+            try ReplayedJournal.write(made.records, app: app, to: path)
+        } catch {
+            FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        // On stderr with the daemon's log (stdout is the replay's verdict, and there is none here).
+        FileHandle.standardError.write(Data("""
+            \(context.command.name) replay: serving app \(name) at the moment after input \(made.inputs) of \(made.recordedInputs) of \(file), \
+            restored from the journal \(path)\n
+            """.utf8))
+        let command = try ServeCommand.parse(["--app", name] + arguments)
+        try command.run()
     }
 }

@@ -137,9 +137,12 @@ struct RecordFromAnyMomentTests {
             record.body = Data(body)
             return record
         }
+        // The state: the time the press was received (kind 67), then the press.
+        #expect(tree.startState.records.map(\.kind) == [InputTimes.kind, 1])
         let damages: [(String, (inout [Flowd_V1_StateRecord]) -> Void, String)] = [
-            ("an unknown kind", { $0.append(record(99, [1])) }, "record 2 of the state it starts from has kind 99, which no flowd writes"),
-            ("an input cut short", { $0[0].body = Data([0x80]) }, "record 1 of the state it starts from does not decode as an input of kind 1"),
+            ("an unknown kind", { $0.append(record(99, [1])) }, "record 3 of the state it starts from has kind 99, which no flowd writes"),
+            ("an input cut short", { $0[1].body = Data([0x80]) }, "record 2 of the state it starts from does not decode as an input of kind 1"),
+            ("a time cut short", { $0[0].body = Data([0x80]) }, "record 1 of the state it starts from is a time that does not decode"),
             ("a checkpoint after an input", { $0.append(record(Checkpoint.kind, [1])) }, "is a checkpoint, which only ever comes first"),
             ("a checkpoint of another layout", { $0 = [record(Checkpoint.kind, [9])] }, "is a checkpoint that does not decode (the checkpoint record has layout 9"),
             ("a saved state without its screen", { $0.append(record(DaemonJournal.savedStateKind, [])) }, "is a saved state that names no screen"),
@@ -191,12 +194,12 @@ struct RecordFromAnyMomentTests {
         #expect(try Persistence().startRecords().isEmpty, "no journal, nothing applied: the app's start")
         var history = InputHistory()
         let screen = ScreenID(rawValue: 2)
-        for _ in 0..<InputHistory.limit { history.record(.screenLost(screen), key: 7) }
+        for _ in 0..<InputHistory.limit { history.record(.screenLost(screen), key: 7, at: 0) }
         #expect(history.records.count == InputHistory.limit && !history.overflowed)
         #expect(history.records.last == Journal.Record(kind: FlowInput.screenLost(screen).encoded.kind, body: FlowInput.screenLost(screen).encoded.body, key: 7))
-        history.record(.screenLost(screen), key: 0)
+        history.record(.screenLost(screen), key: 0, at: 0)
         #expect(history.overflowed && history.records.isEmpty, "past the limit nothing is kept: the memory is bounded")
-        history.record(.screenLost(screen), key: 0)
+        history.record(.screenLost(screen), key: 0, at: 0)
         #expect(history.records.isEmpty)
     }
 }

@@ -15,6 +15,9 @@ struct DebugSurface {
     let events: EventBus
     /// Where the app and its hosts disagree.
     var contract: ContractWatch
+    /// The journal's inputs as moments (`flowctl history`, `flowctl at`): made at the first question
+    /// and kept, with its scratch runtime, to answer the next ones by replaying only what came since.
+    var timeline: Timeline?
     /// `TerminateFlow` requests waiting for their flow's unwinding, by flow.
     private var terminations: [FlowID: PendingReply] = [:]
 

@@ -29,6 +29,8 @@ enum RecordedStartState {
             }
         case DaemonJournal.placeKind:
             return nil
+        case InputTimes.kind:
+            return InputTimes.time(in: Array(record.body)) == nil ? "is a time that does not decode" : nil
         case Checkpoint.kind:
             guard index == 0 else { return "is a checkpoint, which only ever comes first" }
             do throws(CheckpointMismatch) {

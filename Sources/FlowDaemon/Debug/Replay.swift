@@ -71,67 +71,70 @@ public enum Replay {
                 recorded.append(command)
                 continue
             }
-            if try feed(event, to: runtime) {
-                inputs += 1
-                screens.settle()
-            }
+            guard let recorded = try input(of: event, for: runtime) else { continue }
+            // Refused now as it was then: the daemon journaled nothing, and the flows change nothing.
+            if case .input(let input) = recorded { _ = try? runtime.apply(input) }
+            inputs += 1
+            screens.settle()
         }
         return compare(recorded, screens.commands, inputs: inputs)
     }
 
-    /// Feeds one recorded input; returns false for events that are not inputs.
-    private static func feed(_ event: Flowd_V1_Event, to runtime: FlowRuntime) throws(ReplayError) -> Bool {
+    /// What a recorded event gives the flows.
+    enum RecordedInput {
+        /// An input, to apply.
+        case input(FlowInput)
+        /// An input the daemon refused when it was recorded (not the JSON of an Output, a late tap):
+        /// counted, and refused again by applying nothing.
+        case refused
+    }
+
+    /// The input a recorded event holds for `runtime` as it is now; nil for events that are not inputs.
+    static func input(of event: Flowd_V1_Event, for runtime: FlowRuntime) throws(ReplayError) -> RecordedInput? {
         let screen = ScreenID(rawValue: event.screenID)
         switch event.kind {
         case .shutdown:
             // The daemon's shutdown terminates every flow (a second SHUTDOWN event finds nothing left).
-            guard runtime.liveFlowCount + runtime.liveScreenCount > 0 else { return false }
-            runtime.terminateAll(animated: false)
-            return true
+            guard runtime.liveFlowCount + runtime.liveScreenCount > 0 else { return nil }
+            return .input(.terminateAll(animated: false))
         case .output:
-            try feedOutput(event, to: runtime)
-            return true
+            return try output(event, for: runtime)
         case .injected where event.screenID != 0:
             // An injected output names its screen; an injected terminate has none (the next case).
-            try feedOutput(event, to: runtime)
-            return true
+            return try output(event, for: runtime)
         case .injected where event.payload.contentType == EventPayloads.terminateFlowContentType:
             guard let request = try? Flowd_V1_TerminateFlow(serializedBytes: Array(event.payload.data)) else { throw missingPayload(event) }
-            try? runtime.terminate(flow: FlowID(rawValue: request.flowID), animated: request.animated)
-            return true
+            return .input(.terminate(FlowID(rawValue: request.flowID), animated: request.animated))
         case .userNavigation:
             guard event.payload.contentType == EventPayloads.userNavigationContentType,
                   let message = try? Flowd_V1_UserNavigation(serializedBytes: Array(event.payload.data)) else { throw missingPayload(event) }
-            guard let navigation = UserNavigation(message) else { return false }
-            try? runtime.receiveUserNavigation(navigation, from: screen)
-            return true
+            guard let navigation = UserNavigation(message) else { return nil }
+            return .input(.userNavigation(navigation, screen: screen))
         case .screenLost:
             // Its host died while recording: the flows heard of it then, and hear of it again now.
-            runtime.screenLost(screen)
-            return true
+            return .input(.screenLost(screen))
         case .linkOpened:
             guard event.hasPayload, let link = try? Link(parsing: String(decoding: event.payload.data, as: UTF8.self)) else { throw missingPayload(event) }
-            _ = try? runtime.open(link)
-            return true
+            return .input(.openLink(link))
         case .injected:
             throw missingPayload(event)
         default:
-            return false
+            return nil
         }
     }
 
-    /// Feeds a recorded output (a screen's or an injected one) to its screen.
-    private static func feedOutput(_ event: Flowd_V1_Event, to runtime: FlowRuntime) throws(ReplayError) {
+    /// A recorded output (a screen's or an injected one) for its screen.
+    private static func output(_ event: Flowd_V1_Event, for runtime: FlowRuntime) throws(ReplayError) -> RecordedInput {
         guard event.hasPayload, event.payload.isJSON else { throw missingPayload(event) }
         // Recordings hold JSON; the daemon's rule turns it into the screen's own form. An output the
         // daemon would refuse (not the JSON of an Output, a late tap) is refused again: same effect.
         let screen = ScreenID(rawValue: event.screenID)
         guard let payload = try? runtime.acceptedOutput(screen: screen, contentType: event.payload.contentType, data: event.payload.data)
-        else { return }
-        _ = try? runtime.receiveOutput(screen: screen, payload: payload)
+        else { return .refused }
+        return .input(.output(screen, payload: payload))
     }
 
-    private static func missingPayload(_ event: Flowd_V1_Event) -> ReplayError {
+    static func missingPayload(_ event: Flowd_V1_Event) -> ReplayError {
         ReplayError("event \(event.seq) (\(event.text)) has no usable payload; record with `flowctl record`, which asks for payloads")
     }
 

@@ -15,7 +15,7 @@ extension AppCore {
     @discardableResult
     mutating func feed(_ input: FlowInput, key: UInt64 = 0) throws(FlowKitError) -> OpenedLink? {
         guard let runtime else { return nil }
-        return try persistence.feed(input, key: key, into: runtime)
+        return try persistence.feed(input, key: key, at: loop.wallClock, into: runtime)
     }
 
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:

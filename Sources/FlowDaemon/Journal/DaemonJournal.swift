@@ -84,12 +84,17 @@ struct DaemonJournal {
     /// Whether the last write failed (and the inputs since wait in memory).
     var isFailing: Bool { retryAt != nil }
 
-    /// Records an input the runtime accepted, with the key its sender gave it (ignored unless recording).
-    mutating func record(_ input: FlowInput, key: UInt64 = 0) {
+    /// Records an input the runtime accepted, with the key its sender gave it, received at `time`
+    /// (milliseconds since the Unix epoch; ignored unless recording).
+    mutating func record(_ input: FlowInput, key: UInt64 = 0, at time: UInt64 = 0) {
         guard mode == .recording else { return }
+        if let stamp = times.stamp(time) { pending.append(stamp) }
         let (kind, body) = input.encoded
         pending.append(Journal.Record(kind: kind, body: body, key: Int64(bitPattern: key)))
     }
+
+    /// When the inputs were received: a time record before an input whenever the millisecond changed.
+    private var times = InputTimes()
 
     /// Records what a host saved for `screen` (ignored unless recording).
     mutating func recordSavedState(_ data: Data, for screen: ScreenID) {

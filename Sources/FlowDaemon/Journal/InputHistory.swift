@@ -14,9 +14,13 @@ struct InputHistory {
     private(set) var records: [Journal.Record] = []
     /// Whether more than `limit` records came: the history is gone for the rest of the run.
     private(set) var overflowed = false
+    /// When the inputs were received, as the journal keeps it.
+    private var times = InputTimes()
 
-    /// Keeps an input the runtime accepted, with its sender's key.
-    mutating func record(_ input: FlowInput, key: UInt64) {
+    /// Keeps an input the runtime accepted, with its sender's key, received at `time` (milliseconds
+    /// since the Unix epoch).
+    mutating func record(_ input: FlowInput, key: UInt64, at time: UInt64) {
+        if let stamp = times.stamp(time) { append(stamp) }
         let (kind, body) = input.encoded
         append(Journal.Record(kind: kind, body: body, key: Int64(bitPattern: key)))
     }

@@ -71,91 +71,119 @@ struct JournalReplay {
     /// a restore does: `ledger` keeps the placement check the records' checks are compared with.
     mutating func replay<Ledger: ReplayLedger>(_ app: FlowApp.App, records forEachRecord: RecordSource,
                                                ledger journal: inout Ledger, into runtime: FlowRuntime) -> RestoreOutcome {
-        var index = 0
         var divergence: String?
         var started = false
         // Flow events are the old daemon's, seen when they happened: not described again.
-        runtime.reportsFlowEvents = false
         defer { runtime.reportsFlowEvents = true }
         do {
             try forEachRecord { record in
                 if !started {
                     started = true
-                    if record.kind == Checkpoint.kind {
-                        do throws(CheckpointMismatch) {
-                            let checkpoint = try Checkpoint(decoding: record.body)
-                            try checkpoint.rebuild(app, on: runtime) { settle($0, journal: &journal) }
-                            journal.restored(checkpoint)
-                            appliedKeys = AppliedKeys(checkpoint.appliedKeys)
-                            lastPlace = checkpoint.place
-                            return true
-                        } catch {
-                            divergence = "its checkpoint does not restore: \(error)"
-                            return false
-                        }
-                    }
-                    app.start(runtime)
-                    settle(runtime, journal: &journal)
-                }
-                // The user's place: not an input (a new version reads it); a batch's check may be on it.
-                if record.kind == Checkpoint.kind {
-                    divergence = "it holds a checkpoint after input \(index); a checkpoint only starts a journal"
-                    return false
-                }
-                // What a host saved for a screen: the screen's place carries it from now on.
-                if record.kind == DaemonJournal.savedStateKind {
-                    var reader = JournalBatch.Reader(bytes: record.body)
-                    guard let screen = reader.varint() else {
-                        divergence = "a saved state after input \(index) does not name its screen"
+                    switch begin(app, first: record, ledger: &journal, into: runtime) {
+                    case .failure(let reason):
+                        divergence = reason.description
                         return false
+                    case .success(true):
+                        return true
+                    case .success(false):
+                        break
                     }
-                    screens.save(Data(record.body[reader.offset...]), for: ScreenID(rawValue: screen))
-                    savedStates += 1
-                    if let check = record.check, check != journal.storedCheck {
-                        divergence = "the placements after input \(index) differ from the journaled ones"
-                        return false
-                    }
-                    return true
                 }
-                if record.kind == DaemonJournal.placeKind {
-                    lastPlace = String(decoding: record.body, as: UTF8.self)
-                    if let check = record.check, check != journal.storedCheck {
-                        divergence = "the placements after input \(index) differ from the journaled ones"
-                        return false
-                    }
-                    return true
-                }
-                index += 1
-                let input: FlowInput
-                do {
-                    input = try FlowInput(kind: record.kind, body: record.body)
-                } catch {
-                    divergence = "it does not decode: \(error)"
-                    return false
-                }
-                do throws(FlowKitError) {
-                    _ = try runtime.apply(input)
-                } catch {
-                    divergence = "the flows refused \(input): \(error.message)"
-                    return false
-                }
-                appliedKeys.insert(UInt64(bitPattern: record.key))
-                settle(runtime, journal: &journal)
-                if let check = record.check, check != journal.storedCheck {
-                    divergence = "the placements after it differ from the journaled ones"
+                if case .failure(let reason) = step(record, ledger: &journal, into: runtime) {
+                    divergence = reason.description
                     return false
                 }
                 return true
             }
         } catch {
-            return .unreadable(atInput: index + 1, error)
+            return .unreadable(atInput: inputs + 1, error)
         }
-        if !started {
-            app.start(runtime)
-            settle(runtime, journal: &journal)
+        if !started { _ = begin(app, first: nil, ledger: &journal, into: runtime) }
+        if let divergence { return .diverged(atInput: inputs, reason: divergence) }
+        return .restored(inputs: inputs, screens: screens.live { runtime.model.contains($0) })
+    }
+
+    /// Why a record did not replay, in words for the person reading the log.
+    struct Divergence: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Inputs applied so far.
+    private(set) var inputs = 0
+
+    /// Starts `app` in `runtime`, a fresh one, with its flow events silenced: from `first` when that is
+    /// a checkpoint (rebuilt at its place, with its ids, counters, check and keys; true: `first` was
+    /// consumed), else from nothing (false: `first`, if any, is still to be stepped).
+    mutating func begin<Ledger: ReplayLedger>(_ app: FlowApp.App, first: Journal.Record?, ledger journal: inout Ledger,
+                                              into runtime: FlowRuntime) -> Result<Bool, Divergence> {
+        runtime.reportsFlowEvents = false
+        if let first, first.kind == Checkpoint.kind {
+            do throws(CheckpointMismatch) {
+                let checkpoint = try Checkpoint(decoding: first.body)
+                try checkpoint.rebuild(app, on: runtime) { settle($0, journal: &journal) }
+                journal.restored(checkpoint)
+                appliedKeys = AppliedKeys(checkpoint.appliedKeys)
+                lastPlace = checkpoint.place
+                return .success(true)
+            } catch {
+                return .failure(Divergence(description: "its checkpoint does not restore: \(error)"))
+            }
         }
-        if let divergence { return .diverged(atInput: index, reason: divergence) }
-        return .restored(inputs: index, screens: screens.live { runtime.model.contains($0) })
+        app.start(runtime)
+        settle(runtime, journal: &journal)
+        return .success(false)
+    }
+
+    /// Applies one record after `begin`: an input to the runtime (then settled, and its check compared),
+    /// a place or a saved state to what is kept. Fails, applying nothing more, when the record does
+    /// not decode, the flows refuse it, or the placements differ from the journaled check.
+    mutating func step<Ledger: ReplayLedger>(_ record: Journal.Record, ledger journal: inout Ledger,
+                                             into runtime: FlowRuntime) -> Result<Void, Divergence> {
+        func diverged(_ reason: String) -> Result<Void, Divergence> { .failure(Divergence(description: reason)) }
+        // The user's place: not an input (a new version reads it); a batch's check may be on it.
+        switch record.kind {
+        case Checkpoint.kind:
+            return diverged("it holds a checkpoint after input \(inputs); a checkpoint only starts a journal")
+        case DaemonJournal.savedStateKind:
+            // What a host saved for a screen: the screen's place carries it from now on.
+            var reader = JournalBatch.Reader(bytes: record.body)
+            guard let screen = reader.varint() else { return diverged("a saved state after input \(inputs) does not name its screen") }
+            screens.save(Data(record.body[reader.offset...]), for: ScreenID(rawValue: screen))
+            savedStates += 1
+            if let check = record.check, check != journal.storedCheck {
+                return diverged("the placements after input \(inputs) differ from the journaled ones")
+            }
+            return .success(())
+        case InputTimes.kind:
+            // When the next inputs were received: for people (the timeline), not for the flows.
+            return .success(())
+        case DaemonJournal.placeKind:
+            lastPlace = String(decoding: record.body, as: UTF8.self)
+            if let check = record.check, check != journal.storedCheck {
+                return diverged("the placements after input \(inputs) differ from the journaled ones")
+            }
+            return .success(())
+        default:
+            break
+        }
+        inputs += 1
+        let input: FlowInput
+        do {
+            input = try FlowInput(kind: record.kind, body: record.body)
+        } catch {
+            return diverged("it does not decode: \(error)")
+        }
+        do throws(FlowKitError) {
+            _ = try runtime.apply(input)
+        } catch {
+            return diverged("the flows refused \(input): \(error.message)")
+        }
+        appliedKeys.insert(UInt64(bitPattern: record.key))
+        settle(runtime, journal: &journal)
+        if let check = record.check, check != journal.storedCheck {
+            return diverged("the placements after it differ from the journaled ones")
+        }
+        return .success(())
     }
 
     /// The replay's settle loop: commands folded and checked, the root's end kept, the rest dropped.

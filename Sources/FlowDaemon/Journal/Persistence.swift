@@ -184,16 +184,17 @@ struct Persistence {
     /// it arrived: docs/protocol.md §20).
     func hasApplied(_ key: UInt64) -> Bool { appliedKeys.contains(key) }
 
-    /// Feeds one input to `runtime` and, once accepted, journals it: every input that changes the app
+    /// Feeds one input to `runtime` and, once accepted, journals it with the time it was received (`time`,
+    /// milliseconds since the Unix epoch): every input that changes the app
     /// enters here. Returns what an `.openLink` opened. Throws, journaling nothing, when the runtime
     /// refuses it.
-    mutating func feed(_ input: FlowInput, key: UInt64, into runtime: FlowRuntime) throws(FlowKitError) -> OpenedLink? {
+    mutating func feed(_ input: FlowInput, key: UInt64, at time: UInt64, into runtime: FlowRuntime) throws(FlowKitError) -> OpenedLink? {
         let opened = try runtime.apply(input)
         appliedKeys.insert(key)
         if journal != nil {
-            journal?.record(input, key: key)
+            journal?.record(input, key: key, at: time)
         } else {
-            history?.record(input, key: key)
+            history?.record(input, key: key, at: time)
         }
         return opened
     }

@@ -171,14 +171,14 @@ package struct ConnectionStateMachine {
         case .openLink:
             // A notification screen, a URL handler (screen hosts) or `flowctl open` (debug).
             return .handle
-        case .getTree, .getStats, .subscribe, .unsubscribe, .injectOutput, .injectNavigation, .terminateFlow, .describe:
+        case .getTree, .getStats, .subscribe, .unsubscribe, .injectOutput, .injectNavigation, .terminateFlow, .describe, .getHistory, .getMoment:
             guard role == .debug else {
                 return fail(.unexpectedMessage, "\(body.name) is for debug clients; this connection has the screen-host role (connect again with ROLE_DEBUG)")
             }
             return .handle
         case .hello:
             return fail(.unexpectedMessage, "a second Hello; the handshake is already done")
-        case .welcome, .place, .update, .placementChanged, .dismiss, .tree, .event, .lagged, .commandResult, .stats, .linkOpened, .appContract:
+        case .welcome, .place, .update, .placementChanged, .dismiss, .tree, .event, .lagged, .commandResult, .stats, .linkOpened, .appContract, .history, .moment:
             return fail(.unexpectedMessage, "\(body.name) is sent by the daemon, never to it")
         }
     }

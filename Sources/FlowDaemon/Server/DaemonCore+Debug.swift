@@ -24,6 +24,10 @@ extension DaemonCore {
             app.terminateFlow(terminate, seq: seq, from: connection.id, pid: connection.peerPID)
         case .describe:
             send(.appContract(appContract()), to: connection, replyTo: seq)
+        case .getHistory(let request):
+            answerHistory(request, seq: seq, on: connection)
+        case .getMoment(let request):
+            answerMoment(request, seq: seq, on: connection)
         default:
             app.refuse(Flowd_V1_Error(code: .unexpectedMessage, message: "\(body.name) is not a request flowd serves"), seq: seq, to: connection.id)
         }

@@ -268,7 +268,9 @@ public nonisolated struct Flowd_V1_StateRecord: Sendable {
   /// dismissal completed, 4 screen lost, 5 terminate, 6 terminate all, 7 timer
   /// fired, 8 work succeeded, 9 work failed, 10 timer started, 11 open link);
   /// 64 the user's place (a link's text); 65 a checkpoint (first record only);
-  /// 66 what a host saved for a screen. Other kinds are refused.
+  /// 66 what a host saved for a screen; 67 when the inputs after it were
+  /// received (milliseconds since the Unix epoch, a varint). Other kinds are
+  /// refused.
   public var kind: Int64 = 0
 
   /// The record's body in the journal's layout for its kind.
@@ -945,6 +947,284 @@ public nonisolated struct Flowd_V1_AppContract: Sendable {
   public init() {}
 
   fileprivate var _contract: Flowd_V1_Payload? = nil
+}
+
+/// Ask for the inputs the app's state is made of: the journal's since the
+/// app's start or its last checkpoint (the records GetTree.start_state gives),
+/// one HistoryInput per input. Answered by History; refused with a non-fatal
+/// Error (LIMIT_EXCEEDED) when the daemon cannot give them (as for
+/// GetTree.start_state). The daemon computes each moment in a scratch runtime
+/// of the app fed the journaled inputs; the live app is never touched
+/// (docs/flowctl.md, "History").
+public nonisolated struct Flowd_V1_GetHistory: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The first input to list (1 is the first input; 0 is taken as 1).
+  public var from: UInt64 = 0
+
+  /// At most this many inputs (0: as many as fit in one frame). An answer
+  /// stops early when the next input would not fit in a frame; History.count
+  /// says how many there are, so the client asks again from the next one.
+  public var limit: UInt64 = 0
+
+  /// Also give, in each HistoryInput, the events the input caused as a
+  /// recording holds them (for an export that `flowd replay` checks).
+  public var events: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Answer to GetHistory.
+public nonisolated struct Flowd_V1_History: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var app: String = String()
+
+  public var appVersion: String = String()
+
+  /// Inputs held: moments 1 to count, each right after its input. Moment 0 is
+  /// the start: the app's fresh start, or the journal's checkpoint.
+  public var count: UInt64 = 0
+
+  /// Moment 0 is a checkpoint of the user's place (the journal was compacted):
+  /// the inputs before it are no longer held.
+  public var fromCheckpoint: Bool = false
+
+  /// The inputs asked for, oldest first.
+  public var inputs: [Flowd_V1_HistoryInput] = []
+
+  /// Why the history ends before the journal does: the scratch replay did not
+  /// arrive where the journal says (the flows are not deterministic in their
+  /// inputs). Empty when it holds every input.
+  public var stopped: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One journaled input: what the app was given.
+public nonisolated struct Flowd_V1_HistoryInput: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Its moment: 1 for the first input held.
+  public var index: UInt64 {
+    get {_storage._index}
+    set {_uniqueStorage()._index = newValue}
+  }
+
+  /// "output", "navigation", "dismissal completed", "screen lost",
+  /// "terminate", "terminate all", "timer fired", "work succeeded",
+  /// "work failed", "timer started" or "open link".
+  public var kind: String {
+    get {_storage._kind}
+    set {_uniqueStorage()._kind = newValue}
+  }
+
+  /// The flow it went to (the screen's owner, or the flow terminated); 0: none.
+  public var flowID: UInt64 {
+    get {_storage._flowID}
+    set {_uniqueStorage()._flowID = newValue}
+  }
+
+  /// The flow's type name; empty without a flow.
+  public var flowType: String {
+    get {_storage._flowType}
+    set {_uniqueStorage()._flowType = newValue}
+  }
+
+  /// The screen it came from; 0: none.
+  public var screenID: UInt64 {
+    get {_storage._screenID}
+    set {_uniqueStorage()._screenID = newValue}
+  }
+
+  /// That screen's kind.
+  public var screenKind: String {
+    get {_storage._screenKind}
+    set {_uniqueStorage()._screenKind = newValue}
+  }
+
+  /// What it carried: an output as JSON, a link as text/plain, a navigation as
+  /// application/x-flowd-user-navigation (a flowd.v1.UserNavigation). Absent
+  /// for inputs that carry nothing more than the fields above.
+  public var payload: Flowd_V1_Payload {
+    get {_storage._payload ?? Flowd_V1_Payload()}
+    set {_uniqueStorage()._payload = newValue}
+  }
+  /// Returns true if `payload` has been explicitly set.
+  public var hasPayload: Bool {_storage._payload != nil}
+  /// Clears the value of `payload`. Subsequent reads from it will return its default value.
+  public mutating func clearPayload() {_uniqueStorage()._payload = nil}
+
+  /// One line, for people: `output {"didPressButton":{"index":0}} from tutorial screen 3 of flow 1 TutorialFlow`.
+  public var text: String {
+    get {_storage._text}
+    set {_uniqueStorage()._text = newValue}
+  }
+
+  /// When the daemon received it, nanoseconds since the Unix epoch; 0 when
+  /// not known (an input journaled by an earlier daemon process).
+  public var timeUnixNanos: Int64 {
+    get {_storage._timeUnixNanos}
+    set {_uniqueStorage()._timeUnixNanos = newValue}
+  }
+
+  /// The input key its sender gave it (protocol.md §20); 0: none.
+  public var key: Int64 {
+    get {_storage._key}
+    set {_uniqueStorage()._key = newValue}
+  }
+
+  /// What changed with it: screens placed, updated, moved and dismissed,
+  /// flows started and ended.
+  public var change: Flowd_V1_MomentChange {
+    get {_storage._change ?? Flowd_V1_MomentChange()}
+    set {_uniqueStorage()._change = newValue}
+  }
+  /// Returns true if `change` has been explicitly set.
+  public var hasChange: Bool {_storage._change != nil}
+  /// Clears the value of `change`. Subsequent reads from it will return its default value.
+  public mutating func clearChange() {_uniqueStorage()._change = nil}
+
+  /// Only when GetHistory.events asked: the input and the screen commands it
+  /// caused as the Events a recording holds (with payloads), seq 0.
+  public var events: [Flowd_V1_Event] {
+    get {_storage._events}
+    set {_uniqueStorage()._events = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// What one input changed.
+public nonisolated struct Flowd_V1_MomentChange: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var placed: [UInt64] = []
+
+  public var updated: [UInt64] = []
+
+  /// Screens whose placement changed (covered, uncovered, moved).
+  public var moved: [UInt64] = []
+
+  public var dismissed: [UInt64] = []
+
+  public var flowsStarted: [UInt64] = []
+
+  public var flowsEnded: [UInt64] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Ask for the app as it was right after one input. Answered by Moment;
+/// refused with a non-fatal Error: LIMIT_EXCEEDED naming the count for an
+/// index past the history, and as GetHistory when there is no history.
+public nonisolated struct Flowd_V1_GetMoment: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The moment: 0 is the start, N right after input N.
+  public var index: UInt64 = 0
+
+  /// Also give Moment.tree.start_state: the records that rebuild this moment
+  /// (the start of a recording exported from here).
+  public var startState: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The app right after one input, as a scratch runtime fed the journal's
+/// inputs up to it rebuilt it.
+public nonisolated struct Flowd_V1_Moment: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var index: UInt64 = 0
+
+  /// Inputs held (as History.count).
+  public var count: UInt64 = 0
+
+  /// The flows, the navigation hierarchy and the place, as in a live Tree
+  /// (no connections, no stats; each screen's last_serial counts the
+  /// commands it got since it was placed).
+  public var tree: Flowd_V1_Tree {
+    get {_tree ?? Flowd_V1_Tree()}
+    set {_tree = newValue}
+  }
+  /// Returns true if `tree` has been explicitly set.
+  public var hasTree: Bool {self._tree != nil}
+  /// Clears the value of `tree`. Subsequent reads from it will return its default value.
+  public mutating func clearTree() {self._tree = nil}
+
+  /// Each live screen's state as its screen got it, JSON where the app's
+  /// coder can say it.
+  public var screens: [Flowd_V1_MomentScreen] = []
+
+  /// The input that led here; absent for moment 0.
+  public var input: Flowd_V1_HistoryInput {
+    get {_input ?? Flowd_V1_HistoryInput()}
+    set {_input = newValue}
+  }
+  /// Returns true if `input` has been explicitly set.
+  public var hasInput: Bool {self._input != nil}
+  /// Clears the value of `input`. Subsequent reads from it will return its default value.
+  public mutating func clearInput() {self._input = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _tree: Flowd_V1_Tree? = nil
+  fileprivate var _input: Flowd_V1_HistoryInput? = nil
+}
+
+/// One screen of a Moment.
+public nonisolated struct Flowd_V1_MomentScreen: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: UInt64 = 0
+
+  public var kind: String = String()
+
+  public var flowID: UInt64 = 0
+
+  public var state: Flowd_V1_Payload {
+    get {_state ?? Flowd_V1_Payload()}
+    set {_state = newValue}
+  }
+  /// Returns true if `state` has been explicitly set.
+  public var hasState: Bool {self._state != nil}
+  /// Clears the value of `state`. Subsequent reads from it will return its default value.
+  public mutating func clearState() {self._state = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _state: Flowd_V1_Payload? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -2107,6 +2387,441 @@ nonisolated extension Flowd_V1_AppContract: SwiftProtobuf.Message, SwiftProtobuf
   public static func ==(lhs: Flowd_V1_AppContract, rhs: Flowd_V1_AppContract) -> Bool {
     if lhs.app != rhs.app {return false}
     if lhs._contract != rhs._contract {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_GetHistory: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetHistory"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}from\0\u{1}limit\0\u{1}events\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.from) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.limit) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.events) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.from != 0 {
+      try visitor.visitSingularUInt64Field(value: self.from, fieldNumber: 1)
+    }
+    if self.limit != 0 {
+      try visitor.visitSingularUInt64Field(value: self.limit, fieldNumber: 2)
+    }
+    if self.events != false {
+      try visitor.visitSingularBoolField(value: self.events, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_GetHistory, rhs: Flowd_V1_GetHistory) -> Bool {
+    if lhs.from != rhs.from {return false}
+    if lhs.limit != rhs.limit {return false}
+    if lhs.events != rhs.events {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_History: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".History"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}app_version\0\u{1}count\0\u{3}from_checkpoint\0\u{1}inputs\0\u{1}stopped\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.app) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.appVersion) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.count) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.fromCheckpoint) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.inputs) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.stopped) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.app.isEmpty {
+      try visitor.visitSingularStringField(value: self.app, fieldNumber: 1)
+    }
+    if !self.appVersion.isEmpty {
+      try visitor.visitSingularStringField(value: self.appVersion, fieldNumber: 2)
+    }
+    if self.count != 0 {
+      try visitor.visitSingularUInt64Field(value: self.count, fieldNumber: 3)
+    }
+    if self.fromCheckpoint != false {
+      try visitor.visitSingularBoolField(value: self.fromCheckpoint, fieldNumber: 4)
+    }
+    if !self.inputs.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.inputs, fieldNumber: 5)
+    }
+    if !self.stopped.isEmpty {
+      try visitor.visitSingularStringField(value: self.stopped, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_History, rhs: Flowd_V1_History) -> Bool {
+    if lhs.app != rhs.app {return false}
+    if lhs.appVersion != rhs.appVersion {return false}
+    if lhs.count != rhs.count {return false}
+    if lhs.fromCheckpoint != rhs.fromCheckpoint {return false}
+    if lhs.inputs != rhs.inputs {return false}
+    if lhs.stopped != rhs.stopped {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_HistoryInput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".HistoryInput"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}kind\0\u{3}flow_id\0\u{3}flow_type\0\u{3}screen_id\0\u{3}screen_kind\0\u{1}payload\0\u{1}text\0\u{3}time_unix_nanos\0\u{1}key\0\u{1}change\0\u{1}events\0")
+
+  fileprivate class _StorageClass {
+    var _index: UInt64 = 0
+    var _kind: String = String()
+    var _flowID: UInt64 = 0
+    var _flowType: String = String()
+    var _screenID: UInt64 = 0
+    var _screenKind: String = String()
+    var _payload: Flowd_V1_Payload? = nil
+    var _text: String = String()
+    var _timeUnixNanos: Int64 = 0
+    var _key: Int64 = 0
+    var _change: Flowd_V1_MomentChange? = nil
+    var _events: [Flowd_V1_Event] = []
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _index = source._index
+      _kind = source._kind
+      _flowID = source._flowID
+      _flowType = source._flowType
+      _screenID = source._screenID
+      _screenKind = source._screenKind
+      _payload = source._payload
+      _text = source._text
+      _timeUnixNanos = source._timeUnixNanos
+      _key = source._key
+      _change = source._change
+      _events = source._events
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._index) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._kind) }()
+        case 3: try { try decoder.decodeSingularUInt64Field(value: &_storage._flowID) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._flowType) }()
+        case 5: try { try decoder.decodeSingularUInt64Field(value: &_storage._screenID) }()
+        case 6: try { try decoder.decodeSingularStringField(value: &_storage._screenKind) }()
+        case 7: try { try decoder.decodeSingularMessageField(value: &_storage._payload) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._text) }()
+        case 9: try { try decoder.decodeSingularInt64Field(value: &_storage._timeUnixNanos) }()
+        case 10: try { try decoder.decodeSingularInt64Field(value: &_storage._key) }()
+        case 11: try { try decoder.decodeSingularMessageField(value: &_storage._change) }()
+        case 12: try { try decoder.decodeRepeatedMessageField(value: &_storage._events) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._index != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._index, fieldNumber: 1)
+      }
+      if !_storage._kind.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._kind, fieldNumber: 2)
+      }
+      if _storage._flowID != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._flowID, fieldNumber: 3)
+      }
+      if !_storage._flowType.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._flowType, fieldNumber: 4)
+      }
+      if _storage._screenID != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._screenID, fieldNumber: 5)
+      }
+      if !_storage._screenKind.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._screenKind, fieldNumber: 6)
+      }
+      try { if let v = _storage._payload {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+      } }()
+      if !_storage._text.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._text, fieldNumber: 8)
+      }
+      if _storage._timeUnixNanos != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._timeUnixNanos, fieldNumber: 9)
+      }
+      if _storage._key != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._key, fieldNumber: 10)
+      }
+      try { if let v = _storage._change {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      } }()
+      if !_storage._events.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._events, fieldNumber: 12)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_HistoryInput, rhs: Flowd_V1_HistoryInput) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._index != rhs_storage._index {return false}
+        if _storage._kind != rhs_storage._kind {return false}
+        if _storage._flowID != rhs_storage._flowID {return false}
+        if _storage._flowType != rhs_storage._flowType {return false}
+        if _storage._screenID != rhs_storage._screenID {return false}
+        if _storage._screenKind != rhs_storage._screenKind {return false}
+        if _storage._payload != rhs_storage._payload {return false}
+        if _storage._text != rhs_storage._text {return false}
+        if _storage._timeUnixNanos != rhs_storage._timeUnixNanos {return false}
+        if _storage._key != rhs_storage._key {return false}
+        if _storage._change != rhs_storage._change {return false}
+        if _storage._events != rhs_storage._events {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_MomentChange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MomentChange"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}placed\0\u{1}updated\0\u{1}moved\0\u{1}dismissed\0\u{3}flows_started\0\u{3}flows_ended\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedUInt64Field(value: &self.placed) }()
+      case 2: try { try decoder.decodeRepeatedUInt64Field(value: &self.updated) }()
+      case 3: try { try decoder.decodeRepeatedUInt64Field(value: &self.moved) }()
+      case 4: try { try decoder.decodeRepeatedUInt64Field(value: &self.dismissed) }()
+      case 5: try { try decoder.decodeRepeatedUInt64Field(value: &self.flowsStarted) }()
+      case 6: try { try decoder.decodeRepeatedUInt64Field(value: &self.flowsEnded) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.placed.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.placed, fieldNumber: 1)
+    }
+    if !self.updated.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.updated, fieldNumber: 2)
+    }
+    if !self.moved.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.moved, fieldNumber: 3)
+    }
+    if !self.dismissed.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.dismissed, fieldNumber: 4)
+    }
+    if !self.flowsStarted.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.flowsStarted, fieldNumber: 5)
+    }
+    if !self.flowsEnded.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.flowsEnded, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_MomentChange, rhs: Flowd_V1_MomentChange) -> Bool {
+    if lhs.placed != rhs.placed {return false}
+    if lhs.updated != rhs.updated {return false}
+    if lhs.moved != rhs.moved {return false}
+    if lhs.dismissed != rhs.dismissed {return false}
+    if lhs.flowsStarted != rhs.flowsStarted {return false}
+    if lhs.flowsEnded != rhs.flowsEnded {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_GetMoment: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetMoment"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{3}start_state\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.index) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.startState) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.index != 0 {
+      try visitor.visitSingularUInt64Field(value: self.index, fieldNumber: 1)
+    }
+    if self.startState != false {
+      try visitor.visitSingularBoolField(value: self.startState, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_GetMoment, rhs: Flowd_V1_GetMoment) -> Bool {
+    if lhs.index != rhs.index {return false}
+    if lhs.startState != rhs.startState {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_Moment: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Moment"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}count\0\u{1}tree\0\u{1}screens\0\u{1}input\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.index) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.count) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._tree) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.screens) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._input) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.index != 0 {
+      try visitor.visitSingularUInt64Field(value: self.index, fieldNumber: 1)
+    }
+    if self.count != 0 {
+      try visitor.visitSingularUInt64Field(value: self.count, fieldNumber: 2)
+    }
+    try { if let v = self._tree {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    if !self.screens.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.screens, fieldNumber: 4)
+    }
+    try { if let v = self._input {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_Moment, rhs: Flowd_V1_Moment) -> Bool {
+    if lhs.index != rhs.index {return false}
+    if lhs.count != rhs.count {return false}
+    if lhs._tree != rhs._tree {return false}
+    if lhs.screens != rhs.screens {return false}
+    if lhs._input != rhs._input {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_MomentScreen: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MomentScreen"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{3}flow_id\0\u{1}state\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.kind) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.flowID) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._state) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.id != 0 {
+      try visitor.visitSingularUInt64Field(value: self.id, fieldNumber: 1)
+    }
+    if !self.kind.isEmpty {
+      try visitor.visitSingularStringField(value: self.kind, fieldNumber: 2)
+    }
+    if self.flowID != 0 {
+      try visitor.visitSingularUInt64Field(value: self.flowID, fieldNumber: 3)
+    }
+    try { if let v = self._state {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_MomentScreen, rhs: Flowd_V1_MomentScreen) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.kind != rhs.kind {return false}
+    if lhs.flowID != rhs.flowID {return false}
+    if lhs._state != rhs._state {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

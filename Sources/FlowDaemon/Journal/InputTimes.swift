@@ -1,0 +1,28 @@
+import FlowJournal
+
+/// When inputs were received, as the journal keeps it: a record of kind 67 (the wall clock in
+/// milliseconds since the Unix epoch, a varint) before an input whenever the millisecond changed
+/// since the last one, so a flood of inputs in one millisecond costs one record. Not an input: a
+/// restore skips it; the timeline (`flowctl history`) reads it (docs/journal.md, "Records").
+struct InputTimes {
+    /// The record kind of a time.
+    static let kind: Int64 = 67
+    /// The last time recorded (0: none yet).
+    private var last: UInt64 = 0
+
+    /// The record to write before an input received at `time`, or nil when the last one still says it.
+    mutating func stamp(_ time: UInt64) -> Journal.Record? {
+        guard time != last, time > 0 else { return nil }
+        last = time
+        var body: [UInt8] = []
+        JournalBatch.appendVarint(time, to: &body)
+        return Journal.Record(kind: Self.kind, body: body)
+    }
+
+    /// The time a record of kind 67 holds, in milliseconds since the Unix epoch; nil when it does not decode.
+    static func time(in body: [UInt8]) -> UInt64? {
+        var reader = JournalBatch.Reader(bytes: body)
+        guard let time = reader.varint(), reader.offset == body.count else { return nil }
+        return time
+    }
+}
