@@ -117,7 +117,7 @@ let package = Package(
         .target(
             name: "WebBridge",
             dependencies: [
-                "DemoScreens", "DemoApps", "ScreenKit", "FlowKit", "FlowControl", "FlowWire",
+                "DemoScreens", "DemoApps", "ScreenKit", "FlowKit", "FlowKitWire", "FlowControl", "FlowWire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),

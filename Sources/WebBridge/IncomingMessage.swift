@@ -13,6 +13,9 @@ package struct IncomingMessage: Decodable {
     var link: String?
     var phase: String?
     var animated: Bool?
+    /// A range of the history (the inspector's timeline): the first and the last input.
+    var from: Int?
+    var to: Int?
     /// An output as JSON (the inspector's inject); kept as text, the daemon decodes it.
     var output: JSONText?
 

@@ -15,6 +15,12 @@ package enum InspectorRequest: Equatable, Sendable {
     case recordStop
     /// Send the tree again.
     case refresh
+    /// The history's inputs from input `from` on (the timeline; docs/web.md, "The timeline").
+    case history(from: Int)
+    /// The app right after input `index` (0: the start), computed by the daemon in a scratch runtime.
+    case moment(index: Int)
+    /// Inputs `from` to `to` as a recording to download.
+    case export(from: Int, to: Int)
 
     /// The request a message makes, or what is wrong with it.
     static func parse(_ text: String) throws(MessageError) -> InspectorRequest {
@@ -32,10 +38,22 @@ package enum InspectorRequest: Equatable, Sendable {
         case "recordStart": return .recordStart
         case "recordStop": return .recordStop
         case "refresh": return .refresh
+        case "history":
+            let from = message.from ?? 1
+            guard from >= 1 else { throw MessageError("malformed message: history from \(from); the first input is 1") }
+            return .history(from: from)
+        case "moment":
+            let index = try message.required(message.index, "index")
+            guard index >= 0 else { throw MessageError("malformed message: moment \(index) is negative") }
+            return .moment(index: index)
+        case "export":
+            let from = try message.required(message.from, "from"), to = try message.required(message.to, "to")
+            guard from >= 1, to >= from else { throw MessageError("malformed message: export from \(from) to \(to); give 1 <= from <= to") }
+            return .export(from: from, to: to)
         default:
             throw MessageError(
                 "unknown message type \"\(message.type)\"; the inspector sends inject, back, closeModal, selectTab, "
-                    + "terminate, recordStart, recordStop, refresh")
+                    + "terminate, recordStart, recordStop, refresh, history, moment, export")
         }
     }
 }

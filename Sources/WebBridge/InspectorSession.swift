@@ -113,6 +113,28 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
             recording = nil
             send(Self.message("recording", ["state": "stopped", "url": keepRecording(bytes), "bytes": bytes.count]))
             return
+        case .history(let from):
+            try sendHistory(client, from: from)
+            return
+        case .moment(let index):
+            do {
+                let moment = try client.moment(UInt64(index))
+                send(#"{"type":"moment","moment":"# + ((try? moment.jsonString()) ?? "{}") + "}")
+            } catch .daemon(let refusal) {
+                send(Self.message("result", ["action": "moment", "ok": false, "message": refusal.message]))
+            }
+            return
+        case .export(let from, let to):
+            do {
+                let bytes = try HistoryExport.recording(from: UInt64(from - 1), to: UInt64(to), client: client)
+                send(Self.message("exported", ["url": keepRecording(bytes), "bytes": bytes.count, "from": from, "to": to]))
+            } catch let error as ClientError {
+                guard case .daemon(let refusal) = error, !refusal.fatal else { throw error }
+                send(Self.message("result", ["action": "export", "ok": false, "message": refusal.message]))
+            } catch {
+                send(Self.message("result", ["action": "export", "ok": false, "message": "\(error)"]))
+            }
+            return
         case .inject(let screen, let output):
             action = "inject"
             var inject = Flowd_V1_InjectOutput()
@@ -163,6 +185,17 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
             tree.clearStartState()
         }
         send(#"{"type":"tree","tree":"# + ((try? tree.jsonString()) ?? "{}") + "}")
+    }
+
+    /// Sends the page the history's inputs from `from` on (without their events), page by page; a
+    /// daemon that cannot give it says why.
+    private func sendHistory(_ client: FlowClient, from: Int) throws(ClientError) {
+        do {
+            let history = try client.history(from: UInt64(from))
+            send(#"{"type":"history","history":"# + ((try? history.jsonString()) ?? "{}") + "}")
+        } catch .daemon(let refusal) where !refusal.fatal {
+            send(Self.message("result", ["action": "history", "ok": false, "message": refusal.message]))
+        }
     }
 
     private static func navigation(_ screen: UInt64, _ action: Flowd_V1_UserNavigation.OneOf_Action) -> Flowd_V1_InjectNavigation {

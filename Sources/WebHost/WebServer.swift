@@ -83,6 +83,11 @@ public struct WebServer: Sendable {
             if let refusal = policy().pageRefusal(host: request.head.authority) { return Self.refused(refusal) }
             return Self.html(Pages.inspector, host: request.head.authority)
         }
+        // A moment of the history, drawn read-only by the screen page (the inspector links to it).
+        router.get("/preview") { request, _ in
+            if let refusal = policy().pageRefusal(host: request.head.authority) { return Self.refused(refusal) }
+            return Self.html(Pages.screens, host: request.head.authority)
+        }
         router.get("/recordings/{name}") { [recordings] request, context in
             if let refusal = check(request) { return Self.refused(refusal) }
             guard let name = context.parameters.get("name"), let bytes = recordings.file(name) else {
@@ -94,7 +99,7 @@ public struct WebServer: Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         // A WebSocket request that `upgrade` refused lands here: say why, as plain HTTP.
-        for path in ["/ws/screens", "/ws/inspector"] {
+        for path in ["/ws/screens", "/ws/inspector", "/ws/preview"] {
             router.get(RouterPath(stringLiteral: path)) { request, _ in
                 let refusal = policy().refusal(
                     token: request.uri.queryParameters.get("token"), host: request.head.authority,
@@ -169,6 +174,14 @@ public struct WebServer: Sendable {
                     let session = InspectorSession(socketPath: options.socketPath, send: send) { bytes in
                         "/recordings/\(recordings.keep(bytes))?token=\(token)"
                     }
+                    return (session.start, session.receive, session.pageLeft)
+                }
+            }
+        case "/ws/preview":
+            guard let moment = query["moment"].flatMap(UInt64.init) else { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                await bridge(inbound, outbound) { send in
+                    let session = PreviewSession(socketPath: options.socketPath, moment: moment, send: send)
                     return (session.start, session.receive, session.pageLeft)
                 }
             }

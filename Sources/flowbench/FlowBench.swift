@@ -19,7 +19,7 @@ struct FlowBench: ParsableCommand {
             All.self, BaselinePingPong.self, BaselineRelay.self, BaselineEcho.self, FlowdPing.self,
             IdleConnections.self, Startup.self,
             FlowdRelay.self, FlowdEcho.self, LiveScreens.self, TreeCost.self, SpawnStartup.self, JournalCommit.self,
-            ScreenRestart.self, HungHost.self, Flood.self, Restore.self, DBusCall.self, SpawnPoolBench.self,
+            ScreenRestart.self, HungHost.self, Flood.self, Restore.self, History.self, DBusCall.self, SpawnPoolBench.self,
             ServerChild.self, PingPongChild.self, EchoPeerChild.self, LoadChild.self, IdleChild.self,
             FlowPingPongChild.self, FlowPeerChild.self, SpawnedChild.self, AckHostChild.self, LatencyLoadChild.self, FloodChild.self,
             DBusServerChild.self, DBusCallChild.self,

@@ -81,15 +81,19 @@ extension AppCore {
     /// The timeline caught up with the journal (made at the first question), or why there is none.
     mutating func caughtUpTimeline() -> Result<Timeline, HistoryAnswer.Refusal> {
         guard let app else { return .failure(HistoryAnswer.Refusal("flowd runs no app: there is no history")) }
+        let timeline = debug.timeline ?? Timeline(app: app)
+        debug.timeline = timeline
+        // The journal is read again only when its records changed since the last question.
+        let mark = persistence.recordsMark
+        guard timeline.caughtUpTo != mark else { return .success(timeline) }
         let records: [Journal.Record]
         do {
             records = try persistence.startRecords()
         } catch {
             return .failure(HistoryAnswer.Refusal("flowd cannot give the history of its inputs: \(error)"))
         }
-        let timeline = debug.timeline ?? Timeline(app: app)
-        debug.timeline = timeline
         timeline.catchUp(records)
+        timeline.caughtUpTo = mark
         return .success(timeline)
     }
 }

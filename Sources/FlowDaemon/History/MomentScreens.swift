@@ -12,6 +12,7 @@ struct MomentScreens {
         var contentType: String
         var state: Flowd_V1_Payload
         var serial: UInt64
+        var placement: Flowd_V1_Placement
     }
 
     private var screens: [ScreenID: Screen] = [:]
@@ -35,12 +36,13 @@ struct MomentScreens {
         switch command {
         case .place(let place):
             let state = runtime.eventPayload(state: place.state, contentType: place.contentType, of: id)
-            screens[id] = Screen(kind: place.kind, contentType: place.contentType, state: state, serial: 1)
+            let placement = Flowd_V1_Placement(place.placement, screen: id)
+            screens[id] = Screen(kind: place.kind, contentType: place.contentType, state: state, serial: 1, placement: placement)
             kinds[id] = place.kind
             order.append(id)
             event.kind = .place
             event.flowID = place.owner.rawValue
-            event.placement = Flowd_V1_Placement(place.placement, screen: id)
+            event.placement = placement
             event.payload = state
         case .update(_, let data, let owner):
             screens[id]?.serial += 1
@@ -54,6 +56,7 @@ struct MomentScreens {
             event.kind = .placementChanged
             event.flowID = owner.rawValue
             event.placement = Flowd_V1_Placement(placement, screen: id)
+            screens[id]?.placement = event.placement
         case .dismiss:
             screens[id]?.serial += 1
             event.kind = .dismiss
@@ -78,6 +81,7 @@ struct MomentScreens {
             moment.kind = screen.kind
             moment.flowID = runtime.owner(of: id)?.rawValue ?? 0
             moment.state = screen.state
+            moment.placement = screen.placement
             return moment
         }
     }

@@ -37,6 +37,8 @@ final class Timeline {
     private(set) var moments: [Moment] = []
     /// The records replayed so far.
     private(set) var records: [Journal.Record] = []
+    /// The persistence's mark of the records last caught up with (nil: none yet).
+    var caughtUpTo: Persistence.RecordsMark?
     /// Why the replay stopped before the end (the flows diverged from the journal); nil while it holds.
     private(set) var stopped: String?
 

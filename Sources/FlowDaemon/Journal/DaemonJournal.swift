@@ -27,7 +27,12 @@ struct DaemonJournal {
     /// The check of every screen command the runtime made since the app started.
     private(set) var check = PlacementCheck()
     /// Inputs not committed yet (this iteration's, or more while writes fail).
-    private var pending: [Journal.Record] = []
+    private var pending: [Journal.Record] = [] {
+        didSet { mark &+= 1 }
+    }
+    /// Changes whenever the records change (one added, committed, rewritten or cleared): equal marks,
+    /// equal records, so a reader of `records()` (the timeline) reads the file again only when it changed.
+    private(set) var mark = 0
     /// When the next try of a failed write is due (nil: writes do not fail). Read once per loop
     /// iteration, so a plain field apart from the error.
     private(set) var retryAt: UInt64?
@@ -141,6 +146,7 @@ struct DaemonJournal {
         // The old log's file closes with it: a flush of it in flight finishes first.
         drainSyncs()
         try journal.rewrite(records)
+        mark &+= 1
         held = 0
         savedSinceCheckpoint = 0
         journaledPlace = checkpoint.place

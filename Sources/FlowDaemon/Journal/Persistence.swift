@@ -231,6 +231,17 @@ struct Persistence {
         return history.records
     }
 
+    /// What identifies the records `startRecords()` gives now: equal marks, equal records.
+    struct RecordsMark: Equatable {
+        var journal: Int?
+        var history: Int?
+    }
+
+    /// The mark of the records `startRecords()` gives now.
+    var recordsMark: RecordsMark {
+        RecordsMark(journal: journal?.mark, history: history.map { $0.overflowed ? -1 : $0.records.count })
+    }
+
     /// Closes the journal (waiting for a flush in flight) and keeps none.
     mutating func close() {
         journal?.drainSyncs()

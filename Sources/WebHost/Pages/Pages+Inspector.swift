@@ -2,6 +2,23 @@ extension Pages {
     static let inspectorBody = #"""
     <header class="top"><b>flowd inspector</b><span class="meta" id="meta">attaching…</span><span id="status"></span>
     <button id="record">● Record</button><a id="download" hidden>download recording</a></header>
+    <section id="timeline">
+      <div class="bar"><b>Timeline</b>
+        <button id="tl-prev" title="the input before">◀</button>
+        <input type="range" id="tl-slider" min="0" max="0" value="0" step="1">
+        <button id="tl-next" title="the next input">▶</button>
+        <button id="tl-live" class="on" title="back to the live app">Live</button>
+        <span id="tl-count"></span>
+      </div>
+      <canvas id="tl-strip" height="14"></canvas>
+      <div id="tl-label" class="hint">live: the app as it is now</div>
+      <div id="tl-detail" hidden>
+        <div id="tl-change"></div>
+        <div class="row">inputs <input id="tl-from" size="6"> to <input id="tl-to" size="6">
+          <button id="tl-export">Export as a recording</button><a id="tl-download" hidden></a>
+          <a id="tl-preview" target="_blank" rel="noopener">Preview this moment's screen</a></div>
+      </div>
+    </section>
     <div id="layout">
       <section id="pictures">
         <h2>Flows</h2><div id="flows" class="picture"></div>
@@ -55,11 +72,27 @@ extension Pages {
     .hint { color:var(--muted); margin:0; }
     .hint.padded { padding:8px; }
     header button.on { color:var(--bad); border-color:var(--bad); }
+    #timeline { margin:12px 16px 0; background:#fff; border:1px solid var(--line); border-radius:10px; padding:8px 10px; font-size:13px; }
+    #timeline .bar { display:flex; gap:8px; align-items:center; }
+    #timeline .bar input[type=range] { flex:1; }
+    #timeline button { border:1px solid var(--line); background:#fff; border-radius:7px; padding:2px 9px; }
+    #timeline button.on { color:#fff; background:var(--accent); border-color:var(--accent); }
+    #tl-strip { width:100%; height:14px; display:block; margin:6px 0 4px; cursor:pointer; }
+    #tl-label { font:12px ui-monospace, monospace; white-space:pre-wrap; word-break:break-all; }
+    #tl-change { font-size:12px; margin:4px 0; }
+    #tl-change span { display:inline-block; margin-right:10px; }
+    #tl-detail .row { display:flex; gap:6px; align-items:center; flex-wrap:wrap; font-size:12px; }
+    #tl-detail input { font:inherit; padding:2px 5px; border:1px solid var(--line); border-radius:6px; }
+    body.past .picture { background:#fbf8ef; }
+    #selected pre { font:12px ui-monospace, monospace; white-space:pre-wrap; word-break:break-all; margin:4px 0; }
     """#
 
     static let inspectorScript = #"""
     const events = [];
-    let tree = null, shapes = {}, selection = null, socket = null;
+    // `tree` is what the pictures show: the live tree, or a moment's when the timeline is in the past.
+    let tree = null, liveTree = null, shapes = {}, selection = null, socket = null;
+    // The history of inputs (the timeline), and the moment shown (null: live).
+    let history = { inputs: [], count: 0, fromCheckpoint: false }, viewing = null, moment = null, historyAsked = false;
     const $ = (id) => document.getElementById(id);
     const num = (value) => Number(value || 0);
 
@@ -76,9 +109,22 @@ extension Pages {
 
     function receive(message) {
       switch (message.type) {
-      case "hello": keepToken(); $("meta").textContent = message.app + " · " + message.server + " · " + message.socket; status("live", "ok"); break;
+      case "hello": keepToken(); $("meta").textContent = message.app + " · " + message.server + " · " + message.socket; status("live", "ok"); askHistory(1); break;
       case "shapes": shapes = message.shapes; break;
-      case "tree": tree = message.tree; drawTree(); break;
+      case "tree":
+        liveTree = message.tree;
+        if (viewing === null) { tree = liveTree; drawTree(); }
+        askHistory(history.inputs.length + 1);
+        break;
+      case "history": takeHistory(message.history); break;
+      case "moment":
+        if (viewing === null || num(message.moment.index) !== viewing) break;
+        moment = message.moment; tree = moment.tree || {}; drawTree(); drawMoment();
+        break;
+      case "exported":
+        $("tl-download").href = message.url; $("tl-download").hidden = false;
+        $("tl-download").textContent = "download inputs " + message.from + " to " + message.to + " (" + message.bytes + " bytes)";
+        break;
       case "event": events.push(message.event); if (events.length > 2000) events.shift(); drawEvents(); break;
       case "result":
         $("result").textContent = message.action + ": " + message.message;
@@ -95,6 +141,115 @@ extension Pages {
       case "closed": status(message.text, "bad"); break;
       }
     }
+
+    // MARK: timeline
+
+    const kindColours = { "output": "#3b5bdb", "navigation": "#0ca678", "dismissal completed": "#adb5bd", "screen lost": "#e03131",
+      "terminate": "#e8590c", "terminate all": "#e8590c", "open link": "#9c36b5" };
+
+    // Asks for the inputs from `from` on; one question at a time (the next tree asks again).
+    function askHistory(from) {
+      if (historyAsked) return;
+      historyAsked = true;
+      send({ type: "history", from });
+    }
+
+    function takeHistory(answer) {
+      historyAsked = false;
+      const inputs = answer.inputs || [], count = num(answer.count), fromCheckpoint = !!answer.fromCheckpoint;
+      // The journal was compacted or the app started again: the numbering starts over.
+      if (fromCheckpoint !== history.fromCheckpoint || count < history.inputs.length ||
+          (inputs.length && num(inputs[0].index) > history.inputs.length + 1)) {
+        history = { inputs: [], count: 0, fromCheckpoint };
+        if (!inputs.length || num(inputs[0].index) !== 1) { askHistory(1); return; }
+      }
+      for (const input of inputs) if (num(input.index) === history.inputs.length + 1) history.inputs.push(input);
+      history.count = count;
+      const slider = $("tl-slider");
+      slider.max = count;
+      if (viewing === null) slider.value = count;
+      $("tl-count").textContent = count + " input" + (count === 1 ? "" : "s") + (fromCheckpoint ? " since the checkpoint" : "");
+      drawStrip();
+    }
+
+    function drawStrip() {
+      const canvas = $("tl-strip"), width = canvas.clientWidth || 600;
+      canvas.width = width;
+      const context = canvas.getContext("2d");
+      context.clearRect(0, 0, width, canvas.height);
+      const count = history.inputs.length;
+      history.inputs.forEach((input, i) => {
+        context.fillStyle = kindColours[input.kind] || "#868e96";
+        const x = count <= 1 ? 0 : Math.round((i + 1) / count * (width - 3));
+        context.fillRect(x, 2, 2, canvas.height - 4);
+      });
+      if (viewing !== null && count) {
+        context.fillStyle = "#111";
+        context.fillRect(Math.round(viewing / count * (width - 3)), 0, 3, canvas.height);
+      }
+    }
+
+    // Shows moment `index` (0: the start): asked of the daemon, which rebuilds it in a scratch runtime.
+    function view(index) {
+      index = Math.max(0, Math.min(history.count, index));
+      viewing = index; moment = null;
+      document.body.classList.add("past");
+      $("tl-live").classList.remove("on");
+      $("tl-slider").value = index;
+      $("tl-detail").hidden = false;
+      $("tl-from").value = $("tl-from").value || Math.min(1, index || 1);
+      $("tl-to").value = Math.max(1, index);
+      $("tl-preview").href = "/preview?moment=" + index + "&token=" + encodeURIComponent(token);
+      status("viewing moment " + index + " (read-only)", "");
+      const input = history.inputs[index - 1];
+      $("tl-label").textContent = index === 0 ? "moment 0: the start" + (history.fromCheckpoint ? " (the journal's checkpoint)" : "") : label(input, index);
+      drawStrip();
+      send({ type: "moment", index });
+    }
+
+    function label(input, index) {
+      if (!input) return "moment " + index;
+      const time = num(input.timeUnixNanos) ? new Date(num(input.timeUnixNanos) / 1e6).toISOString().slice(11, 23) : "-";
+      const payload = input.payload && input.payload.contentType && input.payload.contentType.includes("json") ? " " + atobText(input.payload.data) : "";
+      return "moment " + index + " · " + time + " · " + input.kind + (input.flowId ? " · flow " + num(input.flowId) + " " + input.flowType : "") +
+        (input.screenId ? " · screen " + num(input.screenId) + " " + input.screenKind : "") + payload;
+    }
+
+    // A protobuf bytes field in the JSON mapping (base64) as UTF-8 text.
+    function atobText(data) {
+      try { return new TextDecoder().decode(Uint8Array.from(atob(data || ""), (c) => c.charCodeAt(0))); } catch (e) { return ""; }
+    }
+
+    function drawMoment() {
+      const change = (moment.input || {}).change || {};
+      const parts = [["placed", change.placed], ["updated", change.updated], ["moved", change.moved], ["dismissed", change.dismissed],
+        ["flows started", change.flowsStarted], ["flows ended", change.flowsEnded]].filter(([, ids]) => ids && ids.length);
+      $("tl-change").innerHTML = parts.length ? "changed: " + parts.map(([word, ids]) => `<span class="change-${word.replace(" ", "-")}">${word} ${ids.map(num).join(", ")}</span>`).join("")
+        : (viewing === 0 ? "" : "changed nothing on screen");
+      $("connections").innerHTML = '<tr><td class="hint">a moment of the history: no connections</td></tr>';
+    }
+
+    function live() {
+      viewing = null; moment = null;
+      document.body.classList.remove("past");
+      $("tl-live").classList.add("on");
+      $("tl-detail").hidden = true;
+      $("tl-label").textContent = "live: the app as it is now";
+      $("tl-slider").value = history.count;
+      status("live", "ok");
+      tree = liveTree; drawTree(); drawStrip();
+    }
+
+    $("tl-slider").addEventListener("input", () => view(num($("tl-slider").value)));
+    $("tl-prev").addEventListener("click", () => view((viewing === null ? history.count : viewing) - 1));
+    $("tl-next").addEventListener("click", () => view((viewing === null ? history.count : viewing) + 1));
+    $("tl-live").addEventListener("click", live);
+    $("tl-strip").addEventListener("click", (event) => {
+      const box = $("tl-strip").getBoundingClientRect();
+      view(Math.round((event.clientX - box.left) / box.width * history.count));
+    });
+    $("tl-export").addEventListener("click", () => send({ type: "export", from: num($("tl-from").value), to: num($("tl-to").value) }));
+    window.addEventListener("resize", drawStrip);
 
     $("record").addEventListener("click", () => send({ type: $("record").classList.contains("on") ? "recordStop" : "recordStart" }));
     for (const id of ["filter-kinds", "filter-flow", "filter-screen", "filter-text", "filter-acks"]) $(id).addEventListener("input", drawEvents);
@@ -158,6 +313,7 @@ extension Pages {
       } else $("flows").innerHTML = '<p class="hint padded">no flow runs</p>';
       svgPicture($("navigation"), layout(tree.window || { kind: "NODE_KIND_WINDOW", id: "1" }, (n) =>
         (n.children || []).map((node) => ({ node })).concat(n.presented ? [{ node: n.presented, presented: true }] : [])), describeNav);
+      if (viewing !== null) { drawSelection(); return; }
       const rows = (tree.connections || []).map((c) => `<tr><td>${num(c.id)}</td><td>${c.role}</td><td>${escape(c.name)}</td><td>${c.pid || ""}</td><td>${num(c.screens)}</td><td>${escape((c.provides || []).join(", "))}</td></tr>`);
       $("connections").innerHTML = "<tr><th>id</th><th>role</th><th>name</th><th>pid</th><th>screens</th><th>provides</th></tr>" + rows.join("");
       drawSelection();
@@ -172,6 +328,8 @@ extension Pages {
       default: {
         const s = node.screen || {};
         const pending = num(s.ackedSerial) < num(s.lastSerial);
+        if (viewing !== null) return { kind: "screen", id, title: "screen " + id + " · " + s.kind,
+          sub: "flow " + num(s.flowId) + " · serial " + num(s.lastSerial), classes: s.visible ? "visible" : "" };
         return { kind: "screen", id, title: "screen " + id + " · " + s.kind,
           sub: "conn " + num(s.connectionId) + " · acked " + num(s.ackedSerial) + "/" + num(s.lastSerial) + (s.delivery ? " · " + s.delivery : ""),
           classes: (s.visible ? "visible " : "") + (pending || s.dismissing ? "pending" : "") };
@@ -191,7 +349,8 @@ extension Pages {
       if (!selection) return;
       // Rebuilt only when the selection or what it offers changes: keeps what is typed and the buttons under the pointer.
       const selected = selection.kind === "flow" ? null : findNav(tree.window, selection.id);
-      const signature = selection.kind + selection.id + "/" + (selected ? (selected.children || []).length + (selected.screen ? selected.screen.kind : "") : "");
+      const signature = selection.kind + selection.id + "/" + (selected ? (selected.children || []).length + (selected.screen ? selected.screen.kind : "") : "")
+        + (viewing === null ? "" : "@" + viewing + (moment ? "+" : ""));
       if (box.dataset.for === signature) return;
       box.dataset.for = signature;
       box.replaceChildren();
@@ -201,6 +360,13 @@ extension Pages {
         b.addEventListener("click", () => send(typeof message === "function" ? message() : message));
         return b;
       };
+      if (viewing !== null) {
+        // A moment of the history: what it was, and nothing that would change the live app.
+        add(`<p>${escape(selection.kind)} <b>${selection.id}</b> at moment ${viewing} <span class="hint">(read-only)</span></p>`);
+        const shown = moment && (moment.screens || []).find((screen) => num(screen.id) === selection.id);
+        if (shown) add(`<label>State</label><pre id="moment-state">${escape(atobText(shown.state && shown.state.data))}</pre>`);
+        return;
+      }
       if (selection.kind === "flow") {
         add(`<p>Flow <b>#${selection.id}</b></p><label><input type="checkbox" id="animated" checked> animated</label>`);
         const row = document.createElement("div"); row.className = "row";

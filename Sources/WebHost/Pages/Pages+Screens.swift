@@ -43,6 +43,9 @@ extension Pages {
     .anim-pop { animation: pop .25s ease-in forwards; }
     .anim-dismiss { animation: dismiss .25s ease-in forwards; }
     #notice { color:var(--muted); font-size:13px; max-width:390px; min-height:1em; }
+    body.preview #device { pointer-events:none; }
+    body.preview #device::after { content:"a moment of the history: read-only"; position:absolute; bottom:6px; left:0; right:0;
+      text-align:center; font-size:11px; color:var(--muted); }
     """#
 
     static let screensScript = #"""
@@ -57,9 +60,22 @@ extension Pages {
 
     function setStatus(text, kind) { statusLine.textContent = text; statusLine.className = kind || ""; }
     function notice(text) { document.getElementById("notice").textContent = text; }
-    function send(message) { if (socket && socket.readyState === 1) socket.send(JSON.stringify(message)); }
+    // A moment of the history (/preview?moment=N, from the inspector's timeline): drawn, never driven.
+    const previewMoment = location.pathname === "/preview" ? params.get("moment") : null;
+    if (previewMoment !== null) document.body.classList.add("preview");
+
+    function send(message) { if (previewMoment === null && socket && socket.readyState === 1) socket.send(JSON.stringify(message)); }
 
     function connect() {
+      if (previewMoment !== null) {
+        const url = new URL("/ws/preview", location.href);
+        url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+        url.searchParams.set("token", token);
+        url.searchParams.set("moment", previewMoment);
+        socket = new WebSocket(url);
+        socket.onmessage = (event) => receive(JSON.parse(event.data));
+        return;
+      }
       const resume = sessionStorage.getItem("flowd-resume") || "";
       const url = new URL("/ws/screens", location.href);
       url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
@@ -77,6 +93,12 @@ extension Pages {
     // Every command with a serial is acked once the page shows its effect.
     function receive(message) {
       switch (message.type) {
+      case "preview":
+        keepToken();
+        document.getElementById("meta").textContent = message.app + " · " + message.text;
+        document.body.dataset.moment = message.moment;
+        setStatus("moment " + message.moment + " of " + message.count + " (read-only)", "");
+        return;
       case "hello":
         keepToken();
         sessionStorage.setItem("flowd-resume", message.resumeToken || "");

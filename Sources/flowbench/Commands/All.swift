@@ -61,6 +61,7 @@ struct All: ParsableCommand {
         Report.progress("flood, \(settings.floodHosts) quiet hosts")
         rows += try Flood.rows(flowd: flowd, settings: settings)
         rows += try RestoreBench.rows(flowd: flowd, sizes: settings.restoreSizes, runs: settings.restoreRuns)
+        rows += try HistoryBench.rows(flowd: flowd, inputs: options.quick ? 1_000 : 10_000, steps: options.quick ? 100 : 500)
         Report.emit(rows, quick: options.quick)
     }
 }

@@ -124,7 +124,7 @@ enum RestoreBench {
     static let waitMilliseconds: Int32 = 600_000
 
     /// A debug client of `server`, connected as soon as its socket exists.
-    private static func debugClient(_ server: ServerUnderTest, context: String) throws -> FlowClient {
+    static func debugClient(_ server: ServerUnderTest, context: String) throws -> FlowClient {
         let deadline = server.launchedAt + 30_000_000_000
         while true {
             do {

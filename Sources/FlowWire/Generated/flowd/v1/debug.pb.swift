@@ -1220,11 +1220,22 @@ public nonisolated struct Flowd_V1_MomentScreen: Sendable {
   /// Clears the value of `state`. Subsequent reads from it will return its default value.
   public mutating func clearState() {self._state = nil}
 
+  /// Where it is, as its last Place or PlacementChanged said.
+  public var placement: Flowd_V1_Placement {
+    get {_placement ?? Flowd_V1_Placement()}
+    set {_placement = newValue}
+  }
+  /// Returns true if `placement` has been explicitly set.
+  public var hasPlacement: Bool {self._placement != nil}
+  /// Clears the value of `placement`. Subsequent reads from it will return its default value.
+  public mutating func clearPlacement() {self._placement = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _state: Flowd_V1_Payload? = nil
+  fileprivate var _placement: Flowd_V1_Placement? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -2780,7 +2791,7 @@ nonisolated extension Flowd_V1_Moment: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Flowd_V1_MomentScreen: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".MomentScreen"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{3}flow_id\0\u{1}state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{3}flow_id\0\u{1}state\0\u{1}placement\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2792,6 +2803,7 @@ nonisolated extension Flowd_V1_MomentScreen: SwiftProtobuf.Message, SwiftProtobu
       case 2: try { try decoder.decodeSingularStringField(value: &self.kind) }()
       case 3: try { try decoder.decodeSingularUInt64Field(value: &self.flowID) }()
       case 4: try { try decoder.decodeSingularMessageField(value: &self._state) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._placement) }()
       default: break
       }
     }
@@ -2814,6 +2826,9 @@ nonisolated extension Flowd_V1_MomentScreen: SwiftProtobuf.Message, SwiftProtobu
     try { if let v = self._state {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
     } }()
+    try { if let v = self._placement {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2822,6 +2837,7 @@ nonisolated extension Flowd_V1_MomentScreen: SwiftProtobuf.Message, SwiftProtobu
     if lhs.kind != rhs.kind {return false}
     if lhs.flowID != rhs.flowID {return false}
     if lhs._state != rhs._state {return false}
+    if lhs._placement != rhs._placement {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
