@@ -10,9 +10,12 @@ tutorial, the student editor and the tabbed app are walked by clicking, the tab 
 mid-flow, the security checks run, and the inspector drives the daemon."""
 
 import argparse
+import base64
+import json
 import http.server
 import os
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -434,6 +437,96 @@ def test_inspector(ctx):
     ctx.switch(ctx.tab_a)
 
 
+def drawn_screens(d):
+    """The screen nodes the inspector's navigation picture draws: id -> whether it is drawn visible."""
+    return {int(n.get_attribute("data-id")): "visible" in n.get_attribute("class")
+            for n in d.find_elements(By.CSS_SELECTOR, "#navigation g.node[data-kind=screen]")}
+
+
+def moment_screens(moment):
+    """`flowctl at N --json`'s screens: id -> visible."""
+    return {screen_id: bool(info.get("visible")) for screen_id, info in screens(moment["tree"]).items()}
+
+
+def test_timeline(ctx):
+    """The timeline scrubs back to an earlier moment: the pictures show what `flowctl at N` says, read-only,
+    with what its input changed; a range is exported and replays to the same placements; a preview tab
+    draws that moment's screen; the live app is untouched, and Live comes back to it."""
+    d = ctx.driver
+    stack = ctx.stack
+    live_before = [line for line in stack.flowctl("tree").splitlines() if not line.startswith("  #") and "pending" not in line]
+    history = json.loads(stack.flowctl("history", "--json"))
+    count = int(history["count"])
+    check(count > 20, f"the walk so far journaled inputs: {count}")
+    d.switch_to.new_window("tab")
+    inspector = d.current_window_handle
+    d.get(stack.inspector_url)
+    wait(d, lambda d: d.find_element(By.ID, "tl-count").text.startswith(f"{count} inputs"), f"the timeline to hold {count} inputs")
+    # The moment the menu opened the tabbed app (a modal with a tab bar): a past the tab no longer shows.
+    opened = [int(i["index"]) for i in history["inputs"] if i.get("screenKind") == "menu" and i.get("change", {}).get("placed")]
+    check(opened, "the history names the menu's presses that placed screens")
+    tabbed = [index for index in opened if "NODE_KIND_TAB_BAR" in stack.flowctl("at", str(index), "--json")]
+    check(tabbed, f"a press on the menu opened the tabbed app: {opened}")
+    target = tabbed[0]
+    at = json.loads(stack.flowctl("at", str(target), "--json"))
+    d.execute_script("const s = document.getElementById('tl-slider'); s.value = arguments[0]; s.dispatchEvent(new Event('input'));", target)
+    wait(d, lambda d: drawn_screens(d) == moment_screens(at), f"the navigation picture of moment {target} as flowctl at {target} says")
+    label = d.find_element(By.ID, "tl-label").text
+    check(label.startswith(f"moment {target} · ") and history["inputs"][target - 1]["kind"] in label, f"the label names the input: {label!r}")
+    check("past" in d.find_element(By.TAG_NAME, "body").get_attribute("class"), "the page says it shows the past")
+    change = d.find_element(By.ID, "tl-change").text
+    check(change.startswith("changed") , f"what the input changed: {change!r}")
+    # A screen of the past: its state, and nothing to drive.
+    visible = [screen_id for screen_id, shown in moment_screens(at).items() if shown][-1]
+    click_node(d, "screen", visible)
+    state = wait(d, lambda d: d.find_element(By.ID, "moment-state").text, "the past screen's state")
+    expected = [s for s in at["screens"] if int(s["id"]) == visible][0]
+    check(json.loads(state) == json.loads(base64.b64decode(expected["state"]["data"])), f"the state shown is the moment's: {state!r}")
+    check(not d.find_elements(By.ID, "inject"), "a past moment offers no action on the live app")
+    ctx.shot("timeline.png", height=1180)
+    # One step back with the button: the moment before.
+    d.find_element(By.ID, "tl-prev").click()
+    before = json.loads(stack.flowctl("at", str(target - 1), "--json"))
+    wait(d, lambda d: drawn_screens(d) == moment_screens(before), f"moment {target - 1} after a step back")
+    # Export inputs 2..target and replay them.
+    for field, value in (("tl-from", 2), ("tl-to", target)):
+        box = d.find_element(By.ID, field)
+        box.clear()
+        box.send_keys(str(value))
+    d.find_element(By.ID, "tl-export").click()
+    link = wait(d, lambda d: d.find_element(By.ID, "tl-download").get_attribute("href") if not d.find_element(By.ID, "tl-download").get_attribute("hidden") else None, "the export's download link")
+    data = urllib.request.urlopen(link, timeout=10).read()
+    exported = os.path.join(stack.dir, "range.rec")
+    with open(exported, "wb") as f:
+        f.write(data)
+    replay = subprocess.run([os.path.join(stack.bin, "flowd"), "replay", exported], capture_output=True, text=True, timeout=60)
+    check(replay.returncode == 0 and "same placements" in replay.stdout, f"the exported range replays: {replay.stdout} {replay.stderr}")
+    # The preview: that moment's visible screen, drawn by the screen page, read-only.
+    d.execute_script("const s = document.getElementById('tl-slider'); s.value = arguments[0]; s.dispatchEvent(new Event('input'));", target)
+    wait(d, lambda d: drawn_screens(d) == moment_screens(at), f"moment {target} again")
+    preview = d.find_element(By.ID, "tl-preview").get_attribute("href")
+    d.switch_to.new_window("tab")
+    d.get(preview)
+    shown = [s for s in at["screens"] if int(s["id"]) == visible][0]
+    on_screen(d, shown["kind"])
+    check("preview" in d.find_element(By.TAG_NAME, "body").get_attribute("class"), "the preview page is read-only")
+    wait(d, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-moment") == str(target), "the preview's moment")
+    ctx.shot("preview.png")
+    d.close()
+    ctx.switch(inspector)
+    # Nothing of this touched the live app; Live shows it again.
+    live_after = [line for line in stack.flowctl("tree").splitlines() if not line.startswith("  #") and "pending" not in line]
+    check(live_after[1:] == live_before[1:], f"the live tree is as it was:\n{live_after}\n{live_before}")
+    check(int(json.loads(stack.flowctl("history", "--json"))["count"]) == count, "no input was journaled by the timeline")
+    d.find_element(By.ID, "tl-live").click()
+    live_now = {screen_id: bool(info.get("visible")) for screen_id, info in screens(stack.tree()).items()}
+    wait(d, lambda d: drawn_screens(d) == live_now, "the live pictures again")
+    blocked = csp_violations(d)
+    check(not blocked, f"the Content-Security-Policy blocked something in the timeline: {blocked}")
+    d.close()
+    ctx.switch(ctx.tab_a)
+
+
 def test_a_closed_tab_leaves_its_place_to_the_next(ctx):
     """The one tab hosting the menu's kinds closes; past the resume grace its screens wait for the next
     host of their kinds, and a tab opened on the same URL is back in the same place: the demo goes on."""
@@ -568,7 +661,7 @@ def press_from_inspector(d, stack, index):
 
 
 TESTS = [test_two_tabs_connect, test_tutorial, test_reload_mid_flow, test_student_editor, test_tabbed_app,
-         test_profile_and_login, test_security, test_inspector, test_a_closed_tab_leaves_its_place_to_the_next,
+         test_profile_and_login, test_security, test_inspector, test_timeline, test_a_closed_tab_leaves_its_place_to_the_next,
          test_the_place_in_the_address_bar, test_a_draft_outlives_its_tab]
 
 

@@ -67,6 +67,11 @@ class Stack:
                              check=True, capture_output=True, text=True, timeout=20).stdout
         return json.loads(out)
 
+    def flowctl(self, *arguments):
+        """flowctl's stdout for `arguments`, on this daemon (fails the test on a non-zero exit)."""
+        return subprocess.run([os.path.join(self.bin, "flowctl"), *arguments, "--socket", self.socket],
+                              check=True, capture_output=True, text=True, timeout=20).stdout
+
     def alive(self):
         return self.flowd.poll() is None and self.web.poll() is None
 

@@ -91,8 +91,8 @@ extension Pages {
     const events = [];
     // `tree` is what the pictures show: the live tree, or a moment's when the timeline is in the past.
     let tree = null, liveTree = null, shapes = {}, selection = null, socket = null;
-    // The history of inputs (the timeline), and the moment shown (null: live).
-    let history = { inputs: [], count: 0, fromCheckpoint: false }, viewing = null, moment = null, historyAsked = false;
+    // The history of inputs (the timeline: `past`), and the moment shown (null: live).
+    let past = { inputs: [], count: 0, fromCheckpoint: false }, viewing = null, moment = null, historyAsked = false;
     const $ = (id) => document.getElementById(id);
     const num = (value) => Number(value || 0);
 
@@ -114,7 +114,7 @@ extension Pages {
       case "tree":
         liveTree = message.tree;
         if (viewing === null) { tree = liveTree; drawTree(); }
-        askHistory(history.inputs.length + 1);
+        askHistory(past.inputs.length + 1);
         break;
       case "history": takeHistory(message.history); break;
       case "moment":
@@ -158,13 +158,13 @@ extension Pages {
       historyAsked = false;
       const inputs = answer.inputs || [], count = num(answer.count), fromCheckpoint = !!answer.fromCheckpoint;
       // The journal was compacted or the app started again: the numbering starts over.
-      if (fromCheckpoint !== history.fromCheckpoint || count < history.inputs.length ||
-          (inputs.length && num(inputs[0].index) > history.inputs.length + 1)) {
-        history = { inputs: [], count: 0, fromCheckpoint };
+      if (fromCheckpoint !== past.fromCheckpoint || count < past.inputs.length ||
+          (inputs.length && num(inputs[0].index) > past.inputs.length + 1)) {
+        past = { inputs: [], count: 0, fromCheckpoint };
         if (!inputs.length || num(inputs[0].index) !== 1) { askHistory(1); return; }
       }
-      for (const input of inputs) if (num(input.index) === history.inputs.length + 1) history.inputs.push(input);
-      history.count = count;
+      for (const input of inputs) if (num(input.index) === past.inputs.length + 1) past.inputs.push(input);
+      past.count = count;
       const slider = $("tl-slider");
       slider.max = count;
       if (viewing === null) slider.value = count;
@@ -177,8 +177,8 @@ extension Pages {
       canvas.width = width;
       const context = canvas.getContext("2d");
       context.clearRect(0, 0, width, canvas.height);
-      const count = history.inputs.length;
-      history.inputs.forEach((input, i) => {
+      const count = past.inputs.length;
+      past.inputs.forEach((input, i) => {
         context.fillStyle = kindColours[input.kind] || "#868e96";
         const x = count <= 1 ? 0 : Math.round((i + 1) / count * (width - 3));
         context.fillRect(x, 2, 2, canvas.height - 4);
@@ -191,7 +191,7 @@ extension Pages {
 
     // Shows moment `index` (0: the start): asked of the daemon, which rebuilds it in a scratch runtime.
     function view(index) {
-      index = Math.max(0, Math.min(history.count, index));
+      index = Math.max(0, Math.min(past.count, index));
       viewing = index; moment = null;
       document.body.classList.add("past");
       $("tl-live").classList.remove("on");
@@ -201,8 +201,8 @@ extension Pages {
       $("tl-to").value = Math.max(1, index);
       $("tl-preview").href = "/preview?moment=" + index + "&token=" + encodeURIComponent(token);
       status("viewing moment " + index + " (read-only)", "");
-      const input = history.inputs[index - 1];
-      $("tl-label").textContent = index === 0 ? "moment 0: the start" + (history.fromCheckpoint ? " (the journal's checkpoint)" : "") : label(input, index);
+      const input = past.inputs[index - 1];
+      $("tl-label").textContent = index === 0 ? "moment 0: the start" + (past.fromCheckpoint ? " (the journal's checkpoint)" : "") : label(input, index);
       drawStrip();
       send({ type: "moment", index });
     }
@@ -235,18 +235,18 @@ extension Pages {
       $("tl-live").classList.add("on");
       $("tl-detail").hidden = true;
       $("tl-label").textContent = "live: the app as it is now";
-      $("tl-slider").value = history.count;
+      $("tl-slider").value = past.count;
       status("live", "ok");
       tree = liveTree; drawTree(); drawStrip();
     }
 
     $("tl-slider").addEventListener("input", () => view(num($("tl-slider").value)));
-    $("tl-prev").addEventListener("click", () => view((viewing === null ? history.count : viewing) - 1));
-    $("tl-next").addEventListener("click", () => view((viewing === null ? history.count : viewing) + 1));
+    $("tl-prev").addEventListener("click", () => view((viewing === null ? past.count : viewing) - 1));
+    $("tl-next").addEventListener("click", () => view((viewing === null ? past.count : viewing) + 1));
     $("tl-live").addEventListener("click", live);
     $("tl-strip").addEventListener("click", (event) => {
       const box = $("tl-strip").getBoundingClientRect();
-      view(Math.round((event.clientX - box.left) / box.width * history.count));
+      view(Math.round((event.clientX - box.left) / box.width * past.count));
     });
     $("tl-export").addEventListener("click", () => send({ type: "export", from: num($("tl-from").value), to: num($("tl-to").value) }));
     window.addEventListener("resize", drawStrip);

@@ -44,8 +44,6 @@ extension Pages {
     .anim-dismiss { animation: dismiss .25s ease-in forwards; }
     #notice { color:var(--muted); font-size:13px; max-width:390px; min-height:1em; }
     body.preview #device { pointer-events:none; }
-    body.preview #device::after { content:"a moment of the history: read-only"; position:absolute; bottom:6px; left:0; right:0;
-      text-align:center; font-size:11px; color:var(--muted); }
     """#
 
     static let screensScript = #"""
@@ -98,6 +96,7 @@ extension Pages {
         document.getElementById("meta").textContent = message.app + " · " + message.text;
         document.body.dataset.moment = message.moment;
         setStatus("moment " + message.moment + " of " + message.count + " (read-only)", "");
+        notice("a moment of the history, read-only: nothing here reaches the app");
         return;
       case "hello":
         keepToken();
