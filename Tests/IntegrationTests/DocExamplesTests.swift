@@ -147,6 +147,28 @@ struct DocExamplesTests {
         "flowctl open 'a b'": Entry(app: "launcher", check: .shownLines),
         "flowctl where": Entry(app: "launcher", check: .shownLines),
         #"flowctl open "$(flowctl where)""#: Entry(app: "launcher", check: .shownLines),
+        // The launcher after the tutorial: opened, Next, back, Skip (two dismissals acknowledged at once: no host).
+        "flowctl history": Entry(app: "launcher", fresh: true, before: [
+            pressFirst, #"flowctl inject '{"didPressButton":{"index":1}}'"#, "flowctl back", pressFirst,
+        ], check: .shows([
+            "flowd app launcher version ", ": 6 inputs since the app's start (moment 0)",
+            #"  output {"didPressButton":{"index":0}} on menu screen 2 (flow 1 LauncherFlow)  → placed 4; moved 2; flows started 2"#,
+            "  back(committed) on tutorial screen 5 (flow 2 OnboardingFlow)  → moved 4; dismissed 5",
+            "  dismissal acknowledged on tutorial screen 4",
+        ])),
+        "flowctl at 2": Entry(app: "launcher", check: .shows([
+            "moment 2 of 6, after input 2 at ", #": output {"didPressButton":{"index":1}} on tutorial screen 4 (flow 2 OnboardingFlow)"#,
+            "changed: placed 5; moved 4\nplace: tutorial/done\n\nflows\n  flow 1 LauncherFlow  screen 2\n    flow 2 OnboardingFlow  screens 4, 5\n",
+            "      [2] screen 5 tutorial  flow 2 OnboardingFlow  visible\n",
+            #"  screen 5 tutorial  {"title":"All set","body":"That is the whole tutorial.","buttons":["Done"]}"#,
+        ])),
+        "flowctl at 9": Entry(app: "launcher", check: .shownLines),
+        "flowctl history --from 2 --export range.rec": Entry(app: "launcher", check: .shows([
+            "flowctl: wrote range.rec (", " bytes): moment 1 and inputs 2 to the last; check it with `flowd replay range.rec`",
+        ])),
+        "flowd replay range.rec": Entry(app: "launcher", check: .shownLines),
+        "flowd replay range.rec --until 1 --serve -- --socket /tmp/range.sock":
+            Entry(check: .skip("serves until stopped; HistoryIntegrationTests serves a moment of an export and attaches to it")),
         "flowctl record bug.rec": Entry(app: "launcher", check: .shows([
             "flowctl: recording flowd at ", " (app launcher) to bug.rec from event ", ", with the state it starts from (",
             " records); Ctrl-C to stop", "flowctl: recorded ", " events to bug.rec",
