@@ -1,4 +1,5 @@
 import FlowKit
+import FlowWire
 
 /// What debug clients and people see and ask, as one part: the live event stream, the `TerminateFlow`
 /// requests waiting for their flow's unwinding, and the contract watch (screens waiting for a host,
@@ -18,6 +19,18 @@ struct DebugSurface {
     /// The journal's inputs as moments (`flowctl history`, `flowctl at`): made at the first question
     /// and kept, with its scratch runtime, to answer the next ones by replaying only what came since.
     var timeline: Timeline?
+    /// A debug client's `GetHistory` or `GetMoment`, waiting while the timeline catches up.
+    struct HistoryQuestion {
+        enum Ask {
+            case history(Flowd_V1_GetHistory)
+            case moment(Flowd_V1_GetMoment)
+        }
+        var connection: UInt64
+        var seq: UInt64
+        var ask: Ask
+    }
+    /// The questions waiting for the timeline, oldest first.
+    var historyQuestions: [HistoryQuestion] = []
     /// `TerminateFlow` requests waiting for their flow's unwinding, by flow.
     private var terminations: [FlowID: PendingReply] = [:]
 
@@ -28,6 +41,12 @@ struct DebugSurface {
 
     /// A termination of `flow` will be answered with `reply` once the flow is unwound.
     mutating func awaitUnwinding(of flow: FlowID, _ reply: PendingReply) { terminations[flow] = reply }
+
+    /// The questions that waited for the timeline, taken.
+    mutating func takeHistoryQuestions() -> [HistoryQuestion] {
+        defer { historyQuestions = [] }
+        return historyQuestions
+    }
 
     /// The answer waiting for `flow`'s unwinding, taken (nil: none waits, or it was refused).
     mutating func takeReply(for flow: FlowID) -> PendingReply? { terminations.removeValue(forKey: flow) }

@@ -78,46 +78,79 @@ enum HistoryAnswer {
 }
 
 extension AppCore {
-    /// The timeline caught up with the journal (made at the first question), or why there is none.
-    mutating func caughtUpTimeline() -> Result<Timeline, HistoryAnswer.Refusal> {
-        guard let app else { return .failure(HistoryAnswer.Refusal("flowd runs no app: there is no history")) }
+    /// Where the timeline is for a question: caught up, still replaying (the question waits for the
+    /// next slice), or unable to answer.
+    enum TimelineState {
+        case ready(Timeline)
+        case catchingUp
+        case refused(HistoryAnswer.Refusal)
+    }
+
+    /// The time one slice of the timeline's replay may hold the loop: the first question on a long
+    /// history is answered over several loop iterations, with the app's own frames served between.
+    static let timelineSlice: UInt64 = 5_000_000
+
+    /// The timeline caught up with the journal (made at the first question), or how far it is. The
+    /// journal is read again only when its records changed since the last question.
+    mutating func caughtUpTimeline() -> TimelineState {
+        guard let app else { return .refused(HistoryAnswer.Refusal("flowd runs no app: there is no history")) }
         let timeline = debug.timeline ?? Timeline(app: app)
         debug.timeline = timeline
-        // The journal is read again only when its records changed since the last question.
         let mark = persistence.recordsMark
-        guard timeline.caughtUpTo != mark else { return .success(timeline) }
+        if timeline.caughtUpTo == mark {
+            return timeline.resume(budget: Self.timelineSlice) ? .ready(timeline) : .catchingUp
+        }
         let records: [Journal.Record]
         do {
             records = try persistence.startRecords()
         } catch {
-            return .failure(HistoryAnswer.Refusal("flowd cannot give the history of its inputs: \(error)"))
+            return .refused(HistoryAnswer.Refusal("flowd cannot give the history of its inputs: \(error)"))
         }
-        timeline.catchUp(records)
         timeline.caughtUpTo = mark
-        return .success(timeline)
+        return timeline.catchUp(records, budget: Self.timelineSlice) ? .ready(timeline) : .catchingUp
     }
 }
 
 extension DaemonCore {
-    /// Answers `GetHistory` from the timeline, caught up first.
-    mutating func answerHistory(_ request: Flowd_V1_GetHistory, seq: UInt64, on connection: Connection) {
+    /// Answers `GetHistory` or `GetMoment` from the timeline once it caught up; until then the question
+    /// waits and the loop's next wake-up replays another slice (`answerWaitingHistoryQuestions`).
+    mutating func answerHistoryQuestion(_ question: DebugSurface.HistoryQuestion) {
         switch app.caughtUpTimeline() {
-        case .success(let timeline):
-            guard let running = app.app else { return }
-            send(.history(HistoryAnswer.history(timeline, request, app: running, maxFrameSize: connection.maxFrameSize)), to: connection, replyTo: seq)
-        case .failure(let refusal):
-            app.refuse(refusal.error, seq: seq, to: connection.id)
+        case .ready(let timeline):
+            answer(question, from: timeline)
+        case .catchingUp:
+            app.debug.historyQuestions.append(question)
+            loop.wake(hooks.woke)
+        case .refused(let refusal):
+            app.refuse(refusal.error, seq: question.seq, to: question.connection)
         }
     }
 
-    /// Answers `GetMoment` from the timeline, caught up first.
-    mutating func answerMoment(_ request: Flowd_V1_GetMoment, seq: UInt64, on connection: Connection) {
-        let answer = app.caughtUpTimeline().flatMap { timeline in
-            HistoryAnswer.moment(timeline, request, app: app.app!, maxFrameSize: connection.maxFrameSize)
+    /// The questions that waited for the timeline: another slice, and their answers once it caught up.
+    mutating func answerWaitingHistoryQuestions() {
+        guard !app.debug.historyQuestions.isEmpty else { return }
+        switch app.caughtUpTimeline() {
+        case .ready(let timeline):
+            for question in app.debug.takeHistoryQuestions() { answer(question, from: timeline) }
+        case .catchingUp:
+            loop.wake(hooks.woke)
+        case .refused(let refusal):
+            for question in app.debug.takeHistoryQuestions() { app.refuse(refusal.error, seq: question.seq, to: question.connection) }
         }
-        switch answer {
-        case .success(let moment): send(.moment(moment), to: connection, replyTo: seq)
-        case .failure(let refusal): app.refuse(refusal.error, seq: seq, to: connection.id)
+    }
+
+    private mutating func answer(_ question: DebugSurface.HistoryQuestion, from timeline: Timeline) {
+        // The client may have gone while the timeline caught up.
+        guard let connection = connections[question.connection], let running = app.app else { return }
+        switch question.ask {
+        case .history(let request):
+            send(.history(HistoryAnswer.history(timeline, request, app: running, maxFrameSize: connection.maxFrameSize)),
+                 to: connection, replyTo: question.seq)
+        case .moment(let request):
+            switch HistoryAnswer.moment(timeline, request, app: running, maxFrameSize: connection.maxFrameSize) {
+            case .success(let moment): send(.moment(moment), to: connection, replyTo: question.seq)
+            case .failure(let refusal): app.refuse(refusal.error, seq: question.seq, to: connection.id)
+            }
         }
     }
 }

@@ -49,10 +49,28 @@ final class Timeline {
     /// Whether moment 0 is a checkpoint of the user's place (the journal was compacted).
     var startsFromCheckpoint: Bool { records.first?.kind == Checkpoint.kind }
 
+    /// The records being caught up with (the last `current` given), until they are all replayed.
+    private var target: [Journal.Record] = []
+    /// Whether records of `target` are still to be replayed (a slice ran out of time).
+    var isCatchingUp: Bool { stopped == nil && records.count < target.count }
+
     /// Replays what `current` (the records that rebuild the app now, oldest first) holds beyond what was
-    /// replayed; starts over when `current` does not begin with the records replayed so far (the
+    /// replayed, for at most `budget` nanoseconds of the caller's loop (a first question on a long
+    /// history would hold it for long: the rest waits for `resume`); true once every record is
+    /// replayed. Starts over when `current` does not begin with the records replayed so far (the
     /// journal was compacted, or cleared when the app finished and started again).
-    func catchUp(_ current: [Journal.Record]) {
+    @discardableResult
+    func catchUp(_ current: [Journal.Record], budget: UInt64 = .max) -> Bool {
+        target = current
+        return resume(budget: budget)
+    }
+
+    /// Goes on replaying toward the records last given, for at most `budget` nanoseconds; true once
+    /// every one is replayed (or the replay stopped).
+    @discardableResult
+    func resume(budget: UInt64 = .max) -> Bool {
+        let current = target
+        let deadline = budget == .max ? UInt64.max : DispatchTime.now().uptimeNanoseconds &+ budget
         if current.count < records.count || (!records.isEmpty && current[0] != records[0])
             || (records.count > 0 && current[records.count - 1] != records[records.count - 1]) {
             startOver()
@@ -64,7 +82,7 @@ final class Timeline {
             case .failure(let divergence):
                 stopped = "the start does not rebuild: \(divergence)"
                 records = current
-                return
+                return true
             case .success(let consumed):
                 if consumed, let first { records.append(first) }
             }
@@ -74,9 +92,11 @@ final class Timeline {
         }
         guard stopped == nil else {
             records = current
-            return
+            return true
         }
         while records.count < current.count {
+            // The clock is read every 32 records: a record takes microseconds.
+            if records.count % 32 == 0, DispatchTime.now().uptimeNanoseconds > deadline { return false }
             let record = current[records.count]
             let isInput = record.kind < DaemonJournal.placeKind
             if record.kind == InputTimes.kind { receivedAt = Int64(clamping: InputTimes.time(in: record.body) ?? 0) * 1_000_000 }
@@ -85,7 +105,7 @@ final class Timeline {
             if case .failure(let divergence) = replay.step(record, ledger: &ledger, into: runtime) {
                 stopped = "input \(moments.count) does not replay as journaled: \(divergence)"
                 records = current
-                return
+                return true
             }
             guard var input = described else {
                 moments[moments.count - 1].recordEnd = records.count
@@ -94,6 +114,7 @@ final class Timeline {
             input.change = absorbCommands(input: &input)
             moments.append(capture(input: input))
         }
+        return true
     }
 
     /// The records that rebuild moment `index`.
@@ -109,6 +130,7 @@ final class Timeline {
         moments = []
         records = []
         stopped = nil
+        caughtUpTo = nil
     }
 
     // MARK: One input

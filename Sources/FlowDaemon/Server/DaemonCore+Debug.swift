@@ -25,9 +25,9 @@ extension DaemonCore {
         case .describe:
             send(.appContract(appContract()), to: connection, replyTo: seq)
         case .getHistory(let request):
-            answerHistory(request, seq: seq, on: connection)
+            answerHistoryQuestion(.init(connection: connection.id, seq: seq, ask: .history(request)))
         case .getMoment(let request):
-            answerMoment(request, seq: seq, on: connection)
+            answerHistoryQuestion(.init(connection: connection.id, seq: seq, ask: .moment(request)))
         default:
             app.refuse(Flowd_V1_Error(code: .unexpectedMessage, message: "\(body.name) is not a request flowd serves"), seq: seq, to: connection.id)
         }

@@ -393,6 +393,7 @@ struct DaemonCore {
 
     /// The loop's wake-up ran: what close callbacks and backlogs left is written.
     mutating func woke() {
+        answerWaitingHistoryQuestions()
         flushDirtyConnections()
         armDeadlineTimer()
     }

@@ -27,9 +27,15 @@ enum HistoryBench {
             _ = try client.tree(timeoutMilliseconds: 60_000)
             let before = try OS.residentBytes(pid: server.pid)
             let cpuBefore = cbr_process_cpu_seconds(server.pid)
+            // Meanwhile another client pings: the longest wait is how long the live app was held.
+            let pinger = try RestoreBench.debugClient(server, context: context)
+            defer { pinger.close() }
+            let pinging = Pinger(client: pinger)
+            pinging.start()
             let firstStart = cbr_now_ns()
             let count = try client.historyPage(limit: 1, timeoutMilliseconds: 600_000).count
             let first = Double(cbr_now_ns() - firstStart) / 1e9
+            let (pings, longest) = pinging.stop()
             let firstCPU = cbr_process_cpu_seconds(server.pid) - cpuBefore
             guard count == UInt64(walk.replayed) else {
                 throw BenchError("\(context): the history holds \(count) inputs, the journal \(walk.replayed)")
@@ -60,7 +66,8 @@ enum HistoryBench {
                 serverCPU: Format.micros(stepCPU * 1e9),
                 memory: "\(Format.bytes(perInput))/input",
                 note: """
-                    first question (replays the whole journal) \(Format.millis(first)), CPU \(Format.millis(firstCPU)); \
+                    first question (replays the whole journal in slices) \(Format.millis(first)), CPU \(Format.millis(firstCPU)), \
+                    meanwhile \(pings) pings answered, the longest in \(Format.millis(longest)); \
                     the \(listed) inputs listed in \(Format.millis(list)); daemon RSS \(Format.bytes(Double(before))) -> \(Format.bytes(Double(after))); \
                     target: a step <= 50 ms
                     """)]
@@ -69,5 +76,38 @@ enum HistoryBench {
         } catch {
             throw BenchError("\(context): \(error)")
         }
+    }
+}
+
+/// Pings flowd on its own connection and thread until stopped, keeping the longest round trip.
+private final class Pinger: @unchecked Sendable {  // `stopping` and the results are read after `done`
+    private let client: FlowClient
+    private let done = DispatchSemaphore(value: 0)
+    private var stopping = false
+    private let lock = NSLock()
+    private var count = 0
+    private var longest = 0.0
+
+    init(client: FlowClient) { self.client = client }
+
+    func start() {
+        Thread { [self] in
+            while !lock.withLock({ stopping }) {
+                let start = cbr_now_ns()
+                guard (try? client.barrier(timeoutMilliseconds: 60_000)) != nil else { break }
+                let seconds = Double(cbr_now_ns() - start) / 1e9
+                lock.withLock {
+                    count += 1
+                    longest = max(longest, seconds)
+                }
+            }
+            done.signal()
+        }.start()
+    }
+
+    func stop() -> (Int, Double) {
+        lock.withLock { stopping = true }
+        done.wait()
+        return lock.withLock { (count, longest) }
     }
 }
