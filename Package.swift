@@ -128,6 +128,8 @@ let package = Package(
                 "WebBridge",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Web"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Web"])),
+                // TLS off loopback (docs/web.md, "From another machine"): swift-nio-ssl, which Hummingbird depends on.
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Web"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

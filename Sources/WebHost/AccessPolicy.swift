@@ -12,12 +12,44 @@ public struct AccessPolicy: Sendable {
     let hosts: Set<String>
     /// The port it listens on (set once bound).
     let port: Int
+    /// Whether its pages are served over HTTPS (their origin is `https://`).
+    let secure: Bool
 
-    /// A policy for a server listening on `host`:`port`.
-    public init(token: String, host: String, port: Int) {
+    /// A policy for a server listening on `host`:`port`, over HTTPS when `secure`.
+    public init(token: String, host: String, port: Int, secure: Bool = false) {
         self.token = token
         self.port = port
-        hosts = [host.lowercased(), "127.0.0.1", "localhost", "[::1]"]
+        self.secure = secure
+        var names: Set<String> = [host.lowercased(), "127.0.0.1", "localhost", "[::1]"]
+        // On every address: the names other machines reach it by (this host's name and addresses).
+        if Self.isWildcard(host) { names.formUnion(Self.machineNames()) }
+        hosts = names
+    }
+
+    /// Whether `host` is every address of the machine (0.0.0.0, ::).
+    public static func isWildcard(_ host: String) -> Bool { ["0.0.0.0", "::", "[::]"].contains(host) }
+
+    /// This machine's host name and the addresses of its interfaces (IPv6 in brackets), lowercased.
+    public static func machineNames() -> Set<String> {
+        var names: Set<String> = []
+        var buffer = [CChar](repeating: 0, count: 256)
+        if gethostname(&buffer, buffer.count) == 0 { names.insert(String(cString: buffer).lowercased()) }
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return names }
+        defer { freeifaddrs(list) }
+        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
+            guard let address = entry.pointee.ifa_addr else { continue }
+            let family = Int32(address.pointee.sa_family)
+            guard family == AF_INET || family == AF_INET6 else { continue }
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            guard getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
+            let name = String(cString: text).lowercased()
+            // A link-local IPv6 address carries its interface (fe80::1%eth0): browsers do not send that.
+            guard !name.contains("%") else { continue }
+            names.insert(family == AF_INET6 ? "[\(name)]" : name)
+        }
+        return names
     }
 
     /// 32 random bytes as hex, from the system's generator.
@@ -59,9 +91,9 @@ public struct AccessPolicy: Sendable {
         return hosts.contains(authority[..<colon].lowercased())
     }
 
-    /// `http://host:port` is a page of this server.
+    /// `http://host:port` (`https://` over TLS) is a page of this server.
     func allows(origin: String) -> Bool {
-        let prefix = "http://"
+        let prefix = secure ? "https://" : "http://"
         guard origin.lowercased().hasPrefix(prefix) else { return false }
         return allows(authority: String(origin.dropFirst(prefix.count)))
     }

@@ -2,9 +2,12 @@
 #if Web
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOSSL
 import WebBridge
 
 /// flowd-web's HTTP server: the screen page and the inspector page, their WebSockets, and
@@ -23,14 +26,59 @@ public struct WebServer: Sendable {
         public var token: String
         /// The largest message a page may send, in bytes; a larger one closes its socket.
         public var maxMessageBytes: Int
+        /// HTTPS and WSS with this certificate and key; nil: plain HTTP.
+        public var tls: TLS?
 
-        public init(host: String = "127.0.0.1", port: Int = 0, socketPath: String, token: String = AccessPolicy.randomToken(), maxMessageBytes: Int = 64 * 1024) {
+        public init(host: String = "127.0.0.1", port: Int = 0, socketPath: String, token: String = AccessPolicy.randomToken(),
+                    maxMessageBytes: Int = 64 * 1024, tls: TLS? = nil) {
             self.host = host
             self.port = port
             self.socketPath = socketPath
             self.token = token
             self.maxMessageBytes = maxMessageBytes
+            self.tls = tls
         }
+    }
+
+    /// A certificate chain and its private key, PEM files (docs/web.md, "From another machine").
+    public struct TLS: Sendable {
+        public var certificatePath: String
+        public var keyPath: String
+
+        public init(certificatePath: String, keyPath: String) {
+            self.certificatePath = certificatePath
+            self.keyPath = keyPath
+        }
+
+        /// The server's TLS configuration, read from the files; throws what is wrong with them.
+        public func configuration() throws(TLSFileError) -> TLSConfiguration {
+            let chain: [NIOSSLCertificate]
+            do {
+                chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+            } catch {
+                throw TLSFileError("cannot use the certificate \(certificatePath): \(Self.reason(error, path: certificatePath)); give a PEM file")
+            }
+            guard !chain.isEmpty else { throw TLSFileError("the certificate file \(certificatePath) holds no PEM certificate") }
+            let key: NIOSSLPrivateKey
+            do {
+                key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+            } catch {
+                throw TLSFileError("cannot use the private key \(keyPath): \(Self.reason(error, path: keyPath)); give its PEM file")
+            }
+            var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            configuration.minimumTLSVersion = .tlsv12
+            return configuration
+        }
+
+        private static func reason(_ error: any Error, path: String) -> String {
+            FileManager.default.isReadableFile(atPath: path) ? "\(error)" : "no such file, or it is not readable"
+        }
+    }
+
+    /// What is wrong with a certificate or key file.
+    public struct TLSFileError: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
     }
 
     let options: Options
@@ -48,13 +96,14 @@ public struct WebServer: Sendable {
         let boundPort = PortBox()
         let router = Router()
         addPages(to: router, port: boundPort)
+        let plain = HTTPServerBuilder.http1WebSocketUpgrade(
+            configuration: .init(ws: .init(maxFrameSize: 1 << 20, validateUTF8: true))
+        ) { request, _, _ in
+            upgrade(request, port: boundPort.port)
+        }
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                configuration: .init(ws: .init(maxFrameSize: 1 << 20, validateUTF8: true))
-            ) { request, _, _ in
-                upgrade(request, port: boundPort.port)
-            },
+            server: try options.tls.map { try HTTPServerBuilder.tls(plain, tlsConfiguration: try $0.configuration()) } ?? plain,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "flowd-web"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
@@ -69,7 +118,10 @@ public struct WebServer: Sendable {
     // MARK: Pages
 
     private func addPages(to router: Router<BasicRequestContext>, port: PortBox) {
-        let policy: @Sendable () -> AccessPolicy = { [options] in AccessPolicy(token: options.token, host: options.host, port: port.port) }
+        let policy: @Sendable () -> AccessPolicy = { [options] in
+            AccessPolicy(token: options.token, host: options.host, port: port.port, secure: options.tls != nil)
+        }
+        let secure = options.tls != nil
         let check: @Sendable (Request) -> String? = { request in
             policy().refusal(token: request.uri.queryParameters.get("token"), host: request.head.authority, origin: nil)
         }
@@ -77,16 +129,16 @@ public struct WebServer: Sendable {
         // names this server, so a bookmark or a copied address without the token opens them.
         router.get("/") { request, _ in
             if let refusal = policy().pageRefusal(host: request.head.authority) { return Self.refused(refusal) }
-            return Self.html(Pages.screens, host: request.head.authority)
+            return Self.html(Pages.screens, host: request.head.authority, secure: secure)
         }
         router.get("/inspector") { request, _ in
             if let refusal = policy().pageRefusal(host: request.head.authority) { return Self.refused(refusal) }
-            return Self.html(Pages.inspector, host: request.head.authority)
+            return Self.html(Pages.inspector, host: request.head.authority, secure: secure)
         }
         // A moment of the history, drawn read-only by the screen page (the inspector links to it).
         router.get("/preview") { request, _ in
             if let refusal = policy().pageRefusal(host: request.head.authority) { return Self.refused(refusal) }
-            return Self.html(Pages.screens, host: request.head.authority)
+            return Self.html(Pages.screens, host: request.head.authority, secure: secure)
         }
         router.get("/recordings/{name}") { [recordings] request, context in
             if let refusal = check(request) { return Self.refused(refusal) }
@@ -113,14 +165,16 @@ public struct WebServer: Sendable {
     /// one inline script and style run by a nonce of this response, and nothing else does; it talks
     /// only to its own WebSocket (`host`, the address it was asked for, which the policy checked);
     /// no other site may frame it; no address it links to learns where it came from (the token).
-    private static func html(_ page: String, host: String?) -> Response {
+    private static func html(_ page: String, host: String?, secure: Bool) -> Response {
         let nonce = AccessPolicy.randomToken()
         let text = page.replacingOccurrences(of: "<script>", with: "<script nonce=\"\(nonce)\">")
             .replacingOccurrences(of: "<style>", with: "<style nonce=\"\(nonce)\">")
         var headers = HTTPFields()
         headers.append(.init(name: .contentType, value: "text/html; charset=utf-8"))
         headers.append(.init(name: .cacheControl, value: "no-store"))
-        headers.append(.init(name: .contentSecurityPolicy, value: contentSecurityPolicy(nonce: nonce, host: host)))
+        headers.append(.init(name: .contentSecurityPolicy, value: contentSecurityPolicy(nonce: nonce, host: host, secure: secure)))
+        // Over HTTPS the browser is told to keep to it (a year; this server's pages only).
+        if secure { headers.append(.init(name: .init("Strict-Transport-Security")!, value: "max-age=31536000")) }
         headers.append(.init(name: .init("Referrer-Policy")!, value: "no-referrer"))
         headers.append(.init(name: .init("X-Content-Type-Options")!, value: "nosniff"))
         headers.append(.init(name: .init("X-Frame-Options")!, value: "DENY"))
@@ -129,8 +183,8 @@ public struct WebServer: Sendable {
 
     /// The page's Content-Security-Policy: scripts and styles only by `nonce`, connections only to
     /// this server (and its WebSocket at `host`), no frames, forms, plugins or base URL.
-    static func contentSecurityPolicy(nonce: String, host: String?) -> String {
-        let sockets = host.map { " ws://\($0)" } ?? ""
+    static func contentSecurityPolicy(nonce: String, host: String?, secure: Bool = false) -> String {
+        let sockets = host.map { secure ? " wss://\($0)" : " ws://\($0)" } ?? ""
         return "default-src 'none'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; img-src 'self' data:; "
             + "connect-src 'self'\(sockets); frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
     }
@@ -152,7 +206,7 @@ public struct WebServer: Sendable {
         let components = URLComponents(string: "http://flowd-web" + (request.path ?? "/"))
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
         let origin = Self.header("origin", in: request.headerFields)
-        let policy = AccessPolicy(token: options.token, host: options.host, port: port)
+        let policy = AccessPolicy(token: options.token, host: options.host, port: port, secure: options.tls != nil)
         if let refusal = policy.refusal(token: query["token"], host: request.authority, origin: origin) {
             logger.notice("refused a WebSocket", metadata: ["path": "\(components?.path ?? "")", "why": "\(refusal)"])
             return .dontUpgrade

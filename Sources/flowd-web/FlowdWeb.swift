@@ -18,9 +18,14 @@ struct FlowdWeb: AsyncParsableCommand {
             --socket live and drives it. Listens on 127.0.0.1 unless --host says otherwise; every page \
             and WebSocket needs the token in the URL printed at start.
 
+            Off loopback, the token and every action would cross the network in the clear: flowd-web \
+            then serves HTTPS and WSS only, with --tls-cert and --tls-key (PEM files), unless --insecure \
+            says to serve plain HTTP anyway (docs/web.md, "From another machine").
+
             Examples:
               flowd-web --socket /tmp/flowd-1000/flowd.sock
-              flowd-web --port 8471 --host 0.0.0.0   # reachable from other machines: mind the token
+              flowd-web --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem   # from a laptop: https://THIS-HOST:8471/...
+              openssl req -x509 -newkey rsa:2048 -nodes -days 365 -subj /CN=myhost -keyout key.pem -out cert.pem
             """)
 
     @Option(name: .long, help: ArgumentHelp("flowd's socket (default: $FLOWD_SOCKET, else the per-user default).", valueName: "path"))
@@ -32,8 +37,35 @@ struct FlowdWeb: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The port to listen on; 0 picks a free one.", valueName: "port"))
     var port = 8471
 
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM).", valueName: "path"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The certificate's private key (PEM).", valueName: "path"))
+    var tlsKey: String?
+
+    @Flag(name: .long, help: "Serve plain HTTP off loopback: the token and every action cross the network unencrypted.")
+    var insecure = false
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, got \(port)") }
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together: give the certificate and its private key")
+        }
+        if insecure && tlsCertificate != nil { throw ValidationError("--insecure and --tls-cert contradict each other; give one") }
+        if !Self.isLoopback(host) && tlsCertificate == nil && !insecure {
+            throw ValidationError("""
+                --host \(host) is reachable from other machines, and plain HTTP would show them the token and every action \
+                (anyone on the way could drive the app): give --tls-cert and --tls-key (a self-signed pair: openssl req -x509 \
+                -newkey rsa:2048 -nodes -days 365 -subj /CN=$(hostname) -keyout key.pem -out cert.pem), or --insecure to serve \
+                plain HTTP anyway, or keep the default --host 127.0.0.1 and reach it through ssh -L 8471:127.0.0.1:8471
+                """)
+        }
+    }
+
+    /// Whether `host` is reachable from this machine only.
+    static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name == "::1" || name == "[::1]" || name.hasPrefix("127.")
     }
 
     func run() async throws {
@@ -44,13 +76,26 @@ struct FlowdWeb: AsyncParsableCommand {
         }
         let logger = Logger(label: "flowd-web")
         let path = socket ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid())
-        let options = WebServer.Options(host: host, port: port, socketPath: path)
+        let tls = tlsCertificate.map { WebServer.TLS(certificatePath: $0, keyPath: tlsKey ?? "") }
+        // The files are read before anything listens: a bad one is a bad argument.
+        do {
+            _ = try tls?.configuration()
+        } catch {
+            FileHandle.standardError.write(Data("flowd-web: \(error)\n".utf8))
+            throw ExitCode(64)
+        }
+        let options = WebServer.Options(host: host, port: port, socketPath: path, tls: tls)
         let server = WebServer(options: options, logger: logger)
+        if insecure && !Self.isLoopback(host) {
+            logger.warning("serving plain HTTP on \(host): the token and every action cross the network unencrypted; anyone on the way can read them and drive the app")
+        }
         let signals = exitOnSignals()
         defer { signals.forEach { $0.cancel() } }
-        let shownHost = host.contains(":") ? "[\(host)]" : host
+        // On every address, the URL names this machine as others reach it.
+        let listening = AccessPolicy.isWildcard(host) ? ProcessInfo.processInfo.hostName : host
+        let shownHost = listening.contains(":") ? "[\(listening)]" : listening
         try await server.run { port in
-            let base = "http://\(shownHost):\(port)"
+            let base = "\(tls == nil ? "http" : "https")://\(shownHost):\(port)"
             // Written at once, unbuffered: scripts and tests read the URLs from a pipe.
             FileHandle.standardOutput.write(Data("""
                 flowd-web: screens   \(base)/?token=\(options.token)

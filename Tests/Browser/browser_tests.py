@@ -11,9 +11,14 @@ mid-flow, the security checks run, and the inspector drives the daemon."""
 
 import argparse
 import base64
+import hashlib
 import json
 import http.server
 import os
+import re
+import shutil
+import ssl
+import tempfile
 import socket
 import subprocess
 import sys
@@ -660,6 +665,60 @@ def press_from_inspector(d, stack, index):
     d.execute_script("document.getElementById('result').textContent = ''")
 
 
+def test_inspector_over_tls(bin_dir):
+    """Off loopback flowd-web refuses plain HTTP with advice; with a self-signed certificate it serves the
+    inspector over HTTPS and WSS, which Chromium (trusting that one key) draws and drives."""
+    refused = subprocess.run([os.path.join(bin_dir, "flowd-web"), "--host", "0.0.0.0", "--port", "0"],
+                             capture_output=True, text=True, timeout=20)
+    check(refused.returncode == 64, f"--host 0.0.0.0 without TLS exits 64: {refused.returncode}")
+    for advice in ("is reachable from other machines", "give --tls-cert and --tls-key", "or --insecure"):
+        check(advice in refused.stderr, f"the refusal says {advice!r}: {refused.stderr}")
+    folder = tempfile.mkdtemp(prefix="fwt.", dir="/tmp")
+    cert, key = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert],
+                   check=True, capture_output=True, timeout=60)
+    # Chromium trusts this one key (its SPKI hash), not every certificate.
+    public = subprocess.run(["openssl", "x509", "-in", cert, "-pubkey", "-noout"], check=True, capture_output=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public, check=True, capture_output=True).stdout
+    spki = base64.b64encode(hashlib.sha256(der).digest()).decode()
+    stack = Stack(bin_dir, web_arguments=["--host", "0.0.0.0", "--tls-cert", cert, "--tls-key", key])
+    driver = chrome([f"--ignore-certificate-errors-spki-list={spki}"])
+    try:
+        check(stack.inspector_url.startswith("https://"), f"the URLs are https: {stack.inspector_url}")
+        url = re.sub(r"^https://[^/]+", f"https://127.0.0.1:{stack.port}", stack.inspector_url)
+        # Plain HTTP on the same port is not served.
+        try:
+            urllib.request.urlopen(url.replace("https://", "http://"), timeout=5)
+            raise AssertionError("plain HTTP was answered on the TLS port")
+        except AssertionError:
+            raise
+        except Exception:
+            pass
+        # The page comes with HSTS, over a certificate Python checks against the one made here.
+        context = ssl.create_default_context(cafile=cert)
+        with urllib.request.urlopen(url, timeout=10, context=context) as response:
+            check(response.headers.get("Strict-Transport-Security", "").startswith("max-age="), "HSTS over HTTPS")
+        driver.get(url)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#navigation g.node[data-kind=screen]"), "the navigation picture over wss")
+        wait(driver, lambda d: d.find_element(By.ID, "status").text == "live", "the inspector live")
+        check(driver.execute_script("return location.protocol") == "https:", "the page is https")
+        # Drive the app from the inspector: the menu's first button opens the tutorial.
+        menu_id, _ = visible_screen(stack.tree())
+        click_node(driver, "screen", menu_id)
+        area = wait(driver, lambda d: d.find_element(By.ID, "output"), "the inject form")
+        area.clear()
+        area.send_keys('{"didPressButton":{"index":0}}')
+        driver.find_element(By.ID, "inject").click()
+        eventually(lambda: visible_screen(stack.tree())[1]["kind"] == "tutorial", "the tutorial opened over wss")
+        blocked = csp_violations(driver)
+        check(not blocked, f"the Content-Security-Policy blocked something over TLS: {blocked}")
+    finally:
+        driver.quit()
+        stack.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 TESTS = [test_two_tabs_connect, test_tutorial, test_reload_mid_flow, test_student_editor, test_tabbed_app,
          test_profile_and_login, test_security, test_inspector, test_timeline, test_a_closed_tab_leaves_its_place_to_the_next,
          test_the_place_in_the_address_bar, test_a_draft_outlives_its_tab]
@@ -691,7 +750,17 @@ def main():
     finally:
         driver.quit()
         stack.stop(keep_logs=failures > 0)
-    print(f"browser tests: {len(TESTS) - failures if not failures else TESTS.index(test)} of {len(TESTS)} passed "
+    passed = len(TESTS) - failures if not failures else TESTS.index(test)
+    # Its own flowd-web (TLS on every address) and its own Chromium.
+    begun = time.monotonic()
+    try:
+        test_inspector_over_tls(os.path.abspath(args.bin))
+        print(f"ok   test_inspector_over_tls ({time.monotonic() - begun:.1f} s)", flush=True)
+        passed += 1
+    except Exception:
+        failures += 1
+        print(f"FAIL test_inspector_over_tls\n{traceback.format_exc()}", flush=True)
+    print(f"browser tests: {passed} of {len(TESTS) + 1} passed "
           f"in {time.monotonic() - started:.1f} s", flush=True)
     sys.exit(1 if failures else 0)
 

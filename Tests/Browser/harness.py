@@ -31,7 +31,7 @@ WAIT = 15  # seconds any DOM condition may take; a failure names the condition
 class Stack:
     """flowd (the demo launcher, every kind hosted by browser tabs) and flowd-web on a random port."""
 
-    def __init__(self, bin_dir):
+    def __init__(self, bin_dir, web_arguments=()):
         self.bin = bin_dir
         self.dir = tempfile.mkdtemp(prefix="fwb.", dir="/tmp")  # short: socket paths stay under 107 bytes
         self.flowd = FlowdProcess(os.path.join(bin_dir, "flowd"), ["--app", "launcher"], self.dir,
@@ -39,7 +39,7 @@ class Stack:
         self.socket = self.flowd.socket_path
         self.web_log = os.path.join(self.dir, "web.log")
         self.web = subprocess.Popen(
-            [os.path.join(bin_dir, "flowd-web"), "--socket", self.socket, "--port", "0"],
+            [os.path.join(bin_dir, "flowd-web"), "--socket", self.socket, "--port", "0", *web_arguments],
             stdin=subprocess.DEVNULL, stdout=open(self.web_log, "w"), stderr=subprocess.STDOUT)
         self._wait_for(lambda: "inspector" in self.web_output(), "flowd-web to print its URLs", self.web)
         self.url = re.search(r"screens\s+(\S+)", self.web_output()).group(1)
@@ -88,9 +88,11 @@ class Stack:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def chrome():
+def chrome(arguments=()):
     """Headless Chromium from Debian, through Debian's chromedriver (no driver download)."""
     options = webdriver.ChromeOptions()
+    for argument in arguments:
+        options.add_argument(argument)
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,860",
                      "--disable-gpu", "--hide-scrollbars"]:
         options.add_argument(argument)

@@ -207,6 +207,11 @@ ensure_browser() {
         echo "setup: installing chromium and chromium-driver" >&2
         apt_install chromium chromium-driver || return 1
     fi
+    # The inspector over TLS is tested with a self-signed certificate made by openssl.
+    if ! command -v openssl >/dev/null 2>&1; then
+        echo "setup: installing openssl (a self-signed certificate for the TLS test)" >&2
+        apt_install openssl || return 1
+    fi
     PYTHONPATH="$flowd_root/.build-python/site" python3 -c 'import selenium' >/dev/null 2>&1 && return 0
     echo "setup: installing the Python package selenium>=4.20,<5 into .build-python/site" >&2
     if ! python3 -m pip install --quiet --disable-pip-version-check --target "$flowd_root/.build-python/site" \
