@@ -31,6 +31,41 @@ struct Committed: Sendable {
 }
 
 extension EmbeddedDaemonFuzzTarget {
+    /// The history's last moment (`GetHistory`, `GetMoment` on a debug connection) is what a restore
+    /// must show, `committed`: the timeline replays the same records in a scratch runtime of its own.
+    static func checkHistory(_ daemon: EmbeddedDaemon, committed: Committed) throws(FuzzViolation) {
+        let debug = daemon.connect()
+        defer { debug.hangUp() }
+        _ = debug.hello(role: .debug, name: "fuzz-history")
+        var ask = Flowd_V1_GetHistory()
+        ask.limit = 1
+        _ = debug.send(.getHistory(ask))
+        guard let history = debug.readBodies().lazy.compactMap({ body -> Flowd_V1_History? in
+            if case .history(let history) = body { history } else { nil }
+        }).first else {
+            throw FuzzViolation("GetHistory was not answered with a History")
+        }
+        guard history.stopped.isEmpty else { throw FuzzViolation("the history stops early: \(history.stopped)") }
+        var get = Flowd_V1_GetMoment()
+        get.index = history.count
+        _ = debug.send(.getMoment(get))
+        guard let moment = debug.readBodies().lazy.compactMap({ body -> Flowd_V1_Moment? in
+            if case .moment(let moment) = body { moment } else { nil }
+        }).first else {
+            throw FuzzViolation("GetMoment \(history.count) was not answered with a Moment")
+        }
+        let shape = TreeShape.lines(moment.tree)
+        if let difference = TreeShape.firstDifference(committed.shape, shape) {
+            throw FuzzViolation("""
+                the history's last moment (\(history.count)) is not the committed tree: \(difference)
+                committed:
+                \(committed.shape.joined(separator: "\n"))
+                moment:
+                \(shape.joined(separator: "\n"))
+                """)
+        }
+    }
+
     /// Kills `daemon` and starts a new one on its journal, which must restore `committed` (and
     /// complete the dismissals the old one waited for: their hosts are gone). Returns it and the
     /// screens its tree shows.

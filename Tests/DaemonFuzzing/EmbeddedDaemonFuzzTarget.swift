@@ -167,6 +167,8 @@ package enum EmbeddedDaemonFuzzTarget {
                 // try to resume with their old tokens.
                 let variant = program.next() ?? 0
                 var committed = try Committed(daemon, fresh: fresh)
+                // Between two iterations, the history's last moment is that committed state too.
+                if variant & 2 == 0 { try Self.checkHistory(daemon, committed: committed) }
                 if variant & 2 != 0 {
                     if let body = peers[index].output(program.next() ?? 0) { peers[index].connection.write([body]) }
                     // An output that ended the app cleared the journal at once: a fresh start.

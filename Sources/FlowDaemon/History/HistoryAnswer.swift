@@ -53,11 +53,9 @@ enum HistoryAnswer {
             return .failure(Refusal(why))
         }
         let kept = timeline.moments[Int(request.index)]
-        var moment = Flowd_V1_Moment()
+        var moment = (try? Flowd_V1_Moment(serializedBytes: kept.view)) ?? Flowd_V1_Moment()
         moment.index = request.index
         moment.count = UInt64(timeline.count)
-        moment.tree = kept.tree
-        moment.screens = kept.screens
         if var input = kept.input {
             input.events = []
             moment.input = input

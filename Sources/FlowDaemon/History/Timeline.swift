@@ -17,8 +17,9 @@ import Foundation
 final class Timeline {
     /// One moment: the app right after input `index` (0: the start).
     struct Moment {
-        var tree: Flowd_V1_Tree
-        var screens: [Flowd_V1_MomentScreen]
+        /// The tree and the screens, as a serialized `Flowd_V1_Moment` (a moment is read rarely and
+        /// kept for long: its bytes take a fraction of the messages' memory).
+        var view: [UInt8]
         /// The input that led here (nil for moment 0).
         var input: Flowd_V1_HistoryInput?
         /// How many records rebuild this moment: those before the next input's.
@@ -267,7 +268,10 @@ final class Timeline {
             screen.ackedSerial = screen.lastSerial
             return screen
         }
-        return Moment(tree: tree, screens: screens.live(owners: runtime), input: input, recordEnd: records.count)
+        var view = Flowd_V1_Moment()
+        view.tree = tree
+        view.screens = screens.live(owners: runtime)
+        return Moment(view: (try? view.serializedBytes()) ?? [], input: input, recordEnd: records.count)
     }
 }
 
