@@ -33,7 +33,7 @@ public struct AccessPolicy: Sendable {
     public static func machineNames() -> Set<String> {
         var names: Set<String> = []
         var buffer = [CChar](repeating: 0, count: 256)
-        if gethostname(&buffer, buffer.count) == 0 { names.insert(String(cString: buffer).lowercased()) }
+        if gethostname(&buffer, buffer.count) == 0 { names.insert(Self.text(buffer).lowercased()) }
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return names }
         defer { freeifaddrs(list) }
@@ -44,7 +44,7 @@ public struct AccessPolicy: Sendable {
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
             guard getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
-            let name = String(cString: text).lowercased()
+            let name = Self.text(text).lowercased()
             // A link-local IPv6 address carries its interface (fe80::1%eth0): browsers do not send that.
             guard !name.contains("%") else { continue }
             names.insert(family == AF_INET6 ? "[\(name)]" : name)
@@ -96,6 +96,11 @@ public struct AccessPolicy: Sendable {
         let prefix = secure ? "https://" : "http://"
         guard origin.lowercased().hasPrefix(prefix) else { return false }
         return allows(authority: String(origin.dropFirst(prefix.count)))
+    }
+
+    /// A C string in a buffer, up to its terminating zero.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func equalInConstantTime(_ a: String, _ b: String) -> Bool {

@@ -72,6 +72,10 @@ func quickRunPrintsTheWholeTable() throws {
     #expect(rows("hung-host") == 2)
     #expect(rows("flood") == 2, "the quiet hosts alone and during the flood")
     #expect(rows("restore") == 2, "a start without a journal and one on 1,000 journaled inputs")
+    #expect(rows("history") == 1, "steps through 1,000 journaled inputs")
+    if let history = lines.first(where: { $0.hasPrefix("| history ") }) {
+        #expect(history.contains("a step to a random moment of 1,000 inputs") && history.contains("pings answered"), "\(history)")
+    }
 }
 
 /// Without dbus-daemon (PATH names no directory that has it) the dbus-call row says so, the other
