@@ -57,7 +57,7 @@ public enum TreeRenderer {
     }
 
     /// Flow type names by id.
-    static func flowTypes(_ tree: Flowd_V1_Tree) -> [UInt64: String] {
+    public static func flowTypes(_ tree: Flowd_V1_Tree) -> [UInt64: String] {
         var types: [UInt64: String] = [:]
         func walk(_ node: Flowd_V1_FlowNode) {
             types[node.id] = node.type

@@ -61,6 +61,9 @@ struct ReplayCommand: ParsableCommand {
             throw ValidationError("give the app as replay's own --app (before --), not to serve")
         }
         if serveArguments.contains("--no-state") { throw ValidationError("--serve restores from a journal: it cannot take --no-state") }
+        if serveArguments.count(where: { $0 == "--state" || $0.hasPrefix("--state=") }) > 1 {
+            throw ValidationError("--state is given more than once after --; give the journal's path once")
+        }
         let command = CommandContext.current.command
         if let app, command.app(named: app) == nil {
             throw ValidationError("no app named '\(app)'; \(command.appChoices)")
@@ -101,6 +104,12 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
+    /// The `--state` among `flowd serve`'s arguments, if any.
+    static func statePath(in arguments: [String]) -> String? {
+        if let index = arguments.firstIndex(of: "--state"), index + 1 < arguments.count { return arguments[index + 1] }
+        return arguments.first { $0.hasPrefix("--state=") }.map { String($0.dropFirst("--state=".count)) }
+    }
+
     /// Writes the journal of the moment and runs `flowd serve` on it.
     private func serveMoment(of recording: Recording, app: FlowApp.App, name: String, context: CommandContext) throws {
         let made: ReplayedJournal.Records
@@ -117,14 +126,16 @@ struct ReplayCommand: ParsableCommand {
         }
         var arguments = serveArguments
         let path: String
-        if let index = arguments.firstIndex(of: "--state"), index + 1 < arguments.count {
-            path = arguments[index + 1]
-        } else if let given = arguments.first(where: { $0.hasPrefix("--state=") }) {
-            path = String(given.dropFirst("--state=".count))
+        if let given = Self.statePath(in: arguments) {
+            path = given
         } else {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowd-replay-\(getpid())").path
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            path = folder + "/" + ((file as NSString).lastPathComponent) + ".journal"
+            // A folder of this process's own (mkdtemp: mode 0700, never one that was there).
+            var template = Array((FileManager.default.temporaryDirectory.path + "/flowd-replay-XXXXXX").utf8CString)
+            guard let made = mkdtemp(&template) else {
+                FileHandle.standardError.write(Data("\(context.command.name) replay: cannot make a folder for the journal: \(String(cString: strerror(errno)))\n".utf8))
+                throw ExitCode(1)
+            }
+            path = String(cString: made) + "/" + ((file as NSString).lastPathComponent) + ".journal"
             arguments += ["--state", path]
         }
         do {

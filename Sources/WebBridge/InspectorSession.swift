@@ -118,19 +118,18 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
             return
         case .moment(let index):
             do {
-                let moment = try client.moment(UInt64(index))
+                let moment = try client.moment(UInt64(index), timeoutMilliseconds: Self.historyTimeout)
                 send(#"{"type":"moment","moment":"# + ((try? moment.jsonString()) ?? "{}") + "}")
-            } catch .daemon(let refusal) {
-                send(Self.message("result", ["action": "moment", "ok": false, "message": refusal.message]))
+            } catch {
+                try tell(error, action: "moment")
             }
             return
         case .export(let from, let to):
             do {
-                let bytes = try HistoryExport.recording(from: UInt64(from - 1), to: UInt64(to), client: client)
+                let bytes = try HistoryExport.recording(from: UInt64(from - 1), to: UInt64(to), client: client, timeoutMilliseconds: Self.historyTimeout)
                 send(Self.message("exported", ["url": keepRecording(bytes), "bytes": bytes.count, "from": from, "to": to]))
             } catch let error as ClientError {
-                guard case .daemon(let refusal) = error, !refusal.fatal else { throw error }
-                send(Self.message("result", ["action": "export", "ok": false, "message": refusal.message]))
+                try tell(error, action: "export")
             } catch {
                 send(Self.message("result", ["action": "export", "ok": false, "message": "\(error)"]))
             }
@@ -187,14 +186,30 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
         send(#"{"type":"tree","tree":"# + ((try? tree.jsonString()) ?? "{}") + "}")
     }
 
+    /// How long a history question may take: the first one on a long history replays the journal.
+    static let historyTimeout: Int32 = 120_000
+
     /// Sends the page the history's inputs from `from` on (without their events), page by page; a
     /// daemon that cannot give it says why.
     private func sendHistory(_ client: FlowClient, from: Int) throws(ClientError) {
         do {
-            let history = try client.history(from: UInt64(from))
+            let history = try client.history(from: UInt64(from), timeoutMilliseconds: Self.historyTimeout)
             send(#"{"type":"history","history":"# + ((try? history.jsonString()) ?? "{}") + "}")
-        } catch .daemon(let refusal) where !refusal.fatal {
-            send(Self.message("result", ["action": "history", "ok": false, "message": refusal.message]))
+        } catch {
+            try tell(error, action: "history")
+        }
+    }
+
+    /// Tells the page why a history question failed: a refusal or a time-out is its `result`; a lost
+    /// daemon ends the session (thrown on).
+    private func tell(_ error: ClientError, action: String) throws(ClientError) {
+        switch error {
+        case .daemon(let refusal) where !refusal.fatal:
+            send(Self.message("result", ["action": action, "ok": false, "message": refusal.message]))
+        case .timeout:
+            send(Self.message("result", ["action": action, "ok": false, "message": "flowd did not answer in \(Self.historyTimeout / 1000) s"]))
+        default:
+            throw error
         }
     }
 

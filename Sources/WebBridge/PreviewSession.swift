@@ -51,7 +51,7 @@ package final class PreviewSession: PageSession<PreviewSession.Ignored>, @unchec
         var text = "moment \(moment.index) of \(moment.count)"
         if moment.hasInput { text += ", after \(moment.input.text)" }
         var messages = [Self.preview(app: app, index: moment.index, count: moment.count, text: text)]
-        let types = flowTypes(moment.tree)
+        let types = TreeRenderer.flowTypes(moment.tree)
         for screen in moment.screens {
             guard screen.state.isJSON, let state = try? JSONDecoder().decode(CardState.self, from: screen.state.data) else {
                 messages.append(TabEvent.notice("screen \(screen.id) (\(screen.kind)) is not a card this page draws").json)
@@ -68,15 +68,5 @@ package final class PreviewSession: PageSession<PreviewSession.Ignored>, @unchec
         let object: [String: Any] = ["type": "preview", "app": app, "moment": index, "count": count, "text": text]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
-    }
-
-    private static func flowTypes(_ tree: Flowd_V1_Tree) -> [UInt64: String] {
-        var types: [UInt64: String] = [:]
-        func walk(_ node: Flowd_V1_FlowNode) {
-            types[node.id] = node.type
-            node.children.forEach(walk)
-        }
-        if tree.hasRootFlow { walk(tree.rootFlow) }
-        return types
     }
 }

@@ -20,20 +20,41 @@ public struct AccessPolicy: Sendable {
         self.token = token
         self.port = port
         self.secure = secure
-        var names: Set<String> = [host.lowercased(), "127.0.0.1", "localhost", "[::1]"]
+        // An IPv6 address is written in brackets in a Host header.
+        let listening = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        var names: Set<String> = [listening.lowercased(), "127.0.0.1", "localhost", "[::1]"]
         // On every address: the names other machines reach it by (this host's name and addresses).
-        if Self.isWildcard(host) { names.formUnion(Self.machineNames()) }
+        if Self.isWildcard(host) { names.formUnion(Self.machineNames) }
         hosts = names
+    }
+
+    /// Whether `host` is reachable from this machine only: `localhost`, or an address of 127.0.0.0/8
+    /// or `::1` (parsed: a name that merely starts with "127." is not one).
+    public static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, name, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+        }
+        return false
+    }
+
+    /// This machine's host name (what the printed URLs use on every address, and what the check admits).
+    public static var machineHostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        return gethostname(&buffer, buffer.count) == 0 ? text(buffer).lowercased() : "localhost"
     }
 
     /// Whether `host` is every address of the machine (0.0.0.0, ::).
     public static func isWildcard(_ host: String) -> Bool { ["0.0.0.0", "::", "[::]"].contains(host) }
 
-    /// This machine's host name and the addresses of its interfaces (IPv6 in brackets), lowercased.
-    public static func machineNames() -> Set<String> {
-        var names: Set<String> = []
-        var buffer = [CChar](repeating: 0, count: 256)
-        if gethostname(&buffer, buffer.count) == 0 { names.insert(Self.text(buffer).lowercased()) }
+    /// This machine's host name and the addresses of its interfaces (IPv6 in brackets), lowercased;
+    /// read once.
+    static let machineNames: Set<String> = {
+        var names: Set<String> = [machineHostName]
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return names }
         defer { freeifaddrs(list) }
@@ -50,7 +71,7 @@ public struct AccessPolicy: Sendable {
             names.insert(family == AF_INET6 ? "[\(name)]" : name)
         }
         return names
-    }
+    }()
 
     /// 32 random bytes as hex, from the system's generator.
     public static func randomToken() -> String {
@@ -83,11 +104,14 @@ public struct AccessPolicy: Sendable {
         return nil
     }
 
-    /// `host:port` names this server.
+    /// `host:port` names this server (`host` alone on the scheme's default port, as browsers write it).
     func allows(authority: String) -> Bool {
-        guard let colon = authority.lastIndex(of: ":"), Int(authority[authority.index(after: colon)...]) == port else {
-            return false
+        let defaultPort = secure ? 443 : 80
+        // An IPv6 address without a port ends with its bracket.
+        guard let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") else {
+            return port == defaultPort && hosts.contains(authority.lowercased())
         }
+        guard Int(authority[authority.index(after: colon)...]) == port else { return false }
         return hosts.contains(authority[..<colon].lowercased())
     }
 
@@ -99,7 +123,7 @@ public struct AccessPolicy: Sendable {
     }
 
     /// A C string in a buffer, up to its terminating zero.
-    private static func text(_ buffer: [CChar]) -> String {
+    static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

@@ -156,7 +156,10 @@ public struct WebServer: Sendable {
                 let refusal = policy().refusal(
                     token: request.uri.queryParameters.get("token"), host: request.head.authority,
                     origin: Self.header("origin", in: request.headers))
-                return Self.refused(refusal ?? "this address is a WebSocket; open it from flowd-web's pages", status: refusal == nil ? .badRequest : .forbidden)
+                let why = path == "/ws/preview" && request.uri.queryParameters.get("moment").flatMap({ UInt64($0) }) == nil
+                    ? "a preview names its moment (/ws/preview?moment=N); open it from the inspector's timeline"
+                    : "this address is a WebSocket; open it from flowd-web's pages"
+                return Self.refused(refusal ?? why, status: refusal == nil ? .badRequest : .forbidden)
             }
         }
     }
@@ -173,8 +176,6 @@ public struct WebServer: Sendable {
         headers.append(.init(name: .contentType, value: "text/html; charset=utf-8"))
         headers.append(.init(name: .cacheControl, value: "no-store"))
         headers.append(.init(name: .contentSecurityPolicy, value: contentSecurityPolicy(nonce: nonce, host: host, secure: secure)))
-        // Over HTTPS the browser is told to keep to it (a year; this server's pages only).
-        if secure { headers.append(.init(name: .init("Strict-Transport-Security")!, value: "max-age=31536000")) }
         headers.append(.init(name: .init("Referrer-Policy")!, value: "no-referrer"))
         headers.append(.init(name: .init("X-Content-Type-Options")!, value: "nosniff"))
         headers.append(.init(name: .init("X-Frame-Options")!, value: "DENY"))

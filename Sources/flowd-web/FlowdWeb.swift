@@ -52,7 +52,7 @@ struct FlowdWeb: AsyncParsableCommand {
             throw ValidationError("--tls-cert and --tls-key go together: give the certificate and its private key")
         }
         if insecure && tlsCertificate != nil { throw ValidationError("--insecure and --tls-cert contradict each other; give one") }
-        if !Self.isLoopback(host) && tlsCertificate == nil && !insecure {
+        if !AccessPolicy.isLoopback(host) && tlsCertificate == nil && !insecure {
             throw ValidationError("""
                 --host \(host) is reachable from other machines, and plain HTTP would show them the token and every action \
                 (anyone on the way could drive the app): give --tls-cert and --tls-key (a self-signed pair: openssl req -x509 \
@@ -60,12 +60,6 @@ struct FlowdWeb: AsyncParsableCommand {
                 plain HTTP anyway, or keep the default --host 127.0.0.1 and reach it through ssh -L 8471:127.0.0.1:8471
                 """)
         }
-    }
-
-    /// Whether `host` is reachable from this machine only.
-    static func isLoopback(_ host: String) -> Bool {
-        let name = host.lowercased()
-        return name == "localhost" || name == "::1" || name == "[::1]" || name.hasPrefix("127.")
     }
 
     func run() async throws {
@@ -86,13 +80,13 @@ struct FlowdWeb: AsyncParsableCommand {
         }
         let options = WebServer.Options(host: host, port: port, socketPath: path, tls: tls)
         let server = WebServer(options: options, logger: logger)
-        if insecure && !Self.isLoopback(host) {
+        if insecure && !AccessPolicy.isLoopback(host) {
             logger.warning("serving plain HTTP on \(host): the token and every action cross the network unencrypted; anyone on the way can read them and drive the app")
         }
         let signals = exitOnSignals()
         defer { signals.forEach { $0.cancel() } }
         // On every address, the URL names this machine as others reach it.
-        let listening = AccessPolicy.isWildcard(host) ? ProcessInfo.processInfo.hostName : host
+        let listening = AccessPolicy.isWildcard(host) ? AccessPolicy.machineHostName : host
         let shownHost = listening.contains(":") ? "[\(listening)]" : listening
         try await server.run { port in
             let base = "\(tls == nil ? "http" : "https")://\(shownHost):\(port)"

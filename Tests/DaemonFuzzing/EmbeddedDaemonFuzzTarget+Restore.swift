@@ -40,10 +40,16 @@ extension EmbeddedDaemonFuzzTarget {
         var ask = Flowd_V1_GetHistory()
         ask.limit = 1
         _ = debug.send(.getHistory(ask))
-        guard let history = debug.readBodies().lazy.compactMap({ body -> Flowd_V1_History? in
-            if case .history(let history) = body { history } else { nil }
-        }).first else {
-            throw FuzzViolation("GetHistory was not answered with a History")
+        let answer = debug.readBodies().filter { if case .welcome = $0 { false } else { true } }
+        // An app that finished has no history (its journal was cleared): that is said.
+        if daemon.daemon.appOutcome != nil {
+            guard case .error(let refusal)? = answer.first, refusal.message.contains("finished") else {
+                throw FuzzViolation("GetHistory after the app finished was answered with \(answer.map(\.name))")
+            }
+            return
+        }
+        guard case .history(let history)? = answer.first else {
+            throw FuzzViolation("GetHistory was answered with \(answer.map { body in if case .error(let e) = body { "Error: \(e.message)" } else { body.name } })")
         }
         guard history.stopped.isEmpty else { throw FuzzViolation("the history stops early: \(history.stopped)") }
         var get = Flowd_V1_GetMoment()

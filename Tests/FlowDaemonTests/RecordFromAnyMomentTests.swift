@@ -143,6 +143,8 @@ struct RecordFromAnyMomentTests {
             ("an unknown kind", { $0.append(record(99, [1])) }, "record 3 of the state it starts from has kind 99, which no flowd writes"),
             ("an input cut short", { $0[1].body = Data([0x80]) }, "record 2 of the state it starts from does not decode as an input of kind 1"),
             ("a time cut short", { $0[0].body = Data([0x80]) }, "record 1 of the state it starts from is a time that does not decode"),
+            ("a time past 2262", { $0[0].body = Data([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]) },
+             "record 1 of the state it starts from is a time that does not decode (or is past the year 2262)"),
             ("a checkpoint after an input", { $0.append(record(Checkpoint.kind, [1])) }, "is a checkpoint, which only ever comes first"),
             ("a checkpoint of another layout", { $0 = [record(Checkpoint.kind, [9])] }, "is a checkpoint that does not decode (the checkpoint record has layout 9"),
             ("a saved state without its screen", { $0.append(record(DaemonJournal.savedStateKind, [])) }, "is a saved state that names no screen"),

@@ -159,6 +159,9 @@ struct HistoryIntegrationTests {
         // Bad requests: said, non-zero, and the daemon goes on.
         run = try ProductRun.run("flowctl", ["at", "\(count + 1)", "--socket", socket])
         #expect(run.status == 1 && run.stderr.contains("there is no moment \(count + 1): the history holds inputs 1 to \(count)"), "\(run.stderr)")
+        // Numbers a client may send as they are: no trap, the range as far as it goes.
+        run = try ProductRun.run("flowctl", ["history", "--to", "9223372036854775807", "--socket", socket])
+        #expect(run.status == 0 && run.stdout.split(separator: "\n").count == Int(count) + 1, "\(run.stdout) \(run.stderr)")
         run = try ProductRun.run("flowctl", ["history", "--from", "0", "--socket", socket])
         #expect(run.status == 64 && run.stderr.contains("--from must be at least 1"), "\(run.stderr)")
         run = try ProductRun.run("flowctl", ["history", "--from", "5", "--to", "2", "--socket", socket])
@@ -190,6 +193,10 @@ struct HistoryIntegrationTests {
         #expect(history.fromCheckpoint, "the journal was compacted: moment 0 is its checkpoint")
         #expect(history.count < 25, "only the inputs since the checkpoint are held: \(history.count)")
         #expect(try compacted.debug.moment(0).index == 0)
+        // A question of an earlier numbering (before the compaction) is refused, not answered from this one.
+        #expect(history.epoch > 1, "numbered again at each compaction")
+        #expect(throws: ClientError.self) { try compacted.debug.moment(0, expectEpoch: history.epoch - 1) }
+        #expect(try compacted.debug.moment(0, expectEpoch: history.epoch).epoch == history.epoch)
         let now = try compacted.debug.tree().shapeLines
         #expect(try compacted.debug.moment(history.count).tree.shapeLines == now)
     }

@@ -59,4 +59,34 @@ struct AccessPolicyTests {
         #expect(WebServer.kinds("menu,nope") == nil)
     }
     #endif
+
+    @Test("over TLS, pages are https, and on port 443 a Host or Origin without the port is this server")
+    func secure() {
+        let tls = AccessPolicy(token: "secret", host: "127.0.0.1", port: 8471, secure: true)
+        #expect(tls.refusal(token: "secret", host: "127.0.0.1:8471", origin: "https://127.0.0.1:8471") == nil)
+        #expect(tls.refusal(token: "secret", host: "127.0.0.1:8471", origin: "http://127.0.0.1:8471") != nil, "not the http page")
+        let standard = AccessPolicy(token: "secret", host: "127.0.0.1", port: 443, secure: true)
+        #expect(standard.refusal(token: "secret", host: "127.0.0.1", origin: "https://127.0.0.1") == nil)
+        #expect(standard.refusal(token: "secret", host: "evil.example", origin: nil) != nil)
+        #expect(policy.refusal(token: "secret", host: "127.0.0.1", origin: nil) != nil, "no port, and 8471 is not http's own")
+    }
+
+    @Test("an IPv6 address to listen on is matched in brackets, as a Host header writes it")
+    func ipv6() {
+        let v6 = AccessPolicy(token: "secret", host: "2001:db8::1", port: 8471, secure: true)
+        #expect(v6.refusal(token: "secret", host: "[2001:db8::1]:8471", origin: "https://[2001:db8::1]:8471") == nil)
+    }
+
+    @Test("on every address, this machine's name is admitted; other names are not")
+    func wildcard() {
+        let any = AccessPolicy(token: "secret", host: "0.0.0.0", port: 8471, secure: true)
+        #expect(any.refusal(token: "secret", host: AccessPolicy.machineHostName + ":8471", origin: nil) == nil)
+        #expect(any.refusal(token: "secret", host: "evil.example:8471", origin: nil) != nil)
+    }
+
+    @Test("loopback is parsed, not guessed from a prefix")
+    func loopback() {
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "LOCALHOST"] { #expect(AccessPolicy.isLoopback(host), "\(host)") }
+        for host in ["0.0.0.0", "127.example.com", "192.0.2.1", "::", "2001:db8::1", "myhost"] { #expect(!AccessPolicy.isLoopback(host), "\(host)") }
+    }
 }

@@ -31,6 +31,8 @@ struct DebugSurface {
     }
     /// The questions waiting for the timeline, oldest first.
     var historyQuestions: [HistoryQuestion] = []
+    /// The most questions of one client that may wait for the timeline (more are refused).
+    static let historyQuestionsPerClient = 16
     /// `TerminateFlow` requests waiting for their flow's unwinding, by flow.
     private var terminations: [FlowID: PendingReply] = [:]
 

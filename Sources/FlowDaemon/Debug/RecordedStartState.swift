@@ -30,7 +30,7 @@ enum RecordedStartState {
         case DaemonJournal.placeKind:
             return nil
         case InputTimes.kind:
-            return InputTimes.time(in: Array(record.body)) == nil ? "is a time that does not decode" : nil
+            return InputTimes.time(in: Array(record.body)) == nil ? "is a time that does not decode (or is past the year 2262)" : nil
         case Checkpoint.kind:
             guard index == 0 else { return "is a checkpoint, which only ever comes first" }
             do throws(CheckpointMismatch) {

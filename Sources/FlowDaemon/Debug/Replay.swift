@@ -89,6 +89,15 @@ public enum Replay {
         case refused
     }
 
+    /// Whether a recorded event is one of the inputs `input(of:for:)` feeds (without reading it: a
+    /// shutdown that would find nothing left, or a navigation of an unknown kind, counts too).
+    static func isInput(_ event: Flowd_V1_Event) -> Bool {
+        switch event.kind {
+        case .shutdown, .output, .injected, .userNavigation, .screenLost, .linkOpened: true
+        default: false
+        }
+    }
+
     /// The input a recorded event holds for `runtime` as it is now; nil for events that are not inputs.
     static func input(of event: Flowd_V1_Event, for runtime: FlowRuntime) throws(ReplayError) -> RecordedInput? {
         let screen = ScreenID(rawValue: event.screenID)

@@ -41,11 +41,19 @@ public enum ReplayedJournal {
         var inputs = 0
         var recordedInputs = 0
         for event in recording.events {
+            // Past the moment: counted (for the message on a --until too large), not applied.
+            if let until, inputs >= until {
+                if Replay.isInput(event) { recordedInputs += 1 }
+                continue
+            }
             guard let recorded = try Replay.input(of: event, for: runtime) else { continue }
             recordedInputs += 1
-            guard until.map({ inputs < $0 }) ?? true else { continue }
             inputs += 1
-            guard case .input(let input) = recorded, accepts(runtime, input) else { continue }
+            guard case .input(let input) = recorded else { continue }
+            // The daemon's shutdown: the daemon froze its journal first and never journals it, so a
+            // journal ends before it (the app as it was when the daemon stopped).
+            if case .terminateAll = input { continue }
+            guard accepts(runtime, input) else { continue }
             records.append(record(input))
             acknowledgeDismissals(runtime, into: &records)
         }

@@ -12,40 +12,62 @@ enum HistoryAnswer {
         init(_ message: String) { error = Flowd_V1_Error(code: .limitExceeded, message: message) }
     }
 
+    /// Why `timeline` cannot answer a question expecting `epoch` (0: any), or nil.
+    static func refusal(_ timeline: Timeline, expecting epoch: UInt64) -> Refusal? {
+        if timeline.moments.isEmpty {
+            return Refusal("there is no history: \(timeline.stopped ?? "the app's start was not replayed")")
+        }
+        if epoch != 0, epoch != timeline.epoch {
+            return Refusal("""
+                the history was numbered again since (epoch \(epoch) is now \(timeline.epoch)): the journal was compacted, and \
+                its moments start from the checkpoint; ask again without expect_epoch
+                """)
+        }
+        return nil
+    }
+
     /// The inputs `request` asks for, from its `from` on, as many as `limit` allows and a frame of
-    /// `maxFrameSize` carries (at least one, when any is left: a single input over the frame is cut
-    /// to its line, without payload or events).
-    static func history(_ timeline: Timeline, _ request: Flowd_V1_GetHistory, app: FlowApp.App, maxFrameSize: Int) -> Flowd_V1_History {
+    /// `maxFrameSize` carries (at least one, when any is left: a single input over the frame is `cut`,
+    /// without payload or events).
+    static func history(_ timeline: Timeline, _ request: Flowd_V1_GetHistory, app: FlowApp.App,
+                        maxFrameSize: Int) -> Result<Flowd_V1_History, Refusal> {
+        if let refusal = refusal(timeline, expecting: request.expectEpoch) { return .failure(refusal) }
         var history = Flowd_V1_History()
         history.app = app.name
         history.appVersion = app.version
         history.count = UInt64(timeline.count)
         history.fromCheckpoint = timeline.startsFromCheckpoint
         history.stopped = timeline.stopped ?? ""
-        let first = max(1, Int(clamping: request.from))
-        guard first <= timeline.count else { return history }
-        let last = request.limit == 0 ? timeline.count : min(timeline.count, first + Int(clamping: request.limit) - 1)
+        history.epoch = timeline.epoch
+        let count = UInt64(timeline.count)
+        let first = max(1, request.from)
+        guard first <= count else { return .success(history) }
+        // Wire values are any UInt64: the range is computed without overflowing.
+        let last = request.limit == 0 ? count : first + min(request.limit - 1, count - first)
         // Room for the envelope and the fields above; each input then costs its size and its tag.
-        var room = maxFrameSize - 64 - history.app.utf8.count - history.appVersion.utf8.count - history.stopped.utf8.count
+        var room = maxFrameSize - 80 - history.app.utf8.count - history.appVersion.utf8.count - history.stopped.utf8.count
         for index in first...last {
-            guard var input = timeline.moments[index].input else { continue }
+            guard var input = timeline.moments[Int(index)].input else { continue }
             if !request.events { input.events = [] }
-            let size = ((try? input.serializedBytes() as [UInt8])?.count ?? 0) + 6
+            var size = ((try? input.serializedBytes() as [UInt8])?.count ?? 0) + 6
             if size > room {
                 guard history.inputs.isEmpty else { break }
                 input.events = []
                 input.clearPayload()
+                input.cut = true
+                size = ((try? input.serializedBytes() as [UInt8])?.count ?? 0) + 6
             }
             room -= size
             history.inputs.append(input)
         }
-        return history
+        return .success(history)
     }
 
     /// Moment `request.index`, with the records that rebuild it when asked; refused past the history
     /// or when the answer would not fit in a frame of `maxFrameSize`.
     static func moment(_ timeline: Timeline, _ request: Flowd_V1_GetMoment, app: FlowApp.App,
                        maxFrameSize: Int) -> Result<Flowd_V1_Moment, Refusal> {
+        if let refusal = refusal(timeline, expecting: request.expectEpoch) { return .failure(refusal) }
         guard request.index <= UInt64(timeline.count) else {
             let held = timeline.count == 0 ? "no input yet (only moment 0, the start)" : "inputs 1 to \(timeline.count) (moments 0 to \(timeline.count))"
             var why = "there is no moment \(request.index): the history holds \(held)"
@@ -56,6 +78,7 @@ enum HistoryAnswer {
         var moment = (try? Flowd_V1_Moment(serializedBytes: kept.view)) ?? Flowd_V1_Moment()
         moment.index = request.index
         moment.count = UInt64(timeline.count)
+        moment.epoch = timeline.epoch
         if var input = kept.input {
             input.events = []
             moment.input = input
@@ -92,6 +115,10 @@ extension AppCore {
     /// journal is read again only when its records changed since the last question.
     mutating func caughtUpTimeline() -> TimelineState {
         guard let app else { return .refused(HistoryAnswer.Refusal("flowd runs no app: there is no history")) }
+        // Its journal was cleared: a history now would start from a fresh start the daemon does not show.
+        if let outcome {
+            return .refused(HistoryAnswer.Refusal("app \(app.name) finished (\(outcome)); its journal was cleared, and there is no history"))
+        }
         let timeline = debug.timeline ?? Timeline(app: app)
         debug.timeline = timeline
         let mark = persistence.recordsMark
@@ -113,6 +140,17 @@ extension DaemonCore {
     /// Answers `GetHistory` or `GetMoment` from the timeline once it caught up; until then the question
     /// waits and the loop's next wake-up replays another slice (`answerWaitingHistoryQuestions`).
     mutating func answerHistoryQuestion(_ question: DebugSurface.HistoryQuestion) {
+        // While the timeline catches up, a question waits its turn: no slice more per question.
+        if !app.debug.historyQuestions.isEmpty {
+            guard app.debug.historyQuestions.count(where: { $0.connection == question.connection }) < DebugSurface.historyQuestionsPerClient else {
+                return app.refuse(Flowd_V1_Error(code: .limitExceeded, message: """
+                    \(DebugSurface.historyQuestionsPerClient) questions of this client already wait for the history to catch up; \
+                    wait for their answers
+                    """), seq: question.seq, to: question.connection)
+            }
+            app.debug.historyQuestions.append(question)
+            return
+        }
         switch app.caughtUpTimeline() {
         case .ready(let timeline):
             answer(question, from: timeline)
@@ -142,8 +180,10 @@ extension DaemonCore {
         guard let connection = connections[question.connection], let running = app.app else { return }
         switch question.ask {
         case .history(let request):
-            send(.history(HistoryAnswer.history(timeline, request, app: running, maxFrameSize: connection.maxFrameSize)),
-                 to: connection, replyTo: question.seq)
+            switch HistoryAnswer.history(timeline, request, app: running, maxFrameSize: connection.maxFrameSize) {
+            case .success(let history): send(.history(history), to: connection, replyTo: question.seq)
+            case .failure(let refusal): app.refuse(refusal.error, seq: question.seq, to: connection.id)
+            }
         case .moment(let request):
             switch HistoryAnswer.moment(timeline, request, app: running, maxFrameSize: connection.maxFrameSize) {
             case .success(let moment): send(.moment(moment), to: connection, replyTo: question.seq)

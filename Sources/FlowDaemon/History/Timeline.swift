@@ -52,14 +52,16 @@ final class Timeline {
 
     /// The records being caught up with (the last `current` given), until they are all replayed.
     private var target: [Journal.Record] = []
-    /// Whether records of `target` are still to be replayed (a slice ran out of time).
-    var isCatchingUp: Bool { stopped == nil && records.count < target.count }
+    /// Which numbering of the moments this is: it changes whenever the replay starts over (the
+    /// journal was compacted or cleared), so that a client asking in several steps can tell moment N
+    /// of one numbering from moment N of the next.
+    private(set) var epoch: UInt64 = 1
 
     /// Replays what `current` (the records that rebuild the app now, oldest first) holds beyond what was
     /// replayed, for at most `budget` nanoseconds of the caller's loop (a first question on a long
     /// history would hold it for long: the rest waits for `resume`); true once every record is
     /// replayed. Starts over when `current` does not begin with the records replayed so far (the
-    /// journal was compacted, or cleared when the app finished and started again).
+    /// journal was compacted).
     @discardableResult
     func catchUp(_ current: [Journal.Record], budget: UInt64 = .max) -> Bool {
         target = current
@@ -72,11 +74,13 @@ final class Timeline {
     func resume(budget: UInt64 = .max) -> Bool {
         let current = target
         let deadline = budget == .max ? UInt64.max : DispatchTime.now().uptimeNanoseconds &+ budget
-        if current.count < records.count || (!records.isEmpty && current[0] != records[0])
-            || (records.count > 0 && current[records.count - 1] != records[records.count - 1]) {
+        // The same records: a batch's check is added to its last record once it is committed.
+        func same(_ a: Journal.Record, _ b: Journal.Record) -> Bool { a.kind == b.kind && a.key == b.key && a.body == b.body }
+        if current.count < records.count || (!records.isEmpty && !same(current[0], records[0]))
+            || (!records.isEmpty && !same(current[records.count - 1], records[records.count - 1])) {
             startOver()
         }
-        if moments.isEmpty {
+        if moments.isEmpty, stopped == nil {
             let first = current.first
             screens.reset()
             switch replay.begin(app, first: first, ledger: &ledger, into: runtime) {
@@ -95,12 +99,15 @@ final class Timeline {
             records = current
             return true
         }
+        var replayed = 0
         while records.count < current.count {
-            // The clock is read every 32 records: a record takes microseconds.
-            if records.count % 32 == 0, DispatchTime.now().uptimeNanoseconds > deadline { return false }
+            // The clock is read every 32 records (a record takes microseconds), and a slice replays at
+            // least 32: each one makes progress.
+            if replayed > 0, replayed % 32 == 0, DispatchTime.now().uptimeNanoseconds > deadline { return false }
+            replayed += 1
             let record = current[records.count]
             let isInput = record.kind < DaemonJournal.placeKind
-            if record.kind == InputTimes.kind { receivedAt = Int64(clamping: InputTimes.time(in: record.body) ?? 0) * 1_000_000 }
+            if record.kind == InputTimes.kind { receivedAt = InputTimes.nanoseconds(in: record.body) }
             let described = isInput ? describe(record, index: UInt64(moments.count), time: receivedAt) : nil
             records.append(record)
             if case .failure(let divergence) = replay.step(record, ledger: &ledger, into: runtime) {
@@ -118,7 +125,7 @@ final class Timeline {
         return true
     }
 
-    /// The records that rebuild moment `index`.
+    /// The records that rebuild moment `index` (one of `moments`).
     func startRecords(at index: Int) -> [Journal.Record] { Array(records[..<moments[index].recordEnd]) }
 
     private func startOver() {
@@ -131,7 +138,7 @@ final class Timeline {
         moments = []
         records = []
         stopped = nil
-        caughtUpTo = nil
+        epoch += 1
     }
 
     // MARK: One input
@@ -217,7 +224,8 @@ final class Timeline {
         }
         if entry.screenID != 0 { what += " on \(entry.screenKind) screen \(entry.screenID)" }
         if entry.flowID != 0 { what += " (flow \(entry.flowID) \(entry.flowType))" }
-        entry.text = what
+        // One line: a work failure's message or a link may be long.
+        entry.text = what.count > 400 ? String(what.prefix(399)) + "…" : what
         if event.kind != .unspecified {
             if entry.hasPayload { event.payload = entry.payload }
             event.text = what

@@ -147,6 +147,8 @@ struct DaemonJournal {
         drainSyncs()
         try journal.rewrite(records)
         mark &+= 1
+        // The rewritten journal holds no time: the next input's is written again.
+        times.reset()
         held = 0
         savedSinceCheckpoint = 0
         journaledPlace = checkpoint.place

@@ -19,10 +19,22 @@ struct InputTimes {
         return Journal.Record(kind: Self.kind, body: body)
     }
 
-    /// The time a record of kind 67 holds, in milliseconds since the Unix epoch; nil when it does not decode.
+    /// The latest time a record may hold: the end of `Int64` nanoseconds (the year 2262).
+    static let latest = UInt64(Int64.max / 1_000_000)
+
+    /// The time a record of kind 67 holds, in milliseconds since the Unix epoch; nil when it does not
+    /// decode or is past `latest`.
     static func time(in body: [UInt8]) -> UInt64? {
         var reader = JournalBatch.Reader(bytes: body)
-        guard let time = reader.varint(), reader.offset == body.count else { return nil }
+        guard let time = reader.varint(), reader.offset == body.count, time <= latest else { return nil }
         return time
     }
+
+    /// The time a record of kind 67 holds, in nanoseconds since the Unix epoch; 0 when it does not decode.
+    static func nanoseconds(in body: [UInt8]) -> Int64 {
+        time(in: body).map { Int64($0) * 1_000_000 } ?? 0
+    }
+
+    /// Forgets the last time written: the next input gets a record of its own (after a rewrite).
+    mutating func reset() { last = 0 }
 }

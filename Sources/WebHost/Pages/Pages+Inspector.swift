@@ -92,7 +92,7 @@ extension Pages {
     // `tree` is what the pictures show: the live tree, or a moment's when the timeline is in the past.
     let tree = null, liveTree = null, shapes = {}, selection = null, socket = null;
     // The history of inputs (the timeline: `past`), and the moment shown (null: live).
-    let past = { inputs: [], count: 0, fromCheckpoint: false }, viewing = null, moment = null, historyAsked = false;
+    let past = { inputs: [], count: 0, fromCheckpoint: false, epoch: 0 }, viewing = null, moment = null, historyAsked = false;
     const $ = (id) => document.getElementById(id);
     const num = (value) => Number(value || 0);
 
@@ -119,6 +119,8 @@ extension Pages {
       case "history": takeHistory(message.history); break;
       case "moment":
         if (viewing === null || num(message.moment.index) !== viewing) break;
+        // Numbered again since the page listed it (the journal was compacted): list it again.
+        if (num(message.moment.epoch) !== past.epoch) { past = { inputs: [], count: 0, fromCheckpoint: false, epoch: 0 }; askHistory(1); live(); break; }
         moment = message.moment; tree = moment.tree || {}; drawTree(); drawMoment();
         break;
       case "exported":
@@ -129,6 +131,8 @@ extension Pages {
       case "result":
         $("result").textContent = message.action + ": " + message.message;
         $("result").className = message.ok ? "" : "bad";
+        // A history question refused: the next tree asks again.
+        if (message.action === "history") historyAsked = false;
         break;
       case "recording":
         if (message.state === "started") { $("record").textContent = "■ Stop recording"; $("record").classList.add("on"); $("download").hidden = true; }
@@ -156,19 +160,21 @@ extension Pages {
 
     function takeHistory(answer) {
       historyAsked = false;
-      const inputs = answer.inputs || [], count = num(answer.count), fromCheckpoint = !!answer.fromCheckpoint;
-      // The journal was compacted or the app started again: the numbering starts over.
-      if (fromCheckpoint !== past.fromCheckpoint || count < past.inputs.length ||
-          (inputs.length && num(inputs[0].index) > past.inputs.length + 1)) {
-        past = { inputs: [], count: 0, fromCheckpoint };
-        if (!inputs.length || num(inputs[0].index) !== 1) { askHistory(1); return; }
+      const inputs = answer.inputs || [], count = num(answer.count), fromCheckpoint = !!answer.fromCheckpoint, epoch = num(answer.epoch);
+      // Numbered again (the journal was compacted): the list starts over, from input 1.
+      if (epoch !== past.epoch || (inputs.length && num(inputs[0].index) > past.inputs.length + 1)) {
+        const wasViewing = viewing !== null && past.epoch !== 0;
+        past = { inputs: [], count: 0, fromCheckpoint, epoch };
+        if (wasViewing) live();
+        if (inputs.length && num(inputs[0].index) !== 1) { askHistory(1); return; }
       }
       for (const input of inputs) if (num(input.index) === past.inputs.length + 1) past.inputs.push(input);
       past.count = count;
       const slider = $("tl-slider");
       slider.max = count;
       if (viewing === null) slider.value = count;
-      $("tl-count").textContent = count + " input" + (count === 1 ? "" : "s") + (fromCheckpoint ? " since the checkpoint" : "");
+      $("tl-count").textContent = count + " input" + (count === 1 ? "" : "s") + (fromCheckpoint ? " since the checkpoint" : "")
+        + (answer.stopped ? " (stops early: " + answer.stopped + ")" : "");
       drawStrip();
     }
 
@@ -197,7 +203,7 @@ extension Pages {
       $("tl-live").classList.remove("on");
       $("tl-slider").value = index;
       $("tl-detail").hidden = false;
-      $("tl-from").value = $("tl-from").value || Math.min(1, index || 1);
+      $("tl-from").value = $("tl-from").value || 1;
       $("tl-to").value = Math.max(1, index);
       $("tl-preview").href = "/preview?moment=" + index + "&token=" + encodeURIComponent(token);
       status("viewing moment " + index + " (read-only)", "");

@@ -973,6 +973,11 @@ public nonisolated struct Flowd_V1_GetHistory: Sendable {
   /// recording holds them (for an export that `flowd replay` checks).
   public var events: Bool = false
 
+  /// Answer only from this numbering of the moments (History.epoch of an
+  /// earlier answer); refused with LIMIT_EXCEEDED when the history was
+  /// numbered again since (the journal was compacted). 0: any.
+  public var expectEpoch: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1003,6 +1008,11 @@ public nonisolated struct Flowd_V1_History: Sendable {
   /// arrive where the journal says (the flows are not deterministic in their
   /// inputs). Empty when it holds every input.
   public var stopped: String = String()
+
+  /// Which numbering of the moments this is: it changes whenever the history
+  /// starts again from another record (the journal was compacted), so moment
+  /// N of one epoch is not moment N of the next. Never 0.
+  public var epoch: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1065,14 +1075,14 @@ public nonisolated struct Flowd_V1_HistoryInput: @unchecked Sendable {
   /// Clears the value of `payload`. Subsequent reads from it will return its default value.
   public mutating func clearPayload() {_uniqueStorage()._payload = nil}
 
-  /// One line, for people: `output {"didPressButton":{"index":0}} from tutorial screen 3 of flow 1 TutorialFlow`.
+  /// One line, for people (at most 400 characters): `output {"didPressButton":{"index":0}} on tutorial screen 3 (flow 1 TutorialFlow)`.
   public var text: String {
     get {_storage._text}
     set {_uniqueStorage()._text = newValue}
   }
 
-  /// When the daemon received it, nanoseconds since the Unix epoch; 0 when
-  /// not known (an input journaled by an earlier daemon process).
+  /// When the daemon received it, nanoseconds since the Unix epoch (to the
+  /// millisecond); 0 when not known (journaled by a flowd older than kind 67).
   public var timeUnixNanos: Int64 {
     get {_storage._timeUnixNanos}
     set {_uniqueStorage()._timeUnixNanos = newValue}
@@ -1100,6 +1110,13 @@ public nonisolated struct Flowd_V1_HistoryInput: @unchecked Sendable {
   public var events: [Flowd_V1_Event] {
     get {_storage._events}
     set {_uniqueStorage()._events = newValue}
+  }
+
+  /// Its payload and events were left out: with them it does not fit in a
+  /// frame of this connection (ask for a larger max_frame_size in Hello).
+  public var cut: Bool {
+    get {_storage._cut}
+    set {_uniqueStorage()._cut = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -1148,6 +1165,9 @@ public nonisolated struct Flowd_V1_GetMoment: Sendable {
   /// (the start of a recording exported from here).
   public var startState: Bool = false
 
+  /// As GetHistory.expect_epoch.
+  public var expectEpoch: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1155,48 +1175,62 @@ public nonisolated struct Flowd_V1_GetMoment: Sendable {
 
 /// The app right after one input, as a scratch runtime fed the journal's
 /// inputs up to it rebuilt it.
-public nonisolated struct Flowd_V1_Moment: Sendable {
+public nonisolated struct Flowd_V1_Moment: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var index: UInt64 = 0
+  public var index: UInt64 {
+    get {_storage._index}
+    set {_uniqueStorage()._index = newValue}
+  }
 
   /// Inputs held (as History.count).
-  public var count: UInt64 = 0
+  public var count: UInt64 {
+    get {_storage._count}
+    set {_uniqueStorage()._count = newValue}
+  }
 
   /// The flows, the navigation hierarchy and the place, as in a live Tree
   /// (no connections, no stats; each screen's last_serial counts the
   /// commands it got since it was placed).
   public var tree: Flowd_V1_Tree {
-    get {_tree ?? Flowd_V1_Tree()}
-    set {_tree = newValue}
+    get {_storage._tree ?? Flowd_V1_Tree()}
+    set {_uniqueStorage()._tree = newValue}
   }
   /// Returns true if `tree` has been explicitly set.
-  public var hasTree: Bool {self._tree != nil}
+  public var hasTree: Bool {_storage._tree != nil}
   /// Clears the value of `tree`. Subsequent reads from it will return its default value.
-  public mutating func clearTree() {self._tree = nil}
+  public mutating func clearTree() {_uniqueStorage()._tree = nil}
 
   /// Each live screen's state as its screen got it, JSON where the app's
   /// coder can say it.
-  public var screens: [Flowd_V1_MomentScreen] = []
+  public var screens: [Flowd_V1_MomentScreen] {
+    get {_storage._screens}
+    set {_uniqueStorage()._screens = newValue}
+  }
 
   /// The input that led here; absent for moment 0.
   public var input: Flowd_V1_HistoryInput {
-    get {_input ?? Flowd_V1_HistoryInput()}
-    set {_input = newValue}
+    get {_storage._input ?? Flowd_V1_HistoryInput()}
+    set {_uniqueStorage()._input = newValue}
   }
   /// Returns true if `input` has been explicitly set.
-  public var hasInput: Bool {self._input != nil}
+  public var hasInput: Bool {_storage._input != nil}
   /// Clears the value of `input`. Subsequent reads from it will return its default value.
-  public mutating func clearInput() {self._input = nil}
+  public mutating func clearInput() {_uniqueStorage()._input = nil}
+
+  /// As History.epoch.
+  public var epoch: UInt64 {
+    get {_storage._epoch}
+    set {_uniqueStorage()._epoch = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _tree: Flowd_V1_Tree? = nil
-  fileprivate var _input: Flowd_V1_HistoryInput? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// One screen of a Moment.
@@ -2405,7 +2439,7 @@ nonisolated extension Flowd_V1_AppContract: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Flowd_V1_GetHistory: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetHistory"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}from\0\u{1}limit\0\u{1}events\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}from\0\u{1}limit\0\u{1}events\0\u{3}expect_epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2416,6 +2450,7 @@ nonisolated extension Flowd_V1_GetHistory: SwiftProtobuf.Message, SwiftProtobuf.
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.from) }()
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.limit) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.events) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.expectEpoch) }()
       default: break
       }
     }
@@ -2431,6 +2466,9 @@ nonisolated extension Flowd_V1_GetHistory: SwiftProtobuf.Message, SwiftProtobuf.
     if self.events != false {
       try visitor.visitSingularBoolField(value: self.events, fieldNumber: 3)
     }
+    if self.expectEpoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.expectEpoch, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2438,6 +2476,7 @@ nonisolated extension Flowd_V1_GetHistory: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.from != rhs.from {return false}
     if lhs.limit != rhs.limit {return false}
     if lhs.events != rhs.events {return false}
+    if lhs.expectEpoch != rhs.expectEpoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2445,7 +2484,7 @@ nonisolated extension Flowd_V1_GetHistory: SwiftProtobuf.Message, SwiftProtobuf.
 
 nonisolated extension Flowd_V1_History: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".History"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}app_version\0\u{1}count\0\u{3}from_checkpoint\0\u{1}inputs\0\u{1}stopped\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}app_version\0\u{1}count\0\u{3}from_checkpoint\0\u{1}inputs\0\u{1}stopped\0\u{1}epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2459,6 +2498,7 @@ nonisolated extension Flowd_V1_History: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 4: try { try decoder.decodeSingularBoolField(value: &self.fromCheckpoint) }()
       case 5: try { try decoder.decodeRepeatedMessageField(value: &self.inputs) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.stopped) }()
+      case 7: try { try decoder.decodeSingularUInt64Field(value: &self.epoch) }()
       default: break
       }
     }
@@ -2483,6 +2523,9 @@ nonisolated extension Flowd_V1_History: SwiftProtobuf.Message, SwiftProtobuf._Me
     if !self.stopped.isEmpty {
       try visitor.visitSingularStringField(value: self.stopped, fieldNumber: 6)
     }
+    if self.epoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.epoch, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2493,6 +2536,7 @@ nonisolated extension Flowd_V1_History: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.fromCheckpoint != rhs.fromCheckpoint {return false}
     if lhs.inputs != rhs.inputs {return false}
     if lhs.stopped != rhs.stopped {return false}
+    if lhs.epoch != rhs.epoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2500,7 +2544,7 @@ nonisolated extension Flowd_V1_History: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_HistoryInput: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".HistoryInput"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}kind\0\u{3}flow_id\0\u{3}flow_type\0\u{3}screen_id\0\u{3}screen_kind\0\u{1}payload\0\u{1}text\0\u{3}time_unix_nanos\0\u{1}key\0\u{1}change\0\u{1}events\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}kind\0\u{3}flow_id\0\u{3}flow_type\0\u{3}screen_id\0\u{3}screen_kind\0\u{1}payload\0\u{1}text\0\u{3}time_unix_nanos\0\u{1}key\0\u{1}change\0\u{1}events\0\u{1}cut\0")
 
   fileprivate class _StorageClass {
     var _index: UInt64 = 0
@@ -2515,6 +2559,7 @@ nonisolated extension Flowd_V1_HistoryInput: SwiftProtobuf.Message, SwiftProtobu
     var _key: Int64 = 0
     var _change: Flowd_V1_MomentChange? = nil
     var _events: [Flowd_V1_Event] = []
+    var _cut: Bool = false
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2537,6 +2582,7 @@ nonisolated extension Flowd_V1_HistoryInput: SwiftProtobuf.Message, SwiftProtobu
       _key = source._key
       _change = source._change
       _events = source._events
+      _cut = source._cut
     }
   }
 
@@ -2567,6 +2613,7 @@ nonisolated extension Flowd_V1_HistoryInput: SwiftProtobuf.Message, SwiftProtobu
         case 10: try { try decoder.decodeSingularInt64Field(value: &_storage._key) }()
         case 11: try { try decoder.decodeSingularMessageField(value: &_storage._change) }()
         case 12: try { try decoder.decodeRepeatedMessageField(value: &_storage._events) }()
+        case 13: try { try decoder.decodeSingularBoolField(value: &_storage._cut) }()
         default: break
         }
       }
@@ -2615,6 +2662,9 @@ nonisolated extension Flowd_V1_HistoryInput: SwiftProtobuf.Message, SwiftProtobu
       if !_storage._events.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._events, fieldNumber: 12)
       }
+      if _storage._cut != false {
+        try visitor.visitSingularBoolField(value: _storage._cut, fieldNumber: 13)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2636,6 +2686,7 @@ nonisolated extension Flowd_V1_HistoryInput: SwiftProtobuf.Message, SwiftProtobu
         if _storage._key != rhs_storage._key {return false}
         if _storage._change != rhs_storage._change {return false}
         if _storage._events != rhs_storage._events {return false}
+        if _storage._cut != rhs_storage._cut {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -2702,7 +2753,7 @@ nonisolated extension Flowd_V1_MomentChange: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Flowd_V1_GetMoment: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetMoment"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{3}start_state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{3}start_state\0\u{3}expect_epoch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2712,6 +2763,7 @@ nonisolated extension Flowd_V1_GetMoment: SwiftProtobuf.Message, SwiftProtobuf._
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.index) }()
       case 2: try { try decoder.decodeSingularBoolField(value: &self.startState) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.expectEpoch) }()
       default: break
       }
     }
@@ -2724,12 +2776,16 @@ nonisolated extension Flowd_V1_GetMoment: SwiftProtobuf.Message, SwiftProtobuf._
     if self.startState != false {
       try visitor.visitSingularBoolField(value: self.startState, fieldNumber: 2)
     }
+    if self.expectEpoch != 0 {
+      try visitor.visitSingularUInt64Field(value: self.expectEpoch, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_GetMoment, rhs: Flowd_V1_GetMoment) -> Bool {
     if lhs.index != rhs.index {return false}
     if lhs.startState != rhs.startState {return false}
+    if lhs.expectEpoch != rhs.expectEpoch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2737,53 +2793,104 @@ nonisolated extension Flowd_V1_GetMoment: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Flowd_V1_Moment: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Moment"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}count\0\u{1}tree\0\u{1}screens\0\u{1}input\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}count\0\u{1}tree\0\u{1}screens\0\u{1}input\0\u{1}epoch\0")
+
+  fileprivate class _StorageClass {
+    var _index: UInt64 = 0
+    var _count: UInt64 = 0
+    var _tree: Flowd_V1_Tree? = nil
+    var _screens: [Flowd_V1_MomentScreen] = []
+    var _input: Flowd_V1_HistoryInput? = nil
+    var _epoch: UInt64 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _index = source._index
+      _count = source._count
+      _tree = source._tree
+      _screens = source._screens
+      _input = source._input
+      _epoch = source._epoch
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.index) }()
-      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.count) }()
-      case 3: try { try decoder.decodeSingularMessageField(value: &self._tree) }()
-      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.screens) }()
-      case 5: try { try decoder.decodeSingularMessageField(value: &self._input) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._index) }()
+        case 2: try { try decoder.decodeSingularUInt64Field(value: &_storage._count) }()
+        case 3: try { try decoder.decodeSingularMessageField(value: &_storage._tree) }()
+        case 4: try { try decoder.decodeRepeatedMessageField(value: &_storage._screens) }()
+        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._input) }()
+        case 6: try { try decoder.decodeSingularUInt64Field(value: &_storage._epoch) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if self.index != 0 {
-      try visitor.visitSingularUInt64Field(value: self.index, fieldNumber: 1)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._index != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._index, fieldNumber: 1)
+      }
+      if _storage._count != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._count, fieldNumber: 2)
+      }
+      try { if let v = _storage._tree {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+      } }()
+      if !_storage._screens.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._screens, fieldNumber: 4)
+      }
+      try { if let v = _storage._input {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      } }()
+      if _storage._epoch != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._epoch, fieldNumber: 6)
+      }
     }
-    if self.count != 0 {
-      try visitor.visitSingularUInt64Field(value: self.count, fieldNumber: 2)
-    }
-    try { if let v = self._tree {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
-    } }()
-    if !self.screens.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.screens, fieldNumber: 4)
-    }
-    try { if let v = self._input {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_Moment, rhs: Flowd_V1_Moment) -> Bool {
-    if lhs.index != rhs.index {return false}
-    if lhs.count != rhs.count {return false}
-    if lhs._tree != rhs._tree {return false}
-    if lhs.screens != rhs.screens {return false}
-    if lhs._input != rhs._input {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._index != rhs_storage._index {return false}
+        if _storage._count != rhs_storage._count {return false}
+        if _storage._tree != rhs_storage._tree {return false}
+        if _storage._screens != rhs_storage._screens {return false}
+        if _storage._input != rhs_storage._input {return false}
+        if _storage._epoch != rhs_storage._epoch {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
