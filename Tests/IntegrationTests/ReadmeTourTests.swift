@@ -175,6 +175,9 @@ struct ReadmeTourTests {
             shows: ["output delivered to the flow owning screen"], terminalShows: ["All set", "stack depth 3"]),
         "flowctl back; flowctl terminate": Expectation(
             shows: ["back(committed) applied on screen", "terminated OnboardingFlow"], terminalShows: ["flowd demos", "stack depth 1"]),
+        // The inputs above are in the history: the presses, the back and the termination.
+        "flowctl history": Expectation(shows: ["flowd app launcher version ", " inputs since the ", #"output {"didPressButton":{"index":1}}"#, "back(committed)", "terminate"]),
+        "flowctl at 1": Expectation(shows: ["moment 1 of ", ", after input 1 at ", "\nflows\n", "\nnavigation\n", "\nstates\n", "  screen 2 menu  {"]),
         "flowctl record bug.rec": Expectation(
             run: .untilInterrupted(ready: "recording flowd at", when: .afterKeys([(key: "1", shows: "Welcome"), (key: "2", shows: "All set")])),
             shows: ["to bug.rec", "recorded", "events to bug.rec"], files: [(path: "bug.rec", contains: "")]),
