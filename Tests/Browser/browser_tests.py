@@ -488,6 +488,9 @@ def test_timeline(ctx):
     expected = [s for s in at["screens"] if int(s["id"]) == visible][0]
     check(json.loads(state) == json.loads(base64.b64decode(expected["state"]["data"])), f"the state shown is the moment's: {state!r}")
     check(not d.find_elements(By.ID, "inject"), "a past moment offers no action on the live app")
+    # Every screen of the moment with its state, in the list under the strip.
+    listed = {int(li.get_attribute("data-screen")) for li in d.find_elements(By.CSS_SELECTOR, "#tl-states li")}
+    check(listed == set(moment_screens(at)), f"the moment's screens are listed with their states: {listed}")
     ctx.shot("timeline.png", height=1180)
     # One step back with the button: the moment before.
     d.find_element(By.ID, "tl-prev").click()

@@ -14,6 +14,7 @@ extension Pages {
       <div id="tl-label" class="hint">live: the app as it is now</div>
       <div id="tl-detail" hidden>
         <div id="tl-change"></div>
+        <details id="tl-states-box"><summary>Screens and their states at this moment</summary><ol id="tl-states"></ol></details>
         <div class="row">inputs <input id="tl-from" size="6"> to <input id="tl-to" size="6">
           <button id="tl-export">Export as a recording</button><a id="tl-download" hidden></a>
           <a id="tl-preview" target="_blank" rel="noopener">Preview this moment's screen</a></div>
@@ -81,6 +82,9 @@ extension Pages {
     #tl-label { font:12px ui-monospace, monospace; white-space:pre-wrap; word-break:break-all; }
     #tl-change { font-size:12px; margin:4px 0; }
     #tl-change span { display:inline-block; margin-right:10px; }
+    #tl-states { margin:4px 0; padding-left:22px; font:12px ui-monospace, monospace; max-height:180px; overflow:auto; }
+    #tl-states li { word-break:break-all; }
+    #tl-states-box summary { font-size:12px; cursor:pointer; color:var(--muted); }
     #tl-detail .row { display:flex; gap:6px; align-items:center; flex-wrap:wrap; font-size:12px; }
     #tl-detail input { font:inherit; padding:2px 5px; border:1px solid var(--line); border-radius:6px; }
     body.past .picture { background:#fbf8ef; }
@@ -233,6 +237,8 @@ extension Pages {
       $("tl-change").innerHTML = parts.length ? "changed: " + parts.map(([word, ids]) => `<span class="change-${word.replace(" ", "-")}">${word} ${ids.map(num).join(", ")}</span>`).join("")
         : (viewing === 0 ? "" : "changed nothing on screen");
       $("connections").innerHTML = '<tr><td class="hint">a moment of the history: no connections</td></tr>';
+      $("tl-states").innerHTML = (moment.screens || []).map((screen) =>
+        `<li data-screen="${num(screen.id)}">screen ${num(screen.id)} ${escape(screen.kind)} (flow ${num(screen.flowId)}): ${escape(atobText(screen.state && screen.state.data))}</li>`).join("");
     }
 
     function live() {
