@@ -50,3 +50,14 @@ extension DebugTree {
         return navNode(.window)
     }
 }
+
+extension Flowd_V1_ScreenInfo {
+    /// What the flows alone say of a screen (kind, owner, visibility): a tree without hosts, as a
+    /// replay or a moment of the history has it.
+    init(flowsView info: DebugTree.NodeInfo) {
+        self.init()
+        kind = info.screenKind ?? ""
+        flowID = info.owner?.rawValue ?? 0
+        visible = info.placement?.isVisible ?? false
+    }
+}

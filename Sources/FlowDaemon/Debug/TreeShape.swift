@@ -18,13 +18,7 @@ package enum TreeShape {
         let snapshot = runtime.debugTree()
         var tree = Flowd_V1_Tree()
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
-        tree.window = snapshot.wireWindow { _, info in
-            var screen = Flowd_V1_ScreenInfo()
-            screen.kind = info.screenKind ?? ""
-            screen.flowID = info.owner?.rawValue ?? 0
-            screen.visible = info.placement?.isVisible ?? false
-            return screen
-        }
+        tree.window = snapshot.wireWindow { _, info in Flowd_V1_ScreenInfo(flowsView: info) }
         return lines(tree)
     }
 

@@ -122,8 +122,10 @@ extension AppCore {
         let timeline = debug.timeline ?? Timeline(app: app)
         debug.timeline = timeline
         let mark = persistence.recordsMark
-        if timeline.caughtUpTo == mark {
-            return timeline.resume(budget: Self.timelineSlice) ? .ready(timeline) : .catchingUp
+        // Records read for an earlier slice are replayed first: the journal is not read again per slice.
+        if timeline.caughtUpTo == mark || timeline.isCatchingUp {
+            guard timeline.resume(budget: Self.timelineSlice) else { return .catchingUp }
+            if timeline.caughtUpTo == mark { return .ready(timeline) }
         }
         let records: [Journal.Record]
         do {

@@ -52,6 +52,8 @@ final class Timeline {
 
     /// The records being caught up with (the last `current` given), until they are all replayed.
     private var target: [Journal.Record] = []
+    /// Whether records of the last `current` given are still to be replayed (a slice ran out of time).
+    var isCatchingUp: Bool { stopped == nil && records.count < target.count }
     /// Which numbering of the moments this is: it changes whenever the replay starts over (the
     /// journal was compacted or cleared), so that a client asking in several steps can tell moment N
     /// of one numbering from moment N of the next.
@@ -268,10 +270,7 @@ final class Timeline {
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
         let serials = screens
         tree.window = snapshot.wireWindow { id, info in
-            var screen = Flowd_V1_ScreenInfo()
-            screen.kind = info.screenKind ?? ""
-            screen.flowID = info.owner?.rawValue ?? 0
-            screen.visible = info.placement?.isVisible ?? false
+            var screen = Flowd_V1_ScreenInfo(flowsView: info)
             screen.lastSerial = serials.serial(of: id)
             screen.ackedSerial = screen.lastSerial
             return screen

@@ -90,16 +90,23 @@ struct DaemonJournal {
     var isFailing: Bool { retryAt != nil }
 
     /// Records an input the runtime accepted, with the key its sender gave it, received at `time`
-    /// (milliseconds since the Unix epoch; ignored unless recording).
-    mutating func record(_ input: FlowInput, key: UInt64 = 0, at time: UInt64 = 0) {
+    /// (milliseconds since the Unix epoch; ignored unless recording). The clock is read for the
+    /// iteration's first input only: its inputs arrived within the same iteration.
+    mutating func record(_ input: FlowInput, key: UInt64 = 0, at time: @autoclosure () -> UInt64 = 0) {
         guard mode == .recording else { return }
-        if let stamp = times.stamp(time) { pending.append(stamp) }
+        if !iterationStamped {
+            iterationStamped = true
+            if let stamp = times.stamp(time()) { pending.append(stamp) }
+        }
         let (kind, body) = input.encoded
         pending.append(Journal.Record(kind: kind, body: body, key: Int64(bitPattern: key)))
     }
 
-    /// When the inputs were received: a time record before an input whenever the millisecond changed.
+    /// When the inputs were received: a time record before an iteration's first input whenever the
+    /// millisecond changed.
     private var times = InputTimes()
+    /// Whether this loop iteration's inputs have their time (reset at each commit).
+    private var iterationStamped = false
 
     /// Records what a host saved for `screen` (ignored unless recording).
     mutating func recordSavedState(_ data: Data, for screen: ScreenID) {
@@ -177,6 +184,7 @@ struct DaemonJournal {
     /// loop iteration), with the user's `place` when it changed. A failed write keeps them for the
     /// next try, due at `retryAt` (`force`: now).
     mutating func commit(now: UInt64, place: () -> String? = { nil }) {
+        iterationStamped = false
         if !pending.isEmpty { notePlace(place) }
         write(now: now, force: false)
     }

@@ -1,8 +1,10 @@
 import FlowJournal
 
 /// When inputs were received, as the journal keeps it: a record of kind 67 (the wall clock in
-/// milliseconds since the Unix epoch, a varint) before an input whenever the millisecond changed
-/// since the last one, so a flood of inputs in one millisecond costs one record. Not an input: a
+/// milliseconds since the Unix epoch, a varint) before the first input of a loop iteration (the
+/// journal reads the clock once per iteration with inputs; the in-memory history of `--no-state`,
+/// once per input) whenever the millisecond changed since the last one, so a flood costs one
+/// record per iteration at most. Not an input: a
 /// restore skips it; the timeline (`flowctl history`) reads it (docs/journal.md, "Records").
 struct InputTimes {
     /// The record kind of a time.

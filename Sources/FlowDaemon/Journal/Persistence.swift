@@ -188,13 +188,13 @@ struct Persistence {
     /// milliseconds since the Unix epoch): every input that changes the app
     /// enters here. Returns what an `.openLink` opened. Throws, journaling nothing, when the runtime
     /// refuses it.
-    mutating func feed(_ input: FlowInput, key: UInt64, at time: UInt64, into runtime: FlowRuntime) throws(FlowKitError) -> OpenedLink? {
+    mutating func feed(_ input: FlowInput, key: UInt64, at time: @autoclosure () -> UInt64, into runtime: FlowRuntime) throws(FlowKitError) -> OpenedLink? {
         let opened = try runtime.apply(input)
         appliedKeys.insert(key)
         if journal != nil {
-            journal?.record(input, key: key, at: time)
+            journal?.record(input, key: key, at: time())
         } else {
-            history?.record(input, key: key, at: time)
+            history?.record(input, key: key, at: time())
         }
         return opened
     }
