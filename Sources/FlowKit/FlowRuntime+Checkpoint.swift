@@ -265,7 +265,7 @@ extension FlowRuntime {
                                   children: flow.children.keys.sorted(), screens: flow.liveItems, initialScreen: flow.initialScreen,
                                   phase: flow.phase, isStructural: flow.isStructural)
             },
-            nodes: model.nodes,
+            nodes: model.nodes.mapValues { $0 },
             screens: screens.mapValues { record in
                 RuntimeImage.Screen(kind: record.outlet.kind, state: record.state,
                                     stateType: record.contentTypes.state, outputType: record.contentTypes.output)

@@ -39,7 +39,7 @@ public final class FlowRuntime {
     /// The navigation model (package access: the daemon reads it for debug output).
     package var model = NavigationModel()
     var controllers: [FlowID: FlowController] = [:]
-    var screens: [NodeID: ScreenRecord] = [:]
+    var screens = NodeTable<ScreenRecord>()
     /// The runtime's own flow: it adopts what root flows leave behind.
     private(set) lazy var host = FlowController(id: .host, runtime: self, parent: nil)
     var nextFlow: UInt64 = 1
@@ -236,7 +236,7 @@ public final class FlowRuntime {
     /// times per output). `body` must not call into flows: the record is being accessed meanwhile.
     func withRecord<T>(_ screen: NodeID, _ body: (inout ScreenRecord) -> T) -> T? {
         guard let index = screens.index(forKey: screen) else { return nil }
-        return body(&screens.values[index])
+        return body(&screens[at: index])
     }
 
     /// Encodes a screen's new state and sends it, unless its payload equals the screen's current one
@@ -266,7 +266,7 @@ public final class FlowRuntime {
 
     /// Stores a typed `(M.Output) -> Void` handler.
     func setOutputHandler<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, owner: FlowController, _ handler: @escaping (M.Output) -> Void) {
-        guard model[screen]?.owner == owner.id, screens[screen] != nil else { return }
+        guard model[screen]?.owner == owner.id, screens.contains(screen) else { return }
         let kept = M.refusesOutputs ? screens[screen]?.outlet.keptState as? KeptState<M.State> : nil
         screens[screen]?.outlet = TypedOutlet<M>(handler: handler, kept: kept)
     }

@@ -81,7 +81,7 @@ extension NavigationModel {
         let front = front()
         var changes: [Change] = []
         var reported: Set<NodeID> = []
-        for id in placedSinceCommit where nodes[id] != nil && isAttached(id) && !reported.contains(id) {
+        for id in placedSinceCommit where nodes.contains(id) && isAttached(id) && !reported.contains(id) {
             reported.insert(id)
             let placement = placement(of: id, front: front)
             record(placement, for: id)

@@ -56,7 +56,7 @@ package struct NavigationModel {
     }
 
     /// Every live node by id.
-    package internal(set) var nodes: [NodeID: Node] = [NodeID.window: Node(kind: .window)]
+    package internal(set) var nodes: NodeTable<Node> = [NodeID.window: Node(kind: .window)]
     /// The id the next node gets (its natural id; see `assignedIDs`).
     package internal(set) var nextID: UInt64 = 2
     /// While a runtime rebuilds a checkpoint: the id each natural id becomes (`IDAssignment`).
@@ -79,7 +79,7 @@ package struct NavigationModel {
     package subscript(id: NodeID) -> Node? { nodes[id] }
 
     /// Whether the node is live.
-    package func contains(_ id: NodeID) -> Bool { nodes[id] != nil }
+    package func contains(_ id: NodeID) -> Bool { nodes.contains(id) }
 
     /// Whether the node hangs somewhere under the window (walks up: O(depth)).
     package func isAttached(_ id: NodeID) -> Bool {
@@ -213,7 +213,7 @@ package struct NavigationModel {
     }
 
     private mutating func detach(_ child: NodeID, relation: Relation, from parent: NodeID, into out: inout [Removed]) {
-        guard parent != .none, nodes[parent] != nil else { return }
+        guard parent != .none, nodes.contains(parent) else { return }
         switch relation {
         case .none:
             return

@@ -176,7 +176,7 @@ public struct ScreenDelivery: Sendable {
     /// commands never time out and no deadline is kept (in-process hosts).
     public let ackTimeout: UInt64?
     /// Live screens (placed and not yet dismissed or lost).
-    public private(set) var screens: [ScreenID: Screen] = [:]
+    public private(set) var screens = NodeTable<Screen>()
     /// Hosts by id.
     public private(set) var hosts: [UInt64: Host] = [:]
     /// Ready attached hosts by the kinds they provide, oldest first.
@@ -279,7 +279,7 @@ public struct ScreenDelivery: Sendable {
     /// ~1.3 k instructions per output.
     public mutating func refusal(of id: ScreenID, by host: UInt64?) -> LookupError? {
         guard let index = screens.index(forKey: id) else { return .unknownScreen }
-        if let host, Self.host(of: &screens.values[index]) != host { return .notYourScreen }
+        if let host, Self.host(of: &screens[at: index]) != host { return .notYourScreen }
         return nil
     }
 
@@ -287,21 +287,21 @@ public struct ScreenDelivery: Sendable {
     /// for the same reason as `refusal(of:by:)`: it reads the screen in place, once per `Update`.
     public mutating func stateContentType(of id: ScreenID) -> String? {
         guard let index = screens.index(forKey: id) else { return nil }
-        return Self.contentType(of: &screens.values[index])
+        return Self.contentType(of: &screens[at: index])
     }
 
     /// Screen `id`'s kind and whether its `Dismiss` was sent (nil if it is not placed), read in place
     /// as `refusal(of:by:)` does: the daemon asks for every output.
     public mutating func kindAndDismissing(of id: ScreenID) -> (kind: String, isDismissing: Bool)? {
         guard let index = screens.index(forKey: id) else { return nil }
-        return Self.kindAndDismissing(of: &screens.values[index])
+        return Self.kindAndDismissing(of: &screens[at: index])
     }
 
     /// Keeps `data`, what a host saved for screen `id` (`SaveState`), with the screen: every later
     /// `Place` of it carries it. False when the screen is not placed or is being dismissed.
     public mutating func save(_ data: Data, for id: ScreenID) -> Bool {
-        guard let index = screens.index(forKey: id), !screens.values[index].isDismissing else { return false }
-        screens.values[index].current.savedState = data
+        guard let index = screens.index(forKey: id), !screens[at: index].isDismissing else { return false }
+        screens[at: index].current.savedState = data
         return true
     }
 
@@ -331,7 +331,7 @@ public struct ScreenDelivery: Sendable {
             }
             if !indexed { problems.append("screen \(id) is \(screen.phase) but not indexed there") }
         }
-        for id in restartBooks.keys where screens[id] == nil { problems.append("restart book of gone screen \(id)") }
+        for id in restartBooks.keys where !screens.contains(id) { problems.append("restart book of gone screen \(id)") }
         for (host, ids) in awaitingExit { for id in ids where screens[id]?.phase != .awaitingExit(host: host) { problems.append("screen \(id) listed as awaiting the exit of \(host)") } }
         for (host, ids) in detached { for id in ids where screens[id]?.phase != .awaitingResume(host: host) { problems.append("screen \(id) listed as awaiting the resume of \(host)") } }
         for (kind, ids) in waiting where !ids.isEmpty {
@@ -379,7 +379,7 @@ public struct ScreenDelivery: Sendable {
             // One hash look-up, the screen changed in place (never copied out: a copy retains every
             // reference it holds): this runs for every output a flow answers.
             guard let index = screens.index(forKey: command.screen),
-                  let (serial, live) = Self.take(command, into: &screens.values[index])
+                  let (serial, live) = Self.take(command, into: &screens[at: index])
             else { return nil }
             if let live {
                 expectAck(command.screen, serial: serial, host: live, now: now)
@@ -744,7 +744,7 @@ public struct ScreenDelivery: Sendable {
     public mutating func ack(_ id: ScreenID, serial: UInt64, from host: UInt64) -> (result: AckResult, actions: [Action]) {
         // In place: copying the screen out and back retained and released everything it holds.
         guard let index = screens.index(forKey: id) else { return (.unknownScreen, []) }
-        let (result, completesDismissal) = Self.acknowledge(serial, from: host, on: &screens.values[index])
+        let (result, completesDismissal) = Self.acknowledge(serial, from: host, on: &screens[at: index])
         guard case .accepted = result else { return (result, []) }
         dropAnsweredDeadlines()
         if !pool.taken.isEmpty, pool.taken[host] != nil {
@@ -773,7 +773,7 @@ public struct ScreenDelivery: Sendable {
     /// timer woke for clocks that no longer ran.
     private mutating func dropAnsweredDeadlines() {
         while let deadline = deadlines.firstKey {
-            if let index = screens.index(forKey: deadline.screen), !Self.isAnswered(deadline, by: &screens.values[index]) { return }
+            if let index = screens.index(forKey: deadline.screen), !Self.isAnswered(deadline, by: &screens[at: index]) { return }
             deadlines.dropFirst()
         }
     }
