@@ -13,7 +13,7 @@ extension FlowRuntime {
         }
         let id = model.createScreen(owner: owner.id)
         screens[id] = ScreenRecord(
-            outlet: TypedOutlet<M>(handler: nil, kept: M.refusesOutputs ? KeptState(state) : nil), state: data, animated: placer.animated, contentTypes: contentTypes(for: M.self))
+            outlet: TypedOutlet<M>(handler: nil, kept: M.refusesOutputs ? KeptState(state) : nil), state: data, contentTypes: contentTypes(for: M.self), animated: placer.animated)
         let tracker = PlacementTracker(owner: owner.id)
         do throws(FlowKitError) {
             let context = try placer.place(PlacementRequest(runtime: self, content: id, tracker: tracker))

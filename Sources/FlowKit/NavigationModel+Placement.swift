@@ -48,32 +48,58 @@ extension NavigationModel {
 
     /// The placement of a live, attached screen. O(depth).
     package func placement(of id: NodeID, front: NodeID?) -> Placement {
-        var steps: [PlacementStep] = []
+        var unshared: [PlacementStep: [PlacementStep]] = [:]
+        return placement(of: id, front: front, sharing: &unshared)
+    }
+
+    /// The placement of a live, attached screen, its path the same array as the screens' before it
+    /// in the same container (`paths`, by the path's last step). A screen keeps its placement while
+    /// it lives (the delivery, to place it again): one path array per container, not one per screen
+    /// (88 bytes a screen on `live-screens`, where each of a push's 999 screens is a commit of its own).
+    func placement(of id: NodeID, front: NodeID?, sharing paths: inout [PlacementStep: [PlacementStep]]) -> Placement {
+        guard let node = nodes[id], let first = step(from: node) else {
+            return Placement(path: [], index: 0, isTopMost: true, isVisible: id == front)
+        }
         var index = 0
         var topMost = true
-        var current = id
-        walk: while let node = nodes[current] {
-            switch node.relation {
-            case .none:
-                break walk
-            case .windowContent:
-                steps.append(.window)
-                break walk
-            case .stackChild(let position):
-                if current == id {
-                    index = position
-                    topMost = position == (nodes[node.parent]?.children.count ?? 0) - 1
-                }
-                steps.append(.stack(node.parent))
-            case .tab(let tab):
-                steps.append(.tab(bar: node.parent, index: tab, count: nodes[node.parent]?.children.count ?? 0))
-            case .modal:
-                steps.append(.modal(presenter: node.parent))
-            }
-            current = node.parent
+        if case .stackChild(let position) = node.relation {
+            index = position
+            topMost = position == (nodes[node.parent]?.children.count ?? 0) - 1
+        }
+        var steps = [first]
+        var current = node.parent
+        while let container = nodes[current], let step = step(from: container) {
+            steps.append(step)
+            current = container.parent
         }
         steps.reverse()
+        // Checked, not trusted: a container that moved since gives another path under the same step.
+        if let shared = paths[first], shared == steps { steps = shared } else { paths[first] = steps }
         return Placement(path: steps, index: index, isTopMost: topMost, isVisible: id == front)
+    }
+
+    /// Drops the shared paths of containers that are gone, once there are twice as many as after the
+    /// last time (amortized O(1) a commit).
+    private mutating func pruneSharedPaths() {
+        guard sharedPaths.count >= pruneSharedPathsAt else { return }
+        sharedPaths = sharedPaths.filter { step, _ in
+            switch step {
+            case .window: true
+            case .stack(let id), .tab(let id, _, _), .modal(let id): nodes.contains(id)
+            }
+        }
+        pruneSharedPathsAt = max(64, sharedPaths.count * 2)
+    }
+
+    /// The container `node` hangs in, as a step of a path; nil for a node that hangs from nothing.
+    private func step(from node: Node) -> PlacementStep? {
+        switch node.relation {
+        case .none: nil
+        case .windowContent: .window
+        case .stackChild: .stack(node.parent)
+        case .tab(let tab): .tab(bar: node.parent, index: tab, count: nodes[node.parent]?.children.count ?? 0)
+        case .modal: .modal(presenter: node.parent)
+        }
     }
 
     /// Reports what changed since the last commit: screens placed and screens whose placement changed.
@@ -81,9 +107,12 @@ extension NavigationModel {
         let front = front()
         var changes: [Change] = []
         var reported: Set<NodeID> = []
+        // Moved out while `placement(of:front:sharing:)` reads the model.
+        var paths = sharedPaths
+        sharedPaths = [:]
         for id in placedSinceCommit where nodes.contains(id) && isAttached(id) && !reported.contains(id) {
             reported.insert(id)
-            let placement = placement(of: id, front: front)
+            let placement = placement(of: id, front: front, sharing: &paths)
             record(placement, for: id)
             changes.append(.placed(id, placement))
         }
@@ -92,7 +121,7 @@ extension NavigationModel {
         if let front { candidates.insert(front) }
         for id in candidates.sorted() where !reported.contains(id) {
             guard let node = nodes[id], node.kind == .screen, node.reportedIndex >= 0 else { continue }
-            let placement = placement(of: id, front: front)
+            let placement = placement(of: id, front: front, sharing: &paths)
             let change: PlacementChange
             if placement.isVisible != node.reportedVisible {
                 if switchedTab(in: placement) {
@@ -114,6 +143,8 @@ extension NavigationModel {
         touched.removeAll(keepingCapacity: true)
         tabSwitchesSinceCommit.removeAll(keepingCapacity: true)
         frontAtCommit = front
+        sharedPaths = paths
+        pruneSharedPaths()
         return changes
     }
 

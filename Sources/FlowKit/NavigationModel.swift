@@ -15,14 +15,12 @@ package struct NavigationModel {
         case modal
     }
 
-    /// One node. Screens carry their owning flow and the placement last reported to them.
+    /// One node. Screens carry their owning flow and the placement last reported to them. The
+    /// fields are ordered by size, so the small ones share the last word: 56 bytes a node, not 72
+    /// (one per live screen; docs/performance.md, "Memory").
     package struct Node: Equatable {
-        /// Window, stack, tab bar or screen.
-        package var kind: NodeKind
         /// The container or presenter; `.none` for the window and detached nodes.
         package var parent: NodeID = .none
-        /// How the node hangs from `parent`.
-        package var relation: Relation = .none
         /// Window: 0 or 1 content; stack: bottom to top; tab bar: one slot per tab (`.none` = empty).
         package var children: [NodeID] = []
         /// The presented modal, or `.none`.
@@ -31,10 +29,19 @@ package struct NavigationModel {
         package var owner: FlowID = .host
         /// The selected tab (tab bars only).
         package var selectedTab: Int = 0
-        /// Last reported index, visibility and top-most flag (screens only).
-        var reportedIndex: Int32 = -1
+        /// How the node hangs from `parent`.
+        package var relation: Relation = .none
+        /// Window, stack, tab bar or screen.
+        package var kind: NodeKind
+        /// Last reported visibility, top-most flag and index (screens only).
         var reportedVisible = false
         var reportedTopMost = false
+        var reportedIndex: Int32 = -1
+
+        init(kind: NodeKind, owner: FlowID = .host) {
+            self.kind = kind
+            self.owner = owner
+        }
     }
 
     /// A node removed by `remove(_:)`, in removal order (top-most first).
@@ -68,6 +75,10 @@ package struct NavigationModel {
     var tabSwitchesSinceCommit: Set<NodeID> = []
     /// Containers that must not be collected while something is being placed into them.
     private var pinned: Set<NodeID> = []
+    /// The path of the screens in each container, by its last step, shared by their placements.
+    var sharedPaths: [PlacementStep: [PlacementStep]] = [:]
+    /// When `sharedPaths` is next pruned of containers that are gone.
+    var pruneSharedPathsAt = 64
 
     /// An empty model: a window without content.
     package init() {}

@@ -44,11 +44,7 @@ public struct NodeTable<Value> {
             return slots[slot]
         }
         set {
-            // Consumed, not bound: a binding would copy the value (retaining all it holds).
-            switch consume newValue {
-            case .some(let value): updateValue(value, forKey: key)
-            case .none: removeValue(forKey: key)
-            }
+            if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
         }
         _modify {
             if let slot = slot(of: key) {
@@ -80,10 +76,10 @@ public struct NodeTable<Value> {
 
     /// Stores `value` for `key`; returns the value it replaced.
     @discardableResult
-    public mutating func updateValue(_ value: consuming Value, forKey key: NodeID) -> Value? {
+    public mutating func updateValue(_ value: Value, forKey key: NodeID) -> Value? {
         precondition(key != .none, "NodeTable: NodeID.none is never a key")
         if let slot = slot(of: key) {
-            var replaced: Value? = consume value
+            var replaced: Value? = value
             swap(&slots[slot], &replaced)
             return replaced
         }

@@ -118,22 +118,22 @@ public struct ScreenDelivery: Sendable {
         case unknownSerial(lastSent: UInt64)
     }
 
-    /// One screen as delivery sees it.
+    /// One screen as delivery sees it: 120 bytes, one per live screen (docs/performance.md, "Memory").
     public struct Screen: Hashable, Sendable {
         /// Its kind name.
-        public var kind: String { current.kind }
+        public var kind: String { current.names.kind }
         /// Where it is in its delivery.
         public internal(set) var phase: Phase
+        /// How many times its process was restarted (its policy and history are in `restartBooks`,
+        /// kept apart: most screens have none).
+        public internal(set) var restarts: UInt32 = 0
         /// Its serials.
         public internal(set) var serials = ScreenSerials()
         /// Commands waiting for a host, in order.
         public internal(set) var held: [Outgoing] = []
         /// The screen as a new host must be given it: its `Place` with every later update and
         /// placement change folded in. A restarted or resumed host gets this.
-        public internal(set) var current: PlaceCommand
-        /// How many times its process was restarted (its policy and history are in `restartBooks`,
-        /// kept apart: most screens have none).
-        public internal(set) var restarts: UInt32 = 0
+        public internal(set) var current: CurrentPlace
 
         /// The host it is assigned to, if any.
         public var host: UInt64? {
@@ -156,6 +156,52 @@ public struct ScreenDelivery: Sendable {
             if case .dismissing = phase { return true }
             return false
         }
+    }
+
+    /// What a new host must be given for a screen: its `Place` with every later update and placement
+    /// change folded in. Slim, as there is one per live screen: the names are shared by the screens
+    /// of one kind and flow type, and what a host saved is kept apart (few screens have any).
+    public struct CurrentPlace: Hashable, Sendable {
+        /// Its kind, state content type and owning flow's type.
+        public let names: PlaceNames
+        /// Its latest state.
+        public internal(set) var state: Data
+        /// Its latest placement.
+        public internal(set) var placement: Placement
+        /// The flow that owns it now.
+        public internal(set) var owner: FlowID
+
+        /// The `Place` for screen `id` on a new host (not animated), carrying `savedState`.
+        func place(_ id: ScreenID, savedState: Data) -> PlaceCommand {
+            var place = PlaceCommand(screen: id, kind: names.kind, state: state, contentType: names.contentType, placement: placement,
+                                     owner: owner, flowType: names.flowType, animated: false)
+            place.savedState = savedState
+            return place
+        }
+    }
+
+    /// The names in a `Place` that the screens of one kind and flow type share.
+    public final class PlaceNames: Hashable, Sendable {
+        /// The three names, as the delivery looks them up.
+        struct Key: Hashable {
+            let kind: String
+            let contentType: String
+            let flowType: String
+        }
+
+        let key: Key
+        /// The screen kind.
+        public var kind: String { key.kind }
+        /// The content type of its states.
+        public var contentType: String { key.contentType }
+        /// The type name of the flow that placed it.
+        public var flowType: String { key.flowType }
+
+        init(_ key: Key) { self.key = key }
+
+        public static func == (lhs: PlaceNames, rhs: PlaceNames) -> Bool { lhs === rhs || lhs.key == rhs.key }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(key) }
     }
 
     /// One host.
@@ -197,6 +243,10 @@ public struct ScreenDelivery: Sendable {
     private var awaitingExit: [UInt64: Set<ScreenID>] = [:]
     /// The restart policy and recent restarts of each screen whose policy restarts.
     private var restartBooks: [ScreenID: RestartBook] = [:]
+    /// What hosts saved for live screens (`SaveState`), sent with every later `Place` of them.
+    private var saved: [ScreenID: Data] = [:]
+    /// The names of the screens placed, one object per kind, content type and flow type.
+    private var placeNames: [PlaceNames.Key: PlaceNames] = [:]
     /// The warm pools of spawned kinds: idle processes a new screen of the kind goes to.
     public private(set) var pool = SpawnPool()
 
@@ -301,18 +351,18 @@ public struct ScreenDelivery: Sendable {
     /// `Place` of it carries it. False when the screen is not placed or is being dismissed.
     public mutating func save(_ data: Data, for id: ScreenID) -> Bool {
         guard let index = screens.index(forKey: id), !screens[at: index].isDismissing else { return false }
-        screens[at: index].current.savedState = data
+        saved[id] = data.isEmpty ? nil : data
         return true
     }
 
     /// What hosts saved for the screens placed now (those with something saved), by screen.
     public var savedStates: [ScreenID: Data] {
-        screens.compactMapValues { $0.isDismissing || $0.current.savedState.isEmpty ? nil : $0.current.savedState }
+        saved.filter { screens[$0.key]?.isDismissing == false }
     }
 
     private static func kindAndDismissing(of screen: inout Screen) -> (kind: String, isDismissing: Bool) { (screen.kind, screen.isDismissing) }
     private static func host(of screen: inout Screen) -> UInt64? { screen.host }
-    private static func contentType(of screen: inout Screen) -> String { screen.current.contentType }
+    private static func contentType(of screen: inout Screen) -> String { screen.current.names.contentType }
 
     /// Broken agreements between the screens and the tables that index them (empty when sound):
     /// every screen is where its phase says, every index entry names a screen in that phase, no
@@ -415,7 +465,8 @@ public struct ScreenDelivery: Sendable {
         if case .spawn(let policy) = route, policy != .never {
             restartBooks[place.screen] = RestartBook(policy: policy)
         }
-        var screen = Screen(phase: .waitingForHost, current: place)
+        var screen = Screen(phase: .waitingForHost, current: current(of: place))
+        if !place.savedState.isEmpty { saved[place.screen] = place.savedState }
         let outgoing = Outgoing(command: .place(place), serial: screen.serials.next())
         screen.held = [outgoing]
         switch route {
@@ -592,14 +643,14 @@ public struct ScreenDelivery: Sendable {
                 removeScreen(id)
                 actions.append(.dismissalCompleted(id, .hostLost))
             } else if holds, !gone.isSpawned || restartBooks[id] != nil {
-                holdForNewHost(&screen)
+                holdForNewHost(&screen, id)
                 screen.phase = gone.isSpawned ? .awaitingExit(host: host) : .awaitingResume(host: host)
                 screens[id] = screen
                 held.insert(id)
             } else if !gone.isSpawned, holdsScreensOfLostHosts, !kindsLostWithTheirHost.contains(screen.kind) {
                 // Left for good (said goodbye, broke the protocol, or nothing is held for a resume):
                 // the screen waits for the next host of its kind.
-                holdForNewHost(&screen)
+                holdForNewHost(&screen, id)
                 screens[id] = screen
                 rewait.append(id)
             } else {
@@ -622,6 +673,15 @@ public struct ScreenDelivery: Sendable {
         return actions
     }
 
+    /// `place` as a screen keeps it, its names shared with the screens placed before of the same
+    /// kind, content type and flow type.
+    private mutating func current(of place: PlaceCommand) -> CurrentPlace {
+        let key = PlaceNames.Key(kind: place.kind, contentType: place.contentType, flowType: place.flowType)
+        let names = placeNames[key] ?? PlaceNames(key)
+        if placeNames[key] == nil { placeNames[key] = names }
+        return CurrentPlace(names: names, state: place.state, placement: place.placement, owner: place.owner)
+    }
+
     /// An attached screen whose host is gone for good (prepared by `holdForNewHost`) waits for the
     /// next host of its kind: a ready one gets it now, else the first to join.
     private mutating func waitForNextHost(_ id: ScreenID, now: UInt64) -> [Action] {
@@ -637,10 +697,9 @@ public struct ScreenDelivery: Sendable {
     /// with its current state and placement (without animation) before the commands held from now
     /// on. It takes the next serial, so its ack covers everything the old host was sent. A screen that
     /// was never shown keeps its held commands, its first `Place` among them.
-    private func holdForNewHost(_ screen: inout Screen) {
+    private func holdForNewHost(_ screen: inout Screen, _ id: ScreenID) {
         guard case .live = screen.phase else { return }
-        var place = screen.current
-        place.animated = false
+        let place = screen.current.place(id, savedState: saved[id] ?? Data())
         screen.held = [Outgoing(command: .place(place), serial: screen.serials.next())]
     }
 
@@ -724,6 +783,7 @@ public struct ScreenDelivery: Sendable {
     private mutating func removeScreen(_ id: ScreenID) -> Screen? {
         guard let screen = screens.removeValue(forKey: id) else { return nil }
         restartBooks[id] = nil
+        saved[id] = nil
         return screen
     }
 
@@ -763,7 +823,7 @@ public struct ScreenDelivery: Sendable {
         switch screen.serials.ack(serial) {
         case .unknown: return (.unknownSerial(lastSent: screen.serials.lastSent), false)
         case .stale: return (.stale, false)
-        case .accepted(let completesDismissal): return (.accepted(kind: screen.current.kind), completesDismissal)
+        case .accepted(let completesDismissal): return (.accepted(kind: screen.kind), completesDismissal)
         }
     }
 
