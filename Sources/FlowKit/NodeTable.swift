@@ -44,11 +44,14 @@ public struct NodeTable<Value> {
             return slots[slot]
         }
         set {
-            if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
+            // Consumed, not bound: a binding would copy the value (retaining all it holds).
+            switch consume newValue {
+            case .some(let value): updateValue(value, forKey: key)
+            case .none: removeValue(forKey: key)
+            }
         }
         _modify {
             if let slot = slot(of: key) {
-                // Moved out, so the value is uniquely referenced while the caller changes it.
                 // In place: the caller changes the stored value itself, or sets nil to remove it.
                 defer { if slots[slot] == nil { vacate(slot) } }
                 yield &slots[slot]
@@ -76,10 +79,10 @@ public struct NodeTable<Value> {
 
     /// Stores `value` for `key`; returns the value it replaced.
     @discardableResult
-    public mutating func updateValue(_ value: Value, forKey key: NodeID) -> Value? {
+    public mutating func updateValue(_ value: consuming Value, forKey key: NodeID) -> Value? {
         precondition(key != .none, "NodeTable: NodeID.none is never a key")
         if let slot = slot(of: key) {
-            var replaced: Value? = value
+            var replaced: Value? = consume value
             swap(&slots[slot], &replaced)
             return replaced
         }
