@@ -237,7 +237,7 @@ public final class FlowRuntime {
         }
     }
 
-    /// Reads or changes `screen`'s record in place: `Dictionary`'s getters copy the whole record out
+    /// Reads or changes `screen`'s record in place: a table's getter copies the whole record out
     /// (its outlet, state bytes and strings: retains and releases, ~0.2 k instructions each time, three
     /// times per output). `body` must not call into flows: the record is being accessed meanwhile.
     func withRecord<T>(_ screen: NodeID, _ body: (inout ScreenRecord) -> T) -> T? {

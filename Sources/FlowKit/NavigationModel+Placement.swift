@@ -48,8 +48,10 @@ extension NavigationModel {
 
     /// The placement of a live, attached screen. O(depth).
     package func placement(of id: NodeID, front: NodeID?) -> Placement {
-        var unshared: [PlacementStep: [PlacementStep]] = [:]
-        return placement(of: id, front: front, sharing: &unshared)
+        guard let node = nodes[id], let first = step(from: node) else {
+            return Placement(path: [], index: 0, isTopMost: true, isVisible: id == front)
+        }
+        return placement(of: id, node, front: front, path: path(from: first, above: node))
     }
 
     /// The placement of a live, attached screen, its path the same array as the screens' before it
@@ -60,12 +62,25 @@ extension NavigationModel {
         guard let node = nodes[id], let first = step(from: node) else {
             return Placement(path: [], index: 0, isTopMost: true, isVisible: id == front)
         }
+        var steps = path(from: first, above: node)
+        // Checked, not trusted: a container that moved since gives another path under the same step.
+        if let shared = paths[first], shared == steps { steps = shared } else { paths[first] = steps }
+        return placement(of: id, node, front: front, path: steps)
+    }
+
+    /// Screen `id` (its `node`) at `path`: its index, whether it is top-most, whether it is `front`.
+    private func placement(of id: NodeID, _ node: Node, front: NodeID?, path: [PlacementStep]) -> Placement {
         var index = 0
         var topMost = true
         if case .stackChild(let position) = node.relation {
             index = position
             topMost = position == (nodes[node.parent]?.children.count ?? 0) - 1
         }
+        return Placement(path: path, index: index, isTopMost: topMost, isVisible: id == front)
+    }
+
+    /// The path from the window down to `first`, the step of `node`'s own container.
+    private func path(from first: PlacementStep, above node: Node) -> [PlacementStep] {
         var steps = [first]
         var current = node.parent
         while let container = nodes[current], let step = step(from: container) {
@@ -73,13 +88,23 @@ extension NavigationModel {
             current = container.parent
         }
         steps.reverse()
-        // Checked, not trusted: a container that moved since gives another path under the same step.
-        if let shared = paths[first], shared == steps { steps = shared } else { paths[first] = steps }
-        return Placement(path: steps, index: index, isTopMost: topMost, isVisible: id == front)
+        return steps
     }
 
-    /// Drops the shared paths of containers that are gone, once there are twice as many as after the
-    /// last time (amortized O(1) a commit).
+    /// Forgets the shared paths whose last step is inside `node` (removed as `id`).
+    mutating func forgetSharedPaths(of id: NodeID, _ node: Node) {
+        guard !sharedPaths.isEmpty else { return }
+        sharedPaths[.modal(presenter: id)] = nil
+        switch node.kind {
+        case .stack: sharedPaths[.stack(id)] = nil
+        case .tabBar:
+            for tab in node.children.indices { sharedPaths[.tab(bar: id, index: tab, count: node.children.count)] = nil }
+        case .window, .screen: break
+        }
+    }
+
+    /// Drops the shared paths of containers that are gone (a safety net beside `forgetSharedPaths`),
+    /// once there are twice as many as after the last time (amortized O(1) a commit).
     private mutating func pruneSharedPaths() {
         guard sharedPaths.count >= pruneSharedPathsAt else { return }
         sharedPaths = sharedPaths.filter { step, _ in

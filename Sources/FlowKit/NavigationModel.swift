@@ -220,6 +220,7 @@ package struct NavigationModel {
         nodes[id] = nil
         pinned.remove(id)
         if node.kind == .screen { screenCount -= 1 }
+        forgetSharedPaths(of: id, node)
         out.append(Removed(id: id, kind: node.kind, owner: node.owner))
     }
 

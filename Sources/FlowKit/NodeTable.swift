@@ -24,7 +24,7 @@ public struct NodeTable<Value> {
     /// An empty table.
     public init() {}
 
-    /// An empty table with room for `capacity` entries before it grows.
+    /// An empty table with room for `capacity` entries before it grows (removals may shrink it).
     public init(minimumCapacity capacity: Int) {
         reserveCapacity(capacity)
     }
@@ -36,6 +36,7 @@ public struct NodeTable<Value> {
     public var capacity: Int { slotKeys.count - slotKeys.count / 8 }
 
     /// The value for `key`, if any; setting nil removes it. Modified in place (no copy of the value).
+    /// `NodeID.none` is never stored (a store traps; a look-up finds nothing).
     public subscript(key: NodeID) -> Value? {
         // A getter, not `_read`: a read coroutine's frame is allocated on the heap where it is not
         // inlined (twice the mallocs on `live-screens`, measured).
@@ -119,7 +120,7 @@ public struct NodeTable<Value> {
         count = 0
     }
 
-    /// Makes room for `capacity` entries without growing.
+    /// Makes room for `capacity` entries without growing (removals may shrink it again).
     public mutating func reserveCapacity(_ capacity: Int) {
         guard capacity > self.capacity else { return }
         var slotCount = 8
@@ -131,15 +132,17 @@ public struct NodeTable<Value> {
     public func contains(_ key: NodeID) -> Bool { slot(of: key) != nil }
 
     /// Where an entry is, valid until the table next changes its keys.
-    public struct Index: Equatable, Sendable {
+    package struct Index: Equatable, Sendable {
         fileprivate let slot: Int
     }
 
-    /// Where `key`'s entry is, if it has one: for reading and changing it in place with `[at:]`.
-    public func index(forKey key: NodeID) -> Index? { slot(of: key).map(Index.init) }
+    /// Where `key`'s entry is, if it has one: for reading and changing it in place with `[at:]`
+    /// right away (an index is not checked: an insert or removal in between makes it point elsewhere,
+    /// so it stays inside the package).
+    package func index(forKey key: NodeID) -> Index? { slot(of: key).map(Index.init) }
 
     /// The value at `index` (from `index(forKey:)`), changed in place.
-    public subscript(at index: Index) -> Value {
+    package subscript(at index: Index) -> Value {
         get { slots[index.slot]! }
         _modify { yield &slots[index.slot]! }
     }

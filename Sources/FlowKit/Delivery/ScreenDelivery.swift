@@ -382,6 +382,7 @@ public struct ScreenDelivery: Sendable {
             if !indexed { problems.append("screen \(id) is \(screen.phase) but not indexed there") }
         }
         for id in restartBooks.keys where !screens.contains(id) { problems.append("restart book of gone screen \(id)") }
+        for id in saved.keys where !screens.contains(id) { problems.append("saved state of gone screen \(id)") }
         for (host, ids) in awaitingExit { for id in ids where screens[id]?.phase != .awaitingExit(host: host) { problems.append("screen \(id) listed as awaiting the exit of \(host)") } }
         for (host, ids) in detached { for id in ids where screens[id]?.phase != .awaitingResume(host: host) { problems.append("screen \(id) listed as awaiting the resume of \(host)") } }
         for (kind, ids) in waiting where !ids.isEmpty {
@@ -466,7 +467,7 @@ public struct ScreenDelivery: Sendable {
             restartBooks[place.screen] = RestartBook(policy: policy)
         }
         var screen = Screen(phase: .waitingForHost, current: current(of: place))
-        if !place.savedState.isEmpty { saved[place.screen] = place.savedState }
+        saved[place.screen] = place.savedState.isEmpty ? nil : place.savedState
         let outgoing = Outgoing(command: .place(place), serial: screen.serials.next())
         screen.held = [outgoing]
         switch route {
