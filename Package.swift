@@ -65,9 +65,11 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // Protobuf's wire form read and written by hand, for the fast codecs (no dependencies).
+        .target(name: "ProtobufWire"),
         .target(
             name: "FlowWire",
-            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")]
+            dependencies: ["ProtobufWire", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
         // A blocking Unix stream socket with timeouts, for clients (flowctl, screen hosts, tests).
         .target(name: "FlowSocket"),
@@ -86,7 +88,7 @@ let package = Package(
         // Screen modules whose State and Output are protobuf messages (docs/flows.md, "Payloads").
         .target(
             name: "FlowProtobuf",
-            dependencies: ["FlowKit", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
+            dependencies: ["FlowKit", "ProtobufWire", .product(name: "SwiftProtobuf", package: "swift-protobuf")]
         ),
         .target(
             name: "FlowDaemon",
@@ -194,6 +196,12 @@ let package = Package(
             dependencies: ["FlowWire", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             path: "Tests/FlowWireFuzzing"
         ),
+        // The payload codecs' fuzz target (docs/fuzzing.md), shared with the tests that replay it.
+        .target(
+            name: "PayloadFuzzing",
+            dependencies: ["DemoApps", "FlowProtobuf", "FlowWireFuzzing", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            path: "Tests/PayloadFuzzing"
+        ),
         // The embedded daemon's fuzz target (docs/fuzzing.md), shared with the tests that replay its findings.
         .target(
             name: "DaemonFuzzing",
@@ -211,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "DemoScreensTests",
             dependencies: [
-                "DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting", "FlowProtobuf",
+                "DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting", "FlowProtobuf", "PayloadFuzzing",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import ProtobufWire
 
 /// Hand-written protobuf coding for the few messages on the daemon's hot path
 /// (`Ping`, `Ack` and `Output` in; `Pong`, `Place`, `Update`,
@@ -174,44 +175,7 @@ package enum FastCodec {
     }
 
     /// A cursor over protobuf bytes; every read checks bounds.
-    struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var index = 0
-
-        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-        var isAtEnd: Bool { index >= bytes.count }
-
-        mutating func varint() -> UInt64? {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while index < bytes.count, shift < 64 {
-                let byte = bytes[index]
-                index += 1
-                if shift == 63 && byte > 1 { return nil }
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-            return nil
-        }
-
-        mutating func tag() -> (field: UInt64, wire: UInt64)? {
-            guard let tag = varint(), tag >> 3 != 0 else { return nil }
-            return (tag >> 3, tag & 7)
-        }
-
-        mutating func lengthDelimited() -> UnsafeRawBufferPointer? {
-            guard let length = varint(), length <= UInt64(bytes.count - index) else { return nil }
-            let start = index
-            index += Int(length)
-            return UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-        }
-
-        mutating func submessage() -> Reader? {
-            lengthDelimited().map(Reader.init)
-        }
-    }
+    typealias Reader = ProtobufReader
 
     // MARK: Encoding
 

@@ -1,7 +1,8 @@
-import DemoApps
+@testable import DemoApps
 import FlowKit
 import FlowProtobuf
 import Foundation
+import PayloadFuzzing
 import SwiftProtobuf
 import Testing
 
@@ -52,7 +53,7 @@ import Testing
         let codec = JSONPayloadCodec()
         for _ in 0..<2_000 {
             let state = Self.state(&random)
-            let bytes = try state.binaryPayload()
+            let bytes = state.binaryPayload()
             #expect(try CardState(binaryPayload: bytes) == state)
             // The bytes are the generated message's own serialization.
             #expect(try Flowd_Demo_V1_CardState(serializedBytes: bytes) == state.message())
@@ -98,5 +99,77 @@ import Testing
         #expect(throws: (any Error).self) { try CardOutput(binaryPayload: Data([0xFF, 0xFF])) }
         #expect(throws: (any Error).self) { try CardOutput.payload(fromJSON: Data(#"{"didPressButton":{"index":"x"}}"#.utf8), with: JSONPayloadCodec()) }
         #expect(throws: (any Error).self) { try CardOutput.payload(fromJSON: Data("{}".utf8), with: JSONPayloadCodec()) }
+    }
+
+    // MARK: The hand-written fast codec (CardScreens+Protobuf.swift) against swift-protobuf
+
+    /// Its fuzz target (docs/fuzzing.md) on seeded inputs of each kind: messages made by
+    /// swift-protobuf and then damaged (a byte changed, cut short, unknown fields, a field repeated),
+    /// random bytes, and recipes for values.
+    @Test func fastCodecMatchesSwiftProtobufBothWays() throws {
+        var random = Seeded(state: 28)
+        var inputs = 0
+        for _ in 0..<3_000 {
+            var message: [UInt8] = try Bool.random(using: &random)
+                ? Self.output(&random).message().serializedBytes() : Self.state(&random).message().serializedBytes()
+            let kind: UInt8 = message.first == 0x0A || message.first == 0x12 ? 0 : 1
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0 where !message.isEmpty: message[Int.random(in: 0..<message.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            case 1 where !message.isEmpty: message.removeLast(Int.random(in: 1...message.count, using: &random))
+            case 2: message += Self.unknownField(&random)
+            case 3: message = Self.unknownField(&random) + message
+            case 4: message += message
+            default: break
+            }
+            for first in [kind, kind ^ 1] {
+                try ([first] + message).withUnsafeBytes { try CardPayloadFuzzTarget.run($0) }
+                inputs += 1
+            }
+            let noise = (0..<Int.random(in: 0...24, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            for first: UInt8 in 0..<4 {
+                try ([first] + noise).withUnsafeBytes { try CardPayloadFuzzTarget.run($0) }
+                inputs += 1
+            }
+        }
+        #expect(inputs == 18_000)
+    }
+
+    /// A field numbered past the messages' fields, of each wire type the fast codec skips.
+    static func unknownField(_ random: inout Seeded) -> [UInt8] {
+        let number = UInt8.random(in: 6...15, using: &random)
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: return [number << 3 | 0, 0x96, 0x01]
+        case 1: return [number << 3 | 1] + [UInt8](repeating: 7, count: 8)
+        case 2: return [number << 3 | 2, 3, 0x61, 0x62, 0x63]
+        default: return [number << 3 | 5, 1, 2, 3, 4]
+        }
+    }
+
+    /// The usual shapes are read by the fast codec itself (it does not decline them), unknown
+    /// fields skipped; what it declines still decodes (or fails) as swift-protobuf says.
+    @Test func fastCodecReadsTheUsualShapesAndDeclinesTheRest() throws {
+        func fast<T>(_ bytes: [UInt8], _ decode: (UnsafeRawBufferPointer) -> T?) -> T? { bytes.withUnsafeBytes(decode) }
+        let state = CardState(title: "Hi", body: "é", buttons: ["A", ""], field: "", text: "🙂")
+        let stateBytes: [UInt8] = try state.message().serializedBytes()
+        #expect(Array(state.binaryPayload()) == stateBytes)
+        #expect(fast(stateBytes, CardState.fastDecoded) == state)
+        #expect(fast([0x38, 0x01] + stateBytes + [0x45, 1, 2, 3, 4], CardState.fastDecoded) == state)
+        #expect(fast([0x0A, 0x01, 0xFF], CardState.fastDecoded) == nil)  // not UTF-8
+        #expect(fast([0x08, 0x01], CardState.fastDecoded) == nil)  // title as a varint
+        #expect(fast([0x3B, 0x3C], CardState.fastDecoded) == nil)  // a group
+        #expect(try CardState(binaryPayload: Data([0x3B, 0x3C])) == CardState(title: "", buttons: []))
+
+        let press = [0x0A, 0x02, 0x08, 0x02] as [UInt8]
+        #expect(Array(try CardOutput.didPressButton(index: 2).binaryPayload()) == press)
+        #expect(fast(press, CardOutput.fastDecoded) == .didPressButton(index: 2))
+        #expect(fast([0x0A, 0x00], CardOutput.fastDecoded) == .didPressButton(index: 0))
+        #expect(fast([0x12, 0x05, 0x0A, 0x03, 0x41, 0x6E, 0x6E, 0x18, 0x01], CardOutput.fastDecoded) == .didEnterText(text: "Ann"))
+        let negative = Array(try CardOutput.didPressButton(index: -1).binaryPayload())
+        #expect(negative.count == 13 && fast(negative, CardOutput.fastDecoded) == .didPressButton(index: -1))
+        // Two events: swift-protobuf replaces the first (or merges a repeat); the fast codec declines.
+        let twice = press + [0x12, 0x02, 0x0A, 0x00]
+        #expect(fast(twice, CardOutput.fastDecoded) == nil)
+        #expect(try CardOutput(binaryPayload: Data(twice)) == .didEnterText(text: ""))
+        #expect(try CardOutput(binaryPayload: Data(press + [0x0A, 0x02, 0x10, 0x01])) == .didPressButton(index: 2))
     }
 }

@@ -11,9 +11,10 @@ import Testing
 @Suite struct DocumentationCoverageTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let modules = ["FlowKit", "FlowKitTesting", "FlowApp", "ScreenKit", "FlowdCommand"]
-    /// FlowProtobuf (payloads as protobuf messages) is small enough for docs/flows.md, "Payloads",
-    /// and its doc comments: no catalog, the same rule for its symbols.
-    static let documented = modules + ["FlowProtobuf"]
+    /// FlowProtobuf (payloads as protobuf messages) and ProtobufWire (which it re-exports, for fast
+    /// codecs) are small enough for docs/flows.md, "Payloads", and their doc comments: no catalog,
+    /// the same rule for their symbols.
+    static let documented = modules + ["FlowProtobuf", "ProtobufWire"]
 
     /// A public symbol declared in the module's sources.
     struct Symbol {
