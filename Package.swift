@@ -228,20 +228,26 @@ let package = Package(
 
 // libFuzzer executables, one per folder of Tests/Fuzz (docs/fuzzing.md), declared only for
 // scripts/fuzz, which sets FLOWD_FUZZ and builds them with --sanitize=fuzzer into .build-fuzz/.
-// Each may use every library target named *Fuzzing, where the checks live.
+// Each depends on the library targets named *Fuzzing (where the checks live) that its sources
+// import, so a small target builds without the daemon.
 if Context.environment["FLOWD_FUZZ"] != nil {
-    let checks = package.targets
-        .filter { $0.type == .regular && $0.name.hasSuffix("Fuzzing") }
-        .map { Target.Dependency.target(name: $0.name) }
+    let checks = Set(package.targets.filter { $0.type == .regular && $0.name.hasSuffix("Fuzzing") }.map(\.name))
     let fuzz = Context.packageDirectory + "/Tests/Fuzz"
     for folder in ((try? FileManager.default.contentsOfDirectory(atPath: fuzz)) ?? []).sorted() {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: fuzz + "/" + folder, isDirectory: &isDirectory), isDirectory.boolValue
+        let path = fuzz + "/" + folder
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
         else { continue }
+        let sources = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".swift") }
+        let imported = sources.flatMap { file in
+            ((try? String(contentsOfFile: path + "/" + file, encoding: .utf8)) ?? "").split(separator: "\n")
+                .compactMap { $0.hasPrefix("import ") ? String($0.dropFirst("import ".count)) : nil }
+        }
         // Corpus/: the campaign's seed inputs, kept from run to run (docs/fuzzing.md).
-        let corpus = FileManager.default.fileExists(atPath: fuzz + "/" + folder + "/Corpus") ? ["Corpus"] : []
-        package.targets.append(.executableTarget(name: "Fuzz" + folder, dependencies: checks, path: "Tests/Fuzz/" + folder,
-                                                 exclude: corpus))
+        let corpus = FileManager.default.fileExists(atPath: path + "/Corpus") ? ["Corpus"] : []
+        package.targets.append(.executableTarget(
+            name: "Fuzz" + folder, dependencies: Set(imported).intersection(checks).sorted().map { .target(name: $0) },
+            path: "Tests/Fuzz/" + folder, exclude: corpus))
     }
 }
 
