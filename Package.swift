@@ -221,7 +221,8 @@ let package = Package(
             dependencies: [
                 "DemoScreens", "DemoApps", "FlowKit", "FlowKitTesting", "FlowProtobuf", "PayloadFuzzing",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-            ]
+            ],
+            exclude: ["FuzzRegressions"]
         ),
     ]
 )

@@ -49,17 +49,20 @@ public struct ProtobufReader {
         return nil
     }
 
-    /// A field's key: its number (1 through 2^29 − 1) and wire type; nil for a malformed key, field
-    /// number 0, or a group's wire type (3 and 4, which a fast codec declines).
+    /// A field's key: its number (1 through 2^29 − 1) and wire type; nil for a malformed key (see
+    /// `tag()`), field number 0, or a group's wire type (3 and 4, which a fast codec declines).
     @inlinable public mutating func key() -> (field: Int, wire: ProtobufWireType)? {
-        guard let key = tag(), key.field <= 0x1FFF_FFFF, let wire = ProtobufWireType(rawValue: UInt8(key.wire))
+        guard let key = tag(), let wire = ProtobufWireType(rawValue: UInt8(key.wire))
         else { return nil }
         return (Int(key.field), wire)
     }
 
     /// A field's key as two numbers, the wire type unchecked; nil for a malformed key or field number 0.
+    /// A key is at most 5 bytes and 32 bits, as swift-protobuf reads it: a longer encoding of the same
+    /// number is malformed there.
     @inlinable public mutating func tag() -> (field: UInt64, wire: UInt64)? {
-        guard let tag = varint(), tag >> 3 != 0 else { return nil }
+        let start = index
+        guard let tag = varint(), index - start <= 5, tag <= UInt64(UInt32.max), tag >> 3 != 0 else { return nil }
         return (tag >> 3, tag & 7)
     }
 

@@ -134,6 +134,21 @@ import Testing
         #expect(inputs == 18_000)
     }
 
+    /// Every input the fuzzer found (FuzzRegressions/CardPayload, docs/fuzzing.md) passes the target.
+    @Test func everyFuzzRegressionInputPassesTheTarget() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/FuzzRegressions/CardPayload"
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+            do {
+                try bytes.withUnsafeBytes { try CardPayloadFuzzTarget.run($0) }
+            } catch {
+                Issue.record("FuzzRegressions/CardPayload/\(name): \(error)")
+            }
+        }
+    }
+
     /// A field numbered past the messages' fields, of each wire type the fast codec skips.
     static func unknownField(_ random: inout Seeded) -> [UInt8] {
         let number = UInt8.random(in: 6...15, using: &random)
