@@ -7,7 +7,7 @@ extension FlowRuntime {
     @discardableResult
     public func receiveOutput(screen: ScreenID, payload: Data) throws(FlowKitError) -> Bool {
         // The outlet alone is taken out (the flow it calls may change the records).
-        guard let outlet = withRecord(screen, { $0.outlet }) else {
+        guard let outlet = readRecord(screen, { $0.outlet }) else {
             throw FlowKitError(.unknownScreen, "output for screen \(screen) dropped: no such screen is placed (it may have been dismissed); ignore late outputs")
         }
         let deliver = model[screen].flatMap { controller($0.owner)?.isRunning } ?? false
@@ -16,7 +16,7 @@ extension FlowRuntime {
         } catch let refusal as OutputRefusal {
             throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(outlet.kind)) refused: \(refusal.reason)")
         } catch {
-            let expected = withRecord(screen) { $0.contentTypes.output } ?? "content type of its module"
+            let expected = readRecord(screen) { $0.contentTypes.output } ?? "content type of its module"
             throw FlowKitError(.outputDecodingFailed, "output for screen \(screen) (\(outlet.kind)) did not decode as its module's Output: \(error); send the \(expected) of an Output value")
         }
     }

@@ -6,7 +6,7 @@ import Foundation
 extension FlowRuntime {
     /// The content types of screen `screen`'s states and outputs, or nil if no such screen is placed.
     public func contentTypes(of screen: ScreenID) -> (state: String, output: String)? {
-        withRecord(screen) { ($0.contentTypes.state, $0.contentTypes.output) }
+        readRecord(screen) { ($0.contentTypes.state, $0.contentTypes.output) }
     }
 
     /// Whether `contentType` names JSON: `application/json`, with parameters or not, or empty (what
@@ -27,7 +27,7 @@ extension FlowRuntime {
         let json = Self.isJSON(contentType)
         if json && Self.isJSON(expected) { return data }
         guard json else {
-            let kind = withRecord(screen) { $0.outlet.kind } ?? ""
+            let kind = readRecord(screen) { $0.outlet.kind } ?? ""
             throw FlowKitError(.outputDecodingFailed, """
                 output content type '\(contentType)' is not one screen \(screen.rawValue) takes: kind '\(kind)' \
                 takes '\(expected)' (or its JSON as application/json)

@@ -237,18 +237,24 @@ public final class FlowRuntime {
         }
     }
 
-    /// Reads or changes `screen`'s record in place: a table's getter copies the whole record out
-    /// (its outlet, state bytes and strings: retains and releases, ~0.2 k instructions each time, three
-    /// times per output). `body` must not call into flows: the record is being accessed meanwhile.
+    /// Changes `screen`'s record in place: a table's getter copies the whole record out (its outlet,
+    /// state bytes and strings: retains and releases, ~0.2 k instructions each time), and a look-up
+    /// then a store are two exclusive accesses to `screens`, each checked at run time (~90
+    /// instructions). `body` must not call into flows: the record is being accessed meanwhile.
     func withRecord<T>(_ screen: NodeID, _ body: (inout ScreenRecord) -> T) -> T? {
-        guard let index = screens.index(forKey: screen) else { return nil }
-        return body(&screens[at: index])
+        screens.modifyValue(forKey: screen, body)
+    }
+
+    /// Reads `screen`'s record where it is, through the in-place access (a read through a getter
+    /// copies the record out); `body` must not call into flows.
+    func readRecord<T>(_ screen: NodeID, _ body: (ScreenRecord) -> T) -> T? {
+        screens.modifyValue(forKey: screen) { body($0) }
     }
 
     /// Encodes a screen's new state and sends it, unless its payload equals the screen's current one
     /// and `forced` is false; an encoding error fails the owning flow, as in `show`.
     func update<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, state: M.State, forced: Bool, owner: FlowController) {
-        guard model[screen]?.owner == owner.id, screens.index(forKey: screen) != nil else { return }
+        guard model[screen]?.owner == owner.id, screens.contains(screen) else { return }
         let data: Data
         do {
             data = try M.encodeState(state, with: codec)

@@ -147,6 +147,14 @@ public struct NodeTable<Value> {
         _modify { yield &slots[index.slot]! }
     }
 
+    /// Runs `body` on `key`'s value in place, or returns nil if there is none: one look-up, and one
+    /// exclusive access to a table held in a class's property (`index(forKey:)` then `[at:]` are two,
+    /// each checked at run time).
+    package mutating func modifyValue<T>(forKey key: NodeID, _ body: (inout Value) throws -> T) rethrows -> T? {
+        guard let slot = slot(of: key) else { return nil }
+        return try body(&slots[slot]!)
+    }
+
     /// The values transformed, as a dictionary.
     public func mapValues<T>(_ transform: (Value) throws -> T) rethrows -> [NodeID: T] {
         var result: [NodeID: T] = Dictionary(minimumCapacity: count)
