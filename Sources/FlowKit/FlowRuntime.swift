@@ -254,7 +254,8 @@ public final class FlowRuntime {
     /// Encodes a screen's new state and sends it, unless its payload equals the screen's current one
     /// and `forced` is false; an encoding error fails the owning flow, as in `show`.
     func update<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, state: M.State, forced: Bool, owner: FlowController) {
-        guard model[screen]?.owner == owner.id, screens.contains(screen) else { return }
+        // A screen the model holds has a record (the runtime's invariants): withRecord below finds it.
+        guard model[screen]?.owner == owner.id else { return }
         let data: Data
         do {
             data = try M.encodeState(state, with: codec)

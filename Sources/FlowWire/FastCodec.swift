@@ -73,10 +73,15 @@ package enum FastCodec {
 
     /// The same, reusing `contentTypes` across calls (one per connection).
     package static func decode(_ bytes: UnsafeRawBufferPointer, contentTypes: inout ContentTypes) -> Frame? {
+        decodeHot(bytes, contentTypes: &contentTypes)?.frame
+    }
+
+    /// The same as a `HotFrame`: an output or an ack without the body enum.
+    package static func decodeHot(_ bytes: UnsafeRawBufferPointer, contentTypes: inout ContentTypes) -> HotFrame? {
         var reader = Reader(bytes)
         var seq: UInt64 = 0
         var replyTo: UInt64 = 0
-        var body: Flowd_V1_Envelope.OneOf_Body?
+        var body: HotFrame.Body?
         var seen: UInt64 = 0
         while !reader.isAtEnd {
             guard let (field, wire) = reader.tag(), field < 64 else { return nil }
@@ -90,19 +95,16 @@ package enum FastCodec {
                 body = .ping(ping)
             case (24, 2):
                 guard body == nil, var sub = reader.submessage(), let ack = decodeAck(&sub) else { return nil }
-                if reader.isAtEnd { return Frame(seq: seq, replyTo: replyTo, body: .ack(ack)) }
                 body = .ack(ack)
             case (30, 2):
                 guard body == nil, var sub = reader.submessage(), let output = decodeOutput(&sub, &contentTypes) else { return nil }
-                // The usual order (seq, replyTo, then the body): the frame is built once, here.
-                if reader.isAtEnd { return Frame(seq: seq, replyTo: replyTo, body: .output(output)) }
                 body = .output(output)
             default:
                 return nil
             }
         }
-        guard body != nil else { return nil }
-        return Frame(seq: seq, replyTo: replyTo, body: body)
+        guard let body else { return nil }
+        return HotFrame(seq: seq, replyTo: replyTo, body: body)
     }
 
     private static func decodePing(_ reader: inout Reader) -> Flowd_V1_Ping? {

@@ -104,12 +104,18 @@ public struct FrameDecoder: Sendable {
     ///
     /// - Throws: as `nextEnvelope()`.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
+        try nextHotFrame()?.frame
+    }
+
+    /// The next frame as a `HotFrame` (what the daemon reads with): the same frames and errors as
+    /// `nextFrame()`.
+    package mutating func nextHotFrame() throws(FrameError) -> HotFrame? {
         guard let range = try nextBodyRange() else { return nil }
-        let fast = buffer.withUnsafeBytes { raw in FastCodec.decode(UnsafeRawBufferPointer(rebasing: raw[range]), contentTypes: &contentTypes) }
+        let fast = buffer.withUnsafeBytes { raw in FastCodec.decodeHot(UnsafeRawBufferPointer(rebasing: raw[range]), contentTypes: &contentTypes) }
         if let fast { return fast }
         let envelope = try Self.decode(buffer, range)
-        guard envelope.body != nil else { throw .emptyBody }
-        return Frame(seq: envelope.seq, replyTo: envelope.replyTo, body: envelope.body)
+        guard let body = envelope.body else { throw .emptyBody }
+        return HotFrame(seq: envelope.seq, replyTo: envelope.replyTo, body: .other(body))
     }
 
     /// The body range of the next complete frame (consumed), or nil if more bytes are needed.

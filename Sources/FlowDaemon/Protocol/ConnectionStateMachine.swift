@@ -94,6 +94,13 @@ package struct ConnectionStateMachine {
     }
 
     /// The next complete frame from the peer.
+    /// Whether the handshake is done with the screen-host role: `receive` then answers `.handle` to
+    /// an `Output`, an `Ack`, a `UserNavigation` and a `SaveState`, changing nothing (the daemon's
+    /// read loop takes outputs and acks on that word, without the body enum).
+    package var isScreenHost: Bool {
+        if case .established(let agreement) = state { agreement.role == .screenHost } else { false }
+    }
+
     package mutating func receive(_ body: Flowd_V1_Envelope.OneOf_Body) -> Action {
         switch state {
         case .closed:

@@ -73,7 +73,7 @@ final class Connection {
     func received(_ bytes: UnsafeRawBufferPointer) { withDecoder { $0.append(bytes) } }
 
     /// The next complete frame buffered, or nil; throws what the decoder found wrong.
-    func decodeNextFrame() throws(FrameError) -> Frame? { try withDecoder { (decoder) throws(FrameError) in try decoder.nextFrame() } }
+    func decodeNextFrame() throws(FrameError) -> HotFrame? { try withDecoder { (decoder) throws(FrameError) in try decoder.nextHotFrame() } }
 
     /// Bytes received and not decoded yet.
     var bufferedByteCount: Int { decoderSlot?.bufferedByteCount ?? 0 }

@@ -82,7 +82,7 @@ struct ConnectionTable {
     /// closing, or its budget for the turn is spent — then reading stops (the kernel pushes back on
     /// the sender) and it waits for its next turn with what it has; nothing is dropped or reordered.
     /// Throws what the decoder found wrong.
-    mutating func nextFrame(of connection: Connection) throws(FrameError) -> Frame? {
+    mutating func nextFrame(of connection: Connection) throws(FrameError) -> HotFrame? {
         if connection.turn != turn {
             connection.turn = turn
             connection.framesThisTurn = 0

@@ -151,9 +151,17 @@ struct DaemonCore {
     /// or reordered, and the other connections are read and answered in the meantime.
     private mutating func drain(_ connection: Connection) {
         do {
-            while var frame = try connections.nextFrame(of: connection) {
-                // Moved out, not copied: a copy of the body retains everything it holds.
-                if let body = frame.body.take() {
+            while let frame = try connections.nextFrame(of: connection) {
+                // Outputs and acks of a screen host go straight to the app, without the body enum
+                // (`HotFrame`); the state machine's answer for them there is always `.handle`.
+                switch frame.body {
+                case .output(let output) where connection.protocolState.isScreenHost:
+                    connection.inputsThisTurn += 1
+                    dispatchOutput(output, seq: frame.seq, on: connection)
+                case .ack(let ack) where connection.protocolState.isScreenHost:
+                    dispatchAck(ack, seq: frame.seq, on: connection)
+                default:
+                    let body = frame.envelopeBody
                     if Self.isFlowInput(body) { connection.inputsThisTurn += 1 }
                     handle(body, seq: frame.seq, on: connection)
                 }
@@ -259,9 +267,11 @@ struct DaemonCore {
                 ])
             }
         case .ack(let ack):
-            app.receiveAck(ack, seq: seq, from: connection.id)
+            dispatchAck(ack, seq: seq, on: connection)
+            return
         case .output(let output):
-            app.receiveOutput(output, seq: seq, from: connection.id)
+            dispatchOutput(output, seq: seq, on: connection)
+            return
         case .userNavigation(let navigation):
             app.receiveNavigation(navigation, seq: seq, from: connection.id)
         case .saveState(let saved):
@@ -271,6 +281,16 @@ struct DaemonCore {
         default:
             dispatchDebug(body, seq: seq, on: connection)
         }
+        performAppActions()
+    }
+
+    private mutating func dispatchOutput(_ output: Flowd_V1_Output, seq: UInt64, on connection: Connection) {
+        app.receiveOutput(output, seq: seq, from: connection.id)
+        performAppActions()
+    }
+
+    private mutating func dispatchAck(_ ack: Flowd_V1_Ack, seq: UInt64, on connection: Connection) {
+        app.receiveAck(ack, seq: seq, from: connection.id)
         performAppActions()
     }
 
