@@ -239,10 +239,17 @@ if Context.environment["FLOWD_FUZZ"] != nil {
         let path = fuzz + "/" + folder
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
         else { continue }
-        let sources = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".swift") }
+        let sources = (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }
+        // `import X`, also with attributes and an access level (`@preconcurrency public import X`).
         let imported = sources.flatMap { file in
-            ((try? String(contentsOfFile: path + "/" + file, encoding: .utf8)) ?? "").split(separator: "\n")
-                .compactMap { $0.hasPrefix("import ") ? String($0.dropFirst("import ".count)) : nil }
+            ((try? String(contentsOfFile: path + "/" + file, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline)
+                .compactMap { line -> String? in
+                    let words = line.split(whereSeparator: \.isWhitespace).drop {
+                        $0.hasPrefix("@") || ["public", "package", "internal", "fileprivate", "private"].contains(String($0))
+                    }
+                    guard words.first == "import", words.count > 1 else { return nil }
+                    return String(words[words.index(after: words.startIndex)])
+                }
         }
         // Corpus/: the campaign's seed inputs, kept from run to run (docs/fuzzing.md).
         let corpus = FileManager.default.fileExists(atPath: path + "/Corpus") ? ["Corpus"] : []

@@ -269,7 +269,10 @@ public final class FlowRuntime {
             // The typed state, for a module that refuses outputs in it (`ScreenModule.refusal`).
             if M.refusesOutputs, let kept = record.outlet.keptState as? KeptState<M.State> { kept.value = state }
             return false
-        }) else { return }
+        }) else {
+            assertionFailure("screen \(screen) is in the navigation model without a record")
+            return
+        }
         if unchanged {
             unchangedUpdates += 1
             return

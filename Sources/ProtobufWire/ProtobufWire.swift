@@ -66,9 +66,10 @@ public struct ProtobufReader {
         return (tag >> 3, tag & 7)
     }
 
-    /// A length-delimited field's bytes (after its key); nil if the length runs past the end.
+    /// A length-delimited field's bytes (after its key); nil if the length runs past the end or is
+    /// 2 GiB or more (which swift-protobuf refuses).
     @inlinable public mutating func lengthDelimited() -> UnsafeRawBufferPointer? {
-        guard let length = varint(), length <= UInt64(bytes.count - index) else { return nil }
+        guard let length = varint(), length < 0x7FFF_FFFF, length <= UInt64(bytes.count - index) else { return nil }
         let start = index
         index += Int(length)
         return UnsafeRawBufferPointer(rebasing: bytes[start..<index])
@@ -83,7 +84,7 @@ public struct ProtobufReader {
     /// swift-protobuf refuses them).
     @inlinable public mutating func string() -> String? {
         guard let bytes = lengthDelimited() else { return nil }
-        return String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self)
+        return String(validating: bytes, as: UTF8.self)
     }
 
     /// Steps over the value of a field the codec does not know (after its key); false if it is
@@ -103,8 +104,9 @@ public struct ProtobufReader {
 
 /// Writes a protobuf message into a buffer of the exact size computed first with the static
 /// `…Size` functions (one allocation, no intermediate message). Fields go in ascending number
-/// order, as swift-protobuf writes them, so the bytes are the same.
-public struct ProtobufWriter {
+/// order, as swift-protobuf writes them, so the bytes are the same. Not copyable: it points into a
+/// buffer that lives only during `message(size:_:)`, so it cannot be kept past it.
+public struct ProtobufWriter: ~Copyable {
     @usableFromInline let buffer: UnsafeMutableRawBufferPointer
     @usableFromInline var index = 0
     /// The offset of the next byte to write.
@@ -157,8 +159,9 @@ public struct ProtobufWriter {
         index += 1
     }
 
-    /// Writes a field's key.
+    /// Writes a field's key; `field` is 1 through 2^29 − 1.
     @inlinable public mutating func key(_ field: Int, _ wire: ProtobufWireType) {
+        precondition(field > 0 && field <= 0x1FFF_FFFF, "field number \(field) is not 1 through 2^29 - 1")
         varint(UInt64(field) << 3 | UInt64(wire.rawValue))
     }
 

@@ -43,7 +43,9 @@ package enum CardPayloadFuzzTarget {
         let fast = Result { try Value(binaryPayload: bytes) }
         let slow = Result { try reference(bytes) }
         switch (fast, slow) {
-        case (.success(let a), .success(let b)) where a == b: return
+        // The same value and the same text, scalar for scalar (`String`'s `==` takes "é" for "e\u{301}").
+        case (.success(let a), .success(let b)) where a == b && (try? a.message().serializedBytes() as [UInt8]) == (try? b.message().serializedBytes() as [UInt8]):
+            return
         case (.failure, .failure): return
         default: throw FuzzViolation("\(Value.self) from \(Array(bytes)): fast codec \(fast), swift-protobuf \(slow)")
         }

@@ -93,7 +93,6 @@ package struct ConnectionStateMachine {
         return .reject(Violation(code: .handshakeTimeout, message: "no Hello within \(ms) ms of connecting; closing"))
     }
 
-    /// The next complete frame from the peer.
     /// Whether the handshake is done with the screen-host role: `receive` then answers `.handle` to
     /// an `Output`, an `Ack`, a `UserNavigation` and a `SaveState`, changing nothing (the daemon's
     /// read loop takes outputs and acks on that word, without the body enum).
@@ -101,6 +100,7 @@ package struct ConnectionStateMachine {
         if case .established(let agreement) = state { agreement.role == .screenHost } else { false }
     }
 
+    /// The next complete frame from the peer.
     package mutating func receive(_ body: Flowd_V1_Envelope.OneOf_Body) -> Action {
         switch state {
         case .closed:
