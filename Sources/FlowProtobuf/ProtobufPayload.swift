@@ -28,6 +28,17 @@ extension ProtobufPayload {
         try self.init(message: Message(serializedBytes: binaryPayload))
     }
 
+    /// The value in `payload`, read by `fast` (a hand-written decoder: docs/flows.md, "Fast payload
+    /// codecs") when it takes the bytes, else, when it returns nil, by the generated message and
+    /// `init(message:)`. For a type's own `init(binaryPayload:)`.
+    @inlinable public init(binaryPayload: Data, fast: (UnsafeRawBufferPointer) -> Self?) throws {
+        if let value = binaryPayload.withUnsafeBytes(fast) {
+            self = value
+        } else {
+            try self.init(message: Message(serializedBytes: binaryPayload))
+        }
+    }
+
     public func binaryPayload() throws -> Data {
         try message().serializedBytes()
     }

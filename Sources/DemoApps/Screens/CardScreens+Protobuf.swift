@@ -44,11 +44,7 @@ extension CardState: ProtobufPayload {
     }
 
     public init(binaryPayload: Data) throws {
-        if let state = binaryPayload.withUnsafeBytes(Self.fastDecoded) {
-            self = state
-        } else {
-            try self.init(message: Message(serializedBytes: binaryPayload))
-        }
+        try self.init(binaryPayload: binaryPayload, fast: Self.fastDecoded)
     }
 
     /// The state in `bytes`, or nil to decline (a field of a known number with another wire type, a
@@ -131,11 +127,7 @@ extension CardOutput: ProtobufPayload {
     }
 
     public init(binaryPayload: Data) throws {
-        if let output = binaryPayload.withUnsafeBytes(Self.fastDecoded) {
-            self = output
-        } else {
-            try self.init(message: Message(serializedBytes: binaryPayload))
-        }
+        try self.init(binaryPayload: binaryPayload, fast: Self.fastDecoded)
     }
 
     /// The output in `bytes`, or nil to decline: besides what `CardState.fastDecoded` declines, no
