@@ -131,6 +131,12 @@ public final class Journal {
         try log().append(records)
     }
 
+    /// Appends an encoded batch, as `append(_:)` does records.
+    public func append(_ batch: EncodedBatch) throws(JournalError) {
+        guard !batch.isEmpty else { return }
+        try log().append(batch)
+    }
+
     /// Every record, oldest first.
     public func records() throws(JournalError) -> [Record] {
         var records: [Record] = []

@@ -110,6 +110,17 @@ final class JournalLog {
     /// cut back to its last whole frame). The first append cuts a torn frame away.
     func append(_ records: some Collection<Journal.Record>) throws(JournalError) {
         guard !records.isEmpty else { return }
+        try appendFrame(count: records.count) { JournalBatch.encode(records, into: &$0) }
+    }
+
+    /// Appends an encoded batch as one frame, as `append(_:)` does its records.
+    func append(_ batch: EncodedBatch) throws(JournalError) {
+        guard !batch.isEmpty else { return }
+        try appendFrame(count: batch.count) { $0.append(contentsOf: batch.bytes) }
+    }
+
+    /// Writes one frame of `count` records whose bytes `encode` appends.
+    private func appendFrame(count: Int, _ encode: (inout [UInt8]) -> Void) throws(JournalError) {
         if size > end { try cut(to: end) }
         // The frame buffer is lent out for the batch (swapped out, swapped back): no access to the
         // field spans a call, so the compiler proves them exclusive and checks none at run time.
@@ -118,14 +129,14 @@ final class JournalLog {
         defer { swap(&frame, &self.frame) }
         frame.removeAll(keepingCapacity: true)
         frame.append(contentsOf: Self.emptyFrameHeader)
-        JournalBatch.encode(records, into: &frame)
+        encode(&frame)
         let length = frame.count - Self.frameHeaderBytes
-        guard length <= Int(UInt32.max), records.count <= Int(UInt32.max) else {
+        guard length <= Int(UInt32.max), count <= Int(UInt32.max) else {
             throw .io(path: path, doing: "appending a batch of inputs", reason: "a batch of \(length) bytes is larger than a frame can hold (4 GiB)")
         }
-        let sum = frame.withUnsafeBufferPointer { JournalBatch.sum(seq: nextSeq, count: Int64(records.count), bytes: UnsafeBufferPointer(rebasing: $0[Self.frameHeaderBytes...])) }
+        let sum = frame.withUnsafeBufferPointer { JournalBatch.sum(seq: nextSeq, count: Int64(count), bytes: UnsafeBufferPointer(rebasing: $0[Self.frameHeaderBytes...])) }
         Self.put(UInt64(length), bytes: 4, into: &frame, at: 0)
-        Self.put(UInt64(records.count), bytes: 4, into: &frame, at: 4)
+        Self.put(UInt64(count), bytes: 4, into: &frame, at: 4)
         Self.put(UInt64(bitPattern: nextSeq), bytes: 8, into: &frame, at: 8)
         Self.put(UInt64(bitPattern: sum), bytes: 8, into: &frame, at: 16)
         do {
@@ -138,7 +149,7 @@ final class JournalLog {
         end += frame.count
         size = end
         nextSeq += 1
-        count += records.count
+        self.count += count
     }
 
     /// Forgets every frame (the header stays).

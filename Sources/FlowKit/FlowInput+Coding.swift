@@ -15,11 +15,17 @@ extension FlowInput {
     /// The kind and body this input is journaled as.
     public var encoded: (kind: Int64, body: [UInt8]) {
         var body: [UInt8] = []
+        let kind = encode(into: &body)
+        return (kind, body)
+    }
+
+    /// Appends the body this input is journaled as to `body` and returns its kind: the daemon writes
+    /// each input into one buffer it reuses, with no array of its own.
+    public func encode(into body: inout [UInt8]) -> Int64 {
         let kind: Kind
         switch self {
         case .output(let screen, let payload):
             kind = .output
-            body.reserveCapacity(10 + payload.count)
             Self.append(screen.rawValue, to: &body)
             // Through its bytes: appending a `Data` as a sequence copies it a byte at a time.
             payload.withUnsafeBytes { body.append(contentsOf: $0) }
@@ -64,7 +70,7 @@ extension FlowInput {
             kind = .openLink
             body += link.description.utf8
         }
-        return (kind.rawValue, body)
+        return kind.rawValue
     }
 
     /// Decodes a journaled input; throws (never traps) on anything it did not write.

@@ -26,10 +26,14 @@ struct DaemonJournal {
     private(set) var mode: Mode = .recording
     /// The check of every screen command the runtime made since the app started.
     private(set) var check = PlacementCheck()
-    /// Inputs not committed yet (this iteration's, or more while writes fail).
-    private var pending: [Journal.Record] = [] {
+    /// Records not committed yet (this iteration's, or more while writes fail), encoded as they come.
+    private var pending = EncodedBatch() {
         didSet { mark &+= 1 }
     }
+    /// Inputs (kinds below 64) and saved states among `pending`.
+    private var pendingInputs = 0, pendingSavedStates = 0
+    /// The buffer an input's body is written into before it joins `pending` (kept for reuse).
+    private var scratch: [UInt8] = []
     /// Changes whenever the records change (one added, committed, rewritten or cleared): equal marks,
     /// equal records, so a reader of `records()` (the timeline) reads the file again only when it changed.
     private(set) var mark = 0
@@ -82,10 +86,10 @@ struct DaemonJournal {
     static let savedStateKind: Int64 = 66
 
     /// The records not committed yet, oldest first (a recording's starting state ends with them).
-    var uncommitted: [Journal.Record] { pending }
+    var uncommitted: [Journal.Record] { pending.records }
 
     /// Inputs waiting to be committed (input kinds are below 64).
-    var pendingCount: Int { pending.count { $0.kind < 64 } }
+    var pendingCount: Int { pendingInputs }
     /// Whether the last write failed (and the inputs since wait in memory).
     var isFailing: Bool { retryAt != nil }
 
@@ -98,8 +102,10 @@ struct DaemonJournal {
             iterationStamped = true
             if let stamp = times.stamp(time()) { pending.append(stamp) }
         }
-        let (kind, body) = input.encoded
-        pending.append(Journal.Record(kind: kind, body: body, key: Int64(bitPattern: key)))
+        scratch.removeAll(keepingCapacity: true)
+        let kind = input.encode(into: &scratch)
+        pending.append(kind: kind, key: Int64(bitPattern: key), body: scratch)
+        pendingInputs += 1
     }
 
     /// When the inputs were received: a time record before an iteration's first input whenever the
@@ -111,7 +117,8 @@ struct DaemonJournal {
     /// Records what a host saved for `screen` (ignored unless recording).
     mutating func recordSavedState(_ data: Data, for screen: ScreenID) {
         guard mode == .recording else { return }
-        pending.append(Journal.Record(kind: Self.savedStateKind, body: Self.savedStateBody(data, for: screen)))
+        pending.append(kind: Self.savedStateKind, body: Self.savedStateBody(data, for: screen))
+        pendingSavedStates += 1
     }
 
     /// The body of a saved-state record: the screen as a varint, then the bytes.
@@ -177,7 +184,7 @@ struct DaemonJournal {
         let now = place() ?? ""
         guard now != journaledPlace else { return }
         journaledPlace = now
-        pending.append(Journal.Record(kind: Self.placeKind, body: Array(now.utf8)))
+        pending.append(kind: Self.placeKind, body: Array(now.utf8))
     }
 
     /// Commits this iteration's inputs in one transaction, the check on the last one (end of every
@@ -193,7 +200,7 @@ struct DaemonJournal {
     private mutating func write(now: UInt64, force: Bool) {
         guard !pending.isEmpty, mode != .finished else { return }
         if let retryAt, now < retryAt, !force { return }
-        if pending[pending.count - 1].check == nil { pending[pending.count - 1].check = check.stored }
+        if !pending.lastHasCheck { pending.setCheckOnLast(check.stored) }
         do {
             try journal.append(pending)
         } catch {
@@ -215,15 +222,10 @@ struct DaemonJournal {
         if let aside = journal.takeConvertedAside() {
             logger.notice("converted the SQLite journal of an older flowd into a log; the old file is kept", metadata: ["kept": "\(aside)"])
         }
-        for record in pending {
-            if record.kind < 64 {
-                committed += 1
-                held += 1
-            } else if record.kind == Self.savedStateKind {
-                savedSinceCheckpoint += 1
-            }
-        }
-        pending.removeAll(keepingCapacity: true)
+        committed += pendingInputs
+        held += pendingInputs
+        savedSinceCheckpoint += pendingSavedStates
+        clearPending()
         sinceSync += 1
         if sinceSync >= Self.commitsPerSync || now >= lastSyncAt + Self.syncMilliseconds { requestSync(now: now) }
     }
@@ -246,7 +248,7 @@ struct DaemonJournal {
         if !pending.isEmpty {
             notePlace(place)
             // The check of the state before the unwinding, whose commands `observe` still adds.
-            pending[pending.count - 1].check = check.stored
+            pending.setCheckOnLast(check.stored)
         }
         mode = .frozen
     }
@@ -256,7 +258,7 @@ struct DaemonJournal {
     mutating func finish() {
         guard mode == .recording else { return }
         mode = .finished
-        pending.removeAll()
+        clearPending()
         held = 0
         savedSinceCheckpoint = 0
         do {
@@ -267,6 +269,12 @@ struct DaemonJournal {
         } catch {
             logger.error("cannot clear the journal after the app finished; the next start replays it to the end", metadata: ["error": "\(error)"])
         }
+    }
+
+    private mutating func clearPending() {
+        pending.removeAll()
+        pendingInputs = 0
+        pendingSavedStates = 0
     }
 
     private mutating func requestSync(now: UInt64) {

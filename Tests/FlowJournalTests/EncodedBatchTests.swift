@@ -1,0 +1,72 @@
+@testable import FlowJournal
+import FlowdTestSupport
+import Foundation
+import Testing
+
+/// `EncodedBatch`, the daemon's pending records: the same bytes as `JournalBatch.encode` of the
+/// records it was given, the check set on its last record (and replaced) where a commit puts it, and
+/// the same file as appending the records.
+@Suite struct EncodedBatchTests {
+    /// Random records: kinds and keys over the whole range (negative ones take ten varint bytes),
+    /// bodies from empty to 300 bytes, and checks on some.
+    static func records(_ count: Int, seed: UInt64) -> [Journal.Record] {
+        var generator = SeededGenerator(seed: seed)
+        return (0..<count).map { _ in
+            let kind = Bool.random(using: &generator) ? Int64.random(in: 0..<70, using: &generator) : Int64.random(in: .min ... .max, using: &generator)
+            let body = (0..<Int.random(in: 0...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let check: Int64? = Bool.random(using: &generator) ? Int64.random(in: .min ... .max, using: &generator) : nil
+            return Journal.Record(kind: kind, body: body, key: Int64.random(in: .min ... .max, using: &generator), check: check)
+        }
+    }
+
+    @Test func holdsTheBytesAndRecordsItWasGiven() {
+        for seed in 0..<50 as Range<UInt64> {
+            let records = Self.records(Int(seed % 20) + 1, seed: seed)
+            var batch = EncodedBatch()
+            for record in records { batch.append(record) }
+            #expect(batch.count == records.count)
+            #expect(batch.bytes == JournalBatch.encode(records))
+            #expect(batch.records == records)
+        }
+    }
+
+    @Test func aCheckIsSetOnTheLastRecordAndReplaced() {
+        var records = Self.records(5, seed: 7)
+        records[4].check = nil
+        var batch = EncodedBatch()
+        for record in records { batch.append(record) }
+        #expect(!batch.lastHasCheck)
+        for check in [Int64(0), -1, 1 << 40, 5, .min, .max] {
+            batch.setCheckOnLast(check)
+            records[4].check = check
+            #expect(batch.lastHasCheck)
+            #expect(batch.records == records)
+            #expect(batch.bytes == JournalBatch.encode(records))
+        }
+        batch.append(kind: 3, body: [1, 2])
+        #expect(!batch.lastHasCheck)
+        #expect(batch.records == records + [Journal.Record(kind: 3, body: [1, 2])])
+        batch.removeAll()
+        #expect(batch.isEmpty && batch.bytes.isEmpty && batch.records.isEmpty)
+    }
+
+    @Test func appendingABatchWritesWhatAppendingItsRecordsWrites() throws {
+        let records = Self.records(40, seed: 3)
+        let (first, second) = (makeTemporaryDirectory() + "/a.journal", makeTemporaryDirectory() + "/b.journal")
+        do {
+            let identity = Journal.Identity(app: "launcher", appVersion: "1")
+            let byRecords = try Journal(path: first, identity: identity)
+            let byBatch = try Journal(path: second, identity: identity)
+            for part in [records[..<10], records[10..<11], records[11...]] {
+                try byRecords.append(Array(part))
+                var batch = EncodedBatch()
+                for record in part { batch.append(record) }
+                try byBatch.append(batch)
+            }
+            try byBatch.append(EncodedBatch())  // an empty batch writes nothing
+            #expect(try byBatch.records() == records)
+            #expect(try byBatch.count() == records.count)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first)) == Data(contentsOf: URL(fileURLWithPath: second)))
+    }
+}
