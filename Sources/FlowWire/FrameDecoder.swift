@@ -104,13 +104,14 @@ public struct FrameDecoder: Sendable {
     ///
     /// - Throws: as `nextEnvelope()`.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
-        try nextHotFrame()?.frame
+        let hot = try nextHotFrame()
+        return hot.isFrame ? hot.frame : nil
     }
 
-    /// The next frame as a `HotFrame` (what the daemon reads with): the same frames and errors as
-    /// `nextFrame()`.
-    package mutating func nextHotFrame() throws(FrameError) -> HotFrame? {
-        guard let range = try nextBodyRange() else { return nil }
+    /// The next frame as a `HotFrame` (what the daemon reads with), `HotFrame.noFrame` when none is
+    /// complete: the same frames and errors as `nextFrame()`.
+    package mutating func nextHotFrame() throws(FrameError) -> HotFrame {
+        guard let range = try nextBodyRange() else { return .noFrame }
         let fast = buffer.withUnsafeBytes { raw in FastCodec.decodeHot(UnsafeRawBufferPointer(rebasing: raw[range]), contentTypes: &contentTypes) }
         if let fast { return fast }
         let envelope = try Self.decode(buffer, range)

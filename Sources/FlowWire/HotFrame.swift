@@ -19,6 +19,19 @@ package struct HotFrame {
         case ping(Flowd_V1_Ping)
         /// Any other message (boxed: it would make every `Body` as large as a `Frame`).
         indirect case other(Flowd_V1_Envelope.OneOf_Body)
+        /// No frame: none is complete yet. A case rather than an optional frame: Swift destroys an
+        /// optional of a struct like this one through the runtime's generic value witness (~140
+        /// instructions, callgrind), and the read loop gets one or two per output.
+        case noFrame
+    }
+
+    /// What `FrameDecoder.nextHotFrame` returns while no frame is complete.
+    package static var noFrame: HotFrame { HotFrame(seq: 0, replyTo: 0, body: .noFrame) }
+
+    /// Whether this is a frame, not `noFrame`.
+    package var isFrame: Bool {
+        if case .noFrame = body { return false }
+        return true
     }
 
     package init(seq: UInt64, replyTo: UInt64, body: Body) {
@@ -34,6 +47,7 @@ package struct HotFrame {
         case .ack(let ack): .ack(ack)
         case .ping(let ping): .ping(ping)
         case .other(let body): body
+        case .noFrame: preconditionFailure("HotFrame.noFrame has no body; check isFrame first")
         }
     }
 

@@ -72,8 +72,8 @@ final class Connection {
     /// Buffers bytes read from the peer.
     func received(_ bytes: UnsafeRawBufferPointer) { withDecoder { $0.append(bytes) } }
 
-    /// The next complete frame buffered, or nil; throws what the decoder found wrong.
-    func decodeNextFrame() throws(FrameError) -> HotFrame? { try withDecoder { (decoder) throws(FrameError) in try decoder.nextHotFrame() } }
+    /// The next complete frame buffered, or `HotFrame.noFrame`; throws what the decoder found wrong.
+    func decodeNextFrame() throws(FrameError) -> HotFrame { try withDecoder { (decoder) throws(FrameError) in try decoder.nextHotFrame() } }
 
     /// Bytes received and not decoded yet.
     var bufferedByteCount: Int { decoderSlot?.bufferedByteCount ?? 0 }

@@ -78,23 +78,23 @@ struct ConnectionTable {
 
     // MARK: Reading, in turns
 
-    /// The next complete frame of `connection` this turn, or nil: none complete, the connection is
+    /// The next complete frame of `connection` this turn, or `HotFrame.noFrame`: none complete, the connection is
     /// closing, or its budget for the turn is spent — then reading stops (the kernel pushes back on
     /// the sender) and it waits for its next turn with what it has; nothing is dropped or reordered.
     /// Throws what the decoder found wrong.
-    mutating func nextFrame(of connection: Connection) throws(FrameError) -> HotFrame? {
+    mutating func nextFrame(of connection: Connection) throws(FrameError) -> HotFrame {
         if connection.turn != turn {
             connection.turn = turn
             connection.framesThisTurn = 0
             connection.inputsThisTurn = 0
         }
-        guard !connection.isClosing else { return nil }
+        guard !connection.isClosing else { return .noFrame }
         if connection.framesThisTurn >= limits.framesPerTurn || connection.inputsThisTurn >= limits.inputsPerTurn {
             if connection.bufferedByteCount > 0 { backlog(connection) }
-            return nil
+            return .noFrame
         }
-        guard let frame = try connection.decodeNextFrame() else { return nil }
-        connection.framesThisTurn += 1
+        let frame = try connection.decodeNextFrame()
+        if frame.isFrame { connection.framesThisTurn += 1 }
         return frame
     }
 

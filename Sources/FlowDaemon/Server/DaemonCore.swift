@@ -151,10 +151,13 @@ struct DaemonCore {
     /// or reordered, and the other connections are read and answered in the meantime.
     private mutating func drain(_ connection: Connection) {
         do {
-            while let frame = try connections.nextFrame(of: connection) {
+            reading: while true {
+                let frame = try connections.nextFrame(of: connection)
                 // Outputs and acks of a screen host go straight to the app, without the body enum
                 // (`HotFrame`); the state machine's answer for them there is always `.handle`.
                 switch frame.body {
+                case .noFrame:
+                    break reading
                 case .output(let output) where connection.protocolState.isScreenHost:
                     connection.inputsThisTurn += 1
                     dispatchOutput(output, seq: frame.seq, on: connection)
