@@ -106,7 +106,10 @@ extension FlowRuntime {
     private func give(_ items: [NodeID], to adopter: FlowController) {
         for item in items {
             model.setOwner(item, adopter.id)
-            if let outlet = screens[item]?.outlet { screens[item]?.outlet = outlet.withoutHandler() }
+            _ = withRecord(item) { record in
+                record.outlet = record.outlet.withoutHandler()
+                record.owner = adopter.id
+            }
             adopter.addItem(item)
         }
     }

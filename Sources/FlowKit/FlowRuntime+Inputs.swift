@@ -6,11 +6,11 @@ extension FlowRuntime {
     /// decode; nothing is delivered then.
     @discardableResult
     public func receiveOutput(screen: ScreenID, payload: Data) throws(FlowKitError) -> Bool {
-        // The outlet alone is taken out (the flow it calls may change the records).
-        guard let outlet = readRecord(screen, { $0.outlet }) else {
+        // The outlet and the owner alone are taken out (the flow it calls may change the records).
+        guard let (outlet, owner) = readRecord(screen, { ($0.outlet, $0.owner) }) else {
             throw FlowKitError(.unknownScreen, "output for screen \(screen) dropped: no such screen is placed (it may have been dismissed); ignore late outputs")
         }
-        let deliver = model[screen].flatMap { controller($0.owner)?.isRunning } ?? false
+        let deliver = controller(owner)?.isRunning ?? false
         do {
             return try outlet.receive(payload, with: codec, deliver: deliver)
         } catch let refusal as OutputRefusal {

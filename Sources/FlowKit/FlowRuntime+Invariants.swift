@@ -48,7 +48,11 @@ extension FlowRuntime {
         var owned: [FlowID: Set<NodeID>] = [:]
         for (id, node) in model.nodes where node.kind == .screen {
             screenCount += 1
-            if !screens.contains(id) { problems.append("screen \(id) has no record") }
+            if let recorded = readRecord(id, { $0.owner }) {
+                if recorded != node.owner { problems.append("screen \(id) is owned by \(node.owner), its record says \(recorded)") }
+            } else {
+                problems.append("screen \(id) has no record")
+            }
             guard let owner = controller(node.owner) else { problems.append("screen \(id) is owned by ended \(node.owner)"); continue }
             if !owner.isRunning { problems.append("screen \(id) is owned by non-running \(owner.id)") }
             owned[node.owner, default: []].insert(id)

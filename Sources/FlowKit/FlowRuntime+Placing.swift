@@ -13,7 +13,8 @@ extension FlowRuntime {
         }
         let id = model.createScreen(owner: owner.id)
         screens[id] = ScreenRecord(
-            outlet: TypedOutlet<M>(handler: nil, kept: M.refusesOutputs ? KeptState(state) : nil), state: data, contentTypes: contentTypes(for: M.self), animated: placer.animated)
+            outlet: TypedOutlet<M>(handler: nil, kept: M.refusesOutputs ? KeptState(state) : nil), state: data, contentTypes: contentTypes(for: M.self), animated: placer.animated,
+            owner: owner.id)
         let tracker = PlacementTracker(owner: owner.id)
         do throws(FlowKitError) {
             let context = try placer.place(PlacementRequest(runtime: self, content: id, tracker: tracker))

@@ -42,7 +42,6 @@ extension AppCore {
         let kind = listened ? delivery.screens[command.screen]?.kind ?? "" : ""
         var actions = deliveryBuffer
         deliveryBuffer = []
-        actions.removeAll(keepingCapacity: true)
         let route = route(for: command)
         let serial = delivery.apply(command, route: route, now: loop.now, into: &actions)
         // A deferred factory's pool is decided at its first screen, after that screen's own spawn:
@@ -57,7 +56,7 @@ extension AppCore {
             }
         }
         if case .place(let place) = command { watchHostWait(place.screen) }
-        perform(actions)
+        perform(&actions)
         deliveryBuffer = actions
     }
 
@@ -75,7 +74,13 @@ extension AppCore {
 
     /// Performs the delivery's actions: what concerns the flows here, the rest as the daemon's actions.
     mutating func perform(_ actions: [ScreenDelivery.Action]) {
-        for action in actions {
+        var actions = actions
+        perform(&actions)
+    }
+
+    /// Performs `actions`, leaving the buffer empty (its storage kept for reuse).
+    mutating func perform(_ actions: inout [ScreenDelivery.Action]) {
+        actions.takeEach { action in
             switch action {
             case .send(let outgoing, let host):
                 act(.command(outgoing, to: host, stateContentType: stateContentType(of: outgoing.command.screen)))

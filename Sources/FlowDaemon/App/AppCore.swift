@@ -97,7 +97,7 @@ struct AppCore {
 
     /// Moves the actions queued so far into `buffer` (emptied first; its storage is kept for the next call).
     mutating func takeActions(into buffer: inout [Action]) {
-        buffer.removeAll(keepingCapacity: true)
+        if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
         swap(&buffer, &actions)
     }
 

@@ -27,9 +27,8 @@ extension DaemonCore {
         appActions = []
         while app.hasActions {
             app.takeActions(into: &actions)
-            for action in actions { perform(action) }
+            actions.takeEach { perform($0) }
         }
-        actions.removeAll(keepingCapacity: true)
         appActions = actions
     }
 
