@@ -15,22 +15,37 @@ extension FlowInput {
     /// The kind and body this input is journaled as.
     public var encoded: (kind: Int64, body: [UInt8]) {
         var body: [UInt8] = []
-        let kind = encode(into: &body)
-        return (kind, body)
+        encodeBody(into: &body)
+        return (journalKind, body)
     }
 
-    /// Appends the body this input is journaled as to `body` and returns its kind: the daemon writes
-    /// each input into one buffer it reuses, with no array of its own.
-    public func encode(into body: inout [UInt8]) -> Int64 {
-        let kind: Kind
+    /// The kind this input is journaled as.
+    public var journalKind: Int64 {
+        let kind: Kind = switch self {
+        case .output: .output
+        case .userNavigation: .userNavigation
+        case .dismissalCompleted: .dismissalCompleted
+        case .screenLost: .screenLost
+        case .terminate: .terminate
+        case .terminateAll: .terminateAll
+        case .timerFired: .timerFired
+        case .workSucceeded: .workSucceeded
+        case .workFailed: .workFailed
+        case .timerStarted: .timerStarted
+        case .openLink: .openLink
+        }
+        return kind.rawValue
+    }
+
+    /// Appends the body this input is journaled as to `body`: the daemon writes each input in place
+    /// into its pending batch (`EncodedBatch`), with no array of its own.
+    public func encodeBody(into body: inout [UInt8]) {
         switch self {
         case .output(let screen, let payload):
-            kind = .output
             Self.append(screen.rawValue, to: &body)
             // Through its bytes: appending a `Data` as a sequence copies it a byte at a time.
             payload.withUnsafeBytes { body.append(contentsOf: $0) }
         case .userNavigation(let navigation, let screen):
-            kind = .userNavigation
             Self.append(screen.rawValue, to: &body)
             switch navigation {
             case .back(let phase): body += [0, Self.phaseNumber(phase)]
@@ -38,39 +53,29 @@ extension FlowInput {
             case .closeModal: body.append(2)
             }
         case .dismissalCompleted(let screen, let outcome):
-            kind = .dismissalCompleted
             Self.append(screen.rawValue, to: &body)
             body.append(Self.outcomeNumbers[outcome] ?? 0)
         case .screenLost(let screen):
-            kind = .screenLost
             Self.append(screen.rawValue, to: &body)
         case .terminate(let flow, let animated):
-            kind = .terminate
             Self.append(flow.rawValue, to: &body)
             body.append(animated ? 1 : 0)
         case .terminateAll(let animated):
-            kind = .terminateAll
             body.append(animated ? 1 : 0)
         case .timerFired(let request):
-            kind = .timerFired
             Self.append(request.rawValue, to: &body)
         case .workSucceeded(let request, let payload):
-            kind = .workSucceeded
             Self.append(request.rawValue, to: &body)
             payload.withUnsafeBytes { body.append(contentsOf: $0) }
         case .workFailed(let request, let message):
-            kind = .workFailed
             Self.append(request.rawValue, to: &body)
             body += message.utf8
         case .timerStarted(let request, let deadline):
-            kind = .timerStarted
             Self.append(request.rawValue, to: &body)
             Self.append(deadline, to: &body)
         case .openLink(let link):
-            kind = .openLink
             body += link.description.utf8
         }
-        return kind.rawValue
     }
 
     /// Decodes a journaled input; throws (never traps) on anything it did not write.

@@ -30,6 +30,20 @@ import Testing
         }
     }
 
+    @Test func aBodyWrittenInPlaceIsTheSameRecord() {
+        var generator = SeededGenerator(seed: 11)
+        for length in [0, 1, 127, 128, 129, 300, 16_383, 16_384, 70_000] {
+            let body = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var written = EncodedBatch(), given = EncodedBatch()
+            for _ in 0..<2 {
+                written.append(kind: 7, key: -3) { $0.append(contentsOf: body) }
+                given.append(kind: 7, key: -3, body: body)
+            }
+            #expect(written.bytes == given.bytes, "body of \(length) bytes")
+            #expect(written.records == [Journal.Record(kind: 7, body: body, key: -3), Journal.Record(kind: 7, body: body, key: -3)])
+        }
+    }
+
     @Test func aCheckIsSetOnTheLastRecordAndReplaced() {
         var records = Self.records(5, seed: 7)
         records[4].check = nil

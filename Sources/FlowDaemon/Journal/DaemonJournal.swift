@@ -32,8 +32,6 @@ struct DaemonJournal {
     }
     /// Inputs (kinds below 64) and saved states among `pending`.
     private var pendingInputs = 0, pendingSavedStates = 0
-    /// The buffer an input's body is written into before it joins `pending` (kept for reuse).
-    private var scratch: [UInt8] = []
     /// Changes whenever the records change (one added, committed, rewritten or cleared): equal marks,
     /// equal records, so a reader of `records()` (the timeline) reads the file again only when it changed.
     private(set) var mark = 0
@@ -102,9 +100,7 @@ struct DaemonJournal {
             iterationStamped = true
             if let stamp = times.stamp(time()) { pending.append(stamp) }
         }
-        scratch.removeAll(keepingCapacity: true)
-        let kind = input.encode(into: &scratch)
-        pending.append(kind: kind, key: Int64(bitPattern: key), body: scratch)
+        pending.append(kind: input.journalKind, key: Int64(bitPattern: key)) { input.encodeBody(into: &$0) }
         pendingInputs += 1
     }
 
