@@ -59,27 +59,19 @@ public struct FrameDecoder: Sendable {
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard failure == nil, rejection == nil, !bytes.isEmpty else { return }
         compactIfWorthIt()
-        var input = bytes[...]
-        while !input.isEmpty {
-            let headerEnd = scanIndex + FrameHeader.size
-            if buffer.count < scanIndex {
-                // Inside a body whose header was already checked: take all of it that is here.
-                let count = min(scanIndex - buffer.count, input.count)
-                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: input.prefix(count)))
-                input = input.dropFirst(count)
-            } else {
-                // In a header: take at most the rest of it, then check it.
-                let count = min(headerEnd - buffer.count, input.count)
-                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: input.prefix(count)))
-                input = input.dropFirst(count)
-                guard buffer.count == headerEnd else { return }
-                let length = FrameHeader.length(in: buffer, at: scanIndex)
-                if length > maxFrameSize {
-                    rejection = (scanIndex, .frameTooLarge(length: length, maxFrameSize: maxFrameSize))
-                    return
-                }
-                scanIndex = headerEnd + length
+        // The whole read at once, then its headers checked in place: an append per header and per
+        // body cost ~100 instructions each, 2.6 per output in `flowd-echo` (callgrind). A read is at
+        // most one pipe buffer, so what follows a header over the maximum is held only until it is
+        // dropped below.
+        buffer.append(contentsOf: bytes)
+        while buffer.count >= scanIndex + FrameHeader.size {
+            let length = FrameHeader.length(in: buffer, at: scanIndex)
+            if length > maxFrameSize {
+                rejection = (scanIndex, .frameTooLarge(length: length, maxFrameSize: maxFrameSize))
+                buffer.removeSubrange((scanIndex + FrameHeader.size)...)
+                return
             }
+            scanIndex += FrameHeader.size + length
         }
     }
 
