@@ -73,9 +73,14 @@ public struct EncodedBatch: Sendable {
         lastHasCheck = true
     }
 
-    /// Forgets every record, keeping the storage for the next batch.
+    /// Above this capacity an emptied batch releases its storage (after a long write outage or a large
+    /// output) instead of keeping it for the next.
+    public static let retainedCapacity = 64 * 1024
+
+    /// Forgets every record, keeping the storage for the next batch unless it grew past
+    /// `retainedCapacity`.
     public mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        if bytes.capacity > Self.retainedCapacity { bytes = [] } else { bytes.removeAll(keepingCapacity: true) }
         count = 0
         lastTag = nil
         lastHasCheck = false

@@ -5,9 +5,9 @@ extension Array {
     /// then destroy the array's elements again through the runtime's generic `swift_arrayDestroy`
     /// (~300 instructions per buffer of one action, callgrind).
     @inlinable
-    package mutating func takeEach(_ body: (Element) throws -> Void) rethrows {
+    package mutating func takeEach(_ body: (Element) -> Void) {
         guard !isEmpty else { return }
         reverse()
-        while let element = popLast() { try body(element) }
+        while let element = popLast() { body(element) }
     }
 }

@@ -8,9 +8,9 @@ import SwiftProtobuf
 /// `nextEnvelope()` until it returns `nil` (more bytes needed).
 ///
 /// - A length over `maxFrameSize` is rejected as soon as its 4 header bytes
-///   arrive: the body is never buffered. This error is sticky: the stream
-///   cannot be resynchronised, later calls throw it again and later bytes are
-///   dropped.
+///   arrive: its body is never kept (what came after the header in the same
+///   read is dropped). This error is sticky: the stream cannot be
+///   resynchronised, later calls throw it again and later bytes are dropped.
 /// - A frame whose bytes do not decode, or that has no body, is consumed and
 ///   reported; the next call goes on with the following frame (the protocol
 ///   makes these fatal, but that is the connection's decision).

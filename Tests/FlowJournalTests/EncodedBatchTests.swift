@@ -44,6 +44,29 @@ import Testing
         }
     }
 
+    /// The daemon's order: inputs written in place, then the check on the last one at the commit.
+    @Test func aCheckLandsOnABodyWrittenInPlace() {
+        for length in [0, 5, 127, 128, 300] {
+            let body = [UInt8](repeating: 0xAB, count: length)
+            var batch = EncodedBatch()
+            batch.append(kind: 1, key: 9) { $0.append(contentsOf: [1, 2]) }
+            batch.append(kind: 1, key: -1) { $0.append(contentsOf: body) }
+            batch.setCheckOnLast(-42)
+            #expect(batch.records == [Journal.Record(kind: 1, body: [1, 2], key: 9),
+                                      Journal.Record(kind: 1, body: body, key: -1, check: -42)], "body of \(length) bytes")
+        }
+    }
+
+    @Test func anEmptiedBatchKeepsOnlyModestStorage() {
+        var batch = EncodedBatch()
+        batch.append(kind: 1, body: [UInt8](repeating: 1, count: 100))
+        batch.removeAll()
+        #expect(batch.bytes.capacity >= 100)
+        batch.append(kind: 1, body: [UInt8](repeating: 1, count: EncodedBatch.retainedCapacity + 1))
+        batch.removeAll()
+        #expect(batch.bytes.capacity <= EncodedBatch.retainedCapacity)
+    }
+
     @Test func aCheckIsSetOnTheLastRecordAndReplaced() {
         var records = Self.records(5, seed: 7)
         records[4].check = nil
