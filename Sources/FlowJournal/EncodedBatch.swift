@@ -19,14 +19,7 @@ public struct EncodedBatch: Sendable {
 
     /// Adds a record without a check.
     public mutating func append(kind: Int64, key: Int64 = 0, body: [UInt8]) {
-        JournalBatch.appendVarint(UInt64(bitPattern: kind), to: &bytes)
-        JournalBatch.appendVarint(UInt64(bitPattern: key), to: &bytes)
-        lastTag = bytes.count
-        bytes.append(0)
-        JournalBatch.appendVarint(UInt64(body.count), to: &bytes)
-        bytes.append(contentsOf: body)
-        count += 1
-        lastHasCheck = false
+        append(kind: kind, key: key) { $0.append(contentsOf: body) }
     }
 
     /// Adds a record without a check whose body `write` appends to the bytes it is given (and
