@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,25 @@ double cbr_process_cpu_seconds(int pid) {
     // state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15)
     if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return -1;
     return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+int cbr_pin_to_cpu(int cpu, char *error) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        snprintf(error, CBR_ERROR_SIZE, "cannot pin to CPU %d: %s", cpu, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int cbr_pinned_cpu(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1) return -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) if (CPU_ISSET(cpu, &set)) return cpu;
+    return -1;
 }
 
 static double self_cpu_seconds(void) {

@@ -107,3 +107,22 @@ private var dbusCanRun: Bool {
     dlclose(library)
     return true
 }
+
+/// `--pin` puts the server under test on its own CPU and the load on the other, says so above the
+/// table, and the relay row holds flowd's CPU against the C relay server's. Shapes only, no timing.
+@Test(.timeLimit(.minutes(2)))
+func pinnedRunSaysWhereItRan() throws {
+    let flowd = productsDirectory.appendingPathComponent("flowd").path
+    let run = try ProductRun.run("flowbench", ["flowd-relay", "--quick", "--pin", "--flowd", flowd])
+    guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2 else {
+        #expect(run.status != 0 && run.stderr.contains("--pin needs 2 CPUs or more"), "\(run.stderr)")
+        return
+    }
+    #expect(run.status == 0, "flowbench flowd-relay --pin failed:\n\(run.stderr)\n\(run.stdout)")
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.first?.hasPrefix("flowbench --quick --pin on ") == true, "\(run.stdout)")
+    #expect(lines.contains { $0.hasPrefix("pinned: the server under test on CPU ") && $0.hasSuffix("flowbench and its load on CPU 0") },
+            "\(run.stdout)")
+    let relayRow = try #require(lines.first { $0.hasPrefix("| flowd-relay ") }, "no flowd-relay row in:\n\(run.stdout)")
+    #expect(relayRow.contains(" CPU (target <= 2 "), "\(relayRow)")
+}

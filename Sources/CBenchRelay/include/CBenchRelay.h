@@ -194,6 +194,13 @@ double cbr_process_cpu_seconds(int pid);
 /// Monotonic clock in nanoseconds.
 uint64_t cbr_now_ns(void);
 
+/// Pins the calling thread to CPU `cpu` alone (`sched_setaffinity`); processes and threads it starts
+/// afterwards inherit that. 0, or -1 and why.
+int cbr_pin_to_cpu(int cpu, char *error);
+
+/// The CPU the calling thread is pinned to, or -1 when it may run on more than one.
+int cbr_pinned_cpu(void);
+
 // MARK: - The D-Bus peer (dbus.c): sd-bus through dbus-daemon, libsystemd loaded at run time
 
 /// Loads libsystemd.so.0 and its sd-bus functions (once); -1 and why if it cannot.

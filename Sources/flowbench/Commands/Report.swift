@@ -9,7 +9,8 @@ enum Report {
 
     /// Prints the machine line and the table on stdout.
     static func emit(_ rows: [TableRow], quick: Bool) {
-        print("flowbench\(quick ? " --quick" : "") on \(OS.machineDescription)")
+        print("flowbench\(quick ? " --quick" : "")\(Pinning.isOn ? " --pin" : "") on \(OS.machineDescription)")
+        if let pinning = Pinning.description { print(pinning) }
         print("")
         ResultTable(rows: rows).print()
     }

@@ -6,8 +6,20 @@ struct BenchOptions: ParsableArguments {
     @Flag(help: "Small counts and short runs: finishes in seconds (for tests), numbers are rough.")
     var quick = false
 
+    @Flag(help: ArgumentHelp(
+        "Pin every process to one CPU: the server under test on the last, flowbench and its load on the first.",
+        discussion: "Needs 2 CPUs or more (docs/performance.md, \"A pinned run\")."))
+    var pin = false
+
     @Option(help: ArgumentHelp("The flowd executable to measure.", discussion: "Default: flowd next to flowbench.", valueName: "path"))
     var flowd: String?
+
+    /// Pins this process before the command runs when `--pin` is given (its children inherit the
+    /// CPU; `Pinning` moves the servers to theirs).
+    func validate() throws {
+        guard pin else { return }
+        do { try Pinning.pinLoad() } catch { throw ValidationError("\(error)") }
+    }
 
     /// The flowd path to run: `--flowd`, else the `flowd` beside this executable.
     var flowdPath: String {

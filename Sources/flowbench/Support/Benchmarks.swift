@@ -43,13 +43,19 @@ enum Benchmarks {
     }
 
     /// Host A -> C relay -> host B -> C relay -> host A.
-    static func baselineRelay(settings: BenchSettings) throws -> (TableRow, LatencySummary) {
+    static func baselineRelay(settings: BenchSettings) throws -> (TableRow, RelayBaseline) {
         let server = try ServerUnderTest.baseline(mode: "relay")
         let hostB = try ChildProcess.flowbench(["_echo-peer", "--socket", server.socketPath])
         _ = try hostB.expect("connected")
         let (summary, cpu) = try pingPong(server, settings: settings)
         hostB.stop()
-        return (latencyRow("baseline-relay", "A -> C relay -> B -> relay -> A", summary, cpu), summary)
+        return (latencyRow("baseline-relay", "A -> C relay -> B -> relay -> A", summary, cpu), RelayBaseline(latency: summary, serverCPU: cpu))
+    }
+
+    /// What `flowd-relay` is held against: the C relay's round trips and its server's CPU per round trip (ns).
+    struct RelayBaseline {
+        var latency: LatencySummary
+        var serverCPU: Double?
     }
 
     /// Ping -> flowd -> Pong: the daemon's framing, decoding and reply path (no flows yet).

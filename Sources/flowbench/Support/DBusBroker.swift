@@ -75,10 +75,10 @@ final class DBusBroker {
         }
         let process: ChildProcess
         do {
-            process = try ChildProcess(
+            process = try Pinning.startingServer { try ChildProcess(
                 executable: executable,
                 arguments: ["--config-file=\(configurationPath)", "--nofork", "--nopidfile", "--print-address=1"],
-                errorPath: logPath)
+                errorPath: logPath) }
         } catch {
             OS.removeDirectory(directory)
             throw error

@@ -46,7 +46,7 @@ final class ServerUnderTest {
         let directory = try OS.makeScratchDirectory()
         let socketPath = directory + "/baseline.sock"
         let start = cbr_now_ns()
-        let process = try ChildProcess.flowbench(["_server", "--socket", socketPath, "--mode", mode])
+        let process = try Pinning.startingServer { try ChildProcess.flowbench(["_server", "--socket", socketPath, "--mode", mode]) }
         _ = try process.expect("ready")
         let seconds = Double(cbr_now_ns() - start) / 1e9
         return ServerUnderTest(
@@ -67,12 +67,12 @@ final class ServerUnderTest {
         for (name, value) in environment { setenv(name, value, 1) }
         defer { for name in environment.keys { unsetenv(name) } }
         let start = cbr_now_ns()
-        let process = try ChildProcess(
+        let process = try Pinning.startingServer { try ChildProcess(
             executable: executable,
             // Its own journal in the scratch directory: journaling is on, as by default.
             arguments: ["--socket", socketPath, "--log-level", "warning"] + (app.map { ["--app", $0, "--stay-up"] } ?? [])
                 + (extra.contains { $0.hasPrefix("--state") || $0 == "--no-state" } ? [] : ["--state", directory + "/state.journal"]) + extra,
-            errorPath: directory + "/flowd.log")
+            errorPath: directory + "/flowd.log") }
         guard waitForAccept else {
             return ServerUnderTest(
                 process: process, directory: directory, socketPath: socketPath, target: .flowd, startupSeconds: 0, launchedAt: start)
