@@ -234,7 +234,7 @@ public final class FlowRuntime {
                 let owner = model[id]?.owner ?? .host
                 send(.place(PlaceCommand(
                     screen: id, kind: record.outlet.kind, state: record.state, contentType: record.contentTypes.state,
-                    placement: placement, owner: owner, flowType: controller(owner)?.typeName ?? "", animated: record.animated)))
+                    outputContentType: record.contentTypes.output, placement: placement, owner: owner, flowType: controller(owner)?.typeName ?? "", animated: record.animated)))
             case .changed(let id, let placement, let change):
                 send(.placementChanged(id, placement: placement, change: change, owner: model[id]?.owner ?? .host))
             }

@@ -43,6 +43,9 @@ public struct PlaceCommand: Hashable, Sendable {
     public var state: Data
     /// The content type of `state` (`application/json` unless the module's State is a `BinaryPayload`).
     public var contentType: String
+    /// The content type of its outputs, as its module takes them (not sent to hosts): the daemon
+    /// compares each output's with it before asking the runtime (`FlowRuntime.acceptedOutput`).
+    public var outputContentType: String
     /// Where it is placed.
     public var placement: Placement
     /// The flow that owns it.
@@ -57,13 +60,14 @@ public struct PlaceCommand: Hashable, Sendable {
 
     /// A place command.
     public init(
-        screen: ScreenID, kind: String, state: Data, contentType: String = "application/json", placement: Placement, owner: FlowID,
-        flowType: String, animated: Bool
+        screen: ScreenID, kind: String, state: Data, contentType: String = "application/json",
+        outputContentType: String = "application/json", placement: Placement, owner: FlowID, flowType: String, animated: Bool
     ) {
         self.screen = screen
         self.kind = kind
         self.state = state
         self.contentType = contentType
+        self.outputContentType = outputContentType
         self.placement = placement
         self.owner = owner
         self.flowType = flowType

@@ -53,17 +53,19 @@ extension AppCore {
                                                     injected: injected) else { return }
         // Read in place, once each: a read through `delivery.screens` copies the whole screen out, and
         // each read of `output.payload` copies the payload out of the message's storage.
-        let (kind, isDismissing) = delivery.kindAndDismissing(of: screen) ?? ("", false)
+        let (kind, isDismissing, outputContentType) = delivery.outputFacts(of: screen) ?? ("", false, "")
         if isDismissing {
             // A late tap on a screen being removed: dropped without an error (docs/protocol.md).
             if injected { refuse(Flowd_V1_Error(code: .unknownScreen, message: "screen \(screen.rawValue) is being dismissed", screenID: output.screenID), seq: seq, to: host) }
             return
         }
         let message = output.payload
-        // The module's content type, or JSON (what people and simple clients write), turned into it.
+        // The module's content type (the usual case, checked against the delivery's record just read),
+        // or JSON (what people and simple clients write), turned into it by the runtime.
         let payload: Data
         do {
-            payload = try runtime.acceptedOutput(screen: screen, contentType: message.contentType, data: message.data)
+            payload = message.contentType == outputContentType
+                ? message.data : try runtime.acceptedOutput(screen: screen, contentType: message.contentType, data: message.data)
         } catch {
             refuse(Flowd_V1_Error(code: .badPayload, message: error.message, screenID: output.screenID), seq: seq, to: host)
             return

@@ -173,8 +173,9 @@ public struct ScreenDelivery: Sendable {
 
         /// The `Place` for screen `id` on a new host (not animated), carrying `savedState`.
         func place(_ id: ScreenID, savedState: Data) -> PlaceCommand {
-            var place = PlaceCommand(screen: id, kind: names.kind, state: state, contentType: names.contentType, placement: placement,
-                                     owner: owner, flowType: names.flowType, animated: false)
+            var place = PlaceCommand(screen: id, kind: names.kind, state: state, contentType: names.contentType,
+                                     outputContentType: names.outputContentType, placement: placement, owner: owner,
+                                     flowType: names.flowType, animated: false)
             place.savedState = savedState
             return place
         }
@@ -182,10 +183,11 @@ public struct ScreenDelivery: Sendable {
 
     /// The names in a `Place` that the screens of one kind and flow type share.
     public final class PlaceNames: Hashable, Sendable {
-        /// The three names, as the delivery looks them up.
+        /// The names, as the delivery looks them up.
         struct Key: Hashable {
             let kind: String
             let contentType: String
+            let outputContentType: String
             let flowType: String
         }
 
@@ -194,6 +196,8 @@ public struct ScreenDelivery: Sendable {
         public var kind: String { key.kind }
         /// The content type of its states.
         public var contentType: String { key.contentType }
+        /// The content type its module takes outputs in.
+        public var outputContentType: String { key.outputContentType }
         /// The type name of the flow that placed it.
         public var flowType: String { key.flowType }
 
@@ -340,11 +344,13 @@ public struct ScreenDelivery: Sendable {
         return Self.contentType(of: &screens[at: index])
     }
 
-    /// Screen `id`'s kind and whether its `Dismiss` was sent (nil if it is not placed), read in place
-    /// as `refusal(of:by:)` does: the daemon asks for every output.
-    public mutating func kindAndDismissing(of id: ScreenID) -> (kind: String, isDismissing: Bool)? {
+    /// What the daemon checks an output of screen `id` against (nil if it is not placed), read in
+    /// place as `refusal(of:by:)` does: its kind, whether its `Dismiss` was sent, and the content type
+    /// its module takes outputs in. An output in that type goes to the flows as it is, without the
+    /// runtime's look-up of the same (`FlowRuntime.acceptedOutput`; ~0.4 k instructions per output).
+    public mutating func outputFacts(of id: ScreenID) -> (kind: String, isDismissing: Bool, contentType: String)? {
         guard let index = screens.index(forKey: id) else { return nil }
-        return Self.kindAndDismissing(of: &screens[at: index])
+        return Self.outputFacts(of: &screens[at: index])
     }
 
     /// Keeps `data`, what a host saved for screen `id` (`SaveState`), with the screen: every later
@@ -360,7 +366,9 @@ public struct ScreenDelivery: Sendable {
         saved.filter { screens[$0.key]?.isDismissing == false }
     }
 
-    private static func kindAndDismissing(of screen: inout Screen) -> (kind: String, isDismissing: Bool) { (screen.kind, screen.isDismissing) }
+    private static func outputFacts(of screen: inout Screen) -> (kind: String, isDismissing: Bool, contentType: String) {
+        (screen.kind, screen.isDismissing, screen.current.names.outputContentType)
+    }
     private static func host(of screen: inout Screen) -> UInt64? { screen.host }
     private static func contentType(of screen: inout Screen) -> String { screen.current.names.contentType }
 
@@ -677,7 +685,8 @@ public struct ScreenDelivery: Sendable {
     /// `place` as a screen keeps it, its names shared with the screens placed before of the same
     /// kind, content type and flow type.
     private mutating func current(of place: PlaceCommand) -> CurrentPlace {
-        let key = PlaceNames.Key(kind: place.kind, contentType: place.contentType, flowType: place.flowType)
+        let key = PlaceNames.Key(kind: place.kind, contentType: place.contentType, outputContentType: place.outputContentType,
+                                 flowType: place.flowType)
         let names = placeNames[key] ?? PlaceNames(key)
         if placeNames[key] == nil { placeNames[key] = names }
         return CurrentPlace(names: names, state: place.state, placement: place.placement, owner: place.owner)
