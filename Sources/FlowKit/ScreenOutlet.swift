@@ -2,7 +2,7 @@ import Foundation
 
 /// A screen's typed side, stored by the runtime behind `any ScreenOutlet`: its module, and the owning
 /// flow's output handler. Decoding and delivery happen in the typed conformance, so nothing is cast.
-protocol ScreenOutlet {
+protocol ScreenOutlet: AnyObject {
     /// The screen's kind name.
     var kind: String { get }
     /// Decodes `payload` as the module's `Output` (throwing if it does not decode, or if the module
@@ -29,12 +29,19 @@ final class KeptState<State> {
     init(_ value: State) { self.value = value }
 }
 
-/// The outlet of a screen of module `M`.
-struct TypedOutlet<M: ScreenModule>: ScreenOutlet {
+/// The outlet of a screen of module `M`. A class, replaced whole when its handler changes: an output
+/// takes it out of the screen's record with one retain, where a struct of two references in an
+/// existential was copied and destroyed through its value witnesses (~0.2 k instructions per output).
+final class TypedOutlet<M: ScreenModule>: ScreenOutlet {
     /// The owning flow's handler, if it set one.
-    var handler: ((M.Output) -> Void)?
+    let handler: ((M.Output) -> Void)?
     /// The screen's current state, kept only for a module that refuses outputs (`M.refusesOutputs`).
-    var kept: KeptState<M.State>?
+    let kept: KeptState<M.State>?
+
+    init(handler: ((M.Output) -> Void)?, kept: KeptState<M.State>?) {
+        self.handler = handler
+        self.kept = kept
+    }
 
     var keptState: AnyObject? { kept }
 
