@@ -6,11 +6,16 @@ extension FlowRuntime {
     /// decode; nothing is delivered then.
     @discardableResult
     public func receiveOutput(screen: ScreenID, payload: Data) throws(FlowKitError) -> Bool {
-        // The outlet and the owner alone are taken out (the flow it calls may change the records).
-        guard let (outlet, owner) = readRecord(screen, { ($0.outlet, $0.owner) }) else {
+        // The outlet and the owner alone are taken out (the flow it calls may change the records),
+        // with the owner's controller, in one access to the tables.
+        let found = withTables { tables -> (any ScreenOutlet, FlowID, FlowController?)? in
+            guard let (outlet, owner) = tables.screens.modifyValue(forKey: screen, { ($0.outlet, $0.owner) }) else { return nil }
+            return (outlet, owner, owner == .host ? nil : tables.controllers[owner])
+        }
+        guard let (outlet, owner, flow) = found else {
             throw FlowKitError(.unknownScreen, "output for screen \(screen) dropped: no such screen is placed (it may have been dismissed); ignore late outputs")
         }
-        let deliver = controller(owner)?.isRunning ?? false
+        let deliver = (owner == .host ? host : flow)?.isRunning ?? false
         do {
             return try outlet.receive(payload, with: codec, deliver: deliver)
         } catch let refusal as OutputRefusal {

@@ -48,8 +48,32 @@ public final class FlowRuntime {
 
     /// The navigation model (package access: the daemon reads it for debug output).
     package var model = NavigationModel()
-    var controllers: [FlowID: FlowController] = [:]
-    var screens = NodeTable<ScreenRecord>()
+    /// The tables an output and an update reach, in one stored value: each access to a class's
+    /// stored property is checked for exclusivity at run time (~90 instructions), so the hot paths
+    /// reach several of them through one access (`withTables`); everything else through the
+    /// properties below, one access each as before.
+    struct Tables {
+        var controllers: [FlowID: FlowController] = [:]
+        var screens = NodeTable<ScreenRecord>()
+        /// What inputs caused, not yet taken by the driver.
+        var effects: [RuntimeEffect] = []
+    }
+    private var tables = Tables()
+    var controllers: [FlowID: FlowController] {
+        _read { yield tables.controllers }
+        _modify { yield &tables.controllers }
+    }
+    var screens: NodeTable<ScreenRecord> {
+        _read { yield tables.screens }
+        _modify { yield &tables.screens }
+    }
+    private var effects: [RuntimeEffect] {
+        _read { yield tables.effects }
+        _modify { yield &tables.effects }
+    }
+
+    /// Runs `body` with the tables, in one checked access; `body` must not call into flows.
+    func withTables<T>(_ body: (inout Tables) -> T) -> T { body(&tables) }
     /// The runtime's own flow: it adopts what root flows leave behind.
     private(set) lazy var host = FlowController(id: .host, runtime: self, parent: nil)
     var nextFlow: UInt64 = 1
@@ -58,8 +82,6 @@ public final class FlowRuntime {
     var backGesture: NodeID?
     /// Encodes states and decodes outputs.
     public let codec: any PayloadCodec
-    /// What inputs caused, not yet taken by the driver.
-    private var effects: [RuntimeEffect] = []
     /// The dismissal reason of the input being handled: what hosts are told for every `Dismiss` it causes.
     var inputReason: DismissalReason = .flowFinished
     /// Dismissals sent and not yet completed, with the unwinding each belongs to.
@@ -270,20 +292,21 @@ public final class FlowRuntime {
         }
         // Nil: the screen is gone, or another flow owns it now (it was given to the adopter of a
         // flow that finished); the update is ignored.
-        let result = withRecord(screen) { record -> Bool? in
-            guard record.owner == owner.id else { return nil }
-            if !forced, record.state == data { return true }
-            record.state = data
-            // The typed state, for a module that refuses outputs in it (`ScreenModule.refusal`).
-            if M.refusesOutputs, let kept = record.outlet.keptState as? KeptState<M.State> { kept.value = state }
-            return false
+        // The record and the effect in one access to the tables.
+        let unchanged = withTables { tables -> Bool? in
+            let result = tables.screens.modifyValue(forKey: screen) { record -> Bool? in
+                guard record.owner == owner.id else { return nil }
+                if !forced, record.state == data { return true }
+                record.state = data
+                // The typed state, for a module that refuses outputs in it (`ScreenModule.refusal`).
+                if M.refusesOutputs, let kept = record.outlet.keptState as? KeptState<M.State> { kept.value = state }
+                return false
+            }
+            guard let unchanged = result ?? nil else { return nil }
+            if !unchanged { tables.effects.append(.command(.update(screen, state: data, owner: owner.id))) }
+            return unchanged
         }
-        guard let unchanged = result ?? nil else { return }
-        if unchanged {
-            unchangedUpdates += 1
-            return
-        }
-        send(.update(screen, state: data, owner: owner.id))
+        if unchanged == true { unchangedUpdates += 1 }
     }
 
     /// Stores a typed `(M.Output) -> Void` handler.

@@ -3,7 +3,7 @@
 /// SipHash was about a tenth of the daemon's instructions per output. The ids are the runtime's own
 /// counters, so no peer chooses them to collide (SipHash's reason to be).
 
-func mixedIDHash(_ raw: UInt64, seed: Int) -> Int {
+package func mixedIDHash(_ raw: UInt64, seed: Int) -> Int {
     var x = raw &+ UInt64(bitPattern: Int64(seed)) &* 0x9E37_79B9_7F4A_7C15
     x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
     x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
