@@ -70,6 +70,11 @@ package enum JournalBatch {
         return Int64(bitPattern: hash.value)
     }
 
+    /// The bytes of `value` as a varint.
+    package static func varintSize(_ value: UInt64) -> Int {
+        value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+    }
+
     package static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {

@@ -117,13 +117,16 @@ struct AppCore {
     /// Dismissals the runtime waits for (a restore completes those of the daemon before it).
     var pendingDismissals: Int { runtime?.pendingDismissals ?? 0 }
 
-    /// The earliest of the app's deadlines: acks, the flows' timers, the journal's retry, host waits.
+    /// The earliest of the app's deadlines: acks, the flows' timers, the journal's retry, host waits
+    /// (`mutating` to read the parts in place, as `DaemonCore.nextDeadline`).
     var nextDeadline: UInt64? {
-        var next = delivery.nextDeadline
-        DeadlineFold.fold(requests.nextDeadline, into: &next)
-        DeadlineFold.fold(persistence.nextDeadline, into: &next)
-        DeadlineFold.fold(debug.contract.nextDeadline, into: &next)
-        return next
+        mutating get {
+            var next = delivery.nextDeadline
+            DeadlineFold.fold(requests.nextDeadline, into: &next)
+            DeadlineFold.fold(persistence.nextDeadline, into: &next)
+            DeadlineFold.fold(debug.contract.nextDeadline, into: &next)
+            return next
+        }
     }
 
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound):

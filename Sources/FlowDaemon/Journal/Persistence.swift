@@ -278,7 +278,7 @@ struct Persistence {
     mutating func finish() { journal?.finish() }
 
     /// When a failed write is tried again.
-    var nextDeadline: UInt64? { journal?.retryAt }
+    var nextDeadline: UInt64? { mutating get { journal?.retryAt } }
 }
 
 /// Why a daemon cannot give the state a recording would start from (`Persistence.startRecords`).

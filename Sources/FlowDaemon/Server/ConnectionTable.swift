@@ -157,6 +157,9 @@ struct ConnectionTable {
     /// failure reported from inside a pipe's write may queue more).
     mutating func takeDirty() -> [Connection] { writes.takeDirty() }
 
+    /// Keeps a flushed batch's storage for the next `takeDirty`.
+    mutating func giveBack(_ batch: inout [Connection]) { writes.giveBack(&batch) }
+
     /// Starts closing `connection` gracefully (flush, half-close, close); it is force-closed if it
     /// has not drained after the shutdown grace.
     mutating func closeGracefully(_ connection: Connection, now: UInt64) {

@@ -344,7 +344,10 @@ struct DaemonCore {
             if connections.hasBacklog { wakeIfWorkPending() }
             service?.iterationEnded(serviceStatus, now: loop.now)
         }
-        for connection in WriteScheduler.flush(connections.takeDirty(), limit: configuration.writeQueueLimit) {
+        var batch = connections.takeDirty()
+        let stalled = WriteScheduler.flush(batch, limit: configuration.writeQueueLimit)
+        connections.giveBack(&batch)
+        for connection in stalled {
             logger.warning("disconnecting a client that stopped reading", metadata: [
                 "connection": "\(connection.label)", "queued": "\(connection.pipe.writeQueueSize)",
                 "limit": "\(configuration.writeQueueLimit)",
@@ -382,13 +385,18 @@ struct DaemonCore {
     // MARK: Deadlines
 
     /// The earliest of every part's next deadline: the one timer of the loop is armed for it.
+    /// `mutating` so that every part is read in place: a getter on `self` copied the optional parts
+    /// out (`service`, the journal) to read one field (~0.5 k instructions per loop iteration in
+    /// `memcpy`, callgrind of `flowd-relay`).
     private var nextDeadline: UInt64? {
-        var next = connections.nextDeadline
-        DeadlineFold.fold(app.nextDeadline, into: &next)
-        DeadlineFold.fold(survival.nextDeadline, into: &next)
-        DeadlineFold.fold(processes.nextDeadline, into: &next)
-        DeadlineFold.fold(service?.nextDeadline, into: &next)
-        return next
+        mutating get {
+            var next = connections.nextDeadline
+            DeadlineFold.fold(app.nextDeadline, into: &next)
+            DeadlineFold.fold(survival.nextDeadline, into: &next)
+            DeadlineFold.fold(processes.nextDeadline, into: &next)
+            DeadlineFold.fold(service?.nextDeadline, into: &next)
+            return next
+        }
     }
 
     /// Arms the loop's one timer for the earliest deadline of every part. Called once per loop
