@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The journal's file (schema 3, docs/journal.md "The file"): a header that says whose it is, then one
-/// frame per batch, appended with one `pwrite` and never rewritten. A commit costs one system call
+/// frame per batch, appended with one `pwritev` and never rewritten. A commit costs one system call
 /// where an SQLite transaction cost eight (docs/performance.md).
 ///
 ///     header: "FLOWDLOG", schema (u32), identity length (u32), identity, FNV-1a of all before (u64)
