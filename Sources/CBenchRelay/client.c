@@ -78,12 +78,18 @@ int cbr_pin_to_cpu(int cpu, char *error) {
     return 0;
 }
 
-int cbr_pinned_cpu(void) {
+int cbr_allowed_cpus(int *first, int *last) {
     cpu_set_t set;
     CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1) return -1;
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) if (CPU_ISSET(cpu, &set)) return cpu;
-    return -1;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    *first = -1;
+    *last = -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &set)) continue;
+        if (*first < 0) *first = cpu;
+        *last = cpu;
+    }
+    return CPU_COUNT(&set);
 }
 
 static double self_cpu_seconds(void) {

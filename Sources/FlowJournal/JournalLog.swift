@@ -147,12 +147,15 @@ final class JournalLog {
         do throws(JournalError) {
             while written < total {
                 let result: Int
+                var failure: Int32 = 0
                 if written == 0 {
                     result = withUnsafeBytes(of: &header) { head in
                         records.withUnsafeBytes { body in
                             var parts = [iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
                                          iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)]
-                            return pwritev(descriptor, &parts, 2, off_t(end))
+                            let result = pwritev(descriptor, &parts, 2, off_t(end))
+                            failure = errno  // read at once: freeing `parts` may come first
+                            return result
                         }
                     }
                 } else {
@@ -162,8 +165,8 @@ final class JournalLog {
                     result = total - written
                 }
                 if result < 0 {
-                    if errno == EINTR { continue }
-                    throw Self.writeError(errno, path: path, doing: "appending a batch of inputs")
+                    if failure == EINTR { continue }
+                    throw Self.writeError(failure, path: path, doing: "appending a batch of inputs")
                 }
                 written += result
             }

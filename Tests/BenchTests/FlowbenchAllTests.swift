@@ -114,15 +114,42 @@ private var dbusCanRun: Bool {
 func pinnedRunSaysWhereItRan() throws {
     let flowd = productsDirectory.appendingPathComponent("flowd").path
     let run = try ProductRun.run("flowbench", ["flowd-relay", "--quick", "--pin", "--flowd", flowd])
-    guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2 else {
+    guard CPU.allowedCount >= 2 else {
         #expect(run.status != 0 && run.stderr.contains("--pin needs 2 CPUs or more"), "\(run.stderr)")
         return
     }
     #expect(run.status == 0, "flowbench flowd-relay --pin failed:\n\(run.stderr)\n\(run.stdout)")
     let lines = run.stdout.split(separator: "\n").map(String.init)
     #expect(lines.first?.hasPrefix("flowbench --quick --pin on ") == true, "\(run.stdout)")
-    #expect(lines.contains { $0.hasPrefix("pinned: the server under test on CPU ") && $0.hasSuffix("flowbench and its load on CPU 0") },
+    #expect(lines.contains { $0.hasPrefix("pinned: the server under test on CPU ") && $0.contains(", flowbench and its load on CPU ") },
             "\(run.stdout)")
     let relayRow = try #require(lines.first { $0.hasPrefix("| flowd-relay ") }, "no flowd-relay row in:\n\(run.stdout)")
     #expect(relayRow.contains(" CPU (target <= 2 "), "\(relayRow)")
+}
+
+/// `--pin` where only one CPU is allowed (`taskset -c 0`) says why and exits non-zero, before any
+/// benchmark runs.
+@Test(.timeLimit(.minutes(1)))
+func pinOnOneCPUIsRefused() throws {
+    let taskset = URL(fileURLWithPath: "/usr/bin/taskset")
+    try #require(FileManager.default.isExecutableFile(atPath: taskset.path), "taskset (util-linux) is missing")
+    let flowbench = productsDirectory.appendingPathComponent("flowbench").path
+    let run = try ProductRun.run(executable: taskset, ["-c", "0", flowbench, "flowd-relay", "--quick", "--pin"])
+    #expect(run.status != 0, "\(run.stdout)")
+    #expect(run.stderr.contains("--pin needs 2 CPUs or more (one for the server, one for its load); this process may run on 1"), "\(run.stderr)")
+    #expect(!run.stdout.contains("| baseline-relay"), "a benchmark ran: \(run.stdout)")
+}
+
+/// The CPUs this test process may run on (its affinity: a cgroup's cpuset narrows it).
+private enum CPU {
+    static var allowedCount: Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
+        else { return sysconf(Int32(_SC_NPROCESSORS_ONLN)) }
+        // "0-1,4,6-7"
+        return line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces).split(separator: ",").reduce(0) { count, part in
+            let bounds = part.split(separator: "-").compactMap { Int($0) }
+            return count + (bounds.count == 2 ? bounds[1] - bounds[0] + 1 : 1)
+        }
+    }
 }

@@ -198,8 +198,10 @@ uint64_t cbr_now_ns(void);
 /// afterwards inherit that. 0, or -1 and why.
 int cbr_pin_to_cpu(int cpu, char *error);
 
-/// The CPU the calling thread is pinned to, or -1 when it may run on more than one.
-int cbr_pinned_cpu(void);
+/// How many CPUs the calling thread may run on (`sched_getaffinity`: a cgroup's cpuset, offline
+/// CPUs and `taskset` all narrow it), with the lowest and the highest in `first` and `last`; -1 if
+/// it cannot be read.
+int cbr_allowed_cpus(int *first, int *last);
 
 // MARK: - The D-Bus peer (dbus.c): sd-bus through dbus-daemon, libsystemd loaded at run time
 

@@ -30,6 +30,8 @@ struct WriteScheduler {
 
     /// Keeps a flushed batch's storage, emptied, for the next `takeDirty`.
     mutating func giveBack(_ batch: inout [Connection]) {
+        // An empty batch is the `[]` of an iteration with nothing to write: the kept storage stays.
+        guard !batch.isEmpty else { return }
         swap(&spare, &batch)
         spare.removeAll(keepingCapacity: true)
     }
