@@ -143,32 +143,26 @@ final class JournalLog {
         var header = (UInt64(records.count) | UInt64(count) << 32, UInt64(bitPattern: nextSeq), UInt64(bitPattern: sum))
         header = (header.0.littleEndian, header.1.littleEndian, header.2.littleEndian)
         let total = Self.frameHeaderBytes + records.count
-        var written = 0
         do throws(JournalError) {
-            while written < total {
-                let result: Int
-                var failure: Int32 = 0
-                if written == 0 {
-                    result = withUnsafeBytes(of: &header) { head in
-                        records.withUnsafeBytes { body in
-                            var parts = [iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
-                                         iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)]
-                            let result = pwritev(descriptor, &parts, 2, off_t(end))
-                            failure = errno  // read at once: freeing `parts` may come first
-                            return result
+            var (written, failure) = (-1, EINTR)
+            while written < 0 && failure == EINTR {
+                (written, failure) = withUnsafeBytes(of: &header) { head in
+                    records.withUnsafeBytes { body in
+                        // Two `iovec`s in a tuple, seen as an array of two: nothing allocated per commit.
+                        var parts = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
+                                     iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
+                        let result = withUnsafePointer(to: &parts) {
+                            $0.withMemoryRebound(to: iovec.self, capacity: 2) { pwritev(descriptor, $0, 2, off_t(end)) }
                         }
+                        return (result, errno)
                     }
-                } else {
-                    // A short write (rare): the rest, from one joined copy.
-                    let whole = withUnsafeBytes(of: &header) { Array($0) } + records
-                    try Self.writeAll(descriptor, Array(whole[written...]), at: end + written, path: path, doing: "appending a batch of inputs")
-                    result = total - written
                 }
-                if result < 0 {
-                    if failure == EINTR { continue }
-                    throw Self.writeError(failure, path: path, doing: "appending a batch of inputs")
-                }
-                written += result
+            }
+            guard written >= 0 else { throw Self.writeError(failure, path: path, doing: "appending a batch of inputs") }
+            if written < total {
+                // A short write (rare: a full disk, a file size limit): the rest from one joined copy.
+                let whole = withUnsafeBytes(of: &header) { Array($0) } + records
+                try Self.writeAll(descriptor, Array(whole[written...]), at: end + written, path: path, doing: "appending a batch of inputs")
             }
         } catch {
             // A partial write leaves a torn frame: cut it now, or (if even that fails) at the next try.
