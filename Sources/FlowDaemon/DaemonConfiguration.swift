@@ -51,6 +51,10 @@ public struct DaemonConfiguration: Sendable {
     /// Inputs the journal may hold before flowd compacts it to a checkpoint of the user's place
     /// (docs/restore.md, "Long sessions"; 0: never). Tried again after as many more when refused.
     public var compactAfterInputs = Defaults.compactAfterInputs
+    /// Bytes of inputs and saved states that may wait in memory while the journal's writes fail (a
+    /// full disk): past it, inputs and saved states get a non-fatal `LIMIT_EXCEEDED` and are not
+    /// applied, and Pongs wait (docs/restore.md, "A full disk").
+    public var journalBacklogLimit = Defaults.journalBacklogLimit
     /// A deep link opened once the app started (and was restored): `flowd --open LINK`.
     public var openLink: String?
     /// Whether the daemon exits once the app's root flow finished and unwound.
@@ -94,5 +98,7 @@ public struct DaemonConfiguration: Sendable {
         /// Of `compactAfterInputs`: 2,048 inputs, at most about 100 KiB of journal and 35-60 ms of replay
         /// of the demo launcher's inputs, for a checkpoint of about a millisecond (docs/restore.md).
         public static let compactAfterInputs = 2_048
+        /// Of `journalBacklogLimit`: 8 MiB, some 100,000 taps of the demo's size.
+        public static let journalBacklogLimit = 8 << 20
     }
 }

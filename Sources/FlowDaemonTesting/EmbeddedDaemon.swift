@@ -154,6 +154,14 @@ public final class EmbeddedDaemon {
         run()
     }
 
+    /// The daemon's process is stopped for `milliseconds` (SIGSTOP, a frozen cgroup, a VM pause), as
+    /// flowd's loop finds it (`LoopAttention`): the wall clock moves, the daemon's clock does not, so
+    /// no peer's deadline passes. What peers write meanwhile is read when the test lets them.
+    public func pause(for milliseconds: UInt64) {
+        loop.pause(for: milliseconds)
+        run()
+    }
+
     /// Starts a graceful shutdown, as SIGTERM does.
     public func shutdown() {
         daemon.beginShutdown(reason: .daemonExiting, message: "the embedded daemon was told to stop")

@@ -8,6 +8,8 @@ import Foundation
 /// flows' work runs on the thread that created it.
 final class EmbeddedLoop: DaemonLoop {
     private(set) var now: UInt64 = 0
+    /// Milliseconds the test paused the loop for (`pause(for:)`): they pass on the wall clock only.
+    private(set) var unattended: UInt64 = 0
     private var deadline: UInt64?
     private var fire: (() -> Void)?
     private var wakeUp: (() -> Void)?
@@ -37,7 +39,10 @@ final class EmbeddedLoop: DaemonLoop {
         if wakeUp == nil { wakeUp = work }
     }
 
-    var wallClock: UInt64 { wallClockOrigin + now }
+    var wallClock: UInt64 { wallClockOrigin + now + unattended }
+
+    /// The process was stopped for `milliseconds`: the wall and monotonic clocks move, the daemon's does not.
+    func pause(for milliseconds: UInt64) { unattended += milliseconds }
 
     var inbox: (any LoopInbox)? { jobs }
 

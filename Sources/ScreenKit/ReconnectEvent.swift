@@ -4,8 +4,9 @@ public enum ReconnectEvent: Sendable, Hashable, CustomStringConvertible {
     /// The connection dropped (`.connectionClosed`, or `.shutdown(.hung)` from the daemon's
     /// watchdog) while the host showed `screens` screens; it reconnects to `path`.
     case dropped(ExitReason, screens: Int, path: String)
-    /// The daemon refused the resume token (`RESUME_REFUSED`): the old screens are gone
-    /// (dismissed with `.connectionLost`) and the host connects again without a token.
+    /// The daemon refused the resume token (`RESUME_REFUSED`): the host drops its old screens
+    /// (dismissed with `.connectionLost`) and connects again without a token; flowd places the
+    /// screens that wait for its kinds on it.
     case resumeRefused(message: String)
     /// Connected again after `attempts` tries. `resumed`: the daemon took the token back and
     /// places the screens that still exist again; false: a fresh start.
@@ -22,7 +23,7 @@ public enum ReconnectEvent: Sendable, Hashable, CustomStringConvertible {
         case .dropped(let reason, let screens, let path):
             "connection to flowd lost (\(reason)) with \(screens) screen(s); reconnecting to \(path) to resume"
         case .resumeRefused(let message):
-            "flowd refused to resume (\(message)); the old screens are gone, connecting again as a new host"
+            "flowd refused to resume (\(message)); dropping the old screens and connecting again as a new host (flowd places the screens that wait for its kinds)"
         case .reconnected(let connectionID, let resumed, let attempts):
             "reconnected to flowd as connection \(connectionID) after \(attempts) tr\(attempts == 1 ? "y" : "ies")"
                 + (resumed ? "; resumed, its screens follow" : "; a fresh start")

@@ -85,6 +85,16 @@ public final class UVLoop {
     /// The loop's cached time in milliseconds (`uv_now`), updated at the start of each iteration.
     public var now: UInt64 { uv_now(raw) }
 
+    /// How long the next I/O poll will wait, in milliseconds: 0 when it will not block, nil when it
+    /// waits for I/O alone (no timer armed) (`uv_backend_timeout`). Read it in a prepare callback.
+    public var pollTimeout: UInt64? {
+        let timeout = uv_backend_timeout(raw)
+        return timeout < 0 ? nil : UInt64(timeout)
+    }
+
+    /// Milliseconds on the monotonic clock now, not the loop's cached time (`uv_hrtime`).
+    public static var monotonicMilliseconds: UInt64 { uv_hrtime() / 1_000_000 }
+
     /// Refreshes the cached time (`uv_update_time`).
     public func updateTime() { uv_update_time(raw) }
 

@@ -6,7 +6,9 @@ import FlowWireFuzzing
 /// What a daemon restored from the journal must show: the shape of its tree (flows and navigation,
 /// `TreeShape`: ids, types, owners, containers, visibility) and how many inputs it replays.
 struct Committed: Sendable {
-    var shape: [String]
+    /// nil: any tree the journal's commits led to (the app ended because its root screen was lost:
+    /// the journal keeps its last commit before that iteration, which the program cannot see).
+    var shape: [String]?
     var inputs: UInt64
     /// The screens the tree shows.
     var screens: Set<UInt64>
@@ -16,11 +18,17 @@ struct Committed: Sendable {
     /// the app ended the journal is cleared: then `fresh`, what a fresh start shows. Throws if inputs
     /// the daemon applied still wait for their commit (every loop iteration ends with one).
     init(_ daemon: EmbeddedDaemon, fresh: Committed?) throws(FuzzViolation) {
+        let tree = daemon.daemon.tree()
+        if case .ended(.screenLost)? = daemon.daemon.appOutcome {
+            shape = nil
+            inputs = tree.stats.journalInputs
+            screens = []
+            return
+        }
         if let fresh, daemon.daemon.appOutcome != nil {
             self = fresh
             return
         }
-        let tree = daemon.daemon.tree()
         guard tree.stats.journalPending == 0 else {
             throw FuzzViolation("\(tree.stats.journalPending) inputs the daemon applied were not committed at the end of its loop iteration")
         }
@@ -34,6 +42,8 @@ extension EmbeddedDaemonFuzzTarget {
     /// The history's last moment (`GetHistory`, `GetMoment` on a debug connection) is what a restore
     /// must show, `committed`: the timeline replays the same records in a scratch runtime of its own.
     static func checkHistory(_ daemon: EmbeddedDaemon, committed: Committed) throws(FuzzViolation) {
+        // A root screen lost: the journal holds a commit the program cannot see (`Committed.shape`).
+        guard let committedShape = committed.shape else { return }
         let debug = daemon.connect()
         defer { debug.hangUp() }
         _ = debug.hello(role: .debug, name: "fuzz-history")
@@ -61,11 +71,11 @@ extension EmbeddedDaemonFuzzTarget {
             throw FuzzViolation("GetMoment \(history.count) was not answered with a Moment")
         }
         let shape = TreeShape.lines(moment.tree)
-        if let difference = TreeShape.firstDifference(committed.shape, shape) {
+        if let difference = TreeShape.firstDifference(committedShape, shape) {
             throw FuzzViolation("""
                 the history's last moment (\(history.count)) is not the committed tree: \(difference)
                 committed:
-                \(committed.shape.joined(separator: "\n"))
+                \(committedShape.joined(separator: "\n"))
                 moment:
                 \(shape.joined(separator: "\n"))
                 """)
@@ -84,8 +94,8 @@ extension EmbeddedDaemonFuzzTarget {
         }
         let tree = restored.daemon.tree()
         let shape = TreeShape.lines(tree)
-        if let difference = TreeShape.firstDifference(committed.shape, shape) {
-            throw FuzzViolation("the restored tree is not the committed one: \(difference)\ncommitted:\n\(committed.shape.joined(separator: "\n"))\nrestored:\n\(shape.joined(separator: "\n"))")
+        if let committedShape = committed.shape, let difference = TreeShape.firstDifference(committedShape, shape) {
+            throw FuzzViolation("the restored tree is not the committed one: \(difference)\ncommitted:\n\(committedShape.joined(separator: "\n"))\nrestored:\n\(shape.joined(separator: "\n"))")
         }
         guard tree.stats.restoredInputs == committed.inputs else {
             throw FuzzViolation("the restore replayed \(tree.stats.restoredInputs) of the \(committed.inputs) committed inputs (the rest was moved aside?)")

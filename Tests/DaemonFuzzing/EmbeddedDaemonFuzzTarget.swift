@@ -178,7 +178,7 @@ package enum EmbeddedDaemonFuzzTarget {
                 if variant & 2 != 0 {
                     if let body = peers[index].output(program.next() ?? 0) { peers[index].connection.write([body]) }
                     // An output that ended the app cleared the journal at once: a fresh start.
-                    if daemon.daemon.appOutcome != nil { committed = fresh }
+                    if daemon.daemon.appOutcome != nil { committed = try Committed(daemon, fresh: fresh) }
                 }
                 try crashAndRestore(expecting: committed, variant: variant)
             default:

@@ -104,6 +104,19 @@ struct ClockTimerTests {
         #expect(host.isClosed)
     }
 
+    /// Runs `body` with this process's file size limit at `size` bytes: a write past it fails with
+    /// EFBIG, as one on a full disk does (SIGXFSZ ignored, as flowd ignores it).
+    static func withFileSizeLimit(_ size: UInt64, _ body: () -> Void) {
+        signal(SIGXFSZ, SIG_IGN)
+        var saved = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+        var tight = saved
+        tight.rlim_cur = rlim_t(size)
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &tight)
+        body()
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+    }
+
     /// A journal write that fails keeps its inputs and is tried again a second later on the loop's
     /// clock; once the disk has room the inputs are committed. (The file size limit stands in for a
     /// full disk: writes past it fail with EFBIG.)
@@ -119,14 +132,7 @@ struct ClockTimerTests {
         let committed = daemon.daemon.stats().journaledInputs
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64)
 
-        signal(SIGXFSZ, SIG_IGN)
-        var saved = rlimit()
-        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
-        var tight = saved
-        tight.rlim_cur = rlim_t(size)
-        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &tight)
-        EmbeddedDaemonTests.press(0, on: place.screenID, from: host)
-        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+        Self.withFileSizeLimit(size) { EmbeddedDaemonTests.press(0, on: place.screenID, from: host) }
         EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
         #expect(daemon.daemon.stats().journalPending > 0, "the write failed; the input waits in memory")
         #expect(daemon.daemon.stats().journaledInputs == committed)
@@ -136,5 +142,52 @@ struct ClockTimerTests {
         daemon.advanceTime(by: 1)
         #expect(daemon.daemon.stats().journalPending == 0, "tried again on the clock, with room: committed")
         #expect(daemon.daemon.stats().journaledInputs > committed)
+    }
+
+    /// While the journal cannot write, a `Pong` waits for it (a Pong says the inputs before it are
+    /// durable, docs/protocol.md §10), and once what waits in memory reaches the backlog limit the
+    /// next input is refused with LIMIT_EXCEEDED and not applied. The write tried again with room
+    /// commits what waited and lets the Pong go.
+    @Test func whileTheJournalCannotWriteAPingWaitsAndPastItsBacklogInputsAreRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clock-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("j.journal").path
+        let daemon = try EmbeddedDaemon(app: try EmbeddedDaemonTests.app("deep-stack"), statePath: path) {
+            $0.exitWhenAppFinishes = false
+            $0.journalBacklogLimit = 1  // the first input that waits fills it
+        }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        let first = try #require(answer.compactMap { if case .place(let m) = $0 { m } else { nil } }.first)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64)
+
+        Self.withFileSizeLimit(size) { EmbeddedDaemonTests.press(0, on: first.screenID, from: host) }
+        let pushed = host.readBodies()
+        EmbeddedDaemonTests.ackAll(pushed, on: host)
+        let second = try #require(pushed.compactMap { if case .place(let m) = $0 { m } else { nil } }.first, "the push is applied")
+        #expect(daemon.daemon.stats().journalPending == 1, "the write failed; the input waits in memory")
+
+        // A Ping: no Pong while the input before it is not journaled.
+        var ping = Flowd_V1_Ping()
+        ping.nonce = 9
+        let pingSeq = host.send(.ping(ping))
+        #expect(!host.readBodies().contains { if case .pong = $0 { true } else { false } }, "no Pong while the journal cannot write")
+
+        // Past the backlog: refused, not applied.
+        EmbeddedDaemonTests.press(0, on: second.screenID, from: host)
+        let refused = host.readBodies()
+        let error = try #require(refused.compactMap { if case .error(let m) = $0 { m } else { nil } }.first, "\(refused)")
+        #expect(error.code == .limitExceeded && !error.fatal && error.screenID == second.screenID)
+        #expect(error.message.contains("flowd cannot journal") && error.message.contains("was not applied"), "\(error.message)")
+        #expect(!refused.contains { if case .place = $0 { true } else { false } }, "nothing placed")
+        #expect(daemon.daemon.stats().journalPending == 1 && daemon.daemon.stats().screens == 2)
+
+        // Room again: the retry commits what waited, and the Pong goes.
+        daemon.advanceTime(by: DaemonJournal.retryMilliseconds)
+        #expect(daemon.daemon.stats().journalPending == 0)
+        let frames = host.readFrames()
+        #expect(frames.contains { frame in if case .pong(let pong) = frame.body { pong.nonce == 9 && frame.replyTo == pingSeq } else { false } },
+                "the Pong once the input is journaled: \(frames)")
     }
 }

@@ -54,6 +54,29 @@ struct SavedStateTests {
         _ = again
     }
 
+    /// With compaction off, a host saving in a loop cannot grow the journal without bound: past
+    /// 32 MiB of saved states since the last checkpoint, SaveState gets a non-fatal LIMIT_EXCEEDED
+    /// and is not kept; the journal holds the ones before it.
+    @Test func savedStatesPastTheirBoundSinceTheCheckpointAreRefused() throws {
+        let path = RestoreTests.journalPath()
+        let daemon = try EmbeddedDaemon(app: try EmbeddedDaemonTests.app("deep-stack"), statePath: path) { $0.compactAfterInputs = 0 }
+        let (host, answer) = EmbeddedDaemonTests.host(daemon)
+        EmbeddedDaemonTests.ackAll(answer, on: host)
+        let screen = try #require(RestoreTests.places(answer).first?.screenID)
+        let largest = String(repeating: "x", count: WireProtocol.maxSavedStateBytes)
+        let fit = 2_048
+        for _ in 0..<fit { Self.save(largest, on: screen, from: host) }
+        #expect(host.readBodies().isEmpty, "each of the first \(fit) is kept")
+        Self.save("one more", on: screen, from: host)
+        let refused = host.readBodies()
+        #expect(Self.errorCodes(refused) == [.limitExceeded])
+        let message = refused.compactMap { body -> String? in if case .error(let e) = body { e.message } else { nil } }.first ?? ""
+        #expect(message.contains("bytes of saved states since its last checkpoint") && message.contains("was not kept"), "\(message)")
+        let restored = try daemon.crashAndRestore()
+        let (_, replaced) = EmbeddedDaemonTests.host(restored)
+        #expect(Self.saved(replaced)[screen] == largest, "the last one kept")
+    }
+
     @Test func theNextHostGetsTheSavedStateWhenTheFirstLeavesForGood() throws {
         let daemon = try RestoreTests.deepStack(RestoreTests.journalPath())
         let (host, answer) = EmbeddedDaemonTests.host(daemon)

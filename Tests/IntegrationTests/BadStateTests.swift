@@ -518,7 +518,7 @@ struct BadStateTests {
         try #require(daemon.waitForLog("listening on"), "\(daemon.logText)")
         #expect(try Self.stats(directory + "/flowd.sock").restoredInputs == 3, "restored without room")
         let host = try Host(socket: directory + "/flowd.sock")
-        try #require(try host.push() != nil, "flowd answers")
+        try #require(try host.pushWithoutPing() != nil, "flowd answers")
         #expect(daemon.waitForLog("journal write failed: the journal \(path) reached the file size limit"), "\(daemon.logText)")
         #expect(Snapshot(path) == before, "the journal keeps its three inputs")
         daemon.signal(SIGKILL)
@@ -542,11 +542,19 @@ struct BadStateTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/deep-stack.journal"
         let (daemon, host, pushed) = try Self.fillUp(directory: directory, path: path)
+        // A Ping waits: the inputs before it are not durable yet (docs/protocol.md §10).
+        var ping = Flowd_V1_Ping()
+        ping.nonce = 77
+        let pingSeq = try host.client.send(.ping(ping))
+        #expect((try? host.client.receive(timeoutMilliseconds: 300)) == nil, "no Pong while the journal cannot write")
 
         // Room again (the limit lifted); nothing else happens: the retry comes by itself.
         let lift = try ProductRun.run(executable: URL(fileURLWithPath: "/usr/bin/prlimit"), ["--pid", "\(daemon.pid)", "--fsize=unlimited:"])
         try #require(lift.status == 0, "\(lift.stderr)")
         #expect(daemon.waitForLog("journal writes again"), "\(daemon.logText)")
+        let pong = try #require(try host.client.receive(), "the Pong once the inputs are journaled")
+        #expect(pong.replyTo == pingSeq)
+        if case .pong(let answer) = pong.body { #expect(answer.nonce == 77) } else { Issue.record("expected the Pong, got \(pong)") }
         let stats = try Self.stats(directory + "/flowd.sock")
         #expect(stats.journalPending == 0)
         #expect(Int(stats.journaledInputs) == pushed)
@@ -604,6 +612,23 @@ extension BadStateTests {
             client = try RawClient(path: socket)
             try client.handshake(name: "bad-state", provides: ["item"])
             top = try #require(try client.settle().compactMap(\.place).last).screenID
+        }
+
+        /// Presses Push and reads until the new item's `Place`, without a Ping (while the journal's
+        /// writes fail, a Pong waits for them: docs/protocol.md §10); the old top's PlacementChanged,
+        /// written with it, is read and acknowledged too.
+        func pushWithoutPing() throws -> Flowd_V1_Place? {
+            try client.press(0, on: top)
+            var frames: [Flowd_V1_Envelope] = []
+            var place: Flowd_V1_Place?
+            while place == nil, let frame = try client.receive() {
+                frames.append(frame)
+                place = frame.place
+            }
+            while let frame = (try? client.receive(timeoutMilliseconds: 100)) ?? nil { frames.append(frame) }
+            try client.ackAll(frames)
+            if let place { top = place.screenID }
+            return place
         }
 
         /// Presses Push on the top item and waits for its answer (one loop iteration: one commit).
@@ -739,15 +764,14 @@ extension BadStateTests {
         let host = try Host(socket: directory + "/flowd.sock")
         var pushed = 0
         while pushed < 200, !daemon.logText.contains("journal write failed") {
-            try #require(try host.push() != nil, "flowd answers every push: \(daemon.logText)", sourceLocation: sourceLocation)
+            try #require(try host.pushWithoutPing() != nil, "flowd answers every push: \(daemon.logText)", sourceLocation: sourceLocation)
             pushed += 1
         }
         try #require(daemon.waitForLog("journal write failed", timeoutSeconds: 5), "the journal outgrew the limit: \(daemon.logText)", sourceLocation: sourceLocation)
         for _ in 0..<3 {
-            try #require(try host.push() != nil, "flowd keeps answering outputs", sourceLocation: sourceLocation)
+            try #require(try host.pushWithoutPing() != nil, "flowd keeps answering outputs", sourceLocation: sourceLocation)
             pushed += 1
         }
-        try host.client.ping()
         return (daemon, host, pushed)
     }
 }

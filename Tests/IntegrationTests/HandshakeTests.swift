@@ -169,11 +169,12 @@ struct HandshakeTests {
         #expect(try debug.stats().connections == UInt64(count + 1))
     }
 
-    @Test func sigtermSendsShutdownAndExitsZero() throws {
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGQUIT])
+    func aStopSignalSendsShutdownAndExitsZero(signum: Int32) throws {
         let daemon = try DaemonProcess()
         let clients = try (0..<3).map { _ in try RawClient(path: daemon.socketPath) }
         for client in clients { try client.handshake() }
-        daemon.signal(SIGTERM)
+        daemon.signal(signum)
         for client in clients {
             let frames = try client.receiveUntilClosed()
             guard case .shutdown(let shutdown) = frames.last?.body else {
@@ -184,6 +185,37 @@ struct HandshakeTests {
         }
         #expect(daemon.waitForExit() == 0)
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        let name = [SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT"][signum] ?? "?"
+        #expect(daemon.logText.contains("received \(name); shutting down"), "\(daemon.logText)")
+        #expect(!daemon.logText.contains("crashed"))
+    }
+
+    @Test func underNohupSIGHUPStaysIgnored() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/flowd.sock"
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/nohup")
+        daemon.arguments = [productsDirectory.appendingPathComponent("flowd").path, "--socket", socket, "--no-state"]
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        var client: RawClient?
+        for _ in 0..<500 where client == nil {
+            client = try? RawClient(path: socket)
+            if client == nil { usleep(20_000) }
+        }
+        let first = try #require(client, "flowd did not listen under nohup")
+        try first.handshake()
+        kill(daemon.processIdentifier, SIGHUP)
+        // A handled SIGHUP would send Shutdown and exit within this time; an ignored one changes nothing.
+        usleep(300_000)
+        try first.ping()
+        #expect(daemon.isRunning)
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
     }
 
     @Test func secondDaemonOnTheSameSocketIsRefused() throws {

@@ -140,6 +140,7 @@ extension AppCore {
             refuse(error, seq: seq, to: host)
             return nil
         }
+        if refusedByJournal(screen: id, seq: seq, from: host) { return nil }
         return (runtime, ScreenID(rawValue: id))
     }
 
@@ -153,10 +154,21 @@ extension AppCore {
             return refuse(Flowd_V1_Error(code: .limitExceeded, message: message, screenID: saved.screenID), seq: seq, to: host)
         }
         if let error = refusal(of: saved.screenID, hostedBy: host) { return refuse(error, seq: seq, to: host) }
+        if refusedByJournal(screen: saved.screenID, savedBytes: saved.data.count, seq: seq, from: host) { return }
         let screen = ScreenID(rawValue: saved.screenID)
         // A screen being dismissed keeps nothing more (as a late output is dropped).
         guard delivery.save(saved.data, for: screen) else { return }
         persistence.recordSavedState(saved.data, for: screen)
+    }
+
+    /// Refuses an input (or a saved state of `savedBytes`) the journal cannot take now with a
+    /// non-fatal `LIMIT_EXCEEDED`: its writes fail and what waits in memory is at its bound, or the
+    /// saved states since the last checkpoint are. Nothing is applied. Logged once per episode.
+    private mutating func refusedByJournal(screen: UInt64, savedBytes: Int = 0, seq: UInt64, from host: UInt64) -> Bool {
+        guard let (message, first) = persistence.refusal(savedBytes: savedBytes) else { return false }
+        if first { logger.warning("refusing inputs the journal cannot take", metadata: ["reason": "\(message)", "connection": "#\(host)"]) }
+        refuse(Flowd_V1_Error(code: .limitExceeded, message: message, screenID: screen), seq: seq, to: host)
+        return true
     }
 
     /// Refuses a screen message on a daemon started without an app.

@@ -22,12 +22,20 @@ extension AppCore {
         case .ended(.terminated) where !isRunning:
             // A stop (a signal, the service manager): nothing went wrong, and the journal is kept.
             logger.info("app \(appName) stopped with flowd\(persistence.journal == nil ? "" : "; its journal is kept for the next start")")
+        case .ended(.screenLost(let screen)) where persistence.journal != nil:
+            // The user did not leave: a host failed under them. The next start restores the place.
+            logger.warning("app \(appName) ended: screen \(screen) lost; its journal is kept, so the next start restores where the user was")
         case .ended(let ending):
             logger.notice("app \(appName) ended: \(ending)")
         }
         recordOutcome(outcome)
-        // The app is over: nothing is left to restore (a shutdown froze the journal first: kept).
-        persistence.finish()
+        // The app is over: nothing is left to restore (a shutdown froze the journal first: kept),
+        // unless it ended because a root screen was lost, which is no choice of the user or the flows.
+        if case .ended(.screenLost) = outcome {
+            persistence.keepForNextStart()
+        } else {
+            persistence.finish()
+        }
         if configuration.exitWhenAppFinishes {
             act(.stop(.appFinished, message: "app \(appName) finished"))
         } else {

@@ -81,7 +81,7 @@ struct AppCore {
         self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
         self.loop = loop
-        self.persistence = Persistence(compactAfterInputs: configuration.compactAfterInputs)
+        self.persistence = Persistence(compactAfterInputs: configuration.compactAfterInputs, backlogLimit: configuration.journalBacklogLimit)
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
         self.debug = DebugSurface(events: events, contract: ContractWatch(hostWait: configuration.hostWaitMilliseconds, appName: app?.name ?? "none"))

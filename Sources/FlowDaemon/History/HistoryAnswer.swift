@@ -17,6 +17,9 @@ enum HistoryAnswer {
         if timeline.moments.isEmpty {
             return Refusal("there is no history: \(timeline.stopped ?? "the app's start was not replayed")")
         }
+        if epoch > timeline.epoch {
+            return Refusal("this daemon never numbered its history \(epoch) (its epoch is \(timeline.epoch)): ask again without expect_epoch")
+        }
         if epoch != 0, epoch != timeline.epoch {
             return Refusal("""
                 the history was numbered again since (epoch \(epoch) is now \(timeline.epoch)): the journal was compacted, and \

@@ -18,6 +18,17 @@ extension AppCore {
         return try persistence.feed(input, key: key, at: loop.wallClock, into: runtime)
     }
 
+    /// Whether the `Pong` to `nonce` (the `Ping` `seq` on `connection`) waits for the commit of the
+    /// inputs before it (docs/protocol.md §10: a Pong says they are durable): held, it goes out from
+    /// `takeDurablePongs` once they are committed; while the journal's writes fail, that is once they
+    /// succeed again. Throws when too many wait.
+    mutating func holdsPong(_ nonce: UInt64, seq: UInt64, on connection: UInt64) throws(HeldPongsFull) -> Bool {
+        try persistence.holdUntilDurable(.init(connection: connection, seq: seq, nonce: nonce))
+    }
+
+    /// The pongs whose inputs are committed now.
+    mutating func takeDurablePongs() -> [Persistence.HeldPong] { persistence.takeDurablePongs() }
+
     /// Commits the loop iteration's inputs (called once per iteration, before frames are written:
     /// what a host is told is journaled first).
     mutating func commitJournal() {

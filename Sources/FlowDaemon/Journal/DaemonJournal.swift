@@ -30,8 +30,8 @@ struct DaemonJournal {
     private var pending = EncodedBatch() {
         didSet { mark &+= 1 }
     }
-    /// Inputs (kinds below 64) and saved states among `pending`.
-    private var pendingInputs = 0, pendingSavedStates = 0
+    /// Inputs (kinds below 64) and saved states among `pending`, and the saved states' bytes.
+    private var pendingInputs = 0, pendingSavedStates = 0, pendingSavedBytes = 0
     /// Changes whenever the records change (one added, committed, rewritten or cleared): equal marks,
     /// equal records, so a reader of `records()` (the timeline) reads the file again only when it changed.
     private(set) var mark = 0
@@ -48,6 +48,16 @@ struct DaemonJournal {
     /// Saved states (`SaveState`) written since the journal's start or its checkpoint: they make the
     /// journal grow too, so a compaction counts them with the inputs.
     private(set) var savedSinceCheckpoint = 0
+    /// Their bytes, committed or pending: bounded by `maxSavedBytesSinceCheckpoint`.
+    private var savedBytesSinceCheckpoint = 0
+
+    /// The most bytes of records that wait in memory while writes fail: past it inputs and saved
+    /// states are refused (`refusal`), so a full disk cannot grow the daemon without bound.
+    let backlogLimit: Int
+    /// The most bytes of saved states the journal takes between checkpoints (2,048 of the largest,
+    /// the default compaction's count): with compaction off or its checkpoints refused, a host saving
+    /// in a loop cannot grow the journal without bound.
+    static let maxSavedBytesSinceCheckpoint = 2_048 * 16 * 1024
     /// Commits since the last flush request.
     private var sinceSync = 0
     private let syncs = DispatchQueue(label: "flowd.journal.sync")
@@ -74,8 +84,9 @@ struct DaemonJournal {
     /// How long to wait before trying a failed write again, in milliseconds.
     static let retryMilliseconds: UInt64 = 1_000
 
-    init(journal: Journal, logger: Logger) {
+    init(journal: Journal, backlogLimit: Int = DaemonConfiguration.Defaults.journalBacklogLimit, logger: Logger) {
         self.journal = journal
+        self.backlogLimit = backlogLimit
         self.logger = logger
     }
 
@@ -88,6 +99,8 @@ struct DaemonJournal {
 
     /// Inputs waiting to be committed (input kinds are below 64).
     var pendingCount: Int { pendingInputs }
+    /// Whether records wait to be committed (this iteration's, or more while writes fail).
+    var hasUncommitted: Bool { !pending.isEmpty }
     /// Whether the last write failed (and the inputs since wait in memory).
     var isFailing: Bool { retryAt != nil }
 
@@ -115,6 +128,7 @@ struct DaemonJournal {
         guard mode == .recording else { return }
         pending.append(kind: Self.savedStateKind, body: Self.savedStateBody(data, for: screen))
         pendingSavedStates += 1
+        pendingSavedBytes += data.count
     }
 
     /// The body of a saved-state record: the screen as a varint, then the bytes.
@@ -138,6 +152,29 @@ struct DaemonJournal {
     mutating func restored(inputs: Int, savedStates: Int) {
         held = inputs
         savedSinceCheckpoint = savedStates
+        // Their sizes are not counted by the replay: the bound starts over with this run.
+        savedBytesSinceCheckpoint = 0
+    }
+
+    /// Why an input or a saved state (`savedBytes` > 0) is refused now, or nil when it is taken: the
+    /// writes fail and what waits in memory reached `backlogLimit`, or the saved states reached
+    /// `maxSavedBytesSinceCheckpoint`.
+    func refusal(savedBytes: Int = 0) -> String? {
+        guard mode == .recording else { return nil }
+        if let failure, pending.bytes.count >= backlogLimit {
+            return """
+                flowd cannot journal (\(failure)): \(pendingCount) inputs (\(pending.bytes.count) bytes) wait in memory, \
+                its bound; this was not applied: send it again once the journal writes again
+                """
+        }
+        if savedBytes > 0, savedBytesSinceCheckpoint + pendingSavedBytes + savedBytes > Self.maxSavedBytesSinceCheckpoint {
+            return """
+                the journal holds \(savedBytesSinceCheckpoint + pendingSavedBytes) bytes of saved states since its last checkpoint, \
+                its bound (\(Self.maxSavedBytesSinceCheckpoint)); this one was not kept: save less often, or let the journal \
+                compact (--compact-after, and links that name the place: flowctl stats shows why checkpoints are refused)
+                """
+        }
+        return nil
     }
 
     /// Whether the journal may be compacted now: recording, everything committed, writes succeeding.
@@ -161,6 +198,7 @@ struct DaemonJournal {
         times.reset()
         held = 0
         savedSinceCheckpoint = 0
+        savedBytesSinceCheckpoint = 0
         journaledPlace = checkpoint.place
         sinceSync = 0
     }
@@ -221,6 +259,7 @@ struct DaemonJournal {
         committed += pendingInputs
         held += pendingInputs
         savedSinceCheckpoint += pendingSavedStates
+        savedBytesSinceCheckpoint += pendingSavedBytes
         clearPending()
         sinceSync += 1
         if sinceSync >= Self.commitsPerSync || now >= lastSyncAt + Self.syncMilliseconds { requestSync(now: now) }
@@ -249,6 +288,16 @@ struct DaemonJournal {
         mode = .frozen
     }
 
+    /// The app ended because its root screen was lost (its host failed; no choice of the user or the
+    /// flows): the journal is kept for the next start, as a crash would leave it. The inputs not yet
+    /// committed, the loss among them, are dropped, as a crash before the commit drops them (no host
+    /// was told their outcome): replayed, the loss would end the restored app again.
+    mutating func keepForNextStart() {
+        guard mode == .recording else { return }
+        clearPending()
+        mode = .frozen
+    }
+
     /// The app finished: nothing is left to restore. Clears the journal (not after a shutdown froze
     /// it: the shutdown's unwinding ends the app too, and that is not the user's ending).
     mutating func finish() {
@@ -257,6 +306,7 @@ struct DaemonJournal {
         clearPending()
         held = 0
         savedSinceCheckpoint = 0
+        savedBytesSinceCheckpoint = 0
         do {
             try journal.clear()
             if let aside = journal.takeConvertedAside() {
@@ -271,6 +321,7 @@ struct DaemonJournal {
         pending.removeAll()
         pendingInputs = 0
         pendingSavedStates = 0
+        pendingSavedBytes = 0
     }
 
     private mutating func requestSync(now: UInt64) {

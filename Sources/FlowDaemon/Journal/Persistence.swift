@@ -30,6 +30,37 @@ struct Persistence {
     private(set) var journal: DaemonJournal?
     /// Keys of the latest inputs applied.
     private var appliedKeys = AppliedKeys()
+    /// A `Pong` that waits until the inputs before its `Ping` are committed (docs/protocol.md §10).
+    struct HeldPong {
+        let connection: UInt64
+        let seq: UInt64
+        let nonce: UInt64
+    }
+
+    /// Pongs waiting for a commit: this iteration's, or every one while the journal's writes fail.
+    private var heldPongs: [HeldPong] = []
+    /// The most pongs held (one per connection would do; a client that pings in a loop while the
+    /// disk is full gets the rest refused).
+    static let maxHeldPongs = 4_096
+
+    /// Holds `pong` until what came before it is committed, unless it is already: returns false when
+    /// it may go now (no journal, nothing uncommitted), and throws when too many wait.
+    mutating func holdUntilDurable(_ pong: HeldPong) throws(HeldPongsFull) -> Bool {
+        guard let journal, journal.hasUncommitted || journal.isFailing else { return false }
+        guard heldPongs.count < Self.maxHeldPongs else { throw HeldPongsFull() }
+        heldPongs.append(pong)
+        return true
+    }
+
+    /// The held pongs whose inputs are committed now (none while the writes fail).
+    mutating func takeDurablePongs() -> [HeldPong] {
+        guard !heldPongs.isEmpty, journal.map({ !$0.hasUncommitted && !$0.isFailing }) ?? true else { return [] }
+        defer { heldPongs.removeAll() }
+        return heldPongs
+    }
+
+    /// Whether inputs or saved states are being refused (`refusal`), for one log line per episode.
+    private var refusingInputs = false, refusingSaves = false
     /// Inputs replayed from the journal at start.
     private(set) var restoredInputs = 0
     /// When the journal is compacted to a checkpoint, and how often it was.
@@ -38,8 +69,13 @@ struct Persistence {
     /// a journal was opened, or closed while the app ran: then the history is not whole).
     private var history: InputHistory? = InputHistory()
 
-    init(compactAfterInputs: Int = DaemonConfiguration.Defaults.compactAfterInputs) {
+    /// Bytes of records that may wait in memory while the journal's writes fail (`DaemonJournal.refusal`).
+    private let backlogLimit: Int
+
+    init(compactAfterInputs: Int = DaemonConfiguration.Defaults.compactAfterInputs,
+         backlogLimit: Int = DaemonConfiguration.Defaults.journalBacklogLimit) {
         compaction = Compaction(afterInputs: compactAfterInputs)
+        self.backlogLimit = backlogLimit
     }
 
     /// Opens the journal at `path` for `app`, whose name and version are its identity. A journal
@@ -50,7 +86,7 @@ struct Persistence {
     mutating func open(at path: String, for app: FlowApp.App, logger: Logger) throws(DaemonError) -> [Notice] {
         var notices: [Notice] = []
         do {
-            journal = try Self.journal(at: path, for: app, logger: logger)
+            journal = try journal(at: path, for: app, logger: logger)
         } catch {
             let refused = error
             switch error {
@@ -73,7 +109,7 @@ struct Persistence {
             notices.append(Notice(.error, "\(refused); it was moved aside to \(kept) and the app starts fresh; \(refused.advice(kept: kept, app: app.name))",
                                   ["kept": "\(kept)"]))
             do {
-                journal = try Self.journal(at: path, for: app, logger: logger)
+                journal = try journal(at: path, for: app, logger: logger)
             } catch {
                 throw .state(.cannotOpen(path: path, reason: "\(refused); it was moved aside to \(kept), but a fresh journal cannot be opened: \(error)"))
             }
@@ -100,7 +136,7 @@ struct Persistence {
             do {
                 let kept = try Journal.moveAside(path)
                 notice = Notice(.error, "\(why); it was moved aside to \(kept) and the app starts fresh; \(advice(kept))", ["kept": "\(kept)"])
-                journal = try Self.journal(at: path, for: app, logger: logger)
+                journal = try journal(at: path, for: app, logger: logger)
             } catch {
                 notice = Notice(.error, "\(why); \(error); the app starts fresh without a journal", ["error": "\(error)"])
             }
@@ -130,8 +166,9 @@ struct Persistence {
     }
 
     /// The journal at `path` for `app`.
-    private static func journal(at path: String, for app: FlowApp.App, logger: Logger) throws(JournalError) -> DaemonJournal {
-        DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)), logger: logger)
+    private func journal(at path: String, for app: FlowApp.App, logger: Logger) throws(JournalError) -> DaemonJournal {
+        DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)),
+                      backlogLimit: backlogLimit, logger: logger)
     }
 
     /// What the journal holds for a start.
@@ -274,12 +311,30 @@ struct Persistence {
     /// The daemon is shutting down: nothing more is journaled; `place` is where the user was.
     mutating func freeze(place: () -> String?) { journal?.freeze(place: place) }
 
+    /// The app ended because its root screen was lost: the journal is kept for the next start.
+    mutating func keepForNextStart() { journal?.keepForNextStart() }
+
+    /// Why an input, or a saved state of `savedBytes`, is refused now (nil: taken), and whether the
+    /// refusals begin with it (then the daemon logs it once, not once per refusal).
+    mutating func refusal(savedBytes: Int = 0) -> (message: String, first: Bool)? {
+        let saving = savedBytes > 0
+        guard let message = journal?.refusal(savedBytes: savedBytes) else {
+            if saving { refusingSaves = false } else { refusingInputs = false }
+            return nil
+        }
+        defer { if saving { refusingSaves = true } else { refusingInputs = true } }
+        return (message, saving ? !refusingSaves : !refusingInputs)
+    }
+
     /// The app finished: the journal is cleared.
     mutating func finish() { journal?.finish() }
 
     /// When a failed write is tried again.
     var nextDeadline: UInt64? { mutating get { journal?.retryAt } }
 }
+
+/// Too many pongs wait for the journal (`Persistence.maxHeldPongs`).
+struct HeldPongsFull: Error {}
 
 /// Why a daemon cannot give the state a recording would start from (`Persistence.startRecords`).
 struct StartStateUnavailable: Error, CustomStringConvertible {

@@ -28,8 +28,8 @@ struct ResumeTokens {
             case .otherRun: "the token was issued by another flowd run (the daemon restarted); connect without a token"
             case .unknown: "the token is not one this flowd issued"
             case .used: "the token was already used; each Welcome gives a new one"
-            case .expired: "its grace period ended and its screens were lost; connect without a token"
-            case .hostLeft: "its host left for good (said goodbye, broke the protocol, or the daemon is stopping); its screens are gone"
+            case .expired: "its grace period ended; its screens wait for the next host of their kinds (unless their kind is lost with its host): connect without a token to take them"
+            case .hostLeft: "its host left for good (said goodbye, broke the protocol, or the daemon is stopping); its screens wait for the next host of their kinds (unless their kind is lost with its host): connect without a token to take them"
             case .stillConnected: "the connection it belongs to is still open; close it first"
             }
         }

@@ -121,7 +121,12 @@ public final class Daemon {
             throw error
         }
         try installSignalHandlers(on: uvLoop.uv)
-        uvLoop.start { [unowned self] in core.endIteration() }
+        uvLoop.start(flush: { [unowned self] in core.endIteration() }, paused: { [logger, uvLoop] pause in
+            // A second or more is a stopped or frozen process worth a line; less is a starved one.
+            logger.log(level: pause >= 1000 ? .notice : .debug,
+                       "flowd's loop could not run for \(pause) ms (stopped, frozen or starved); no peer is judged for that time",
+                       metadata: ["pause_ms": "\(pause)", "unattended_ms": "\(uvLoop.unattended)"])
+        })
         logger.info("listening on \(configuration.socketPath)", metadata: ["app": "\(appName)", "pid": "\(getpid())"])
         core.startService(service)
         core.startApp()
@@ -244,8 +249,13 @@ public final class Daemon {
 
     // MARK: Signals
 
+    /// SIGTERM, SIGINT, SIGQUIT and SIGHUP stop gracefully (a closed terminal, Ctrl-\\: the journal is
+    /// kept as for any stop). SIGHUP stays ignored when it came ignored (`nohup`: the caller asked flowd
+    /// to outlive the terminal). The handlers replace any other inherited disposition.
     private func installSignalHandlers(on uv: UVLoop) throws(DaemonError) {
-        for signum in [SIGTERM, SIGINT] {
+        var stopping = [SIGTERM, SIGINT, SIGQUIT]
+        if !Self.inheritedIgnored(SIGHUP) { stopping.append(SIGHUP) }
+        for signum in stopping {
             do {
                 let signal = try UVSignal(loop: uv)
                 signals.append(signal)
@@ -256,6 +266,16 @@ public final class Daemon {
                 throw .loop(error, doing: "installing the handler for signal \(signum)")
             }
         }
+    }
+
+    /// Whether `signum` came ignored from the parent (`SIG_IGN` survives exec): the kernel's
+    /// `SigIgn` mask in /proc/self/status (a C function pointer does not compare in Swift).
+    private static func inheritedIgnored(_ signum: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
+              let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(signum - 1)) != 0
     }
 
     /// A parent may start us with signals blocked (the mask is inherited

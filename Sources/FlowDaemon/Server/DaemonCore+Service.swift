@@ -6,7 +6,7 @@ import Logging
 extension DaemonCore {
     /// Starts talking to the service manager `environment` names, when one listens: the watchdog pings begin now.
     mutating func startService(_ environment: ServiceEnvironment) {
-        service = ServiceSession.open(environment, appName: app.app?.name, now: loop.now, logger: logger)
+        service = ServiceSession.open(environment, appName: app.app?.name, now: loop.monotonicNow, logger: logger)
         armDeadlineTimer()
     }
 
@@ -15,7 +15,7 @@ extension DaemonCore {
     package mutating func startService(sink: any ServiceNotifySink, watchdogMicroseconds: UInt64?, closeSink: @escaping () -> Void = {}) {
         loop.assertOnLoop()
         let notifier = ServiceNotifier(sink: sink, appName: app.app?.name, watchdogMicroseconds: watchdogMicroseconds, logger: logger)
-        service = ServiceSession(notifier: notifier, now: loop.now, closeSink: closeSink)
+        service = ServiceSession(notifier: notifier, now: loop.monotonicNow, closeSink: closeSink)
         armDeadlineTimer()
     }
 
@@ -24,7 +24,7 @@ extension DaemonCore {
     package mutating func becameReady() {
         loop.assertOnLoop()
         guard let service else { return }
-        service.ready(serviceStatus, now: loop.now)
+        service.ready(serviceStatus, now: loop.monotonicNow)
         logger.debug("told the service manager READY=1")
     }
 

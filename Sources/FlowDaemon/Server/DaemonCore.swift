@@ -256,9 +256,16 @@ struct DaemonCore {
     private mutating func dispatch(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
         switch body {
         case .ping(let ping):
-            var pong = Flowd_V1_Pong()
-            pong.nonce = ping.nonce
-            send(.pong(pong), to: connection, replyTo: seq)
+            do {
+                if try app.holdsPong(ping.nonce, seq: seq, on: connection.id) { return }
+            } catch {
+                send(.error(Flowd_V1_Error(code: .limitExceeded, message: """
+                    \(Persistence.maxHeldPongs) pongs already wait for the journal, whose writes fail; \
+                    this Ping is not answered: ping again once it writes
+                    """)), to: connection, replyTo: seq)
+                return
+            }
+            sendPong(ping.nonce, to: connection, replyTo: seq)
         case .pong(let pong):
             survival.watchdog?.pong(from: connection.id, nonce: pong.nonce)
         case .error(let error):
@@ -305,6 +312,12 @@ struct DaemonCore {
         connections.markDirty(connection)
     }
 
+    private mutating func sendPong(_ nonce: UInt64, to connection: Connection, replyTo seq: UInt64) {
+        var pong = Flowd_V1_Pong()
+        pong.nonce = nonce
+        send(.pong(pong), to: connection, replyTo: seq)
+    }
+
     /// Queues a screen command to its host; it is written at the end of this loop iteration.
     mutating func send(_ outgoing: ScreenDelivery.Outgoing, stateContentType: String, to connection: Connection) {
         guard connection.queue(outgoing, stateContentType: stateContentType) else { return }
@@ -336,13 +349,16 @@ struct DaemonCore {
         }
         app.commitJournal()
         performAppActions()
+        for pong in app.takeDurablePongs() {
+            if let connection = connections[pong.connection], !connection.isClosing { sendPong(pong.nonce, to: connection, replyTo: pong.seq) }
+        }
         // After every step above, which may have emitted events.
         if events.hasSubscribers {
             for watcher in events.takeWatchersToWrite() { connections.markDirty(watcher) }
         }
         defer {
             if connections.hasBacklog { wakeIfWorkPending() }
-            service?.iterationEnded(serviceStatus, now: loop.now)
+            service?.iterationEnded(serviceStatus, now: loop.monotonicNow)
         }
         var batch = connections.takeDirty()
         let stalled = WriteScheduler.flush(batch, limit: configuration.writeQueueLimit)
@@ -394,7 +410,8 @@ struct DaemonCore {
             DeadlineFold.fold(app.nextDeadline, into: &next)
             DeadlineFold.fold(survival.nextDeadline, into: &next)
             DeadlineFold.fold(processes.nextDeadline, into: &next)
-            DeadlineFold.fold(service?.nextDeadline, into: &next)
+            // The service manager's watchdog is on the monotonic clock, pauses included.
+            DeadlineFold.fold(service?.nextDeadline.map { $0 > loop.unattended ? $0 - loop.unattended : 0 }, into: &next)
             return next
         }
     }
@@ -445,7 +462,7 @@ struct DaemonCore {
         app.expire(now: now)
         performAppActions()
         tell(processes.signalOutstaying(now: now))
-        service?.expire(now: now, status: serviceStatus)
+        service?.expire(now: loop.monotonicNow, status: serviceStatus)
         if let tick = survival.watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
     }
 
@@ -453,7 +470,8 @@ struct DaemonCore {
 
     mutating func signalReceived(_ received: Int32) {
         loop.assertOnLoop()
-        logger.info("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); shutting down")
+        let name = [SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGHUP: "SIGHUP"][received] ?? "signal \(received)"
+        logger.info("received \(name); shutting down")
         perform(shutdown.signal(hasFlows: app.hasFlows))
     }
 
@@ -487,7 +505,7 @@ struct DaemonCore {
     /// Performs one step of the shutdown sequence.
     private mutating func perform(_ action: ShutdownSequence.Action) {
         let cause = shutdown.cause ?? .signal
-        if action == .unwindFlows || action == .notifyAndDrain { service?.stopping(serviceStatus, reason: cause.message, now: loop.now) }
+        if action == .unwindFlows || action == .notifyAndDrain { service?.stopping(serviceStatus, reason: cause.message, now: loop.monotonicNow) }
         switch action {
         case .none:
             return

@@ -6,8 +6,12 @@ import UVKit
 /// `UVDaemonLoop` is libuv's; FlowDaemonTesting's embedded daemon has one that moves only when a test
 /// says so (swift-nio's `EmbeddedEventLoop` idea).
 package protocol DaemonLoop: AnyObject {
-    /// Milliseconds on the loop's clock.
+    /// Milliseconds on the daemon's clock: the monotonic clock less the time the loop could not look
+    /// at its sockets (`unattended`: the process stopped, frozen or starved). Every deadline of the
+    /// daemon is on it, so a peer is never judged for time flowd did not hear it (`LoopAttention`).
     var now: UInt64 { get }
+    /// Milliseconds the loop could not look, left out of `now` so far (`LoopAttention`).
+    var unattended: UInt64 { get }
     /// Traps when called off the loop's thread.
     func assertOnLoop()
     /// Handles open on the loop (for `Stats`).
@@ -36,7 +40,14 @@ package protocol LoopInbox: Sendable {
 
 extension LoopQueue: LoopInbox {}
 
-/// The daemon's loop on libuv: the clock is `uv_now`, the deadline a `UVTimer`, the wake-up a
+extension DaemonLoop {
+    /// Milliseconds on the monotonic clock, pauses included: for what others hold the daemon to
+    /// (the service manager's watchdog wants its pings in real time, pause or not).
+    var monotonicNow: UInt64 { now + unattended }
+}
+
+/// The daemon's loop on libuv: the clock is `uv_now` less the pauses a prepare and a check handle
+/// around each poll find (`LoopAttention`), the deadline a `UVTimer`, the wake-up a
 /// `UVIdle` (it runs once in the next iteration, before its poll, even when it wakes itself again: a
 /// zero-timeout timer re-armed from its own callback runs again in the same timer phase on libuv
 /// 1.44, and a backlog served that way never lets the poll run), the inbox a `LoopQueue`, created by `start` and closed by `stop` (so a finished daemon leaves no
@@ -45,22 +56,39 @@ final class UVDaemonLoop: DaemonLoop {
     /// The libuv loop.
     let uv: UVLoop
     private var flushCheck: UVCheck?
+    private var pollPrepare: UVPrepare?
+    private var attention = LoopAttention()
+    private var onPause: ((UInt64) -> Void)?
     private var deadlineTimer: UVTimer?
     private var wakeIdle: UVIdle?
     private var queue: LoopQueue?
 
     init(_ uv: UVLoop) { self.uv = uv }
 
-    var now: UInt64 { uv.now }
+    var now: UInt64 { uv.now - attention.unattended }
+
+    var unattended: UInt64 { attention.unattended }
 
     func assertOnLoop() { uv.assertOnLoop() }
 
     var openHandleCount: Int { uv.openHandleCount }
 
-    /// Creates the timers and runs `flush` once per loop iteration (`uv_check`).
-    func start(flush: @escaping () -> Void) {
+    /// Creates the timers and runs `flush` once per loop iteration (`uv_check`). Around the poll and
+    /// before the deadline acts, the time the loop could not look is left out of the clock
+    /// (`LoopAttention`) and each pause told to `paused` (its milliseconds).
+    func start(flush: @escaping () -> Void, paused: @escaping (UInt64) -> Void) {
+        onPause = paused
+        let prepare = UVPrepare(loop: uv)
+        prepare.start { [unowned self] in
+            noticed(attention.willPoll(at: UVLoop.monotonicMilliseconds, wait: uv.pollTimeout))
+        }
+        pollPrepare = prepare
         let check = UVCheck(loop: uv)
-        check.start(flush)
+        check.start { [unowned self] in
+            // uv_now is the time the poll returned: libuv reads the clock right after epoll_wait.
+            noticed(attention.polled(returned: uv.now, done: UVLoop.monotonicMilliseconds))
+            flush()
+        }
         flushCheck = check
         deadlineTimer = UVTimer(loop: uv)
         wakeIdle = UVIdle(loop: uv)
@@ -68,10 +96,17 @@ final class UVDaemonLoop: DaemonLoop {
         queue = try? LoopQueue(loop: uv)
     }
 
+    private func noticed(_ pause: UInt64) {
+        if pause > 0 { onPause?(pause) }
+    }
+
     /// Closes the timers and the check.
     func stop() {
         flushCheck?.close()
         flushCheck = nil
+        pollPrepare?.close()
+        pollPrepare = nil
+        onPause = nil
         deadlineTimer?.close()
         deadlineTimer = nil
         wakeIdle?.close()
@@ -86,8 +121,13 @@ final class UVDaemonLoop: DaemonLoop {
             timer.stop()
             return
         }
-        let now = uv.now
-        timer.start(after: deadline > now ? deadline - now : 0, fire)
+        let now = self.now
+        timer.start(after: deadline > now ? deadline - now : 0) { [unowned self] in
+            // Timers run first in an iteration, before any read: a stop since the last one is left
+            // out before the deadline is judged.
+            noticed(attention.resumed(at: UVLoop.monotonicMilliseconds))
+            fire()
+        }
     }
 
     func wake(_ work: @escaping () -> Void) {

@@ -335,7 +335,7 @@ static void handle_handshake(flowd_screen_host *host, const fw_envelope *envelop
             forget_screens(host, FLOWD_DISMISS_CONNECTION_LOST);
             if (host->phase == FH_ENDED) return;
             connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RESUME_REFUSED},
-                             "flowd refused to resume (%s); the old screens are gone, connecting again as a new host",
+                             "flowd refused to resume (%s); dropping the old screens and connecting again as a new host (flowd places the screens that wait for its kinds)",
                              error.message);
         } else if (error.fatal) {
             handle_error(host, &error);

@@ -38,12 +38,12 @@ class Dropped:
 
 @dataclass(frozen=True)
 class ResumeRefused:
-    """flowd refused the token (RESUME_REFUSED): the old screens are gone; connecting again as a new host."""
+    """flowd refused the token (RESUME_REFUSED): the host drops its old screens and connects again as a new host."""
 
     message: str
 
     def __str__(self):
-        return f"flowd refused to resume ({self.message}); the old screens are gone, connecting again as a new host"
+        return f"flowd refused to resume ({self.message}); dropping the old screens and connecting again as a new host (flowd places the screens that wait for its kinds)"
 
 
 @dataclass(frozen=True)
