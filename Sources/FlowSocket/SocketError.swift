@@ -23,8 +23,9 @@ public struct SocketError: Error, CustomStringConvertible, Equatable {
         public var uid: UInt32
         /// This process's uid.
         public var ours: UInt32
-        /// The socket's directory, and its owner's uid (nil when it cannot be read).
+        /// The socket's directory.
         public var directory: String
+        /// The uid owning the socket's directory (nil when it cannot be read).
         public var directoryOwner: UInt32?
     }
 
