@@ -62,6 +62,7 @@ public final class Journal {
     public init(path: String, identity: Identity) throws(JournalError) {
         self.path = path
         self.identity = identity
+        try Self.checkDirectory(of: path)
         lock = try Self.takeLock(path + ".lock", journal: path)
         do throws(JournalError) {
             store = try Self.openStore(path, identity: identity)
@@ -78,12 +79,13 @@ public final class Journal {
 
     /// Opens the file at `path` as what its first bytes say it is.
     private static func openStore(_ path: String, identity: Identity) throws(JournalError) -> Store {
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
             let number = errno
             if number == ENOENT { return .log(try JournalLog.create(path: path, identity: identity)) }
             let reason = switch number {
             case EISDIR: "it is a directory"
+            case ELOOP where isLink(path): linkedJournal(path)
             case EACCES where access(path, R_OK) == 0, EROFS:
                 "it is read-only: it cannot be written (its permissions, or a read-only file system)"
             default: String(cString: strerror(number))
@@ -114,7 +116,7 @@ public final class Journal {
     /// schema, or damage.
     public static func lastRecord(ofKind kind: Int64, at path: String) throws(JournalError) -> (Identity, Record?) {
         var first = [UInt8](repeating: 0, count: JournalLog.magic.count)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         let read = first.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         close(descriptor)
@@ -328,10 +330,12 @@ public final class Journal {
         return target
     }
 
-    /// Takes the journal's lock file (exclusive, not waiting) and writes our pid in it.
+    /// Takes the journal's lock file (exclusive, not waiting) and writes our pid in it. A symbolic
+    /// link at its path is refused, not followed (as the socket's lock, UVKit's `LockFile`).
     private static func takeLock(_ lockPath: String, journal: String) throws(JournalError) -> Int32 {
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
+            if errno == ELOOP, isLink(lockPath) { throw plantedLink(lockPath, what: "its lock file", journal: journal) }
             throw .cannotOpen(path: journal, reason: "cannot create the lock file \(lockPath) next to it: \(String(cString: strerror(errno)))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {

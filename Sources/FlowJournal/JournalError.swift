@@ -16,6 +16,9 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
     case otherSchema(path: String, found: Int32, expected: Int32)
     /// Another process has the journal open.
     case locked(path: String, holder: String)
+    /// Another user could change the journal: its directory is not private to this user (or root), or
+    /// a symbolic link is planted where flowd creates a file next to it. `reason` names what and the fix.
+    case unsafe(path: String, reason: String)
     /// The disk is full: the last transaction was not written.
     case diskFull(path: String)
     /// The journal reached the process's file size limit (`ulimit -f`, RLIMIT_FSIZE): the last
@@ -37,6 +40,7 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
         case .otherSchema(let path, let found, let expected):
             "the journal \(path) has schema \(found); this flowd reads schema \(expected)"
         case .locked(let path, let holder): "the journal \(path) is in use by \(holder); one daemon per journal"
+        case .unsafe(let path, let reason): "refusing the journal \(path): \(reason)"
         case .diskFull(let path): "the disk holding the journal \(path) is full; the last inputs were not journaled"
         case .fileTooLarge(let path):
             "the journal \(path) reached the file size limit of this process (ulimit -f); the last inputs were not journaled"

@@ -309,14 +309,24 @@ final class JournalLog {
 
     // MARK: Files
 
-    /// Creates `file` (owner only: it holds what users typed), replacing an older one of that name
-    /// (a `.new` left by a crash). `journal` names the journal in errors.
+    /// Creates `file` anew (owner only: it holds what users typed), replacing an older file of that
+    /// name (a `.new` left by a crash) by unlinking it first: it never opens what is there. A symbolic
+    /// link there is refused and kept (a crash leaves none). `journal` names the journal in errors.
     static func createFile(_ file: String, for journal: String) throws(JournalError) -> Int32 {
-        let descriptor = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .cannotOpen(path: journal, reason: "cannot create \(file): \(String(cString: strerror(errno)))")
+        var unlinkedLeftover = false
+        while true {
+            let descriptor = open(file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { return descriptor }
+            let number = errno
+            if number == EEXIST, Journal.isLink(file) {
+                throw Journal.plantedLink(file, what: "its temporary file", journal: journal)
+            }
+            guard number == EEXIST, !unlinkedLeftover else {
+                throw .cannotOpen(path: journal, reason: "cannot create \(file): \(String(cString: strerror(number)))")
+            }
+            unlinkedLeftover = true
+            unlink(file)
         }
-        return descriptor
     }
 
     /// Writes all of `bytes` at `offset`, going on after short writes.

@@ -17,7 +17,9 @@ public final class UnixSocket {
 
     deinit { close() }
 
-    /// Connects to `path`. Throws `SocketError` with the errno of the failure.
+    /// Connects to `path` and checks who serves it before anything is sent: a server run by another
+    /// user than ours or root is refused (docs/protocol.md §1), with a `SocketError` whose
+    /// `untrustedServer` says who. Throws `SocketError` with the errno of any other failure.
     public static func connect(path: String) throws(SocketError) -> UnixSocket {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -46,7 +48,50 @@ public final class UnixSocket {
             _ = Glibc.close(fd)
             throw SocketError(operation: "connect", path: path, code: code)
         }
-        return UnixSocket(descriptor: fd)
+        let socket = UnixSocket(descriptor: fd)
+        try socket.checkServer(path: path)
+        return socket
+    }
+
+    /// Refuses (closing the socket) a server whose uid is neither ours nor root: another user who
+    /// created the socket's directory first could otherwise read what we send and answer as flowd
+    /// (ssh-agent's clients check the same).
+    private func checkServer(path: String) throws(SocketError) {
+        let ours = getuid()
+        guard let uid = peerUID() else {
+            let code = errno
+            close()
+            throw SocketError(operation: "read the server's credentials (SO_PEERCRED) of", path: path, code: code)
+        }
+        guard uid != ours, uid != 0 else { return }
+        close()
+        let directory = Self.parentDirectory(of: path)
+        var status = stat()
+        let owner = stat(directory, &status) == 0 ? UInt32(status.st_uid) : nil
+        throw SocketError(path: path, untrustedServer: .init(uid: uid, ours: ours, directory: directory, directoryOwner: owner))
+    }
+
+    /// The uid of the process at the other end: of the server that listened, for a connected client
+    /// (`getsockopt(SO_PEERCRED)`; `getpeereid` on Darwin). Nil if it cannot be read (errno says why).
+    public func peerUID() -> UInt32? {
+        #if canImport(Glibc)
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }, which Glibc hides behind _GNU_SOURCE.
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return credentials.uid
+        #else
+        var uid = uid_t(), gid = gid_t()
+        guard getpeereid(descriptor, &uid, &gid) == 0 else { return nil }
+        return uid
+        #endif
+    }
+
+    /// The directory part of `path` (`.` for a bare name, `/` for a file in the root).
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        if slash == path.utf8.startIndex { return "/" }
+        return String(path[..<slash])
     }
 
     /// Writes all of `bytes`, blocking as needed.

@@ -22,7 +22,8 @@ struct ServeCommand: ParsableCommand {
             Exit codes: 0 clean stop, 64 bad arguments, 69 \(another) already serves the socket, \
             73 the socket cannot be created, 74 the state file cannot be used (it cannot be read or \
             written, a directory is in the way, or a journal to move aside cannot be moved), 75 \(another) holds \
-            the state file, 70 internal error, 78 what the \
+            the state file, 77 another user could change the state file (its directory is not private to \
+            this user or root, or a symbolic link is planted next to it), 70 internal error, 78 what the \
             service manager passed is unusable (LISTEN_FDS is not 1, its socket is not a listening Unix \
             stream socket, or --socket names another path).
 

@@ -8,11 +8,13 @@ import Glibc
 /// The client side of the handshake (docs/protocol.md §4): connect to the named socket,
 /// say `Hello`, read `Welcome`. Used for the first connection and for every reconnection.
 enum Handshake {
-    /// Connects to the named socket, or explains what to check.
+    /// Connects to the named socket, or explains what to check. A socket another user serves is
+    /// refused before anything is sent (`.untrustedServer`).
     static func connect(path: String) throws(ScreenKitError) -> UnixSocket {
         do {
             return try UnixSocket.connect(path: path)
         } catch {
+            if error.untrustedServer != nil { throw ScreenKitError(.untrustedServer, "\(error)", isFatal: true) }
             let hint =
                 error.isNoListener
                 ? "; is flowd running? start one with `flowd --socket \(path)`" : "; check the path and its permissions"

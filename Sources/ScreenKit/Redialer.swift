@@ -72,8 +72,11 @@ final class Redialer {
                 schedule?.retryNow(.now)
                 return .refused(error)
             }
-            // A daemon that refuses the host itself (UNAUTHORIZED, a version, a bad frame) will again.
-            if error.code == .daemon && error.isFatal || error.code == .protocolViolation { return .fatal(error) }
+            // A daemon that refuses the host itself (UNAUTHORIZED, a version, a bad frame) will again;
+            // a socket another user serves is not dialled again.
+            if error.code == .daemon && error.isFatal || error.code == .protocolViolation || error.code == .untrustedServer {
+                return .fatal(error)
+            }
             return .failed(error)
         }
     }

@@ -11,7 +11,7 @@ public struct ScreenKitError: Error, Sendable, Hashable, CustomStringConvertible
     /// The category of an error.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case daemon, environment, connect, handshake, socket, closed, reconnecting, protocolViolation
+            case daemon, environment, connect, untrustedServer, handshake, socket, closed, reconnecting, protocolViolation
             case unknownKind, badState, encoding, usage
         }
         private let base: Base
@@ -23,6 +23,9 @@ public struct ScreenKitError: Error, Sendable, Hashable, CustomStringConvertible
         public static let environment = Code(.environment)
         /// Connecting to the socket path failed (nothing listens, no permission, ...).
         public static let connect = Code(.connect)
+        /// The socket is served by a process of another user (neither ours nor root): refused before
+        /// anything was sent, and not dialled again (docs/protocol.md §1).
+        public static let untrustedServer = Code(.untrustedServer)
         /// The handshake failed: no `Welcome` in time, or something else came first.
         public static let handshake = Code(.handshake)
         /// A read, write or poll on the socket failed.

@@ -30,8 +30,29 @@ package struct IncomingMessage: Decodable {
             if field.isEmpty { throw MessageError("malformed message: not a JSON object") }
             throw MessageError("malformed message: field \"\(field)\" has the wrong type")
         } catch {
-            throw MessageError("malformed message: not a JSON object")
+            throw MessageError("malformed message: \(Self.whatIsWrong(text))")
         }
+    }
+
+    /// Why the decoder refused `text` without saying where (Foundation's decoder calls a number a
+    /// field's type cannot hold — 1e30, -1 for an id, 1.5 for an index — "not valid JSON"): that
+    /// field, or not a JSON object.
+    private static func whatIsWrong(_ text: String) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            return "not a JSON object"
+        }
+        let outOfRange = " is a number out of range"
+        for field in ["screen", "flow", "serial"] {
+            if let number = object[field] as? NSNumber, UInt64(exactly: number) == nil {
+                return "field \"\(field)\"\(outOfRange) (an integer from 0 to \(UInt64.max))"
+            }
+        }
+        for field in ["index", "from", "to"] {
+            if let number = object[field] as? NSNumber, Int(exactly: number) == nil {
+                return "field \"\(field)\"\(outOfRange) (an integer from \(Int.min) to \(Int.max))"
+            }
+        }
+        return "not a JSON object"
     }
 
     /// The value of a field `type` needs, or the error that names it.

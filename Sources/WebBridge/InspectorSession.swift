@@ -15,13 +15,14 @@ import Glibc
 package final class InspectorSession: PageSession<InspectorRequest>, @unchecked Sendable {  // only `requests` is shared across threads
     private let socketPath: String
     private let send: @Sendable (String) -> Void
-    private let keepRecording: @Sendable ([UInt8]) -> String
+    private let keepRecording: @Sendable ([UInt8]) throws(RecordingRefusal) -> String
 
     /// An inspector of the daemon at `socketPath` that tells the page through `send`; a stopped
-    /// recording is handed to `keepRecording`, which answers the address to download it from.
+    /// recording is handed to `keepRecording`, which answers the address to download it from, or
+    /// refuses it (the page is told why).
     package init(
         socketPath: String, send: @escaping @Sendable (String) -> Void,
-        keepRecording: @escaping @Sendable ([UInt8]) -> String
+        keepRecording: @escaping @Sendable ([UInt8]) throws(RecordingRefusal) -> String
     ) {
         self.socketPath = socketPath
         self.send = send
@@ -111,7 +112,12 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
                 return
             }
             recording = nil
-            send(Self.message("recording", ["state": "stopped", "url": keepRecording(bytes), "bytes": bytes.count]))
+            do {
+                send(Self.message("recording", ["state": "stopped", "url": try keepRecording(bytes), "bytes": bytes.count]))
+            } catch {
+                send(Self.message("recording", ["state": "stopped"]))
+                send(Self.message("result", ["action": "recordStop", "ok": false, "message": error.reason]))
+            }
             return
         case .history(let from):
             try sendHistory(client, from: from)
@@ -127,7 +133,9 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
         case .export(let from, let to):
             do {
                 let bytes = try HistoryExport.recording(from: UInt64(from - 1), to: UInt64(to), client: client, timeoutMilliseconds: Self.historyTimeout)
-                send(Self.message("exported", ["url": keepRecording(bytes), "bytes": bytes.count, "from": from, "to": to]))
+                send(Self.message("exported", ["url": try keepRecording(bytes), "bytes": bytes.count, "from": from, "to": to]))
+            } catch let error as RecordingRefusal {
+                send(Self.message("result", ["action": "export", "ok": false, "message": error.reason]))
             } catch let error as ClientError {
                 try tell(error, action: "export")
             } catch {

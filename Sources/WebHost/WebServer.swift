@@ -83,11 +83,12 @@ public struct WebServer: Sendable {
 
     let options: Options
     let logger: Logger
-    let recordings = RecordingStore()
+    let recordings: RecordingStore
 
     public init(options: Options, logger: Logger) {
         self.options = options
         self.logger = logger
+        recordings = RecordingStore { line in logger.notice("\(line)") }
     }
 
     /// Serves until the process ends (signals are the caller's: flowd-web exits on them); `ready`
@@ -226,8 +227,8 @@ public struct WebServer: Sendable {
         case "/ws/inspector":
             return .upgrade([:]) { [recordings, token = options.token] inbound, outbound, _ in
                 await bridge(inbound, outbound) { send in
-                    let session = InspectorSession(socketPath: options.socketPath, send: send) { bytes in
-                        "/recordings/\(recordings.keep(bytes))?token=\(token)"
+                    let session = InspectorSession(socketPath: options.socketPath, send: send) { bytes throws(RecordingRefusal) in
+                        "/recordings/\(try recordings.keep(bytes))?token=\(token)"
                     }
                     return (session.start, session.receive, session.pageLeft)
                 }

@@ -14,7 +14,8 @@ struct Flowctl: ParsableCommand {
             See docs/flowctl.md for every command with its output.
 
             Exit codes: 0 success, 1 the daemon refused or failed the request, \
-            64 bad arguments, 69 no daemon at the socket.
+            64 bad arguments, 69 no daemon at the socket, 77 another user serves the socket \
+            (refused before anything is sent).
 
             Examples:
               flowctl tree
@@ -63,10 +64,12 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
-/// Prints the error to stderr and exits: 69 when no daemon runs, else 1.
+/// Prints the error to stderr and exits: 69 when no daemon runs, 77 when another user serves the
+/// socket, else 1.
 func fail(_ error: ClientError) -> Never {
     FileHandle.standardError.write(Data("flowctl: \(error)\n".utf8))
     if case .noDaemon = error { Foundation.exit(69) }
+    if case .socket(let failure) = error, failure.untrustedServer != nil { Foundation.exit(77) }
     Foundation.exit(1)
 }
 
@@ -95,7 +98,7 @@ extension ConnectionOptions {
     /// The timeout in milliseconds, for requests.
     var milliseconds: Int32 { Int32(min(timeout * 1000, Double(Int32.max))) }
 
-    /// Runs `body` with a connected client, turning client errors into exits (69 or 1).
+    /// Runs `body` with a connected client, turning client errors into exits (69, 77 or 1).
     func with<T>(_ body: (FlowClient) throws(ClientError) -> T) -> T {
         let client = connect()
         defer { client.close() }

@@ -354,6 +354,136 @@ import Testing
         }
     }
 
+    // MARK: Who can change it (docs/journal.md)
+
+    /// A file outside the journal's directory that a planted link points to, with bytes to compare.
+    static func victim() -> (path: String, bytes: Data) {
+        let path = makeTemporaryDirectory() + "/victim"
+        let bytes = Data("root:x:0:0:the victim's own bytes\n".utf8)
+        #expect(FileManager.default.createFile(atPath: path, contents: bytes))
+        return (path, bytes)
+    }
+
+    static func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test func aPlantedLockLinkIsRefusedAndItsTargetUnchanged() throws {
+        let path = Self.path()
+        let victim = Self.victim()
+        try FileManager.default.createSymbolicLink(atPath: path + ".lock", withDestinationPath: victim.path)
+        do {
+            _ = try Journal(path: path, identity: Self.identity)
+            Issue.record("opened a journal whose lock file is a link")
+        } catch {
+            guard case .unsafe(path, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("its lock file \(path).lock is a symbolic link (to \(victim.path))"), "\(reason)")
+            #expect(reason.contains("remove the link (rm \(path).lock)"), "\(reason)")
+        }
+        #expect(Self.contents(victim.path) == victim.bytes, "the file the link points to is untouched")
+        #expect(Journal.isLink(path + ".lock"), "the link is kept for the user to look at")
+        #expect(!FileManager.default.fileExists(atPath: path), "no journal was created")
+    }
+
+    @Test func aPlantedNewLinkIsRefusedAtCreationAndCompaction() throws {
+        let path = Self.path()
+        let victim = Self.victim()
+        try FileManager.default.createSymbolicLink(atPath: path + ".new", withDestinationPath: victim.path)
+        // A new journal is written to PATH.new first.
+        do {
+            _ = try Journal(path: path, identity: Self.identity)
+            Issue.record("created a journal through a link")
+        } catch {
+            guard case .unsafe(path, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("its temporary file \(path).new is a symbolic link (to \(victim.path))"), "\(reason)")
+        }
+        #expect(Self.contents(victim.path) == victim.bytes)
+        #expect(Journal.isLink(path + ".new") && !FileManager.default.fileExists(atPath: path))
+
+        // A compaction too: the rewrite is refused, the log goes on as it was.
+        try FileManager.default.removeItem(atPath: path + ".new")
+        let journal = try Journal(path: path, identity: Self.identity)
+        try journal.append([Self.record(1), Self.record(2)])
+        try FileManager.default.createSymbolicLink(atPath: path + ".new", withDestinationPath: victim.path)
+        #expect(throws: JournalError.self) { try journal.rewrite([Self.record(3)]) }
+        #expect(Self.contents(victim.path) == victim.bytes)
+        try journal.append([Self.record(4)])
+        #expect(try journal.records() == [Self.record(1), Self.record(2), Self.record(4)])
+    }
+
+    @Test func aNewFileACrashLeftIsReplaced() throws {
+        let path = Self.path()
+        #expect(FileManager.default.createFile(atPath: path + ".new", contents: Data("half a journal".utf8)))
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append([Self.record(1)])
+            #expect(FileManager.default.createFile(atPath: path + ".new", contents: Data("half a checkpoint".utf8)))
+            try journal.rewrite([Self.record(2)])
+        }
+        #expect(try Journal(path: path, identity: Self.identity).records() == [Self.record(2)])
+        #expect(!FileManager.default.fileExists(atPath: path + ".new"))
+    }
+
+    @Test func aDirectoryOthersCanWriteIsRefused() throws {
+        let directory = makeTemporaryDirectory()
+        let path = directory + "/launcher.journal"
+        for mode: mode_t in [0o777, 0o1777, 0o770] {
+            chmod(directory, mode)
+            do {
+                _ = try Journal(path: path, identity: Self.identity)
+                Issue.record("opened a journal in a directory of mode \(String(mode, radix: 8))")
+            } catch {
+                guard case .unsafe(path, let reason) = error else { Issue.record("\(error)"); return }
+                #expect(reason.contains("its directory \(directory) has mode \(String(mode, radix: 8)) and is writable by group or others"), "\(reason)")
+                #expect(reason.contains("chmod go-w \(directory)"), "\(reason)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "nothing created")
+        }
+        chmod(directory, 0o755)
+        #expect(try Journal(path: path, identity: Self.identity).count() == 0, "a directory only its owner writes is fine")
+    }
+
+    /// A root flowd with its journal in a directory another user owns: that user could replace the
+    /// journal. Needs root (to give the directory away); a test that is not root skips.
+    @Test(.enabled(if: getuid() == 0, "only root can give a directory to another user"))
+    func aDirectoryOfAnotherUserIsRefused() throws {
+        let directory = makeTemporaryDirectory()
+        let path = directory + "/launcher.journal"
+        do {
+            let journal = try Journal(path: path, identity: Self.identity)
+            try journal.append([Self.record(1)])
+        }
+        let before = Self.contents(path)
+        chown(directory, 65534, 65534)
+        #expect(throws: JournalError.unsafe(path: path, reason: """
+            its directory \(directory) belongs to uid 65534, not to this user (uid 0) or root: that user could \
+            replace the journal with inputs the next start replays; keep the journal in a directory of your own \
+            (mkdir -m 700 DIR)
+            """)) { try Journal(path: path, identity: Self.identity) }
+        #expect(Self.contents(path) == before, "the journal is kept as it was")
+        chown(directory, 0, 0)
+        #expect(try Journal(path: path, identity: Self.identity).records() == [Self.record(1)])
+    }
+
+    @Test func aJournalThatIsALinkIsRefused() throws {
+        let path = Self.path()
+        let real = makeTemporaryDirectory() + "/real.journal"
+        do {
+            let journal = try Journal(path: real, identity: Self.identity)
+            try journal.append([Self.record(1)])
+        }
+        let before = Self.contents(real)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: real)
+        do {
+            _ = try Journal(path: path, identity: Self.identity)
+            Issue.record("opened a journal through a link")
+        } catch {
+            guard case .cannotOpen(path, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("it is a symbolic link to \(real), which flowd does not follow"), "\(reason)")
+            #expect(reason.contains("give the path it points to"), "\(reason)")
+        }
+        #expect(Self.contents(real) == before)
+        #expect(Journal.isLink(path), "the link is kept")
+    }
+
     /// Runs SQL on `path` with the sqlite3 library through a second journal-less connection.
     static func sqlite(_ path: String, _ sql: String) throws {
         _ = try run(["import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, sql])

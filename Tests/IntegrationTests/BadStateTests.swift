@@ -294,6 +294,29 @@ struct BadStateTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/flowd.sock"), "no socket left behind")
     }
 
+    /// A state directory others can write: they could replace the journal with inputs the next start
+    /// replays, so flowd refuses it, with its own exit code, before it touches anything (docs/journal.md).
+    @Test func aStateDirectoryOthersCanWriteIsExit77() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let state = directory + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        let path = state + "/deep-stack.journal"
+        try Self.makeJournal(at: path, presses: 3, end: .stop)
+        let before = Snapshot(path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: state).sorted()
+        chmod(state, 0o777)
+
+        let run = try Self.exit(["--socket", directory + "/flowd.sock", "--app", "deep-stack", "--state", path])
+        #expect(run.status == 77, "\(run.stderr)")
+        Self.expectMessage(run.stderr, [
+            "refusing the journal \(path): its directory \(state) has mode 777 and is writable by group or others",
+            "run `chmod go-w \(state)`", "or give flowd another --state",
+        ])
+        #expect(Snapshot(path) == before, "the journal is kept as it was")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state).sorted() == files, "nothing created or moved aside")
+    }
+
     @Test func aPathUnderARegularFileIsExit74() throws {
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -451,7 +474,8 @@ struct BadStateTests {
         let help = run.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
         for code in [
             "0 clean stop", "64 bad arguments", "69 another flowd already serves the socket", "73 the socket cannot be created",
-            "74 the state file cannot be used", "75 another flowd holds the state file", "70 internal error", "78 what the service manager passed",
+            "74 the state file cannot be used", "75 another flowd holds the state file",
+            "77 another user could change the state file", "70 internal error", "78 what the service manager passed",
         ] {
             #expect(help.contains(code), "\(code): \(help)")
         }

@@ -22,6 +22,18 @@ struct FlowctlTests {
         #expect(run.stderr.contains("start one with"))
     }
 
+    /// Another user served the socket first (the directory was theirs): flowctl refuses the server
+    /// before it sends anything, names it and the directory's owner, and exits 77.
+    @Test(.enabled(if: Impostor.possible, Impostor.reason))
+    func aSocketAnotherUserServesIsRefusedBeforeAnythingIsSent() throws {
+        let impostor = try Impostor()
+        let run = try ProductRun.run("flowctl", ["ping", "--socket", impostor.socketPath, "--timeout", "2"])
+        #expect(run.status == 77, "\(run.stderr)")
+        for part in impostor.refusal { #expect(run.stderr.contains(part), "\"\(part)\" in \(run.stderr)") }
+        #expect(!run.stdout.contains("pong"))
+        #expect(impostor.waitForClose() == [0], "flowctl sent nothing to it: \(impostor.received)")
+    }
+
     @Test func statsAsJSON() throws {
         let daemon = try DaemonProcess()
         let run = try ProductRun.run("flowctl", ["stats", "--json", "--socket", daemon.socketPath])

@@ -1,10 +1,25 @@
 import FlowWire
+import FlowdTestSupport
 import Foundation
 import ScreenKit
 import Testing
 
 @Suite("ScreenHost errors, refusals and manual acks")
 struct ScreenHostErrorTests {
+    @Test("a socket another user serves is refused before Hello, naming its uid and the directory's owner",
+          .enabled(if: Impostor.possible, Impostor.reason))
+    func untrustedServer() throws {
+        let impostor = try Impostor()
+        #expect {
+            _ = try ScreenHost.connect(path: impostor.socketPath, name: "victim", provides: ["login"], timeoutMilliseconds: 2000)
+        } throws: { error in
+            let error = try #require(error as? ScreenKitError)
+            let message = "\(error)"
+            return error.code == .untrustedServer && error.isFatal && impostor.refusal.allSatisfy { message.contains($0) }
+        }
+        #expect(impostor.waitForClose() == [0], "nothing was sent to it: \(impostor.received)")
+    }
+
     @Test("a non-fatal daemon Error reaches onError typed, and the session goes on")
     func nonFatalError() throws {
         let daemon = try FakeDaemon()

@@ -29,6 +29,10 @@ struct MessageTests {
             (#"{"type":"press","screen":"four","index":1}"#, #"field "screen" has the wrong type"#),
             (#"{"type":"back","screen":4,"phase":"sideways"}"#, #"phase "sideways""#),
             (#"{"type":"open"}"#, #""open" needs a "link" field"#),
+            // Numbers a field cannot hold: said as such, not as "not a JSON object".
+            (#"{"type":"press","screen":4,"index":1e30}"#, #"field "index" is a number out of range (an integer from -9223372036854775808 to 9223372036854775807)"#),
+            (#"{"type":"press","screen":-1,"index":1}"#, #"field "screen" is a number out of range (an integer from 0 to 18446744073709551615)"#),
+            (#"{"type":"press","screen":4,"index":1.5}"#, #"field "index" is a number out of range (an integer from -9223372036854775808 to 9223372036854775807)"#),
         ]
         for (text, reason) in cases {
             #expect(throws: MessageError.self, "\(text)") { try TabRequest.parse(text) }

@@ -142,8 +142,11 @@ extension Pages {
         if (message.state === "started") { $("record").textContent = "■ Stop recording"; $("record").classList.add("on"); $("download").hidden = true; }
         else {
           $("record").textContent = "● Record"; $("record").classList.remove("on");
-          $("download").href = message.url; $("download").hidden = false;
-          $("download").textContent = "download recording (" + message.bytes + " bytes)";
+          // No url: flowd-web refused to keep it, and a result says why.
+          if (message.url) {
+            $("download").href = message.url; $("download").hidden = false;
+            $("download").textContent = "download recording (" + message.bytes + " bytes)";
+          }
         }
         break;
       case "closed": status(message.text, "bad"); break;

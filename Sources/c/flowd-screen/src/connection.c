@@ -210,6 +210,10 @@ static void try_reconnect(flowd_screen_host *host) {
     host->attempts++;
     flowd_error error;
     int fd = fh_connect_socket(host->socket_path, &error);
+    if (fd < 0 && error.code == FLOWD_ERROR_UNTRUSTED_SERVER) { /* refused again the next time */
+        fh_end_with_error(host, error.code, "%s", error.message);
+        return;
+    }
     if (fd < 0) {
         try_failed(host, error.message);
         return;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ const char *flowd_error_name(int code) {
     };
     static const char *const local[] = {
         "INVALID_ARGUMENT", "CONNECT", "NOT_SPAWNED", "IO", "CLOSED", "NO_MEMORY", "NO_WELCOME", "NOT_HOSTED",
+        "UNTRUSTED_SERVER",
     };
     if (code >= 0 && code < (int)(sizeof wire / sizeof *wire)) return wire[code];
     if (code >= 1000 && code < 1000 + (int)(sizeof local / sizeof *local)) return local[code - 1000];
@@ -80,7 +82,35 @@ static int default_socket_path(char *path, size_t size) {
     return snprintf(path, size, "/tmp/flowd-%u/flowd.sock", (unsigned)getuid()) < (int)size ? 0 : -1;
 }
 
-/* A connected, non-blocking socket to `path`, or -1 with `error`. */
+/* Refuses (-1 with `error`) a server whose uid (SO_PEERCRED) is neither ours nor root, before
+ * anything is sent: another user who created the socket's directory first would read what the host
+ * sends and answer as flowd (docs/protocol.md section 1). The message names the socket, that uid and
+ * the owner of the socket's directory. */
+static int check_server(int fd, const char *path, flowd_error *error) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0)
+        return fh_fail(error, FLOWD_ERROR_CONNECT, "cannot read the credentials of the server at %s (SO_PEERCRED): %s",
+                       path, strerror(errno));
+    uid_t ours = getuid();
+    if (credentials.uid == ours || credentials.uid == 0) return 0;
+    char directory[sizeof ((struct sockaddr_un *)0)->sun_path];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(directory, sizeof directory, ".");
+    else if (slash == path) snprintf(directory, sizeof directory, "/");
+    else snprintf(directory, sizeof directory, "%.*s", (int)(slash - path), path);
+    struct stat status;
+    char owner[40] = "an owner that cannot be read";
+    if (stat(directory, &status) == 0) snprintf(owner, sizeof owner, "uid %u", (unsigned)status.st_uid);
+    return fh_fail(error, FLOWD_ERROR_UNTRUSTED_SERVER,
+                   "refusing the server at %s: it runs as uid %u, not as this user (uid %u) or root, and its directory "
+                   "%s belongs to %s; another user may be posing as flowd, so nothing was sent. Remove %s if it is not "
+                   "yours (as its owner or root), or use a socket in a directory of your own (FLOWD_SOCKET or "
+                   "XDG_RUNTIME_DIR)",
+                   path, (unsigned)credentials.uid, (unsigned)ours, directory, owner, directory);
+}
+
+/* A connected, non-blocking socket to `path` served by our user or root, or -1 with `error`. */
 int fh_connect_socket(const char *path, flowd_error *error) {
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof address.sun_path)
@@ -94,6 +124,10 @@ int fh_connect_socket(const char *path, flowd_error *error) {
         close(fd);
         return fh_fail(error, FLOWD_ERROR_CONNECT, "cannot connect to flowd at %s: %s%s", path, strerror(code),
                        code == ENOENT || code == ECONNREFUSED ? " (is flowd running? `flowd serve` starts it)" : "");
+    }
+    if (check_server(fd, path, error) != 0) {
+        close(fd);
+        return -1;
     }
     return fd;
 }

@@ -4,12 +4,14 @@
  *
  * FLOWD_BINARY names the flowd to test (scripts/libflowd-screen test sets it). */
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -407,6 +409,83 @@ static void test_connecting_and_spawning_errors(void) {
     CHECK_STR(flowd_error_name(FLOWD_ERROR_RESUME_REFUSED), "RESUME_REFUSED");
     CHECK_STR(flowd_error_name(FLOWD_ERROR_NOT_HOSTED), "NOT_HOSTED");
     CHECK_STR(flowd_error_name(777), "UNSPECIFIED");
+}
+
+/* ---- Who serves the socket ------------------------------------------------------------------------- */
+
+/* Another user created the socket's directory first and listens there (docs/protocol.md section 1):
+ * an impostor forked and run as nobody (uid 65534; the test must be root, else it is skipped) in a
+ * directory nobody owns. It writes to `report` how many bytes its one client sent before closing. */
+static pid_t impostor_start(const char *directory, const char *path, int *report) {
+    CHECK(mkdir(directory, 0700) == 0);
+    CHECK(chown(directory, 65534, 65534) == 0);
+    int ready[2], counted[2];
+    CHECK(pipe(ready) == 0 && pipe(counted) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        close(ready[0]);
+        close(counted[0]);
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(1);
+        int server = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un address = {.sun_family = AF_UNIX};
+        snprintf(address.sun_path, sizeof address.sun_path, "%s", path);
+        if (bind(server, (struct sockaddr *)&address, sizeof address) != 0 || listen(server, 8) != 0) _exit(1);
+        if (write(ready[1], "l", 1) != 1) _exit(1);
+        int client = accept(server, NULL, NULL);
+        long count = 0;
+        char buffer[4096];
+        ssize_t got;
+        while ((got = read(client, buffer, sizeof buffer)) > 0) count += got;
+        dprintf(counted[1], "%ld\n", count);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(counted[1]);
+    char started = 0;
+    CHECK(read(ready[0], &started, 1) == 1);
+    close(ready[0]);
+    *report = counted[0];
+    return pid;
+}
+
+static void test_a_socket_another_user_serves_is_refused_before_anything_is_sent(void) {
+    if (getuid() != 0) {
+        printf("     (skipped: needs root, the impostor runs as another user)\n");
+        return;
+    }
+    char base[] = "/tmp/fcs-XXXXXX";
+    CHECK(mkdtemp(base) && chmod(base, 0755) == 0);
+    char directory[64], path[96];
+    snprintf(directory, sizeof directory, "%s/imp", base);
+    snprintf(path, sizeof path, "%s/flowd.sock", directory);
+    int report = -1;
+    pid_t impostor = impostor_start(directory, path, &report);
+
+    flowd_screen_options options;
+    flowd_screen_options_init(&options);
+    options.socket_path = path;
+    options.handshake_timeout_ms = 2000;
+    flowd_error error = {0};
+    flowd_screen_host *host = flowd_screen_connect(&options, &error);
+    CHECK(!host);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_UNTRUSTED_SERVER);
+    char expected[512];
+    snprintf(expected, sizeof expected, "refusing the server at %s: it runs as uid 65534, not as this user (uid 0) or root", path);
+    CHECK(strstr(error.message, expected));
+    snprintf(expected, sizeof expected, "its directory %s belongs to uid 65534", directory);
+    CHECK(strstr(error.message, expected));
+    CHECK(strstr(error.message, "nothing was sent"));
+    CHECK_STR(flowd_error_name(FLOWD_ERROR_UNTRUSTED_SERVER), "UNTRUSTED_SERVER");
+
+    char counted[32] = {0};
+    CHECK(read(report, counted, sizeof counted - 1) > 0);
+    CHECK_STR(counted, "0\n"); /* nothing was sent to it */
+    close(report);
+    waitpid(impostor, NULL, 0);
+    unlink(path);
+    rmdir(directory);
+    rmdir(base);
 }
 
 /* ---- Bad bytes from the other side: the test plays flowd on a socket pair ----------------------- */
@@ -831,6 +910,7 @@ static const test tests[] = {
     TEST(local_misuse_is_refused_before_sending),
     TEST(a_fatal_error_ends_the_host),
     TEST(connecting_and_spawning_errors),
+    TEST(a_socket_another_user_serves_is_refused_before_anything_is_sent),
     TEST(bad_frames_from_the_daemon_end_the_host_with_an_error),
     TEST(a_spawned_host_ends_when_its_screen_is_dismissed),
     TEST(a_spawned_process_serves_its_one_screen_and_ends_with_it),

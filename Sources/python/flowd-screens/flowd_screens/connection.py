@@ -34,6 +34,29 @@ def hello(name, provides=(), token="", resume_token=""):
                                provides=list(provides), pid=os.getpid(), resume_token=resume_token)
 
 
+def check_server(sock, path):
+    """Refuses a server whose uid (SO_PEERCRED) is neither ours nor root, before anything is sent:
+    another user who created the socket's directory first would read what we send and answer as
+    flowd (docs/protocol.md §1). Raises UntrustedServer naming the socket, that uid and the owner
+    of the socket's directory."""
+    credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _, uid, _ = struct.unpack("3i", credentials)
+    ours = os.getuid()
+    if uid in (ours, 0):
+        return
+    directory = os.path.dirname(path) or "."
+    try:
+        owner = os.stat(directory).st_uid
+    except OSError:
+        owner = None
+    owned_by = f"uid {owner}" if owner is not None else "an owner that cannot be read"
+    raise errors.UntrustedServer(
+        f"refusing the server at {path}: it runs as uid {uid}, not as this user (uid {ours}) or root, and its "
+        f"directory {directory} belongs to {owned_by}; another user may be posing as flowd, so nothing was sent. "
+        f"Remove {directory} if it is not yours (as its owner or root), or use a socket in a directory of your own "
+        "(FLOWD_SOCKET or XDG_RUNTIME_DIR)", uid, owner)
+
+
 class Connection:
     """One connection: writes envelopes numbered 1, 2, 3, ... and splits what it reads into envelopes."""
 
@@ -53,6 +76,11 @@ class Connection:
             sock.close()
             raise errors.ConnectError(f"cannot connect to flowd at {path}: {error.strerror or error}; "
                                       "is flowd running there (flowd serve --socket PATH)?") from error
+        try:
+            check_server(sock, path)
+        except BaseException:
+            sock.close()
+            raise
         return cls(sock)
 
     @classmethod

@@ -76,6 +76,17 @@ class ConnectError(FlowdError):
     """Connecting to the socket path failed (nothing listens, no permission, ...)."""
 
 
+class UntrustedServer(ConnectError):
+    """The socket is served by a process of another user (neither ours nor root): refused before
+    anything was sent, and not dialled again (docs/protocol.md §1). `uid`: the server's;
+    `directory_owner`: the uid owning the socket's directory, or None if it cannot be read."""
+
+    def __init__(self, message, uid, directory_owner):
+        super().__init__(message, fatal=True)
+        self.uid = uid
+        self.directory_owner = directory_owner
+
+
 class HandshakeError(FlowdError):
     """No Welcome in time, or something other than Welcome or Error came first."""
 

@@ -595,7 +595,7 @@ class ScreenHost:
             self._saved_states = {}  # a fresh start: flowd's saved states are the screens' now
             self.on_reconnect(ResumeRefused(refusal.message))
             return
-        except errors.DaemonError as error:
+        except (errors.DaemonError, errors.UntrustedServer) as error:  # refused again the next time
             self._redial, self._reconnecting = None, False
             self._fail(error)
             return

@@ -168,3 +168,71 @@ class CuttingProxy:
             if pair in self.pairs:
                 self.pairs.remove(pair)
         self._drop(pair)
+
+
+class Impostor:
+    """A socket served by another user: a listener forked and run as nobody (uid 65534; the tests must
+    be root) in a directory nobody owns, as when another user created `/tmp/flowd-<uid>/` first. It
+    accepts one connection and reports how many bytes the client sent before closing it: a client that
+    checks who serves the socket sends none (docs/protocol.md §1). `stop()` kills it and removes it."""
+
+    UID = 65534
+    POSSIBLE = os.getuid() == 0
+
+    def __init__(self):
+        self.base = tempfile.mkdtemp(prefix="fpy-", dir="/tmp")
+        os.chmod(self.base, 0o755)
+        self.directory = os.path.join(self.base, "imp")
+        os.mkdir(self.directory, 0o700)
+        os.chown(self.directory, self.UID, self.UID)
+        self.socket_path = os.path.join(self.directory, "flowd.sock")
+        ready, ready_write = os.pipe()
+        self._report, report_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # only system calls here, then _exit: the parent may have threads
+            try:
+                os.setgroups([])
+                os.setgid(self.UID)
+                os.setuid(self.UID)
+                server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                server.bind(self.socket_path)
+                server.listen(8)
+                os.write(ready_write, b"listening")
+                client, _ = server.accept()
+                count = 0
+                while data := client.recv(65536):
+                    count += len(data)
+                os.write(report_write, f"{count}\n".encode())
+            finally:
+                os._exit(0)
+        os.close(ready_write)
+        os.close(report_write)
+        started = os.read(ready, 16)
+        os.close(ready)
+        if started != b"listening":
+            self.stop()
+            raise RuntimeError("the impostor did not start listening")
+
+    def received(self):
+        """Waits until the client closed its connection; the bytes it sent."""
+        text = b""
+        while not text.endswith(b"\n"):
+            chunk = os.read(self._report, 64)
+            if not chunk:
+                raise RuntimeError("the impostor ended without a report")
+            text += chunk
+        return int(text)
+
+    def refusal(self):
+        """What every refusal says: the socket, the impostor's uid, and the directory's owner."""
+        return [f"refusing the server at {self.socket_path}: it runs as uid {self.UID}, not as this user (uid 0) or root",
+                f"its directory {self.directory} belongs to uid {self.UID}", "nothing was sent"]
+
+    def stop(self):
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ChildProcessError, ProcessLookupError):
+            pass
+        os.close(self._report)
+        shutil.rmtree(self.base, ignore_errors=True)

@@ -11,7 +11,7 @@ from flowd_screens import (Change, DaemonError, DismissReason, ErrorCode, ExitRe
 from flowd_screens.connection import hello
 from flowd_screens.reconnect import Dropped, Reconnected, Resent, ResumeRefused
 
-from support import CARDS, CuttingProxy, Daemon, cards_pb2
+from support import CARDS, CuttingProxy, Daemon, Impostor, cards_pb2
 
 
 def press(index):
@@ -331,6 +331,19 @@ class Errors(HostTestCase):
         self.assertTrue(raised.exception.fatal)
         with self.assertRaises(errors.UnexpectedMessage):  # the session stays failed
             host.ping()
+
+    @unittest.skipUnless(Impostor.POSSIBLE, "needs root: the impostor runs as another user")
+    def test_a_socket_another_user_serves_is_refused_before_anything_is_sent(self):
+        impostor = Impostor()
+        self.addCleanup(impostor.stop)
+        with self.assertRaises(errors.UntrustedServer) as raised:
+            ScreenHost.connect(impostor.socket_path, provides=["item"], handshake_timeout=2)
+        for part in impostor.refusal():
+            self.assertIn(part, str(raised.exception))
+        self.assertTrue(raised.exception.fatal)
+        self.assertEqual((raised.exception.uid, raised.exception.directory_owner), (Impostor.UID, Impostor.UID))
+        self.assertTrue(issubclass(errors.UntrustedServer, errors.ConnectError))
+        self.assertEqual(impostor.received(), 0, "nothing was sent to it")
 
     def test_connecting_and_spawning_errors(self):
         with self.assertRaises(errors.ConnectError) as raised:

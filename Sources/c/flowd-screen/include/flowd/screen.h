@@ -91,6 +91,8 @@ typedef enum flowd_error_code {
     FLOWD_ERROR_NO_MEMORY = 1005,
     FLOWD_ERROR_NO_WELCOME = 1006,       /* flowd did not answer Hello within the handshake timeout */
     FLOWD_ERROR_NOT_HOSTED = 1007,       /* the screen is not one this host shows (checked locally) */
+    FLOWD_ERROR_UNTRUSTED_SERVER = 1008, /* another user (not ours, not root) serves the socket: refused
+                                          * before anything was sent, and not dialled again */
 } flowd_error_code;
 
 typedef struct flowd_error {
@@ -101,7 +103,7 @@ typedef struct flowd_error {
     char message[512];       /* for people; always NUL-terminated */
 } flowd_error;
 
-/* "MALFORMED_FRAME", ..., "NOT_HOSTED"; "UNSPECIFIED" for a code it does not know. */
+/* "MALFORMED_FRAME", ..., "UNTRUSTED_SERVER"; "UNSPECIFIED" for a code it does not know. */
 const char *flowd_error_name(int code);
 
 /* ---- What flowd sends ----------------------------------------------------------------------- */
