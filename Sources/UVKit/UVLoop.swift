@@ -92,9 +92,6 @@ public final class UVLoop {
         return timeout < 0 ? nil : UInt64(timeout)
     }
 
-    /// Milliseconds on the monotonic clock now, not the loop's cached time (`uv_hrtime`).
-    public static var monotonicMilliseconds: UInt64 { uv_hrtime() / 1_000_000 }
-
     /// Refreshes the cached time (`uv_update_time`).
     public func updateTime() { uv_update_time(raw) }
 

@@ -292,7 +292,16 @@ struct Persistence {
     /// Commits the loop iteration's inputs (once per iteration, before frames are written: what a
     /// host is told is journaled first), with the user's `place` when a screen moved; a failed write
     /// is tried again at `nextDeadline`.
-    mutating func commit(now: UInt64, place: () -> String?) { journal?.commit(now: now, place: place) }
+    mutating func commit(now: UInt64, place: () -> String?) {
+        guard journal != nil else { return }
+        journal?.commit(now: now, place: place)
+        journalFails = journal?.isFailing ?? false
+        if !journalFails { refusingInputs = false }
+    }
+
+    /// Whether the journal's last write failed, as of the last commit: inputs may then be refused
+    /// (`refusal`). A stored flag, read once per input.
+    private(set) var journalFails = false
 
     /// Compacts the journal to a checkpoint of the user's place when it grew past the policy's count
     /// and nothing is in flight (`Compaction`); once per loop iteration, after the commit. Returns
@@ -315,7 +324,8 @@ struct Persistence {
     mutating func keepForNextStart() { journal?.keepForNextStart() }
 
     /// Why an input, or a saved state of `savedBytes`, is refused now (nil: taken), and whether the
-    /// refusals begin with it (then the daemon logs it once, not once per refusal).
+    /// refusals begin with it (then the daemon logs it once, not once per refusal). Inputs ask only
+    /// while `journalFails`.
     mutating func refusal(savedBytes: Int = 0) -> (message: String, first: Bool)? {
         let saving = savedBytes > 0
         guard let message = journal?.refusal(savedBytes: savedBytes) else {

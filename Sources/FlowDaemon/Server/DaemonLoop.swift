@@ -57,17 +57,18 @@ final class UVDaemonLoop: DaemonLoop {
     let uv: UVLoop
     private var flushCheck: UVCheck?
     private var pollPrepare: UVPrepare?
-    private var attention = LoopAttention()
-    private var onPause: ((UInt64) -> Void)?
+    /// The pauses found so far: a box the handles' callbacks hold strongly (no unowned reference to
+    /// take in each of them, twice per iteration).
+    private let meter = PauseMeter()
     private var deadlineTimer: UVTimer?
     private var wakeIdle: UVIdle?
     private var queue: LoopQueue?
 
     init(_ uv: UVLoop) { self.uv = uv }
 
-    var now: UInt64 { uv.now - attention.unattended }
+    var now: UInt64 { uv.now - meter.attention.unattended }
 
-    var unattended: UInt64 { attention.unattended }
+    var unattended: UInt64 { meter.attention.unattended }
 
     func assertOnLoop() { uv.assertOnLoop() }
 
@@ -77,16 +78,17 @@ final class UVDaemonLoop: DaemonLoop {
     /// before the deadline acts, the time the loop could not look is left out of the clock
     /// (`LoopAttention`) and each pause told to `paused` (its milliseconds).
     func start(flush: @escaping () -> Void, paused: @escaping (UInt64) -> Void) {
-        onPause = paused
+        meter.onPause = paused
         let prepare = UVPrepare(loop: uv)
-        prepare.start { [unowned self] in
-            noticed(attention.willPoll(at: UVLoop.monotonicMilliseconds, wait: uv.pollTimeout))
+        prepare.start { [meter, uv] in
+            // uv_now is when the iteration began: a stop in its timers shows as a late poll.
+            meter.noticed(meter.attention.willPoll(at: uv.now, wait: uv.pollTimeout))
         }
         pollPrepare = prepare
         let check = UVCheck(loop: uv)
-        check.start { [unowned self] in
-            // uv_now is the time the poll returned: libuv reads the clock right after epoll_wait.
-            noticed(attention.polled(returned: uv.now, done: UVLoop.monotonicMilliseconds))
+        check.start { [meter, uv] in
+            // uv_now is when the poll returned: libuv reads the clock right after epoll_wait.
+            meter.noticed(meter.attention.polled(returned: uv.now))
             flush()
         }
         flushCheck = check
@@ -96,17 +98,13 @@ final class UVDaemonLoop: DaemonLoop {
         queue = try? LoopQueue(loop: uv)
     }
 
-    private func noticed(_ pause: UInt64) {
-        if pause > 0 { onPause?(pause) }
-    }
-
     /// Closes the timers and the check.
     func stop() {
         flushCheck?.close()
         flushCheck = nil
         pollPrepare?.close()
         pollPrepare = nil
-        onPause = nil
+        meter.onPause = nil
         deadlineTimer?.close()
         deadlineTimer = nil
         wakeIdle?.close()
@@ -122,10 +120,10 @@ final class UVDaemonLoop: DaemonLoop {
             return
         }
         let now = self.now
-        timer.start(after: deadline > now ? deadline - now : 0) { [unowned self] in
-            // Timers run first in an iteration, before any read: a stop since the last one is left
+        timer.start(after: deadline > now ? deadline - now : 0) { [meter, uv] in
+            // Timers run first in an iteration, before any read: a stop since the last poll is left
             // out before the deadline is judged.
-            noticed(attention.resumed(at: UVLoop.monotonicMilliseconds))
+            meter.noticed(meter.attention.resumed(at: uv.now))
             fire()
         }
     }
@@ -144,5 +142,15 @@ final class UVDaemonLoop: DaemonLoop {
 
     func runOffLoop(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         Task.detached { await work() }
+    }
+}
+
+/// The daemon loop's `LoopAttention` and whom it tells of a pause, in a box of its own.
+private final class PauseMeter {
+    var attention = LoopAttention()
+    var onPause: ((UInt64) -> Void)?
+
+    func noticed(_ pause: UInt64) {
+        if pause > 0 { onPause?(pause) }
     }
 }

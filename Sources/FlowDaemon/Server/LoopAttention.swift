@@ -3,19 +3,19 @@
 /// daemon judges its peers on a clock that leaves this time out (`DaemonLoop.now`): an ack, a `Pong`
 /// or a resume that waited in a socket buffer while flowd could not read it is never late for that.
 ///
-/// The loop reports the points of each iteration in order: before its timers act (`resumed`), before
-/// it polls and how long it means to wait (`willPoll`), and after the poll's callbacks (`polled`).
-/// Between two points the loop either waits in the poll or runs; three things are a pause:
+/// The loop reports the points of each iteration on its own clock (`uv_now`, read when the iteration
+/// begins and again right after the poll returns): before its timers act (`resumed`), before it polls
+/// and how long it means to wait (`willPoll`), and after the poll (`polled`). Between two points it
+/// either waits in the poll or runs, and two things are a pause:
 /// - a poll that came back more than `threshold` after it meant to: the whole wait is left out.
 ///   Nothing tells when in the wait the process stopped, and a stopped `epoll_wait` returns `EINTR`
 ///   without reading anything, after which libuv runs the timers before it polls again;
-/// - callbacks that took more than `threshold` after the poll: their time is left out (nothing is
-///   read while they run);
-/// - more than `threshold` between the end of one iteration and the timers or the poll of the next,
-///   where the loop only runs (a stop that lands right after a write, the moment a peer reacts to).
+/// - more than `threshold` from a poll's return to the next iteration's start, where the loop only
+///   runs: the poll's callbacks, the flush, the next timers (a stop inside a read callback, or right
+///   after the write a peer reacts to).
 ///
 /// Shorter lateness is scheduling noise and counts as time the loop looked, so on a busy machine the
-/// clock still moves and a hung host is still found.
+/// clock still moves and a hung host is still found. No clock is read for it beyond the loop's own.
 package struct LoopAttention {
     /// Lateness up to this many milliseconds is noise, not a pause.
     package static let threshold: UInt64 = 100
@@ -32,7 +32,7 @@ package struct LoopAttention {
     /// Nothing left out yet.
     package init() {}
 
-    /// The loop runs at `now` (the monotonic clock, ms) outside a poll, about to act on its timers:
+    /// The loop runs at `now` (ms on the loop's clock) outside a poll, its timers about to act:
     /// returns the pause since the last point (0: none), already left out of the clock.
     package mutating func resumed(at now: UInt64) -> UInt64 {
         defer { lastPoint = now }
@@ -48,18 +48,15 @@ package struct LoopAttention {
         return pause
     }
 
-    /// The poll returned at `returned` and its callbacks were done at `done`; returns the pause they
-    /// showed (0: none), already left out of the clock.
-    package mutating func polled(returned: UInt64, done: UInt64) -> UInt64 {
-        defer { lastPoint = done }
+    /// The poll returned at `returned`; returns the pause its wait showed (0: none), already left
+    /// out of the clock. What runs after it is measured from here at the next point.
+    package mutating func polled(returned: UInt64) -> UInt64 {
+        defer { lastPoint = returned }
         guard let poll else { return 0 }
         self.poll = nil
-        var pause: UInt64 = 0
         let waited = returned > poll.began ? returned - poll.began : 0
-        if let wait = poll.wait, waited > wait + Self.threshold { pause += waited }
-        let busy = done > returned ? done - returned : 0
-        if busy > Self.threshold { pause += busy }
-        return pause > 0 ? leaveOut(pause) : 0
+        guard let wait = poll.wait, waited > wait + Self.threshold else { return 0 }
+        return leaveOut(waited)
     }
 
     private mutating func leaveOut(_ pause: UInt64) -> UInt64 {
