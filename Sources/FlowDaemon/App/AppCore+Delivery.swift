@@ -147,10 +147,11 @@ extension AppCore {
             let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
             if !unknown.isEmpty {
-                tell(debug.contract.unknownKinds(unknown, from: host, label: label))
+                let listed = Self.listed(unknown)
+                tell(debug.contract.unknownKinds(unknown, listed: listed, from: host, label: label))
                 act(.send(.error(Flowd_V1_Error(
                     code: .unknownKind,
-                    message: "app \(app.name) uses none of the kinds \(unknown.joined(separator: ", ")); it uses \(known.sorted().joined(separator: ", "))")),
+                    message: "app \(app.name) uses none of the kinds \(listed); it uses \(Self.listed(known.sorted()))")),
                     to: host, replyTo: 0))
             }
         }
@@ -161,6 +162,13 @@ extension AppCore {
             if let member = delivery.pool.members[host] { pooledProcessReady(host, label: label, pid: pid, kind: member.kind) }
         }
         drive()
+    }
+
+    /// Names from a peer, for a message or a log line: at most 16, each bounded, then how many more
+    /// (a host offering 1,000 unknown kinds gets an error that fits any frame, and the log one line).
+    static func listed(_ names: [String]) -> String {
+        let shown = names.prefix(16).map { $0.bounded(64) }.joined(separator: ", ")
+        return names.count > 16 ? "\(shown) and \(names.count - 16) more" : shown
     }
 
     /// The connection `host` closed: its screens are lost, held for a restart or a resume, or
@@ -174,6 +182,37 @@ extension AppCore {
     /// The process flowd started on connection `host` exited: the delivery restarts, holds or loses its screen.
     mutating func processExited(_ host: UInt64, abnormally: Bool) {
         perform(delivery.processExited(host, abnormally: abnormally, now: loop.now))
+        drive()
+    }
+
+    /// A screen command could not be sent to `host`: its frame is `length` bytes, over the host's
+    /// maximum frame size `limit` (`ceiling`: the daemon's own). The host is told with a non-fatal
+    /// `LIMIT_EXCEEDED` naming the screen, the serial, the size and the limit; the screen is removed
+    /// at once as a screen its host cannot show (`ScreenDelivery.undeliverable`), and its flow hears it
+    /// was lost. Never an `ACK_TIMEOUT` for a serial that was not sent.
+    mutating func undeliverable(_ outgoing: ScreenDelivery.Outgoing, host: UInt64, length: Int, limit: Int, ceiling: Int) {
+        let command = outgoing.command
+        let screen = command.screen
+        let kind = delivery.screens[screen]?.kind ?? ""
+        let name = switch command {
+        case .place: "Place"
+        case .update: "Update"
+        case .placementChanged: "PlacementChanged"
+        case .dismiss: "Dismiss"
+        }
+        let advice = limit < ceiling
+            ? "connect with a larger max_frame_size in Hello (this daemon allows up to \(ceiling) bytes), or keep the screen's state smaller"
+            : "keep the screen's state smaller, or start flowd with a larger --max-frame-size"
+        act(.send(.error(Flowd_V1_Error(
+            code: .limitExceeded,
+            message: "the \(name) of screen \(screen.rawValue) (kind \(kind.bounded(64)), serial \(outgoing.serial)) is \(length) bytes, "
+                + "over this connection's maximum frame size of \(limit) bytes; it was not sent and the screen was removed; \(advice)",
+            screenID: screen.rawValue, serial: outgoing.serial)), to: host, replyTo: 0))
+        if case .place = command {
+            perform(delivery.undeliverable(screen, host: host, hostHasScreen: false))
+        } else {
+            perform(delivery.undeliverable(screen, host: host, hostHasScreen: true))
+        }
         drive()
     }
 

@@ -31,6 +31,8 @@ struct DaemonCore {
     var processes: ScreenProcesses
     /// The live event stream (the app's half emits into it too).
     let events: EventBus
+    /// Bounds the log lines a peer can cause: refusals, frames over a limit, injections.
+    let throttle: LogThrottle
     /// The loop: clock, deadline timer, wake-ups.
     let loop: any DaemonLoop
     /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
@@ -54,7 +56,8 @@ struct DaemonCore {
         self.configuration = configuration
         self.logger = logger
         self.events = EventBus()
-        self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, events: events)
+        self.throttle = LogThrottle()
+        self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, events: events, throttle: throttle)
         self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.processes = ScreenProcesses(app: app, spawner: spawner, exitGrace: configuration.spawnExitGraceMilliseconds)
         self.connections = ConnectionTable(
@@ -265,9 +268,9 @@ struct DaemonCore {
             if error.screenID != 0, connection.agreement?.role == .screenHost {
                 app.hostRefused(error, host: connection.id, label: connection.label)
             } else {
-                logger.notice("peer reported an error", metadata: [
-                    "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
-                ])
+                throttle.log(logger, .notice, "peer-error", "peer reported an error", [
+                    "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message.bounded(1024))",
+                ], now: loop.now)
             }
         case .ack(let ack):
             dispatchAck(ack, seq: seq, on: connection)
@@ -299,15 +302,23 @@ struct DaemonCore {
 
     // MARK: Writing
 
-    /// Queues a frame to `connection`; it is written at the end of this loop iteration.
+    /// Queues a frame to `connection`; it is written at the end of this loop iteration. A frame over
+    /// the connection's maximum frame size is answered instead (`queueInstead`): never dropped unsaid.
     mutating func send(_ body: Flowd_V1_Envelope.OneOf_Body, to connection: Connection, replyTo: UInt64 = 0) {
-        guard connection.queue(body, replyTo: replyTo) else { return }
+        if !connection.queue(body, replyTo: replyTo) {
+            guard !connection.isClosing, queueInstead(of: body, to: connection, replyTo: replyTo) else { return }
+        }
         connections.markDirty(connection)
     }
 
-    /// Queues a screen command to its host; it is written at the end of this loop iteration.
+    /// Queues a screen command to its host; it is written at the end of this loop iteration. One over
+    /// the host's maximum frame size fails loudly (`commandRefused`).
     mutating func send(_ outgoing: ScreenDelivery.Outgoing, stateContentType: String, to connection: Connection) {
-        guard connection.queue(outgoing, stateContentType: stateContentType) else { return }
+        if !connection.queue(outgoing, stateContentType: stateContentType) {
+            guard !connection.isClosing else { return }
+            commandRefused(outgoing, on: connection)
+            return
+        }
         connections.markDirty(connection)
     }
 
@@ -338,6 +349,7 @@ struct DaemonCore {
         performAppActions()
         // After every step above, which may have emitted events.
         if events.hasSubscribers {
+            if events.hasLaggingWatchers { tellLaggingWatchers() }
             for watcher in events.takeWatchersToWrite() { connections.markDirty(watcher) }
         }
         defer {
@@ -368,11 +380,11 @@ struct DaemonCore {
 
     mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64) {
         connection.mayResume = false
-        logger.notice("protocol error; closing connection", metadata: [
-            "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message)",
-        ])
-        connection.queue(.error(Flowd_V1_Error(code: violation.code, message: violation.message, fatal: true)), replyTo: replyTo)
-        connection.queue(.shutdown(.init(reason: .protocolError, message: violation.message)))
+        throttle.log(logger, .notice, "reject.\(violation.code)", "protocol error; closing connection", [
+            "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message.bounded(1024))",
+        ], now: loop.now)
+        send(.error(Flowd_V1_Error(code: violation.code, message: violation.message, fatal: true)), to: connection, replyTo: replyTo)
+        send(.shutdown(.init(reason: .protocolError, message: violation.message.bounded(1024))), to: connection)
         closeGracefully(connection)
     }
 

@@ -907,6 +907,26 @@ public struct ScreenDelivery: Sendable {
         return detach(id, from: screen.host, reason: "its screen \(id) was lost") + [.screenLost(id, kind: screen.kind, host: screen.host)]
     }
 
+    /// A command for screen `id` could not be sent to `host` (the driver found its frame over the
+    /// host's maximum frame size): the host cannot show the screen, so it is removed as at an ack
+    /// timeout, at once and without blaming the host for a serial it never got. A host that has the
+    /// screen (`hostHasScreen`: the command was not its `Place`) is sent a `Dismiss` of reason
+    /// `removed`; the runtime hears the screen was lost. A screen being dismissed only waits for its
+    /// dismissal, and a screen that moved to another host since is left alone.
+    public mutating func undeliverable(_ id: ScreenID, host: UInt64, hostHasScreen: Bool) -> [Action] {
+        guard var screen = screens[id], screen.host == host, !screen.isDismissing else { return [] }
+        var actions: [Action] = []
+        if hostHasScreen, hosts[host]?.isReady == true {
+            let serial = screen.serials.nextDismiss()
+            screens[id] = screen
+            actions.append(.send(Outgoing(command: .dismiss(id, animated: false, reason: .removed), serial: serial), to: host))
+        }
+        forget(id)
+        actions += detach(id, from: host, reason: "its screen \(id) could not be sent to it")
+        actions.append(.screenLost(id, kind: screen.kind, host: host))
+        return actions
+    }
+
     /// Ends a screen's pending dismissal as the driver decides (a test's fake host says it timed out
     /// or died); ignored unless the screen is being dismissed.
     public mutating func abandonDismissal(_ id: ScreenID, outcome: DismissOutcome) -> [Action] {
