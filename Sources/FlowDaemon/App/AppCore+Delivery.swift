@@ -118,6 +118,18 @@ extension AppCore {
                 watchHostWait(screen)
             case .spawnPooled, .tookPooled, .stopPooled, .poolSuspended:
                 performPool(action)
+            case .hostFull(let screen, let kind, let host, let count):
+                throttle.log(logger, .warning, "host-full", "a screen host is full; the screen waits for a host with room", [
+                    "screen": "\(screen)", "kind": "\(kind.bounded(64))", "connection": "\(host)", "screens": "\(count)",
+                ], now: loop.now)
+                act(.send(.error(Flowd_V1_Error(
+                    code: .limitExceeded,
+                    message: "screen \(screen.rawValue) (kind \(kind.bounded(64))) was not given to this host: it shows \(count) screens, "
+                        + "the limit of one host (flowd --max-screens-per-host); it waits for a host of its kind with room",
+                    screenID: screen.rawValue)), to: host, replyTo: 0))
+                watchHostWait(screen)
+            case .hostHasRoom(let host):
+                perform(delivery.hostHasRoom(host, now: loop.now))
             }
         }
     }

@@ -88,6 +88,7 @@ struct AppCore {
         self.persistence = Persistence(compactAfterInputs: configuration.compactAfterInputs)
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
+        self.delivery.maxScreensPerHost = configuration.maxScreensPerHost
         self.debug = DebugSurface(events: events, contract: ContractWatch(hostWait: configuration.hostWaitMilliseconds, appName: app?.name ?? "none"))
     }
 

@@ -42,6 +42,8 @@ final class Connection {
     var lastHeard: UInt64 = 0
     /// Whether a frame-timeout deadline is queued for a partial frame in `decoder`.
     var awaitsFrameEnd = false
+    /// The bytes of this connection's unfinished frames `ConnectionTable.partialBytes` counts.
+    var partialBytesCounted = 0
     /// Whether an attached host's screens are held for it to resume when this connection closes:
     /// false once it said goodbye or the daemon closed it for breaking the protocol.
     var mayResume = true

@@ -63,7 +63,10 @@ struct DaemonCore {
         self.connections = ConnectionTable(
             limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
                           inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
-                          writeQueueLimit: configuration.writeQueueLimit),
+                          writeQueueLimit: configuration.writeQueueLimit, maxConnections: configuration.maxConnections,
+                          debugReserve: min(configuration.debugConnectionReserve, configuration.maxConnections / 2),
+                          perProcess: configuration.effectiveMaxConnectionsPerProcess,
+                          partialFrameBudget: configuration.partialFrameBudget),
             handshakeTimeout: configuration.handshakeTimeoutMilliseconds, closeGrace: configuration.shutdownGraceMilliseconds)
         self.loop = loop
     }
@@ -83,10 +86,32 @@ struct DaemonCore {
             return
         }
         if let violation = ConnectionStateMachine.admit(connection.protocolState.origin, allowedUID: configuration.allowedUID) {
-            logger.warning("refused connection", metadata: ["connection": "\(connection.label)", "reason": "\(violation.message)"])
-            reject(connection, violation, replyTo: 0)
+            throttle.log(logger, .warning, "refused.uid", "refused connection", ["connection": "\(connection.label)", "reason": "\(violation.message)"],
+                         now: loop.now)
+            reject(connection, violation, replyTo: 0, logged: false)
             return
         }
+        if let violation = connections.admissionRefusal(of: connection) {
+            refuseOverLimit(connection, violation, replyTo: 0)
+        }
+    }
+
+    /// Closes `connection` with a fatal `LIMIT_EXCEEDED`: an `Error` frame, `Shutdown`, then close; one
+    /// log line per kind of refusal a second at most (a flood is a few lines).
+    mutating func refuseOverLimit(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64) {
+        throttle.log(logger, .warning, "limit.\(violation.message.prefix(12))", "refused a connection over a limit", [
+            "connection": "\(connection.label)", "connections": "\(connections.count)", "reason": "\(violation.message)",
+        ], now: loop.now)
+        reject(connection, violation, replyTo: replyTo, logged: false)
+    }
+
+    /// `accept` failed on the listener (EMFILE, ENFILE, ...): logged, rate-limited; the daemon keeps
+    /// serving. (libuv closes the waiting peers itself when it can: they see a reset.)
+    package mutating func acceptFailed(_ error: UVError) {
+        throttle.log(logger, .error, "accept", "cannot accept a connection; the peer is closed unanswered", [
+            "error": "\(error)", "connections": "\(connections.count)", "limit": "\(configuration.maxConnections)",
+            "advice": "raise the open-file limit (ulimit -n), or lower --max-connections below it",
+        ], now: loop.now)
     }
 
     /// Takes a connected pipe (accepted, or the daemon's end of a spawned
@@ -141,6 +166,11 @@ struct DaemonCore {
         connection.received(bytes)
         drain(connection)
         watchForStalledFrame(connection)
+        // Unfinished frames count against the budget of all connections (two loads when none is held).
+        if connection.partialBytesCounted != 0 || connection.bufferedByteCount != 0, !connection.isClosing,
+           let violation = connections.countPartialFrame(of: connection) {
+            refuseOverLimit(connection, violation, replyTo: 0)
+        }
     }
 
     private mutating func watchForStalledFrame(_ connection: Connection) {
@@ -183,6 +213,8 @@ struct DaemonCore {
         for connection in connections.takeBacklog() {
             drain(connection)
             connections.drained(connection)
+            // What it held shrank without a read: counted again (less, so never over the budget).
+            if connection.partialBytesCounted != 0 { _ = connections.countPartialFrame(of: connection) }
         }
     }
 
@@ -201,6 +233,10 @@ struct DaemonCore {
     private mutating func handle(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
         switch connection.protocolState.receive(body) {
         case .welcome(let agreement):
+            if agreement.role == .screenHost, let violation = connections.hostRefusal(of: connection) {
+                refuseOverLimit(connection, violation, replyTo: seq)
+                return
+            }
             var resuming: UInt64?
             if !agreement.resumeToken.isEmpty {
                 var redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
@@ -378,14 +414,18 @@ struct DaemonCore {
 
     // MARK: Closing
 
-    mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64) {
+    mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64, logged: Bool = true) {
         connection.mayResume = false
-        throttle.log(logger, .notice, "reject.\(violation.code)", "protocol error; closing connection", [
-            "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message.bounded(1024))",
-        ], now: loop.now)
+        if logged { logRejection(connection, violation) }
         send(.error(Flowd_V1_Error(code: violation.code, message: violation.message, fatal: true)), to: connection, replyTo: replyTo)
         send(.shutdown(.init(reason: .protocolError, message: violation.message.bounded(1024))), to: connection)
         closeGracefully(connection)
+    }
+
+    private func logRejection(_ connection: Connection, _ violation: ConnectionStateMachine.Violation) {
+        throttle.log(logger, .notice, "reject.\(violation.code)", "protocol error; closing connection", [
+            "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message.bounded(1024))",
+        ], now: loop.now)
     }
 
     /// Flushes, half-closes and closes; a peer that does not let the write
