@@ -247,6 +247,12 @@ struct DaemonCore {
                     logger.notice("resume token presented while its connection is open; closing the old one", metadata: [
                         "connection": "\(connection.label)", "old": "\(previous.label)",
                     ])
+                    // Told first, as every connection the daemon closes on purpose (protocol.md §11).
+                    send(.shutdown(.init(reason: .unspecified, message: """
+                        replaced: this host's resume token was presented by connection #\(connection.id); this connection is closed \
+                        and its screens go to the new one
+                        """)), to: previous)
+                    previous.flush()
                     previous.forceClose()
                     hostLeft(previous)
                     redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
