@@ -282,12 +282,12 @@ public struct ScreenDelivery: Sendable {
         let host: UInt64
     }
 
-    /// Delivery with no screens and no hosts. `resumeGrace` (milliseconds, nil or 0: none) is how long
-    /// a dropped attached host's screens wait for it.
     /// Screens one attached host shows at most; a screen placed past it waits for a host of its kind
     /// with room (`Action.hostFull` tells the driver). Spawned hosts show one screen each.
     public var maxScreensPerHost = Int.max
 
+    /// Delivery with no screens and no hosts. `resumeGrace` (milliseconds, nil or 0: none) is how long
+    /// a dropped attached host's screens wait for it.
     public init(ackTimeout: UInt64?, resumeGrace: UInt64? = nil) {
         self.ackTimeout = ackTimeout
         self.resumeGrace = resumeGrace == 0 ? nil : resumeGrace
