@@ -176,6 +176,14 @@ extension AppCore {
         drive()
     }
 
+    /// What a peer whose frame size is `limit` can do about a frame over it, when the daemon allows
+    /// up to `ceiling`.
+    static func frameSizeAdvice(limit: Int, ceiling: Int) -> String {
+        limit < ceiling
+            ? "connect with a larger max_frame_size in Hello (this daemon allows up to \(ceiling) bytes)."
+            : "start flowd with a larger --max-frame-size (now \(ceiling) bytes)."
+    }
+
     /// Names from a peer, for a message or a log line: at most 16, each bounded, then how many more
     /// (a host offering 1,000 unknown kinds gets an error that fits any frame, and the log one line).
     static func listed(_ names: [String]) -> String {
@@ -212,13 +220,11 @@ extension AppCore {
         case .placementChanged: "PlacementChanged"
         case .dismiss: "Dismiss"
         }
-        let advice = limit < ceiling
-            ? "connect with a larger max_frame_size in Hello (this daemon allows up to \(ceiling) bytes), or keep the screen's state smaller"
-            : "keep the screen's state smaller, or start flowd with a larger --max-frame-size"
         act(.send(.error(Flowd_V1_Error(
             code: .limitExceeded,
             message: "the \(name) of screen \(screen.rawValue) (kind \(kind.bounded(64)), serial \(outgoing.serial)) is \(length) bytes, "
-                + "over this connection's maximum frame size of \(limit) bytes; it was not sent and the screen was removed; \(advice)",
+                + "over this connection's maximum frame size of \(limit) bytes; it was not sent and the screen was removed. "
+                + "Keep the screen's state smaller, or: \(Self.frameSizeAdvice(limit: limit, ceiling: ceiling))",
             screenID: screen.rawValue, serial: outgoing.serial)), to: host, replyTo: 0))
         if case .place = command {
             perform(delivery.undeliverable(screen, host: host, hostHasScreen: false))

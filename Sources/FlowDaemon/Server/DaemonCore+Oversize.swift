@@ -35,16 +35,9 @@ extension DaemonCore {
             instead = .error(Flowd_V1_Error(
                 code: .limitExceeded,
                 message: "the \(body.name) is \(length) bytes, over this connection's maximum frame size of \(limit) bytes; "
-                    + "it was not sent. \(Self.frameSizeAdvice(limit: limit, ceiling: configuration.maxFrameSize))"))
+                    + "it was not sent. To receive it: \(AppCore.frameSizeAdvice(limit: limit, ceiling: configuration.maxFrameSize))"))
         }
         return connection.queue(instead, replyTo: replyTo)
-    }
-
-    /// What a client whose frame size is `limit` can do, when the daemon allows up to `ceiling`.
-    static func frameSizeAdvice(limit: Int, ceiling: Int) -> String {
-        limit < ceiling
-            ? "Connect with a larger max_frame_size in Hello (this daemon allows up to \(ceiling) bytes)."
-            : "Start flowd with a larger --max-frame-size (now \(ceiling) bytes)."
     }
 
     /// The encoder refused a screen command for `connection`: the command fails loudly.
