@@ -53,10 +53,13 @@ public final class FlowClient {
         do {
             reply = try client.request(.hello(hello), timeoutMilliseconds: timeoutMilliseconds)
         } catch {
-            // flowd may refuse and close before our Hello arrives (at its connection limit, or
-            // shutting down): the write fails, and what it said before closing says why.
-            guard case .socket(let failure) = error, failure.code == EPIPE || failure.code == ECONNRESET else { throw error }
-            throw client.whyClosed(failure)
+            // flowd may refuse and close before it reads our Hello (at its connection limit, or
+            // shutting down; or its accept failed): what it said before closing says why.
+            switch error {
+            case .socket(let failure) where failure.code == EPIPE || failure.code == ECONNRESET: throw client.whyClosed(failure)
+            case .closed: throw ClientError.reset(nil)
+            default: throw error
+            }
         }
         guard case .welcome(let welcome) = reply.body else {
             throw .unexpected("expected Welcome, got \(reply.body?.name ?? "nothing")")
@@ -149,9 +152,9 @@ public enum ClientError: Error, CustomStringConvertible {
     case timeout(milliseconds: Int32)
     /// The daemon closed the connection.
     case closed
-    /// The daemon closed the connection before it answered, and said nothing more (`failure`: the write
-    /// or read that found it gone).
-    case reset(SocketError)
+    /// The daemon closed the connection before it answered its `Hello`, and said nothing (`failure`:
+    /// the write or read that found it gone; nil: the end of the stream).
+    case reset(SocketError?)
     /// The daemon answered with an `Error`.
     case daemon(Flowd_V1_Error)
     /// The daemon is shutting down.
@@ -169,7 +172,7 @@ public enum ClientError: Error, CustomStringConvertible {
         case .closed:
             "flowd closed the connection"
         case .reset(let failure):
-            "flowd closed the connection before answering (\(failure.operation): \(String(cString: strerror(failure.code)))); "
+            "flowd closed the connection before answering\(failure.map { " (\($0.operation): \(String(cString: strerror($0.code))))" } ?? ""); "
                 + "it may be at its connection limit or out of file descriptors: its log says why"
         case .daemon(let error):
             "flowd: \(error.message) (\(error.code))"
