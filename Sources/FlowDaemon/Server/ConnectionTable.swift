@@ -92,8 +92,8 @@ struct ConnectionTable {
     func admissionRefusal(of connection: Connection) -> ConnectionStateMachine.Violation? {
         if count > limits.maxConnections {
             return .init(code: .limitExceeded, message: """
-                flowd holds \(count - 1) connections, its limit (--max-connections \(limits.maxConnections), from its \
-                open-file limit); closing this one. Try again once clients leave
+                flowd holds \(count - 1) connections, its limit (--max-connections \(limits.maxConnections)); closing this \
+                one. Try again once clients leave
                 """)
         }
         let pid = connection.peerPID
