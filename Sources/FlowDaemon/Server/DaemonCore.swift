@@ -92,14 +92,16 @@ struct DaemonCore {
             return
         }
         if let violation = connections.admissionRefusal(of: connection) {
-            refuseOverLimit(connection, violation, replyTo: 0)
+            refuseOverLimit(connection, violation, limit: "connections", replyTo: 0)
         }
     }
 
     /// Closes `connection` with a fatal `LIMIT_EXCEEDED`: an `Error` frame, `Shutdown`, then close; one
     /// log line per kind of refusal a second at most (a flood is a few lines).
-    mutating func refuseOverLimit(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64) {
-        throttle.log(logger, .warning, "limit.\(violation.message.prefix(12))", "refused a connection over a limit", [
+    /// `limit` names the limit, for the log's rate (one fixed key each, whoever the peer is).
+    mutating func refuseOverLimit(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, limit: String, replyTo: UInt64) {
+        throttle.log(logger, .warning, "limit.\(limit)", "refused a connection over a limit", [
+            "limit": "\(limit)",
             "connection": "\(connection.label)", "connections": "\(connections.count)", "reason": "\(violation.message)",
         ], now: loop.now)
         reject(connection, violation, replyTo: replyTo, logged: false)
@@ -169,7 +171,7 @@ struct DaemonCore {
         // Unfinished frames count against the budget of all connections (two loads when none is held).
         if connection.partialBytesCounted != 0 || connection.bufferedByteCount != 0, !connection.isClosing,
            let violation = connections.countPartialFrame(of: connection) {
-            refuseOverLimit(connection, violation, replyTo: 0)
+            refuseOverLimit(connection, violation, limit: "unfinished frames", replyTo: 0)
         }
     }
 
@@ -234,7 +236,7 @@ struct DaemonCore {
         switch connection.protocolState.receive(body) {
         case .welcome(let agreement):
             if agreement.role == .screenHost, let violation = connections.hostRefusal(of: connection) {
-                refuseOverLimit(connection, violation, replyTo: seq)
+                refuseOverLimit(connection, violation, limit: "screen hosts", replyTo: seq)
                 return
             }
             var resuming: UInt64?
