@@ -108,9 +108,10 @@ struct DaemonCore {
     }
 
     /// `accept` failed on the listener (EMFILE, ENFILE, ...): logged, rate-limited; the daemon keeps
-    /// serving. (libuv closes the waiting peers itself when it can: they see a reset.)
+    /// serving. (At EMFILE libuv closes the waiting peers itself, with a descriptor it keeps in reserve,
+    /// and says nothing; it reports the failure only without that reserve.)
     package mutating func acceptFailed(_ error: UVError) {
-        throttle.log(logger, .error, "accept", "cannot accept a connection; the peer is closed unanswered", [
+        throttle.log(logger, .error, "accept", "cannot accept a connection; flowd goes on serving", [
             "error": "\(error)", "connections": "\(connections.count)", "limit": "\(configuration.maxConnections)",
             "advice": "raise the open-file limit (ulimit -n), or lower --max-connections below it",
         ], now: loop.now)
