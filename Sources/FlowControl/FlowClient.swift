@@ -49,7 +49,18 @@ public final class FlowClient {
         hello.name = name
         hello.pid = getpid()
         hello.maxFrameSize = maxFrameSize
-        let reply = try client.request(.hello(hello), timeoutMilliseconds: timeoutMilliseconds)
+        let reply: Flowd_V1_Envelope
+        do {
+            reply = try client.request(.hello(hello), timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            // flowd may refuse and close before it reads our Hello (at its connection limit, or
+            // shutting down; or its accept failed): what it said before closing says why.
+            switch error {
+            case .socket(let failure) where failure.code == EPIPE || failure.code == ECONNRESET: throw client.whyClosed(failure)
+            case .closed: throw ClientError.reset(nil)
+            default: throw error
+            }
+        }
         guard case .welcome(let welcome) = reply.body else {
             throw .unexpected("expected Welcome, got \(reply.body?.name ?? "nothing")")
         }
@@ -116,6 +127,16 @@ public final class FlowClient {
         }
     }
 
+    /// Why the daemon closed the connection under a write that failed with `failure`: the fatal `Error`
+    /// it sent before closing, if one is still to be read, else the reset itself, said plainly.
+    private func whyClosed(_ failure: SocketError) -> ClientError {
+        while true {
+            guard let envelope = try? receive(timeoutMilliseconds: 1_000) else { return .reset(failure) }
+            if case .error(let error) = envelope.body { return .daemon(error) }
+            if case .shutdown(let shutdown) = envelope.body { return .shutdown(shutdown) }
+        }
+    }
+
     /// Says goodbye and closes.
     public func close() {
         _ = try? send(.shutdown(Flowd_V1_Shutdown()))
@@ -131,6 +152,9 @@ public enum ClientError: Error, CustomStringConvertible {
     case timeout(milliseconds: Int32)
     /// The daemon closed the connection.
     case closed
+    /// The daemon closed the connection before it answered its `Hello`, and said nothing (`failure`:
+    /// the write or read that found it gone; nil: the end of the stream).
+    case reset(SocketError?)
     /// The daemon answered with an `Error`.
     case daemon(Flowd_V1_Error)
     /// The daemon is shutting down.
@@ -147,6 +171,9 @@ public enum ClientError: Error, CustomStringConvertible {
             "flowd did not answer within \(ms) ms"
         case .closed:
             "flowd closed the connection"
+        case .reset(let failure):
+            "flowd closed the connection before answering\(failure.map { " (\($0.operation): \(String(cString: strerror($0.code))))" } ?? ""); "
+                + "it may be at its connection limit or out of file descriptors: its log says why"
         case .daemon(let error):
             "flowd: \(error.message) (\(error.code))"
         case .shutdown(let shutdown):

@@ -61,6 +61,26 @@ public struct DaemonConfiguration: Sendable {
     public var exitWhenAppFinishes = true
     /// The uid that named-socket peers must have (the daemon's own by default).
     public var allowedUID: UInt32
+    /// Connections the daemon holds at most, every role and spawned screens' included: a peer of the
+    /// named socket past it is sent a fatal `LIMIT_EXCEEDED` and closed. By default the open-file limit
+    /// less a reserve for the daemon's own descriptors (`Defaults.connectionLimit(openFiles:)`), so that
+    /// the daemon refuses a peer before `accept` fails with EMFILE.
+    public var maxConnections = Defaults.maxConnections
+    /// Of `maxConnections`, the slots a screen host may not take: kept for debug clients, so that
+    /// `flowctl` still answers while hosts flood the daemon.
+    public var debugConnectionReserve = Defaults.debugConnectionReserve
+    /// Connections one peer process (by its pid) may hold on the named socket (nil: half of
+    /// `maxConnections`), so that one client cannot take every slot.
+    public var maxConnectionsPerProcess: Int?
+    /// The per-process limit in effect.
+    public var effectiveMaxConnectionsPerProcess: Int { maxConnectionsPerProcess ?? max(1, maxConnections / 2) }
+    /// Screens one attached host shows at once at most: a screen placed past it waits for another host
+    /// of its kind, and the full host is told with a non-fatal `LIMIT_EXCEEDED`.
+    public var maxScreensPerHost = Defaults.maxScreensPerHost
+    /// Bytes of frames begun and not finished that all connections together may hold; the connection
+    /// whose bytes pass it is sent a fatal `LIMIT_EXCEEDED` and closed (slow senders of large frames
+    /// cannot make the daemon hold a frame size each, without bound).
+    public var partialFrameBudget = Defaults.partialFrameBudget
 
     /// A configuration for `socketPath` with the default limits.
     public init(socketPath: String, allowedUID: UInt32 = UInt32(getuid())) {
@@ -100,5 +120,21 @@ public struct DaemonConfiguration: Sendable {
         public static let compactAfterInputs = 2_048
         /// Of `journalBacklogLimit`: 8 MiB, some 100,000 taps of the demo's size.
         public static let journalBacklogLimit = 8 << 20
+        /// Of `maxConnections`: `connectionLimit(openFiles:)` of this process's open-file limit (its soft
+        /// `RLIMIT_NOFILE`, which flowd first raises to the hard limit).
+        public static var maxConnections: Int { connectionLimit(openFiles: ResourceLimits.openFileLimit()) }
+        /// The connections a daemon allowed `openFiles` descriptors holds: that many less a reserve for its
+        /// own (the loop's, the listener, the journal, the log, spawning): an eighth of them, at least 32
+        /// and at most 256; never below 16. 1,024 descriptors give 896 connections; 128 give 96.
+        public static func connectionLimit(openFiles: Int) -> Int {
+            max(16, openFiles - min(256, max(32, openFiles / 8)))
+        }
+        /// Of `debugConnectionReserve`: 8 slots that screen hosts may not take.
+        public static let debugConnectionReserve = 8
+        /// Of `maxScreensPerHost`: 16,384 screens on one attached host.
+        public static let maxScreensPerHost = 16_384
+        /// Of `partialFrameBudget`: 64 MiB of unfinished frames, all connections together (64 frames of
+        /// the default maximum size at once).
+        public static let partialFrameBudget = 64 << 20
     }
 }

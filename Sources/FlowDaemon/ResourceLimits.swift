@@ -19,6 +19,14 @@ public enum ResourceLimits {
         return UInt64(limit.rlim_cur)
     }
 
+    /// This process's soft limit on open descriptors (`RLIMIT_NOFILE`); 1,024 when it cannot be read,
+    /// and at most `Int32.max` when unlimited.
+    public static func openFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1_024 }
+        return Int(min(limit.rlim_cur, rlim_t(Int32.max)))
+    }
+
     /// The number of descriptors this process has open (entries of /proc/self/fd).
     public static func openDescriptorCount() -> Int {
         guard let dir = opendir("/proc/self/fd") else { return -1 }

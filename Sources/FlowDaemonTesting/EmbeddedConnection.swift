@@ -62,11 +62,13 @@ public final class EmbeddedConnection {
     /// The bodies of `readFrames()`.
     public func readBodies(settle: Bool = true) -> [Flowd_V1_Envelope.OneOf_Body] { readFrames(settle: settle).compactMap(\.body) }
 
-    /// Sends `Hello` and returns the daemon's answer (`Welcome` or `Error`, and anything before).
+    /// Sends `Hello` and returns the daemon's answer (`Welcome` or `Error`, and anything before);
+    /// `maxFrameSize` is what the peer accepts (0: the protocol's default).
     @discardableResult
     public func hello(role: Flowd_V1_Role, name: String = "test", provides: [String] = [], token: String = "",
-                      resumeToken: String = "") -> [Flowd_V1_Envelope.OneOf_Body] {
+                      resumeToken: String = "", maxFrameSize: UInt32 = 0) -> [Flowd_V1_Envelope.OneOf_Body] {
         var hello = Flowd_V1_Hello()
+        hello.maxFrameSize = maxFrameSize
         hello.minVersion = WireProtocol.supportedVersions.lowerBound
         hello.maxVersion = WireProtocol.supportedVersions.upperBound
         hello.role = role

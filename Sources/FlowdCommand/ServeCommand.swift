@@ -177,6 +177,29 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Bytes queued for one client before it is disconnected as stalled.", valueName: "bytes"))
     var writeQueueLimit = Defaults.writeQueueLimit
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Connections flowd holds at most, every role; one more is refused with LIMIT_EXCEEDED.",
+        discussion: "Default: the open-file limit (raised to its hard limit at start) less a reserve for flowd's own descriptors: an eighth, from 32 to 256.",
+        valueName: "count"))
+    var maxConnections: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Connections one client process may hold (default: half of --max-connections).", valueName: "count"))
+    var maxConnectionsPerProcess: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Connection slots screen hosts may not take, kept for debug clients such as flowctl.", valueName: "count"))
+    var debugReserve = Defaults.debugConnectionReserve
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Screens one attached screen host shows at most; more wait for another host of their kind.", valueName: "count"))
+    var maxScreensPerHost = Defaults.maxScreensPerHost
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Bytes of unfinished frames all connections may hold together; the connection that passes it is closed.",
+        valueName: "bytes"))
+    var partialFrameBudget = Defaults.partialFrameBudget
+
     /// The daemon's defaults, which the options' defaults are.
     private typealias Defaults = DaemonConfiguration.Defaults
     /// The largest `--max-frame-size`: 64 MiB.
@@ -249,6 +272,17 @@ struct ServeCommand: ParsableCommand {
         guard compactAfter >= 0 else {
             throw ValidationError("--compact-after must be a number of inputs, 0 (never) or more, got \(compactAfter)")
         }
+        if let maxConnections, maxConnections < 2 {
+            throw ValidationError("--max-connections must be at least 2, got \(maxConnections)")
+        }
+        if let maxConnectionsPerProcess, maxConnectionsPerProcess < 1 {
+            throw ValidationError("--max-connections-per-process must be at least 1, got \(maxConnectionsPerProcess)")
+        }
+        guard debugReserve >= 0 else { throw ValidationError("--debug-reserve must not be negative, got \(debugReserve)") }
+        guard maxScreensPerHost >= 1 else { throw ValidationError("--max-screens-per-host must be at least 1, got \(maxScreensPerHost)") }
+        guard partialFrameBudget >= maxFrameSize else {
+            throw ValidationError("--partial-frame-budget (\(partialFrameBudget)) must be at least --max-frame-size (\(maxFrameSize))")
+        }
         guard writeQueueLimit >= maxFrameSize else {
             throw ValidationError("--write-queue-limit (\(writeQueueLimit)) must be at least --max-frame-size (\(maxFrameSize))")
         }
@@ -280,6 +314,11 @@ struct ServeCommand: ParsableCommand {
         configuration.hangTimeoutMilliseconds = UInt64(effectiveHangTimeout * 1000)
         configuration.frameTimeoutMilliseconds = UInt64(frameTimeout * 1000)
         configuration.compactAfterInputs = compactAfter
+        if let maxConnections { configuration.maxConnections = maxConnections }
+        configuration.maxConnectionsPerProcess = maxConnectionsPerProcess
+        configuration.debugConnectionReserve = debugReserve
+        configuration.maxScreensPerHost = maxScreensPerHost
+        configuration.partialFrameBudget = partialFrameBudget
 
         if !noState {
             let environment = ProcessInfo.processInfo.environment

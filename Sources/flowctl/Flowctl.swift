@@ -98,9 +98,11 @@ extension ConnectionOptions {
     /// The timeout in milliseconds, for requests.
     var milliseconds: Int32 { Int32(min(timeout * 1000, Double(Int32.max))) }
 
-    /// Runs `body` with a connected client, turning client errors into exits (69, 77 or 1).
+    /// Runs `body` with a connected client, turning client errors into exits (69, 77 or 1). The client
+    /// offers to take frames as large as any flowd sends (`Record.maxFrameSize`): a large tree arrives
+    /// whole up to the daemon's own `--max-frame-size`.
     func with<T>(_ body: (FlowClient) throws(ClientError) -> T) -> T {
-        let client = connect()
+        let client = connect(maxFrameSize: Record.maxFrameSize)
         defer { client.close() }
         do {
             return try body(client)

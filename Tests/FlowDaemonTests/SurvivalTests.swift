@@ -240,6 +240,9 @@ struct SurvivalTests {
         let resumed = back.hello(role: .screenHost, provides: ["item"], resumeToken: token)
         #expect(Self.welcome(resumed)?.resumed == true)
         #expect(Self.places(resumed).count == 1)
+        let told = host.readBodies().compactMap { if case .shutdown(let m) = $0 { m } else { nil } }
+        #expect(told.count == 1, "the old connection is told with Shutdown before it is closed (protocol.md §11)")
+        #expect(told.first?.message.contains("resume token") == true, "\(told.first?.message ?? "")")
         #expect(host.isClosed, "the old connection was closed")
         #expect(daemon.daemon.stats().screens == 1 && daemon.daemon.stats().flows == 1)
     }

@@ -61,4 +61,22 @@ import Testing
         #expect(doc.contains(Self.helloHex))
         #expect(doc.contains(Self.welcomeHex))
     }
+
+    @Test func theEnvelopesFieldListNamesEveryBodyOfTheProto() throws {
+        // §3 lists the body fields; a client written from the page alone needs every one.
+        let proto = try String(contentsOfFile: PackageRoot.path + "/proto/flowd/v1/envelope.proto", encoding: .utf8)
+        let oneof = try #require(proto.components(separatedBy: "oneof body {").last?.components(separatedBy: "}").first)
+        let fields = oneof.split(separator: "\n").compactMap { line -> (String, String)? in
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "=" || $0 == ";" })
+            guard words.count == 3, !line.contains("//"), Int(words[2]) != nil else { return nil }
+            return (String(words[1]), String(words[2]))
+        }
+        #expect(fields.count >= 34, "parsed \(fields.count) body fields")
+        let doc = try String(contentsOfFile: PackageRoot.path + "/docs/protocol.md", encoding: .utf8)
+        let section = try #require(doc.components(separatedBy: "## 3. The envelope").last?.components(separatedBy: "## 4.").first)
+        let list = section.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "  ", with: " ")
+        for (name, number) in fields {
+            #expect(list.contains("`\(name)` \(number)"), "protocol.md §3 does not list `\(name)` \(number)")
+        }
+    }
 }

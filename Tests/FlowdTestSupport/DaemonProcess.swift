@@ -35,16 +35,24 @@ public final class DaemonProcess: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
     private let ownsDirectory: Bool
 
-    /// Starts `flowd` with `arguments` (plus `--socket`) and waits until it listens.
+    /// Starts `flowd` with `arguments` (plus `--socket`) and waits until it listens. `launcher` runs it
+    /// through a program that execs it (`["/usr/bin/prlimit", "--nofile=64:64", "--"]`): the process
+    /// is flowd's all the same.
     public init(
         arguments: [String] = [], environment: [String: String] = [:], directory: String? = nil, waitUntilListening: Bool = true,
-        sourceLocation: SourceLocation = #_sourceLocation
+        launcher: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         self.ownsDirectory = directory == nil
         self.directory = directory ?? makeTemporaryDirectory()
         self.socketPath = self.directory + "/flowd.sock"
-        process.executableURL = productsDirectory.appendingPathComponent("flowd")
-        process.arguments = ["--socket", socketPath] + arguments
+        let flowd = productsDirectory.appendingPathComponent("flowd")
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [flowd.path, "--socket", socketPath] + arguments
+        } else {
+            process.executableURL = flowd
+            process.arguments = ["--socket", socketPath] + arguments
+        }
         // Each daemon journals into its own directory (removed with it): tests never restore each
         // other's state nor meet each other's journal lock.
         var environment = environment

@@ -118,6 +118,18 @@ extension AppCore {
                 watchHostWait(screen)
             case .spawnPooled, .tookPooled, .stopPooled, .poolSuspended:
                 performPool(action)
+            case .hostFull(let screen, let kind, let host, let count):
+                throttle.log(logger, .warning, "host-full", "a screen host is full; the screen waits for a host with room", [
+                    "screen": "\(screen)", "kind": "\(kind.bounded(64))", "connection": "\(host)", "screens": "\(count)",
+                ], now: loop.now)
+                act(.send(.error(Flowd_V1_Error(
+                    code: .limitExceeded,
+                    message: "screen \(screen.rawValue) (kind \(kind.bounded(64))) was not given to this host: it shows \(count) screens, "
+                        + "the limit of one host (flowd --max-screens-per-host); it waits for a host of its kind with room",
+                    screenID: screen.rawValue)), to: host, replyTo: 0))
+                watchHostWait(screen)
+            case .hostHasRoom(let host):
+                perform(delivery.hostHasRoom(host, now: loop.now))
             }
         }
     }
@@ -147,10 +159,11 @@ extension AppCore {
             let known = appKinds
             let unknown = provides.filter { !known.isEmpty && !known.contains($0) }
             if !unknown.isEmpty {
-                tell(debug.contract.unknownKinds(unknown, from: host, label: label))
+                let listed = Self.listed(unknown)
+                tell(debug.contract.unknownKinds(unknown, listed: listed, from: host, label: label))
                 act(.send(.error(Flowd_V1_Error(
                     code: .unknownKind,
-                    message: "app \(app.name) uses none of the kinds \(unknown.joined(separator: ", ")); it uses \(known.sorted().joined(separator: ", "))")),
+                    message: "app \(app.name) uses none of the kinds \(listed); it uses \(Self.listed(known.sorted()))")),
                     to: host, replyTo: 0))
             }
         }
@@ -161,6 +174,21 @@ extension AppCore {
             if let member = delivery.pool.members[host] { pooledProcessReady(host, label: label, pid: pid, kind: member.kind) }
         }
         drive()
+    }
+
+    /// What a peer whose frame size is `limit` can do about a frame over it, when the daemon allows
+    /// up to `ceiling`.
+    static func frameSizeAdvice(limit: Int, ceiling: Int) -> String {
+        limit < ceiling
+            ? "connect with a larger max_frame_size in Hello (this daemon allows up to \(ceiling) bytes)."
+            : "start flowd with a larger --max-frame-size (now \(ceiling) bytes)."
+    }
+
+    /// Names from a peer, for a message or a log line: at most 16, each bounded, then how many more
+    /// (a host offering 1,000 unknown kinds gets an error that fits any frame, and the log one line).
+    static func listed(_ names: [String]) -> String {
+        let shown = names.prefix(16).map { $0.bounded(64) }.joined(separator: ", ")
+        return names.count > 16 ? "\(shown) and \(names.count - 16) more" : shown
     }
 
     /// The connection `host` closed: its screens are lost, held for a restart or a resume, or
@@ -174,6 +202,35 @@ extension AppCore {
     /// The process flowd started on connection `host` exited: the delivery restarts, holds or loses its screen.
     mutating func processExited(_ host: UInt64, abnormally: Bool) {
         perform(delivery.processExited(host, abnormally: abnormally, now: loop.now))
+        drive()
+    }
+
+    /// A screen command could not be sent to `host`: its frame is `length` bytes, over the host's
+    /// maximum frame size `limit` (`ceiling`: the daemon's own). The host is told with a non-fatal
+    /// `LIMIT_EXCEEDED` naming the screen, the serial, the size and the limit; the screen is removed
+    /// at once as a screen its host cannot show (`ScreenDelivery.undeliverable`), and its flow hears it
+    /// was lost. Never an `ACK_TIMEOUT` for a serial that was not sent.
+    mutating func undeliverable(_ outgoing: ScreenDelivery.Outgoing, host: UInt64, length: Int, limit: Int, ceiling: Int) {
+        let command = outgoing.command
+        let screen = command.screen
+        let kind = delivery.screens[screen]?.kind ?? ""
+        let name = switch command {
+        case .place: "Place"
+        case .update: "Update"
+        case .placementChanged: "PlacementChanged"
+        case .dismiss: "Dismiss"
+        }
+        act(.send(.error(Flowd_V1_Error(
+            code: .limitExceeded,
+            message: "the \(name) of screen \(screen.rawValue) (kind \(kind.bounded(64)), serial \(outgoing.serial)) is \(length) bytes, "
+                + "over this connection's maximum frame size of \(limit) bytes; it was not sent and the screen was removed. "
+                + "Keep the screen's state smaller, or: \(Self.frameSizeAdvice(limit: limit, ceiling: ceiling))",
+            screenID: screen.rawValue, serial: outgoing.serial)), to: host, replyTo: 0))
+        if case .place = command {
+            perform(delivery.undeliverable(screen, host: host, hostHasScreen: false))
+        } else {
+            perform(delivery.undeliverable(screen, host: host, hostHasScreen: true))
+        }
         drive()
     }
 

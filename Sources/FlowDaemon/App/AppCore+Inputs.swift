@@ -74,9 +74,9 @@ extension AppCore {
                     name: kind, payload: runtime.eventPayload(output: message, of: screen),
                     text: "\(injected ? "injected " : "")output \(kind) \(screen) \(Self.outputText(message, screen: screen, runtime: runtime))")
         if let pid {
-            logger.notice("debug client injected an output", metadata: [
+            throttle.log(logger, .notice, "injected", "debug client injected an output", [
                 "pid": "\(pid)", "screen": "\(screen)", "output": "\(Self.outputText(message, screen: screen, runtime: runtime))",
-            ])
+            ], now: loop.now)
         }
         do {
             try feed(.output(screen, payload: payload), key: output.key)
@@ -110,7 +110,8 @@ extension AppCore {
         debug.events.emit(.userNavigation, screen: screen, flow: runtime.owner(of: screen), connection: host,
                     name: delivery.screens[screen]?.kind ?? "", payload: EventPayloads.navigation(message), text: "\(injected ? "injected " : "")user \(navigation) on \(screen)")
         if let pid {
-            logger.notice("debug client injected navigation", metadata: ["pid": "\(pid)", "screen": "\(screen)", "navigation": "\(navigation)"])
+            throttle.log(logger, .notice, "injected", "debug client injected navigation",
+                         ["pid": "\(pid)", "screen": "\(screen)", "navigation": "\(navigation)"], now: loop.now)
         }
         do {
             try feed(.userNavigation(navigation, screen: screen), key: message.key)

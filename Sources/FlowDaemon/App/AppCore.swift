@@ -42,6 +42,8 @@ struct AppCore {
     /// Every kind the app names (`App.kinds`), computed once: hosts offering others are told.
     let appKinds: Set<String>
     let logger: Logger
+    /// Bounds the log lines a peer can cause (shared with `DaemonCore`).
+    let throttle: LogThrottle
     /// The loop's clock (`now`, the wall clock) and the one thread everything runs on.
     let loop: any DaemonLoop
     /// Carries a flow's work result from another thread back to the loop (set once, by the daemon).
@@ -75,8 +77,10 @@ struct AppCore {
     /// Reused between commands by `deliver`.
     var deliveryBuffer: [ScreenDelivery.Action] = []
 
-    init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, events: EventBus) {
+    init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, events: EventBus,
+         throttle: LogThrottle = LogThrottle()) {
         self.configuration = configuration
+        self.throttle = throttle
         self.app = app
         self.appKinds = Set(app?.kinds ?? [])
         self.logger = logger
@@ -84,6 +88,7 @@ struct AppCore {
         self.persistence = Persistence(compactAfterInputs: configuration.compactAfterInputs, backlogLimit: configuration.journalBacklogLimit)
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
+        self.delivery.maxScreensPerHost = configuration.maxScreensPerHost
         self.debug = DebugSurface(events: events, contract: ContractWatch(hostWait: configuration.hostWaitMilliseconds, appName: app?.name ?? "none"))
     }
 

@@ -42,12 +42,15 @@ struct ContractWatch {
                       event: .init(kind: .noHost, screen: screen, flow: owner, name: kind, text: text))
     }
 
-    /// Host `connection` (`label`) offered kinds the app does not use (it is told with `UNKNOWN_KIND`).
-    mutating func unknownKinds(_ kinds: [String], from connection: UInt64, label: String) -> Notice {
+    /// Host `connection` (`label`) offered kinds the app does not use (it is told with `UNKNOWN_KIND`);
+    /// `listed` names them for people, bounded (`AppCore.listed`). The event's `name` holds the first
+    /// 16 of them, comma-separated.
+    mutating func unknownKinds(_ kinds: [String], listed: String, from connection: UInt64, label: String) -> Notice {
         unknownKindsOffered += 1
-        let text = "#\(connection) offers kinds app \(appName) does not use: \(kinds.joined(separator: ", "))"
+        let text = "#\(connection) offers \(kinds.count) kind\(kinds.count == 1 ? "" : "s") app \(appName) does not use: \(listed)"
         return Notice(.warning, text, ["connection": "\(label)"],
-                      event: .init(kind: .unknownKinds, connection: connection, name: kinds.joined(separator: ","), text: text))
+                      event: .init(kind: .unknownKinds, connection: connection, name: kinds.prefix(16).map { $0.bounded(64) }.joined(separator: ","),
+                                   text: text))
     }
 
     /// Host `connection` (`label`) refused a command for its screen of `kind` (the message names the
@@ -56,7 +59,7 @@ struct ContractWatch {
         commandsRefused += 1
         return Notice(.warning, "screen host refused a command", [
             "connection": "\(label)", "screen": "\(error.screenID)", "kind": "\(kind)", "serial": "\(error.serial)",
-            "code": "\(error.code)", "message": "\(error.message)",
+            "code": "\(error.code)", "message": "\(error.message.bounded(1024))",
         ], event: .init(kind: .screenRefused, screen: ScreenID(rawValue: error.screenID), flow: owner, connection: connection, name: kind,
                         serial: error.serial, text: "#\(connection) refused \(kind) \(error.screenID) serial \(error.serial): \(error.message)"))
     }

@@ -6,7 +6,10 @@ import Foundation
 /// Every event takes the next sequence number whether or not anyone listens;
 /// building and sending happen only for matching subscribers. A subscriber
 /// whose unread bytes pass `lagLimit` is skipped (events counted), and gets a
-/// `Lagged` notice when it catches up: a slow watcher never slows the daemon.
+/// `Lagged` notice as soon as it catches up (`catchUp()`, at the end of each loop
+/// iteration while some watcher lags), not only with the next event: a slow
+/// watcher never slows the daemon, and never misses events without being told.
+/// An event over the watcher's maximum frame size is counted the same way.
 final class EventBus {
     /// One subscribed connection.
     struct Subscription {
@@ -34,6 +37,10 @@ final class EventBus {
     private(set) var sent: UInt64 = 0
     /// Watchers given frames since `takeWatchersToWrite()`: written at the end of the iteration.
     private(set) var watchersToWrite: [Connection] = []
+    /// Whether some watcher has events counted as dropped and not told yet (`catchUp()` tells it).
+    private(set) var hasLaggingWatchers = false
+    /// Events over a watcher's maximum frame size since `takeOversized()` (the daemon logs them).
+    private(set) var oversized = 0
 
     init() {}
 
@@ -81,14 +88,11 @@ final class EventBus {
             if watcher.pendingBytes > lagLimit {
                 subscription.dropped += 1
                 subscriptions[id] = subscription
+                hasLaggingWatchers = true
                 continue
             }
             if subscription.dropped > 0 {
-                var lagged = Flowd_V1_Lagged()
-                lagged.dropped = subscription.dropped
-                lagged.nextSeq = lastSeq
-                watcher.queue(.lagged(lagged))
-                subscription.dropped = 0
+                Self.tellLagged(&subscription, nextSeq: lastSeq)
                 subscriptions[id] = subscription
             }
             if event == nil {
@@ -110,9 +114,53 @@ final class EventBus {
                 if payload == nil { payload = .some(payloadOf()) }
                 if let value = payload ?? nil { copy.payload = value }
             }
-            watcher.queue(.event(copy))
+            if watcher.queue(.event(copy)) {
+                sent += 1
+            } else if !watcher.isClosing {
+                // Over the watcher's maximum frame size: counted, and told with `Lagged` as any event
+                // the watcher missed; the daemon logs it (`takeOversized`).
+                subscription.dropped += 1
+                subscriptions[id] = subscription
+                hasLaggingWatchers = true
+                oversized += 1
+            }
             watchersToWrite.append(watcher)
-            sent += 1
         }
+    }
+
+    /// Queues `Lagged` to `subscription`'s watcher: the events dropped so far, and the seq events
+    /// resume at.
+    private static func tellLagged(_ subscription: inout Subscription, nextSeq: UInt64) {
+        var lagged = Flowd_V1_Lagged()
+        lagged.dropped = subscription.dropped
+        lagged.nextSeq = nextSeq
+        subscription.connection.queue(.lagged(lagged))
+        subscription.dropped = 0
+    }
+
+    /// Tells each watcher that missed events and can take frames again (its unread bytes are back
+    /// under `lagLimit`) with `Lagged`, without waiting for the next event: a watcher that drained its
+    /// socket knows at once. The daemon calls it at the end of each loop iteration while
+    /// `hasLaggingWatchers` (a write that drains a socket ends an iteration).
+    func catchUp() {
+        var stillLagging = false
+        for (id, var subscription) in subscriptions where subscription.dropped > 0 {
+            let watcher = subscription.connection
+            guard !watcher.isClosing else { continue }
+            guard watcher.pendingBytes <= lagLimit else {
+                stillLagging = true
+                continue
+            }
+            Self.tellLagged(&subscription, nextSeq: lastSeq + 1)
+            subscriptions[id] = subscription
+            watchersToWrite.append(watcher)
+        }
+        hasLaggingWatchers = stillLagging
+    }
+
+    /// The events over a watcher's maximum frame size since the last call.
+    func takeOversized() -> Int {
+        defer { oversized = 0 }
+        return oversized
     }
 }

@@ -42,6 +42,8 @@ final class Connection {
     var lastHeard: UInt64 = 0
     /// Whether a frame-timeout deadline is queued for a partial frame in `decoder`.
     var awaitsFrameEnd = false
+    /// The bytes of this connection's unfinished frames `ConnectionTable.partialBytes` counts.
+    var partialBytesCounted = 0
     /// Whether an attached host's screens are held for it to resume when this connection closes:
     /// false once it said goodbye or the daemon closed it for breaking the protocol.
     var mayResume = true
@@ -95,42 +97,59 @@ final class Connection {
 
     /// A short description for logs: `#12 demo-screens pid 4242`.
     var label: String {
-        let name = agreement?.name ?? ""
+        // The name is the peer's own text: bounded, so that a log line does not quote a megabyte.
+        let name = (agreement?.name ?? "").bounded(64)
         return "#\(id)\(name.isEmpty ? "" : " " + name) pid \(peerPID)"
     }
 
     /// Queues one frame; `replyTo` names the peer frame it answers.
-    /// Returns false if the frame could not be encoded (a bug) or the connection is closing.
+    /// Returns false if the connection is closing, or if the frame could not be encoded: then nothing
+    /// was queued, no seq was taken, and `refusal` says why (the caller answers it: `DaemonCore.send`).
     @discardableResult
     func queue(_ body: Flowd_V1_Envelope.OneOf_Body, replyTo: UInt64 = 0) -> Bool {
         guard !isClosing else { return false }
         sentSeq += 1
         let (seq, limit) = (sentSeq, maxFrameSize)
         return withOutbox { outbox in
-            do {
+            do throws(FrameError) {
                 try FrameEncoder.append(body, seq: seq, replyTo: replyTo, to: &outbox, maxFrameSize: limit)
                 return true
             } catch {
+                refused(error)
                 return false
             }
         }
     }
 
     /// Queues an `Update` frame from its fields (`FrameEncoder.appendUpdate`): false when closing or
-    /// when it cannot be encoded.
+    /// when it cannot be encoded (then as `queue`: nothing queued, no seq taken, `refusal` set).
     func queueUpdate(screenID: UInt64, serial: UInt64, contentType: String, state: Data) -> Bool {
         guard !isClosing else { return false }
         sentSeq += 1
         let (seq, limit) = (sentSeq, maxFrameSize)
         return withOutbox { outbox in
-            do {
+            do throws(FrameError) {
                 try FrameEncoder.appendUpdate(screenID: screenID, serial: serial, contentType: contentType, state: state,
                                               seq: seq, to: &outbox, maxFrameSize: limit)
                 return true
             } catch {
+                refused(error)
                 return false
             }
         }
+    }
+
+    /// Why the last frame this connection refused to queue could not be encoded (`.frameTooLarge`
+    /// with its size and the limit, almost always); read by the caller right after a `queue` that
+    /// returned false on an open connection.
+    private(set) var refusal: FrameError?
+
+    /// A frame was not queued: its seq is given back (the peer sees no gap) and the reason kept.
+    /// Off the hot path: only an encoder's refusal comes here.
+    @inline(never)
+    private func refused(_ error: FrameError) {
+        sentSeq -= 1
+        refusal = error
     }
 
     /// Runs `body` on the outbox, lent out of its field for the call.

@@ -17,6 +17,14 @@ struct ConnectionTable {
         var frameTimeout: UInt64
         /// Unread bytes beyond which a peer that stopped reading is cut off.
         var writeQueueLimit: Int
+        /// Connections held at most (`DaemonConfiguration.maxConnections`).
+        var maxConnections = Int.max
+        /// Slots screen hosts may not take (`DaemonConfiguration.debugConnectionReserve`).
+        var debugReserve = 0
+        /// Connections of one peer process on the named socket at most.
+        var perProcess = Int.max
+        /// Bytes of unfinished frames all connections may hold together.
+        var partialFrameBudget = Int.max
     }
 
     /// A deadline that passed, for the driver to act on.
@@ -71,7 +79,61 @@ struct ConnectionTable {
 
     /// A closed connection leaves.
     mutating func remove(_ id: UInt64) {
-        byID[Key(id)] = nil
+        if let gone = byID.removeValue(forKey: Key(id)) {
+            partialBytes -= gone.partialBytesCounted
+            gone.partialBytesCounted = 0
+        }
+    }
+
+    // MARK: Limits
+
+    /// Why `connection`, a peer of the named socket just added, is refused (nil: it may stay): the
+    /// daemon holds its connection limit, or its process holds the limit of one process.
+    func admissionRefusal(of connection: Connection) -> ConnectionStateMachine.Violation? {
+        if count > limits.maxConnections {
+            return .init(code: .limitExceeded, message: """
+                flowd holds \(count - 1) connections, its limit (--max-connections \(limits.maxConnections)); closing this \
+                one. Try again once clients leave
+                """)
+        }
+        let pid = connection.peerPID
+        guard pid > 0, limits.perProcess < limits.maxConnections else { return nil }
+        let same = byID.values.count { $0.peerPID == pid && !$0.protocolState.origin.isSpawned }
+        guard same > limits.perProcess else { return nil }
+        return .init(code: .limitExceeded, message: """
+            process \(pid) holds \(same - 1) connections to flowd, the limit for one process \
+            (--max-connections-per-process \(limits.perProcess)); closing this one. Close the ones it does not use
+            """)
+    }
+
+    /// Why `connection` may not become a screen host (nil: it may): the hosts would take the slots kept
+    /// for debug clients. A screen flowd spawned is never refused (flowd chose to start it).
+    func hostRefusal(of connection: Connection) -> ConnectionStateMachine.Violation? {
+        guard !connection.protocolState.origin.isSpawned, limits.debugReserve > 0 else { return nil }
+        let hostSlots = limits.maxConnections - limits.debugReserve
+        let hosts = byID.values.count { $0 !== connection && !$0.isClosing && $0.protocolState.isScreenHost }
+        guard hosts >= hostSlots else { return nil }
+        return .init(code: .limitExceeded, message: """
+            flowd holds \(hosts) screen hosts, all the slots hosts may take (--max-connections \(limits.maxConnections) \
+            less \(limits.debugReserve) kept for debug clients); closing this one. Try again once hosts leave
+            """)
+    }
+
+    /// Bytes of unfinished frames every connection holds, together.
+    private(set) var partialBytes = 0
+
+    /// Counts what `connection` holds of frames not finished after a read. Returns a violation when
+    /// the total passes the budget: that connection, the one that crossed it, is closed.
+    mutating func countPartialFrame(of connection: Connection) -> ConnectionStateMachine.Violation? {
+        let held = connection.bufferedByteCount
+        partialBytes += held - connection.partialBytesCounted
+        connection.partialBytesCounted = held
+        guard partialBytes > limits.partialFrameBudget else { return nil }
+        return .init(code: .limitExceeded, message: """
+            unfinished frames of all connections hold \(partialBytes) bytes, over flowd's budget of \
+            \(limits.partialFrameBudget) (--partial-frame-budget); this connection's \(held) bytes are refused. Send frames whole, \
+            or smaller ones
+            """)
     }
 
     /// The connection with this id, closing ones included.

@@ -109,6 +109,8 @@ public final class Daemon {
         } catch {
             throw .listen(error)
         }
+        // EMFILE, ENFILE, ...: logged (rate-limited), and the listener goes on.
+        listener?.onAcceptError = { [unowned self] error in core.acceptFailed(error) }
         if listener?.reclaimedStaleSocket == true {
             logger.notice("reclaimed stale socket file", metadata: ["path": "\(configuration.socketPath)"])
         }

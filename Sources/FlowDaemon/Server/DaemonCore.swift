@@ -31,6 +31,8 @@ struct DaemonCore {
     var processes: ScreenProcesses
     /// The live event stream (the app's half emits into it too).
     let events: EventBus
+    /// Bounds the log lines a peer can cause: refusals, frames over a limit, injections.
+    let throttle: LogThrottle
     /// The loop: clock, deadline timer, wake-ups.
     let loop: any DaemonLoop
     /// What the daemon tells its service manager (nil: not started by one that listens, or embedded).
@@ -54,13 +56,17 @@ struct DaemonCore {
         self.configuration = configuration
         self.logger = logger
         self.events = EventBus()
-        self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, events: events)
+        self.throttle = LogThrottle()
+        self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, events: events, throttle: throttle)
         self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.processes = ScreenProcesses(app: app, spawner: spawner, exitGrace: configuration.spawnExitGraceMilliseconds)
         self.connections = ConnectionTable(
             limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
                           inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
-                          writeQueueLimit: configuration.writeQueueLimit),
+                          writeQueueLimit: configuration.writeQueueLimit, maxConnections: configuration.maxConnections,
+                          debugReserve: min(configuration.debugConnectionReserve, configuration.maxConnections / 2),
+                          perProcess: configuration.effectiveMaxConnectionsPerProcess,
+                          partialFrameBudget: configuration.partialFrameBudget),
             handshakeTimeout: configuration.handshakeTimeoutMilliseconds, closeGrace: configuration.shutdownGraceMilliseconds)
         self.loop = loop
     }
@@ -80,10 +86,35 @@ struct DaemonCore {
             return
         }
         if let violation = ConnectionStateMachine.admit(connection.protocolState.origin, allowedUID: configuration.allowedUID) {
-            logger.warning("refused connection", metadata: ["connection": "\(connection.label)", "reason": "\(violation.message)"])
-            reject(connection, violation, replyTo: 0)
+            throttle.log(logger, .warning, "refused.uid", "refused connection", ["connection": "\(connection.label)", "reason": "\(violation.message)"],
+                         now: loop.now)
+            reject(connection, violation, replyTo: 0, logged: false)
             return
         }
+        if let violation = connections.admissionRefusal(of: connection) {
+            refuseOverLimit(connection, violation, limit: "connections", replyTo: 0)
+        }
+    }
+
+    /// Closes `connection` with a fatal `LIMIT_EXCEEDED`: an `Error` frame, `Shutdown`, then close; one
+    /// log line per kind of refusal a second at most (a flood is a few lines).
+    /// `limit` names the limit, for the log's rate (one fixed key each, whoever the peer is).
+    mutating func refuseOverLimit(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, limit: String, replyTo: UInt64) {
+        throttle.log(logger, .warning, "limit.\(limit)", "refused a connection over a limit", [
+            "limit": "\(limit)",
+            "connection": "\(connection.label)", "connections": "\(connections.count)", "reason": "\(violation.message)",
+        ], now: loop.now)
+        reject(connection, violation, replyTo: replyTo, logged: false)
+    }
+
+    /// `accept` failed on the listener (EMFILE, ENFILE, ...): logged, rate-limited; the daemon keeps
+    /// serving. (At EMFILE libuv closes the waiting peers itself, with a descriptor it keeps in reserve,
+    /// and says nothing; it reports the failure only without that reserve.)
+    package mutating func acceptFailed(_ error: UVError) {
+        throttle.log(logger, .error, "accept", "cannot accept a connection; flowd goes on serving", [
+            "error": "\(error)", "connections": "\(connections.count)", "limit": "\(configuration.maxConnections)",
+            "advice": "raise the open-file limit (ulimit -n), or lower --max-connections below it",
+        ], now: loop.now)
     }
 
     /// Takes a connected pipe (accepted, or the daemon's end of a spawned
@@ -138,6 +169,11 @@ struct DaemonCore {
         connection.received(bytes)
         drain(connection)
         watchForStalledFrame(connection)
+        // Unfinished frames count against the budget of all connections (two loads when none is held).
+        if connection.partialBytesCounted != 0 || connection.bufferedByteCount != 0, !connection.isClosing,
+           let violation = connections.countPartialFrame(of: connection) {
+            refuseOverLimit(connection, violation, limit: "unfinished frames", replyTo: 0)
+        }
     }
 
     private mutating func watchForStalledFrame(_ connection: Connection) {
@@ -180,6 +216,8 @@ struct DaemonCore {
         for connection in connections.takeBacklog() {
             drain(connection)
             connections.drained(connection)
+            // What it held shrank without a read: counted again (less, so never over the budget).
+            if connection.partialBytesCounted != 0 { _ = connections.countPartialFrame(of: connection) }
         }
     }
 
@@ -198,6 +236,10 @@ struct DaemonCore {
     private mutating func handle(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
         switch connection.protocolState.receive(body) {
         case .welcome(let agreement):
+            if agreement.role == .screenHost, let violation = connections.hostRefusal(of: connection) {
+                refuseOverLimit(connection, violation, limit: "screen hosts", replyTo: seq)
+                return
+            }
             var resuming: UInt64?
             if !agreement.resumeToken.isEmpty {
                 var redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
@@ -208,6 +250,12 @@ struct DaemonCore {
                     logger.notice("resume token presented while its connection is open; closing the old one", metadata: [
                         "connection": "\(connection.label)", "old": "\(previous.label)",
                     ])
+                    // Told first, as every connection the daemon closes on purpose (protocol.md §11).
+                    send(.shutdown(.init(reason: .unspecified, message: """
+                        replaced: this host's resume token was presented by connection #\(connection.id); this connection is closed \
+                        and its screens go to the new one
+                        """)), to: previous)
+                    previous.flush()
                     previous.forceClose()
                     hostLeft(previous)
                     redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
@@ -272,9 +320,9 @@ struct DaemonCore {
             if error.screenID != 0, connection.agreement?.role == .screenHost {
                 app.hostRefused(error, host: connection.id, label: connection.label)
             } else {
-                logger.notice("peer reported an error", metadata: [
-                    "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message)",
-                ])
+                throttle.log(logger, .notice, "peer-error", "peer reported an error", [
+                    "connection": "\(connection.label)", "code": "\(error.code)", "message": "\(error.message.bounded(1024))",
+                ], now: loop.now)
             }
         case .ack(let ack):
             dispatchAck(ack, seq: seq, on: connection)
@@ -306,9 +354,12 @@ struct DaemonCore {
 
     // MARK: Writing
 
-    /// Queues a frame to `connection`; it is written at the end of this loop iteration.
+    /// Queues a frame to `connection`; it is written at the end of this loop iteration. A frame over
+    /// the connection's maximum frame size is answered instead (`queueInstead`): never dropped unsaid.
     mutating func send(_ body: Flowd_V1_Envelope.OneOf_Body, to connection: Connection, replyTo: UInt64 = 0) {
-        guard connection.queue(body, replyTo: replyTo) else { return }
+        if !connection.queue(body, replyTo: replyTo) {
+            guard !connection.isClosing, queueInstead(of: body, to: connection, replyTo: replyTo) else { return }
+        }
         connections.markDirty(connection)
     }
 
@@ -318,9 +369,14 @@ struct DaemonCore {
         send(.pong(pong), to: connection, replyTo: seq)
     }
 
-    /// Queues a screen command to its host; it is written at the end of this loop iteration.
+    /// Queues a screen command to its host; it is written at the end of this loop iteration. One over
+    /// the host's maximum frame size fails loudly (`commandRefused`).
     mutating func send(_ outgoing: ScreenDelivery.Outgoing, stateContentType: String, to connection: Connection) {
-        guard connection.queue(outgoing, stateContentType: stateContentType) else { return }
+        if !connection.queue(outgoing, stateContentType: stateContentType) {
+            guard !connection.isClosing else { return }
+            commandRefused(outgoing, on: connection)
+            return
+        }
         connections.markDirty(connection)
     }
 
@@ -354,6 +410,7 @@ struct DaemonCore {
         }
         // After every step above, which may have emitted events.
         if events.hasSubscribers {
+            if events.hasLaggingWatchers { tellLaggingWatchers() }
             for watcher in events.takeWatchersToWrite() { connections.markDirty(watcher) }
         }
         defer {
@@ -382,14 +439,18 @@ struct DaemonCore {
 
     // MARK: Closing
 
-    mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64) {
+    mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64, logged: Bool = true) {
         connection.mayResume = false
-        logger.notice("protocol error; closing connection", metadata: [
-            "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message)",
-        ])
-        connection.queue(.error(Flowd_V1_Error(code: violation.code, message: violation.message, fatal: true)), replyTo: replyTo)
-        connection.queue(.shutdown(.init(reason: .protocolError, message: violation.message)))
+        if logged { logRejection(connection, violation) }
+        send(.error(Flowd_V1_Error(code: violation.code, message: violation.message, fatal: true)), to: connection, replyTo: replyTo)
+        send(.shutdown(.init(reason: .protocolError, message: violation.message.bounded(1024))), to: connection)
         closeGracefully(connection)
+    }
+
+    private func logRejection(_ connection: Connection, _ violation: ConnectionStateMachine.Violation) {
+        throttle.log(logger, .notice, "reject.\(violation.code)", "protocol error; closing connection", [
+            "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message.bounded(1024))",
+        ], now: loop.now)
     }
 
     /// Flushes, half-closes and closes; a peer that does not let the write

@@ -111,7 +111,8 @@ public final class LocalScreenHost {
                 handle(delivery.spawnFailed(screen))
             case .spawnPooled(let kind):
                 handle(delivery.pooledSpawnFailed(kind: kind, now: 0))
-            case .ackTimedOut, .retire, .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired, .waitingForHost, .tookPooled, .stopPooled, .poolSuspended:
+            case .ackTimedOut, .retire, .restarted, .restartGaveUp, .detached, .resumed, .resumeExpired, .waitingForHost, .tookPooled, .stopPooled, .poolSuspended,
+                 .hostFull, .hostHasRoom:
                 break
             }
         }

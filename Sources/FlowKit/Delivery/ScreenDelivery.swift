@@ -92,6 +92,12 @@ public struct ScreenDelivery: Sendable {
         /// An attached screen whose host is gone for good waits for the next host that provides its
         /// kind, which gets it with its current state and placement (the host-wait watch starts).
         case waitingForHost(ScreenID, kind: String)
+        /// A screen of `kind` was not given to `host`, which provides its kind: the host already shows
+        /// `maxScreensPerHost` screens. The screen waits for a host with room (tell the host).
+        case hostFull(ScreenID, kind: String, host: UInt64, screens: Int)
+        /// `host`, which was full, has room again and screens wait for its kinds: answer with
+        /// `hostHasRoom(_:now:)`.
+        case hostHasRoom(UInt64)
         /// Start a process for the warm pool of `kind` (no screen yet); answer with
         /// `pooledSpawned(kind:host:now:)` or `pooledSpawnFailed(kind:)`.
         case spawnPooled(kind: String)
@@ -275,6 +281,10 @@ public struct ScreenDelivery: Sendable {
         let serial: UInt64
         let host: UInt64
     }
+
+    /// Screens one attached host shows at most; a screen placed past it waits for a host of its kind
+    /// with room (`Action.hostFull` tells the driver). Spawned hosts show one screen each.
+    public var maxScreensPerHost = Int.max
 
     /// Delivery with no screens and no hosts. `resumeGrace` (milliseconds, nil or 0: none) is how long
     /// a dropped attached host's screens wait for it.
@@ -485,7 +495,7 @@ public struct ScreenDelivery: Sendable {
                 return (outgoing.serial, assign(place.screen, to: host, now: now))
             }
             waiting[place.kind, default: []].append(place.screen)
-            return (outgoing.serial, [])
+            return (outgoing.serial, fullHost(for: place.screen, kind: place.kind))
         case .spawn:
             screen.phase = .spawning
             screens[place.screen] = screen
@@ -596,15 +606,42 @@ public struct ScreenDelivery: Sendable {
         hosts[host] = joined
         for kind in added {
             hostsByKind[kind, default: []].append(host)
-            let queue = waiting.removeValue(forKey: kind) ?? []
-            for id in queue { actions += assign(id, to: host, now: now) }
+            actions += assignWaiting(kind, to: host, now: now)
         }
         return actions
     }
 
-    /// The oldest ready attached host that provides `kind`.
+    /// The oldest ready attached host that provides `kind` and shows fewer than `maxScreensPerHost` screens.
     private func readyHost(for kind: String) -> UInt64? {
-        hostsByKind[kind]?.first { hosts[$0]?.isReady == true }
+        hostsByKind[kind]?.first { hosts[$0].map { $0.isReady && $0.screens.count < maxScreensPerHost } ?? false }
+    }
+
+    /// A screen of `kind` found no host with room: the first ready host of its kind that is full, to be
+    /// told (none: no host provides the kind, and the screen simply waits).
+    private func fullHost(for id: ScreenID, kind: String) -> [Action] {
+        guard let host = hostsByKind[kind]?.first(where: { hosts[$0]?.isReady == true }) else { return [] }
+        return [.hostFull(id, kind: kind, host: host, screens: hosts[host]?.screens.count ?? 0)]
+    }
+
+    /// Gives attached `host` the screens waiting for `kind`, oldest first, as many as it has room for
+    /// (`maxScreensPerHost`); the rest keep waiting.
+    private mutating func assignWaiting(_ kind: String, to host: UInt64, now: UInt64) -> [Action] {
+        guard var queue = waiting.removeValue(forKey: kind), !queue.isEmpty else { return [] }
+        let room = max(0, maxScreensPerHost - (hosts[host]?.screens.count ?? 0))
+        var actions: [Action] = []
+        for id in queue.prefix(room) { actions += assign(id, to: host, now: now) }
+        queue.removeFirst(min(room, queue.count))
+        if !queue.isEmpty { waiting[kind] = queue }
+        return actions
+    }
+
+    /// Attached `host` has room again (`Action.hostHasRoom`): it takes the screens waiting for its
+    /// kinds, oldest kind first, as many as fit.
+    public mutating func hostHasRoom(_ host: UInt64, now: UInt64) -> [Action] {
+        guard let kinds = hosts[host]?.provides else { return [] }
+        var actions: [Action] = []
+        for kind in kinds { actions += assignWaiting(kind, to: host, now: now) }
+        return actions
     }
 
     /// Puts a screen on a host: its held commands go out once the host is ready.
@@ -700,7 +737,7 @@ public struct ScreenDelivery: Sendable {
         screens[id] = screen
         if let host = readyHost(for: screen.kind) { return assign(id, to: host, now: now) }
         waiting[screen.kind, default: []].append(id)
-        return [.waitingForHost(id, kind: screen.kind)]
+        return [.waitingForHost(id, kind: screen.kind)] + fullHost(for: id, kind: screen.kind)
     }
 
     /// Prepares a screen whose host went away for the next one: a screen that was shown gets a `Place`
@@ -907,6 +944,26 @@ public struct ScreenDelivery: Sendable {
         return detach(id, from: screen.host, reason: "its screen \(id) was lost") + [.screenLost(id, kind: screen.kind, host: screen.host)]
     }
 
+    /// A command for screen `id` could not be sent to `host` (the driver found its frame over the
+    /// host's maximum frame size): the host cannot show the screen, so it is removed as at an ack
+    /// timeout, at once and without blaming the host for a serial it never got. A host that has the
+    /// screen (`hostHasScreen`: the command was not its `Place`) is sent a `Dismiss` of reason
+    /// `removed`; the runtime hears the screen was lost. A screen being dismissed only waits for its
+    /// dismissal, and a screen that moved to another host since is left alone.
+    public mutating func undeliverable(_ id: ScreenID, host: UInt64, hostHasScreen: Bool) -> [Action] {
+        guard var screen = screens[id], screen.host == host, !screen.isDismissing else { return [] }
+        var actions: [Action] = []
+        if hostHasScreen, hosts[host]?.isReady == true {
+            let serial = screen.serials.nextDismiss()
+            screens[id] = screen
+            actions.append(.send(Outgoing(command: .dismiss(id, animated: false, reason: .removed), serial: serial), to: host))
+        }
+        forget(id)
+        actions += detach(id, from: host, reason: "its screen \(id) could not be sent to it")
+        actions.append(.screenLost(id, kind: screen.kind, host: host))
+        return actions
+    }
+
     /// Ends a screen's pending dismissal as the driver decides (a test's fake host says it timed out
     /// or died); ignored unless the screen is being dismissed.
     public mutating func abandonDismissal(_ id: ScreenID, outcome: DismissOutcome) -> [Action] {
@@ -923,7 +980,14 @@ public struct ScreenDelivery: Sendable {
     private mutating func detach(_ id: ScreenID, from host: UInt64?, reason: String) -> [Action] {
         guard let host, hosts[host] != nil else { return [] }
         hosts[host]?.screens.remove(id)
-        guard let remaining = hosts[host], remaining.isSpawned, remaining.screens.isEmpty else { return [] }
+        guard let remaining = hosts[host] else { return [] }
+        if !remaining.isSpawned {
+            // A full attached host has room again for a screen waiting for one of its kinds.
+            guard remaining.screens.count == maxScreensPerHost - 1, remaining.isReady,
+                  remaining.provides.contains(where: { waiting[$0]?.isEmpty == false }) else { return [] }
+            return [.hostHasRoom(host)]
+        }
+        guard remaining.screens.isEmpty else { return [] }
         return [.retire(host: host, reason: reason)]
     }
 }
