@@ -16,16 +16,20 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
     private let socketPath: String
     private let send: @Sendable (String) -> Void
     private let keepRecording: @Sendable ([UInt8]) throws(RecordingRefusal) -> String
+    /// The most bytes a running recording grows to: one that reaches it is stopped there.
+    private let recordingLimit: Int
 
     /// An inspector of the daemon at `socketPath` that tells the page through `send`; a stopped
     /// recording is handed to `keepRecording`, which answers the address to download it from, or
-    /// refuses it (the page is told why).
+    /// refuses it (the page is told why). A recording that would grow past `recordingLimit` bytes
+    /// is stopped there and kept, and the page is told why.
     package init(
-        socketPath: String, send: @escaping @Sendable (String) -> Void,
+        socketPath: String, send: @escaping @Sendable (String) -> Void, recordingLimit: Int = RecordingRefusal.maxBytes,
         keepRecording: @escaping @Sendable ([UInt8]) throws(RecordingRefusal) -> String
     ) {
         self.socketPath = socketPath
         self.send = send
+        self.recordingLimit = recordingLimit
         self.keepRecording = keepRecording
         super.init(threadName: "flowd-web inspector", parse: InspectorRequest.parse)
     }
@@ -53,11 +57,11 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
                     switch frame.body {
                     case .event(let event):
                         send(#"{"type":"event","event":"# + EventFormatter.json(event) + "}")
-                        Self.append(.event(event), to: &recording)
+                        record(.event(event), to: &recording)
                         sawEvents = true
                     case .lagged(let lagged):
                         send(#"{"type":"event","event":"# + EventFormatter.json(lagged) + "}")
-                        Self.append(.lagged(lagged), to: &recording)
+                        record(.lagged(lagged), to: &recording)
                         sawEvents = true
                     case .shutdown(let shutdown):
                         send(Self.message("closed", ["text": "flowd is shutting down: \(shutdown.message)"]))
@@ -104,20 +108,15 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
                 send(Self.message("result", ["action": "recordStart", "ok": false, "message": refusal.message]))
                 return
             }
-            send(Self.message("recording", ["state": "started"]))
+            // Its starting state may be over what a recording may hold: then the page was told.
+            if recording != nil { send(Self.message("recording", ["state": "started"])) }
             return
         case .recordStop:
-            guard let bytes = recording else {
+            guard recording != nil else {
                 send(Self.message("result", ["action": "recordStop", "ok": false, "message": "no recording is running"]))
                 return
             }
-            recording = nil
-            do {
-                send(Self.message("recording", ["state": "stopped", "url": try keepRecording(bytes), "bytes": bytes.count]))
-            } catch {
-                send(Self.message("recording", ["state": "stopped"]))
-                send(Self.message("result", ["action": "recordStop", "ok": false, "message": error.reason]))
-            }
+            stopRecording(&recording)
             return
         case .history(let from):
             try sendHistory(client, from: from)
@@ -188,7 +187,13 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
         var tree = try client.tree(startState: start)
         if start {
             recording = []
-            Self.append(.tree(tree), to: &recording)
+            if !Self.append(.tree(tree), to: &recording, limit: recordingLimit) {
+                recording = nil
+                send(Self.message("result", ["action": "recordStart", "ok": false, "message": """
+                    the state the recording would start from is over the \(recordingLimit) bytes flowd-web keeps \
+                    of a recording; use flowctl record
+                    """]))
+            }
             tree.clearStartState()
         }
         send(#"{"type":"tree","tree":"# + ((try? tree.jsonString()) ?? "{}") + "}")
@@ -231,10 +236,38 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
     }
 
     /// Appends one frame in `flowctl record`'s format (4-byte little-endian length, an envelope)
-    /// to a running recording; nothing when none runs.
-    private static func append(_ body: Flowd_V1_Envelope.OneOf_Body, to recording: inout [UInt8]?) {
-        guard recording != nil, let frame = try? FrameEncoder.encode(Flowd_V1_Envelope(body), maxFrameSize: Int(UInt32.max)) else { return }
+    /// to a running recording (nothing when none runs); false, appending nothing, when it would take
+    /// the recording past `limit` bytes.
+    private static func append(_ body: Flowd_V1_Envelope.OneOf_Body, to recording: inout [UInt8]?, limit: Int) -> Bool {
+        guard let count = recording?.count, let frame = try? FrameEncoder.encode(Flowd_V1_Envelope(body), maxFrameSize: Int(UInt32.max))
+        else { return true }
+        guard count + frame.count <= limit else { return false }
         recording?.append(contentsOf: frame)
+        return true
+    }
+
+    /// Appends `body` to a running recording; one it would take past `recordingLimit` is stopped
+    /// and kept as it is, and the page is told why.
+    private func record(_ body: Flowd_V1_Envelope.OneOf_Body, to recording: inout [UInt8]?) {
+        guard !Self.append(body, to: &recording, limit: recordingLimit) else { return }
+        stopRecording(&recording, full: """
+            the recording reached the \(recordingLimit) bytes flowd-web keeps of one and was stopped there; \
+            for longer ones use flowctl record
+            """)
+    }
+
+    /// Stops the running recording and offers it for download (or says why it cannot be kept);
+    /// `full` says it stopped because it reached its bound.
+    private func stopRecording(_ recording: inout [UInt8]?, full: String? = nil) {
+        guard let bytes = recording else { return }
+        recording = nil
+        do {
+            send(Self.message("recording", ["state": "stopped", "url": try keepRecording(bytes), "bytes": bytes.count]))
+            if let full { send(Self.message("result", ["action": "recordStop", "ok": false, "message": full])) }
+        } catch {
+            send(Self.message("recording", ["state": "stopped"]))
+            send(Self.message("result", ["action": "recordStop", "ok": false, "message": error.reason]))
+        }
     }
 
     /// The outputs the inspector offers to inject, per screen kind: every demo card sends

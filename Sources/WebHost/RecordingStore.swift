@@ -8,7 +8,7 @@ final class RecordingStore: @unchecked Sendable {  // the lock guards every fiel
     /// The most recordings kept.
     static let limit = 32
     /// The most bytes kept, all recordings together.
-    static let byteLimit = 64 << 20
+    static let byteLimit = RecordingRefusal.maxBytes
     /// The fewest seconds between two log lines about recordings let go.
     static let logInterval: Duration = .seconds(60)
 

@@ -2,6 +2,7 @@ import FlowControl
 import FlowWire
 import FlowdTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import WebBridge
@@ -96,5 +97,44 @@ struct TabSessionTests {
         while true {
             if case .event(let event) = try client.receive(timeoutMilliseconds: 10_000).body, matches(event) { return }
         }
+    }
+}
+
+@Suite("InspectorSession: a running recording is bounded")
+struct InspectorRecordingTests {
+    @Test("a recording that reaches its bound is stopped there, kept, and the page told why")
+    func aRecordingThatReachesItsBoundIsStoppedAndKept() throws {
+        // deep-stack pushes an item per press (injected; its screens wait for a host meanwhile).
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--no-state", "--stay-up"])
+        let page = PageRecorder()
+        let kept = Mutex<[UInt8]?>(nil)
+        // Enough for the starting tree and some events, not for a hundred pushes.
+        let limit = 16 * 1024
+        let session = InspectorSession(socketPath: daemon.socketPath, send: { page.receive($0) }, recordingLimit: limit) { bytes in
+            kept.withLock { $0 = bytes }
+            return "/recordings/test.rec"
+        }
+        session.start()
+        _ = try #require(page.next { $0["type"] as? String == "tree" })
+        try session.receive(#"{"type":"recordStart"}"#)
+        let started = try #require(page.next { $0["type"] as? String == "recording" && $0["state"] as? String == "started" })
+        let debug = try FlowClient.connect(path: daemon.socketPath, role: .debug, name: "test")
+        defer { debug.close() }
+        var stopped: (message: [String: Any], index: Int)?
+        for _ in 0..<200 where stopped == nil {
+            let top = try #require(try debug.tree().visibleScreen?.id, "a screen is visible")
+            var inject = Flowd_V1_InjectOutput()
+            inject.screenID = top
+            inject.payload = .json(Data(#"{"didPressButton":{"index":0}}"#.utf8))
+            _ = try debug.command(.injectOutput(inject))
+            stopped = page.next(after: started.index, timeoutSeconds: 0.05) { $0["type"] as? String == "recording" && $0["state"] as? String == "stopped" }
+        }
+        let stop = try #require(stopped ?? page.next(after: started.index) { $0["type"] as? String == "recording" && $0["state"] as? String == "stopped" },
+                                "the recording was never stopped")
+        #expect(stop.message["url"] as? String == "/recordings/test.rec")
+        let bytes = try #require(kept.withLock { $0 }, "what it held was kept")
+        #expect(bytes.count <= limit && stop.message["bytes"] as? Int == bytes.count)
+        let why = try #require(page.next(after: started.index) { $0["type"] as? String == "result" && $0["action"] as? String == "recordStop" })
+        #expect((why.message["message"] as? String)?.contains("reached the \(limit) bytes") == true, "\(why.message)")
     }
 }
