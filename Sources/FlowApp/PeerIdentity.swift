@@ -1,0 +1,47 @@
+/// Who a peer of the daemon is, as the kernel and the daemon know it at connect time: what a policy
+/// (`AppPolicy`) matches against, and what `flowctl tree`, the events, the inspector and the audit log
+/// show. Read once, when the connection is accepted (or the process spawned), never from the peer's
+/// own words.
+public struct PeerIdentity: Sendable, Equatable, Hashable, Codable {
+    /// The peer's user id (`SO_PEERCRED`).
+    public var uid: UInt32
+    /// The peer's group id (`SO_PEERCRED`).
+    public var gid: UInt32
+    /// The peer's process id at connect time. Shown, never trusted alone: the daemon holds a pidfd
+    /// for it (`SO_PEERPIDFD`, or `pidfd_open` where the kernel lacks it), so the executable and
+    /// the cgroup below are read from the process that connected, not from a later one with its pid.
+    public var pid: Int32
+    /// The executable the process runs (`/proc/PID/exe`), nil when it could not be read.
+    public var executable: String?
+    /// The process's cgroup (`/proc/PID/cgroup`, the unified hierarchy's path), nil when unknown.
+    public var cgroup: String?
+    /// The systemd unit the cgroup names (`foo.service`, `app-bar.scope`), nil outside one.
+    public var unit: String?
+    /// The peer's LSM label (`SO_PEERSEC`: AppArmor or SELinux), nil when no LSM labels sockets.
+    public var securityLabel: String?
+    /// For a screen process the daemon spawned: the kind whose factory started it. Its identity is
+    /// its factory, whatever it runs.
+    public var factory: String?
+
+    public init(uid: UInt32, gid: UInt32, pid: Int32, executable: String? = nil, cgroup: String? = nil,
+                unit: String? = nil, securityLabel: String? = nil, factory: String? = nil) {
+        self.uid = uid
+        self.gid = gid
+        self.pid = pid
+        self.executable = executable
+        self.cgroup = cgroup
+        self.unit = unit
+        self.securityLabel = securityLabel
+        self.factory = factory
+    }
+
+    /// One line for logs and the tree: `uid 1000 pid 42 /usr/bin/host unit foo.service`.
+    public var summary: String {
+        var parts = ["uid \(uid)", "pid \(pid)"]
+        if let factory { parts.append("spawned for \(factory)") }
+        if let executable { parts.append(executable) }
+        if let unit { parts.append("unit \(unit)") }
+        if let securityLabel { parts.append("label \(securityLabel)") }
+        return parts.joined(separator: " ")
+    }
+}
