@@ -119,6 +119,21 @@ struct AppCore {
         (runtime?.liveFlowCount ?? 0) + (runtime?.liveScreenCount ?? 0) + (runtime?.pendingDismissals ?? 0) > 0
     }
 
+    /// Whether commands wait for acks (the hang watchdog ticks meanwhile).
+    var awaitsAcks: Bool { delivery.nextAckDeadline != nil }
+
+    /// Hosts with commands unacknowledged.
+    var hostsAwaitingAcks: Set<UInt64> { delivery.hostsAwaitingAcks }
+
+    /// Work started and not finished.
+    var runningWorkCount: Int { requests.runningWorkCount }
+
+    /// Timers started and not fired.
+    var startedTimerCount: Int { requests.timers.count }
+
+    /// Closes the journal without committing anything more, as a killed process would leave it.
+    mutating func releaseJournalAfterCrash() { persistence.close() }
+
     /// Dismissals the runtime waits for (a restore completes those of the daemon before it).
     var pendingDismissals: Int { runtime?.pendingDismissals ?? 0 }
 

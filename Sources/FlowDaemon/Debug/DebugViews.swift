@@ -12,8 +12,7 @@ enum DebugViews {
         let runtime: FlowRuntime?
         let delivery: ScreenDelivery
         let connections: ConnectionTable
-        let survival: Survival
-        let processes: ScreenProcesses
+        let hosts: Hosts
         let persistence: Persistence
         let debug: DebugSurface
         let openHandles: Int
@@ -26,12 +25,12 @@ enum DebugViews {
         stats.flows = UInt64(parts.runtime?.liveFlowCount ?? 0)
         stats.screens = UInt64(parts.runtime?.liveScreenCount ?? 0)
         stats.connections = UInt64(parts.connections.count)
-        stats.childProcesses = UInt64(parts.processes.spawned.count)
+        stats.childProcesses = UInt64(parts.hosts.processCount)
         stats.openDescriptors = UInt64(max(0, ResourceLimits.openDescriptorCount()))
         stats.libuvHandles = UInt64(parts.openHandles)
         stats.pendingAcks = UInt64(parts.delivery.pendingAckCount)
         stats.eventsSent = parts.debug.events.sent
-        let counts = parts.survival.counts
+        let counts = parts.hosts.counts
         stats.screenRestarts = counts.screenRestarts
         stats.restartsGivenUp = counts.restartsGivenUp
         stats.hostsResumed = counts.hostsResumed

@@ -146,21 +146,21 @@ extension DaemonCore {
     /// waits and the loop's next wake-up replays another slice (`answerWaitingHistoryQuestions`).
     mutating func answerHistoryQuestion(_ question: DebugSurface.HistoryQuestion) {
         // While the timeline catches up, a question waits its turn: no slice more per question.
-        if !app.debug.historyQuestions.isEmpty {
-            guard app.debug.historyQuestions.count(where: { $0.connection == question.connection }) < DebugSurface.historyQuestionsPerClient else {
+        if app.historyQuestionsWait {
+            guard app.questionsWaiting(of: question.connection) < DebugSurface.historyQuestionsPerClient else {
                 return app.refuse(Flowd_V1_Error(code: .limitExceeded, message: """
                     \(DebugSurface.historyQuestionsPerClient) questions of this client already wait for the history to catch up; \
                     wait for their answers
                     """), seq: question.seq, to: question.connection)
             }
-            app.debug.historyQuestions.append(question)
+            app.waitForHistory(question)
             return
         }
         switch app.caughtUpTimeline() {
         case .ready(let timeline):
             answer(question, from: timeline)
         case .catchingUp:
-            app.debug.historyQuestions.append(question)
+            app.waitForHistory(question)
             loop.wake(hooks.woke)
         case .refused(let refusal):
             app.refuse(refusal.error, seq: question.seq, to: question.connection)
@@ -169,14 +169,14 @@ extension DaemonCore {
 
     /// The questions that waited for the timeline: another slice, and their answers once it caught up.
     mutating func answerWaitingHistoryQuestions() {
-        guard !app.debug.historyQuestions.isEmpty else { return }
+        guard app.historyQuestionsWait else { return }
         switch app.caughtUpTimeline() {
         case .ready(let timeline):
-            for question in app.debug.takeHistoryQuestions() { answer(question, from: timeline) }
+            for question in app.takeHistoryQuestions() { answer(question, from: timeline) }
         case .catchingUp:
             loop.wake(hooks.woke)
         case .refused(let refusal):
-            for question in app.debug.takeHistoryQuestions() { app.refuse(refusal.error, seq: question.seq, to: question.connection) }
+            for question in app.takeHistoryQuestions() { app.refuse(refusal.error, seq: question.seq, to: question.connection) }
         }
     }
 
@@ -196,4 +196,18 @@ extension DaemonCore {
             }
         }
     }
+}
+
+extension AppCore {
+    /// Whether history questions wait for the timeline to catch up.
+    var historyQuestionsWait: Bool { !debug.historyQuestions.isEmpty }
+
+    /// How many questions of the client on `connection` wait.
+    func questionsWaiting(of connection: UInt64) -> Int { debug.historyQuestions.count { $0.connection == connection } }
+
+    /// `question` waits for the timeline, after those before it.
+    mutating func waitForHistory(_ question: DebugSurface.HistoryQuestion) { debug.historyQuestions.append(question) }
+
+    /// The questions that waited, in order; none wait any more.
+    mutating func takeHistoryQuestions() -> [DebugSurface.HistoryQuestion] { debug.takeHistoryQuestions() }
 }

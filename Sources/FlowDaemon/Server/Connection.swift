@@ -9,6 +9,9 @@ import UVKit
 /// Frames are appended to `outbox` and written once per loop iteration by the
 /// daemon's flush (see `Daemon.flushDirtyConnections`), so a burst of replies
 /// becomes one write.
+///
+/// Its bookkeeping fields (turns, counts, deadlines, `mayResume`, `peerPID`, `lastHeard`) are written
+/// by `ConnectionTable` alone; the core reads them and asks the table for changes.
 final class Connection {
     /// The daemon-wide id, as shown by `flowctl tree` and in `Welcome`.
     let id: UInt64

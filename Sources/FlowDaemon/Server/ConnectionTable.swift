@@ -77,6 +77,34 @@ struct ConnectionTable {
         return connection
     }
 
+    /// `connection`'s handshake agreed: its frames are bounded by the agreed size from now on.
+    func agreed(_ agreement: ConnectionStateMachine.Agreement, on connection: Connection) {
+        connection.maxFrameSize = agreement.maxFrameSize
+    }
+
+    /// The process on connection `id` is `pid` (a spawned screen: known once it started).
+    func setPeerPID(_ pid: Int32, of id: UInt64) {
+        self[id]?.peerPID = pid
+    }
+
+    /// Bytes arrived from `connection`'s peer at `now`: buffered for decoding.
+    @inline(__always)
+    func received(_ bytes: UnsafeRawBufferPointer, on connection: Connection, now: UInt64) {
+        connection.lastHeard = now
+        connection.received(bytes)
+    }
+
+    /// `connection` handled an input to the flows in this turn (bounded by `inputsPerTurn`).
+    @inline(__always)
+    func countInput(on connection: Connection) {
+        connection.inputsThisTurn += 1
+    }
+
+    /// `connection` said goodbye or broke the protocol: its screens are not held for it.
+    func leavesForGood(_ connection: Connection) {
+        connection.mayResume = false
+    }
+
     /// A closed connection leaves.
     mutating func remove(_ id: UInt64) {
         if let gone = byID.removeValue(forKey: Key(id)) {

@@ -51,69 +51,19 @@ extension DaemonCore {
                 send(.shutdown(shutdown), to: connection)
                 closeGracefully(connection)
             }
-            processes.retire(connection: host, reason: reason, now: loop.now)
+            hosts.retire(host, reason: reason, now: loop.now)
         case .assignPooled(let screen, let kind, let host):
-            processes.spawned[connection: host]?.assign(screen)
+            let pid = hosts.assign(screen, to: host)
             logger.info("screen goes to a pooled process", metadata: [
-                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(processes.spawned[connection: host]?.pid ?? 0)",
+                "screen": "\(screen)", "kind": "\(kind)", "connection": "\(host)", "pid": "\(pid)",
             ])
         case .survival(let report, let owner):
-            if let notice = survival.report(report, owner: owner) { tell(notice) }
+            if let notice = hosts.report(report, owner: owner) { tell(notice) }
         case .flowsUnwound:
             flowsUnwound()
         case .stop(let reason, let message):
             requestShutdown(reason: reason, message: message)
         }
-    }
-
-    /// A connection closed: its screens are lost, held for a restart or a resume, or complete their
-    /// dismissal as `hostLost`.
-    mutating func hostLeft(_ connection: Connection) {
-        survival.watchdog?.forget(connection.id)
-        app.hostLeft(connection.id, resumable: connection.mayResume)
-        if !app.delivery.isDetached(connection.id) {
-            survival.tokens.retire(connection.id, because: .hostLeft)
-        }
-        processes.spawned.mustExit(connection: connection.id, now: loop.now)
-        performAppActions()
-    }
-
-    /// Starts a process of `kind` for `screen` (nil: for its warm pool) whose socket joins as a
-    /// connection of this daemon, and watches its exit. Returns the connection's id; nil when nothing
-    /// runs (a connection adopted before the spawn failed is closed).
-    private mutating func startProcess(for screen: ScreenID?, kind: String) -> UInt64? {
-        // A copy: `adopt` changes the core while the part spawns.
-        let starter = processes
-        var adopted: UInt64?
-        let started = starter.start(screen: screen, kind: kind, socketPath: configuration.socketPath) { pipe, token, pid in
-            let id = adopt(pipe, origin: .spawned(token: token), peerPID: pid).id
-            adopted = id
-            return id
-        }
-        switch started {
-        case .running(let child, let notice):
-            processes.keep(child)
-            connections[child.connectionID]?.peerPID = child.pid
-            tell(notice)
-            hooks.watchExit(child, kind)
-            return child.connectionID
-        case .failed(let notice):
-            if let adopted { connections[adopted]?.forceClose() }
-            if let notice { tell(notice) }
-            return nil
-        }
-    }
-
-    /// A spawned process of `kind` exited (its handle is closed): the delivery restarts, holds or
-    /// loses its screen, and a shutdown waiting for it may finish.
-    mutating func childExited(_ child: any SpawnedHost, kind: String) {
-        loop.assertOnLoop()
-        tell(processes.exited(child, kind: kind))
-        app.processExited(child.connectionID, abnormally: child.exitedAbnormally)
-        performAppActions()
-        checkShutdownComplete()
-        wakeIfWorkPending()
-        armDeadlineTimer()
     }
 
     /// A piece of a flow's work finished (on the loop's thread, from the inbox).
@@ -131,9 +81,9 @@ extension DaemonCore {
     /// Dismissals the runtime waits for.
     package var pendingDismissals: Int { app.pendingDismissals }
     /// Work started and not finished (the embedded daemon waits for it).
-    package var runningWorkCount: Int { app.requests.runningWorkCount }
+    package var runningWorkCount: Int { app.runningWorkCount }
     /// Timers started and not fired.
-    package var startedTimerCount: Int { app.requests.timers.count }
+    package var startedTimerCount: Int { app.startedTimerCount }
 
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound).
     package func invariantViolations() -> [String] { app.invariantViolations() }
@@ -141,6 +91,6 @@ extension DaemonCore {
     /// Closes the journal without committing anything more, as a killed process would leave it
     /// (the embedded daemon's `crash()`).
     package mutating func releaseJournalAfterCrash() {
-        app.persistence.close()
+        app.releaseJournalAfterCrash()
     }
 }

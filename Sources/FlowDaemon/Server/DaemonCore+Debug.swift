@@ -35,8 +35,8 @@ extension DaemonCore {
 
     /// The parts the debug views read, for this one call.
     private var viewed: DebugViews.Sources {
-        DebugViews.Sources(appName: app.appName, runtime: app.runtime, delivery: app.delivery, connections: connections, survival: survival,
-                           processes: processes, persistence: app.persistence, debug: app.debug, openHandles: loop.openHandleCount)
+        DebugViews.Sources(appName: app.appName, runtime: app.runtime, delivery: app.delivery, connections: connections, hosts: hosts,
+                           persistence: app.persistence, debug: app.debug, openHandles: loop.openHandleCount)
     }
 
     /// What `flowctl stats` shows.

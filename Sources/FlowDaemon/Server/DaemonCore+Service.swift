@@ -32,6 +32,6 @@ extension DaemonCore {
     var serviceStatus: ServiceStatus {
         ServiceStatus(
             phase: phase, flows: app.runtime?.liveFlowCount ?? 0, screens: app.runtime?.liveScreenCount ?? 0,
-            connections: connections.count, screenProcesses: processes.spawned.count)
+            connections: connections.count, screenProcesses: hosts.processCount)
     }
 }

@@ -25,10 +25,8 @@ struct DaemonCore {
     let logger: Logger
     /// The app's half: flows, screens, journal, requests, links.
     var app: AppCore
-    /// Resume tokens, the hang watchdog, and the counts of what kept screens alive.
-    var survival: Survival
-    /// The screen processes spawned, and the spawner.
-    var processes: ScreenProcesses
+    /// Every screen host's life: handshake and resume, tokens, the hang watchdog, spawned processes.
+    var hosts: Hosts
     /// The live event stream (the app's half emits into it too).
     let events: EventBus
     /// Bounds the log lines a peer can cause: refusals, frames over a limit, injections.
@@ -58,8 +56,7 @@ struct DaemonCore {
         self.events = EventBus()
         self.throttle = LogThrottle()
         self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, events: events, throttle: throttle)
-        self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
-        self.processes = ScreenProcesses(app: app, spawner: spawner, exitGrace: configuration.spawnExitGraceMilliseconds)
+        self.hosts = Hosts(configuration: configuration, app: app, spawner: spawner)
         self.connections = ConnectionTable(
             limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
                           inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
@@ -147,7 +144,7 @@ struct DaemonCore {
     package var socketPath: String { configuration.socketPath }
 
     /// Spawned processes not reaped yet.
-    package var childCount: Int { processes.spawned.count }
+    package var childCount: Int { hosts.processCount }
 
     /// Ids of the connections the daemon holds, closing ones included.
     package var connectionIDs: [UInt64] { connections.ids }
@@ -165,8 +162,8 @@ struct DaemonCore {
 
     mutating func received(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         loop.assertOnLoop()
-        connection.lastHeard = loop.now
-        connection.received(bytes)
+        connections.received(bytes, on: connection, now: loop.now)
+        hosts.heard(connection.id, now: loop.now)
         drain(connection)
         watchForStalledFrame(connection)
         // Unfinished frames count against the budget of all connections (two loads when none is held).
@@ -195,13 +192,13 @@ struct DaemonCore {
                 case .noFrame:
                     break reading
                 case .output(let output) where connection.protocolState.isScreenHost:
-                    connection.inputsThisTurn += 1
+                    connections.countInput(on: connection)
                     dispatchOutput(output, seq: frame.seq, on: connection)
                 case .ack(let ack) where connection.protocolState.isScreenHost:
                     dispatchAck(ack, seq: frame.seq, on: connection)
                 default:
                     let body = frame.envelopeBody
-                    if Self.isFlowInput(body) { connection.inputsThisTurn += 1 }
+                    if Self.isFlowInput(body) { connections.countInput(on: connection) }
                     handle(body, seq: frame.seq, on: connection)
                 }
             }
@@ -240,44 +237,23 @@ struct DaemonCore {
                 refuseOverLimit(connection, violation, limit: "screen hosts", replyTo: seq)
                 return
             }
-            var resuming: UInt64?
-            if !agreement.resumeToken.isEmpty {
-                var redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
-                if case .failure(.stillConnected) = redeemed, phase == .running,
-                   let old = survival.tokens.host(of: agreement.resumeToken), let previous = connections[old] {
-                    // The host saw its connection drop before the daemon did: the token proves the
-                    // old connection is dead. Close it (its screens are held) and resume.
-                    logger.notice("resume token presented while its connection is open; closing the old one", metadata: [
-                        "connection": "\(connection.label)", "old": "\(previous.label)",
-                    ])
-                    // Told first, as every connection the daemon closes on purpose (protocol.md §11).
-                    send(.shutdown(.init(reason: .unspecified, message: """
-                        replaced: this host's resume token was presented by connection #\(connection.id); this connection is closed \
-                        and its screens go to the new one
-                        """)), to: previous)
-                    previous.flush()
-                    previous.forceClose()
-                    hostLeft(previous)
-                    redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
-                }
-                switch redeemed {
-                case .success(let old): resuming = old
-                case .failure(let refusal):
-                    reject(connection, .init(code: .resumeRefused, message: "resume refused: \(refusal)"), replyTo: seq)
-                    return
-                }
+            let join = hosts.join(connection.id, label: connection.label, pid: connection.peerPID, role: agreement.role,
+                                  provides: agreement.provides, resumeToken: agreement.resumeToken)
+            if case .refused(let code, let message) = join {
+                reject(connection, .init(code: code, message: message), replyTo: seq)
+                return
             }
-            connection.maxFrameSize = agreement.maxFrameSize
+            connections.agreed(agreement, on: connection)
             var welcome = Flowd_V1_Welcome()
             welcome.version = agreement.version
             welcome.connectionID = connection.id
             welcome.server = configuration.server
             welcome.maxFrameSize = UInt32(agreement.maxFrameSize)
             welcome.app = app.appName
-            if agreement.role == .screenHost, !connection.protocolState.origin.isSpawned, app.delivery.resumeGrace != nil, runsApp {
-                welcome.resumeToken = survival.tokens.issue(for: connection.id)
+            if case .admitted(let token, let resumed) = join, !token.isEmpty {
+                welcome.resumeToken = token
                 welcome.resumeGraceMs = UInt32(clamping: configuration.resumeGraceMilliseconds)
-                welcome.resumed = resuming != nil
+                welcome.resumed = resumed
             }
             send(.welcome(welcome), to: connection, replyTo: seq)
             logger.info("handshake", metadata: [
@@ -285,16 +261,12 @@ struct DaemonCore {
             ])
             events.emit(.handshake, connection: connection.id, name: agreement.name,
                         text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version))")
-            if agreement.role == .screenHost, runsApp {
-                app.hostJoined(connection.id, label: connection.label, pid: connection.peerPID, provides: agreement.provides,
-                               spawned: processes.spawned[connection: connection.id] != nil, resuming: resuming)
-                performAppActions()
-            }
+            performHostActions()
         case .handle:
             dispatch(body, seq: seq, on: connection)
         case .close:
             logger.debug("peer said goodbye", metadata: ["connection": "\(connection.label)"])
-            connection.mayResume = false
+            connections.leavesForGood(connection)
             closeGracefully(connection)
         case .reject(let violation):
             reject(connection, violation, replyTo: seq)
@@ -315,7 +287,7 @@ struct DaemonCore {
             }
             sendPong(ping.nonce, to: connection, replyTo: seq)
         case .pong(let pong):
-            survival.watchdog?.pong(from: connection.id, nonce: pong.nonce)
+            hosts.pong(connection.id, nonce: pong.nonce)
         case .error(let error):
             if error.screenID != 0, connection.agreement?.role == .screenHost {
                 app.hostRefused(error, host: connection.id, label: connection.label)
@@ -440,7 +412,7 @@ struct DaemonCore {
     // MARK: Closing
 
     mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64, logged: Bool = true) {
-        connection.mayResume = false
+        connections.leavesForGood(connection)
         if logged { logRejection(connection, violation) }
         send(.error(Flowd_V1_Error(code: violation.code, message: violation.message, fatal: true)), to: connection, replyTo: replyTo)
         send(.shutdown(.init(reason: .protocolError, message: violation.message.bounded(1024))), to: connection)
@@ -469,8 +441,7 @@ struct DaemonCore {
         mutating get {
             var next = connections.nextDeadline
             DeadlineFold.fold(app.nextDeadline, into: &next)
-            DeadlineFold.fold(survival.nextDeadline, into: &next)
-            DeadlineFold.fold(processes.nextDeadline, into: &next)
+            DeadlineFold.fold(hosts.nextDeadline, into: &next)
             // The service manager's watchdog is on the monotonic clock, pauses included.
             DeadlineFold.fold(service?.nextDeadline.map { $0 > loop.unattended ? $0 - loop.unattended : 0 }, into: &next)
             return next
@@ -482,7 +453,7 @@ struct DaemonCore {
     /// not after every input, which would read every part's deadline for each frame.
     mutating func armDeadlineTimer() {
         // The watchdog ticks while commands may be waiting for acks (their clocks are running).
-        if app.delivery.nextAckDeadline != nil { survival.watchdog?.wake(now: loop.now) }
+        if app.awaitsAcks { hosts.acksAwaited(now: loop.now) }
         // Once stopped, nothing is left to time out (and the loop's timers are closed).
         let next = phase == .stopped ? nil : nextDeadline
         if armedDeadline == next { return }
@@ -522,9 +493,9 @@ struct DaemonCore {
         }
         app.expire(now: now)
         performAppActions()
-        tell(processes.signalOutstaying(now: now))
         service?.expire(now: loop.monotonicNow, status: serviceStatus)
-        if let tick = survival.watchdog?.nextTick, tick <= now { watchdogTick(now: now) }
+        hosts.expire(now: now, awaitingAcks: app.hostsAwaitingAcks) { [connections] in connections[$0].map { !$0.isClosing } ?? false }
+        performHostActions()
     }
 
     // MARK: Shutdown
@@ -581,7 +552,7 @@ struct DaemonCore {
             stopTakingWork()
             notifyAndDrain(cause)
         case .stopChildren:
-            processes.spawned.mustAllExit(now: loop.now)
+            hosts.mustAllExit(now: loop.now)
             armDeadlineTimer()
         case .finish:
             finishShutdown()
@@ -591,6 +562,7 @@ struct DaemonCore {
     /// The shutdown begins: the app takes no new work and the daemon no new connections.
     private mutating func stopTakingWork() {
         app.stopTakingWork()
+        hosts.stopTakingWork()
         performAppActions()
         hooks.stopListening()
     }
@@ -607,7 +579,7 @@ struct DaemonCore {
 
     /// Finishes the shutdown once every connection closed and every child was reaped.
     mutating func checkShutdownComplete() {
-        perform(shutdown.check(connections: connections.count, children: processes.spawned.count))
+        perform(shutdown.check(connections: connections.count, children: hosts.processCount))
     }
 
     private mutating func finishShutdown() {

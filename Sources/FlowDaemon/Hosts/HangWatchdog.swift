@@ -10,7 +10,14 @@ struct HangWatchdog {
     let timeout: UInt64
     /// When the next tick is due (nil: nothing to watch).
     private(set) var nextTick: UInt64?
-    private var outstanding: [UInt64: (nonce: UInt64, sentAt: UInt64)] = [:]
+    private var outstanding: [UInt64: Ping] = [:]
+    /// A ping waiting for its `Pong`.
+    private struct Ping {
+        let nonce: UInt64
+        let sentAt: UInt64
+        /// Whether bytes arrived from the host since the ping.
+        var heard = false
+    }
     /// Hosts that had commands unacknowledged at the last tick.
     private var awaitingLastTick: Set<UInt64> = []
     private var lastNonce: UInt64 = 0
@@ -32,15 +39,22 @@ struct HangWatchdog {
         if nextTick == nil { nextTick = now + interval }
     }
 
-    /// One tick at `now`; `awaitingAcks` are the hosts with commands unacknowledged, `lastHeard`
-    /// when bytes last arrived from a host.
-    mutating func tick(now: UInt64, awaitingAcks: Set<UInt64>, lastHeard: (UInt64) -> UInt64? = { _ in nil }) -> [Action] {
+    /// Whether a ping waits for its `Pong` (only then does `heard` matter).
+    var isPinging: Bool { !outstanding.isEmpty }
+
+    /// Bytes arrived from `host`: if it was pinged, it is alive.
+    mutating func heard(from host: UInt64, now: UInt64) {
+        if let ping = outstanding[host], now >= ping.sentAt { outstanding[host]?.heard = true }
+    }
+
+    /// One tick at `now`; `awaitingAcks` are the hosts with commands unacknowledged.
+    mutating func tick(now: UInt64, awaitingAcks: Set<UInt64>) -> [Action] {
         var actions: [Action] = []
         var hung: Set<UInt64> = []
         for (host, ping) in outstanding.sorted(by: { $0.key < $1.key }) where now >= ping.sentAt + timeout {
             outstanding[host] = nil
             // Heard from since the ping: alive (its Pong may wait behind its outputs); pinged again.
-            if let heard = lastHeard(host), heard > ping.sentAt { continue }
+            if ping.heard { continue }
             hung.insert(host)
             actions.append(.hung(host: host, silentFor: now - ping.sentAt))
         }
@@ -48,7 +62,7 @@ struct HangWatchdog {
         awaitingLastTick = awaitingAcks.subtracting(hung)
         for host in slow.sorted() where outstanding[host] == nil && !hung.contains(host) {
             lastNonce += 1
-            outstanding[host] = (lastNonce, now)
+            outstanding[host] = Ping(nonce: lastNonce, sentAt: now)
             actions.append(.ping(host: host, nonce: lastNonce))
         }
         nextTick = outstanding.isEmpty && awaitingAcks.isEmpty ? nil : now + interval

@@ -55,6 +55,9 @@ struct ResumeTokens {
         return .success(host)
     }
 
+    /// Whether `host` holds a live token.
+    func hasToken(_ host: UInt64) -> Bool { tokenOfHost[host] != nil }
+
     /// The host a live token was issued to.
     func host(of token: String) -> UInt64? { hostOfToken[token] }
 
