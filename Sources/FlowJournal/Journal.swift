@@ -338,11 +338,20 @@ public final class Journal {
             if errno == ELOOP, isLink(lockPath) { throw plantedLink(lockPath, what: "its lock file", journal: journal) }
             throw .cannotOpen(path: journal, reason: "cannot create the lock file \(lockPath) next to it: \(String(cString: strerror(errno)))")
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // A lock this process released may still be held for a moment by a child forked before the
+        // release and not yet exec'd (the copy of the descriptor a fork takes holds the same `flock`):
+        // a holder named by our own pid is waited for, up to half a second; another is refused at once.
+        var waited = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             var bytes = [UInt8](repeating: 0, count: 32)
-            let count = read(fd, &bytes, bytes.count)
-            close(fd)
+            let count = pread(fd, &bytes, bytes.count, 0)
             let pid = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if pid == "\(getpid())", waited < 100 {
+                waited += 1
+                usleep(5_000)
+                continue
+            }
+            close(fd)
             throw .locked(path: journal, holder: pid.isEmpty ? "another process" : "process \(pid)")
         }
         ftruncate(fd, 0)

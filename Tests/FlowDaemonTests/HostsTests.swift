@@ -74,8 +74,17 @@ import Glibc
     @Test func aDebugClientIsNotAHost() {
         var hosts = Self.hosts()
         #expect(hosts.join(1, label: "#1", pid: 10, role: .debug, provides: [], resumeToken: "") == .notAHost)
-        hosts.closed(1, resumable: true, now: 0)
-        #expect(Self.words(&hosts).isEmpty, "nothing of a debug client reaches the delivery")
+        #expect(Self.words(&hosts).isEmpty)
+    }
+
+    @Test func aProcessThatExitedBeforeItsConnectionClosedStillLeavesTheDelivery() {
+        var hosts = Self.hosts()
+        let child = Child(pid: 503, connection: 11)
+        hosts.started(child)
+        hosts.exited(child, kind: "item")
+        _ = Self.words(&hosts)
+        hosts.closed(11, resumable: true, now: 0)
+        #expect(Self.words(&hosts) == ["left 11 resumable"], "the delivery waits for both, in either order")
     }
 
     @Test func anAttachedHostGetsATokenAndTheDeliveryHearsOfIt() {

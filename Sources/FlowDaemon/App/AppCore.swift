@@ -77,7 +77,7 @@ struct AppCore {
     /// Reused between commands by `deliver`.
     var deliveryBuffer: [ScreenDelivery.Action] = []
 
-    init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, events: EventBus,
+    init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop,
          throttle: LogThrottle = LogThrottle()) {
         self.configuration = configuration
         self.throttle = throttle
@@ -89,7 +89,7 @@ struct AppCore {
         self.delivery = ScreenDelivery(ackTimeout: configuration.ackTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.delivery.kindsLostWithTheirHost = app?.kindsLostWithTheirHost ?? []
         self.delivery.maxScreensPerHost = configuration.maxScreensPerHost
-        self.debug = DebugSurface(events: events, contract: ContractWatch(hostWait: configuration.hostWaitMilliseconds, appName: app?.name ?? "none"))
+        self.debug = DebugSurface(events: EventBus(), contract: ContractWatch(hostWait: configuration.hostWaitMilliseconds, appName: app?.name ?? "none"))
     }
 
     // MARK: Actions
@@ -117,6 +117,24 @@ struct AppCore {
     /// Whether flows or screens are left to unwind.
     var hasFlows: Bool {
         (runtime?.liveFlowCount ?? 0) + (runtime?.liveScreenCount ?? 0) + (runtime?.pendingDismissals ?? 0) > 0
+    }
+
+    /// Flows and screens alive (the service manager's status).
+    var liveCounts: (flows: Int, screens: Int) { (runtime?.liveFlowCount ?? 0, runtime?.liveScreenCount ?? 0) }
+
+    /// The visible screen (nil without a runtime or a screen).
+    var visibleScreen: ScreenID? { runtime?.visibleScreen }
+
+    /// Everything of the runtime a restore must give back (nil without a runtime).
+    func runtimeImage() -> RuntimeImage? { runtime?.image() }
+
+    /// The delivery as it is now, a copy (tests and the embedded daemon look at it).
+    var deliverySnapshot: ScreenDelivery { delivery }
+
+    /// The parts of this half a debug view reads, with the daemon's (`connections`, `hosts`), for one call.
+    func viewSources(connections: ConnectionTable, hosts: Hosts, openHandles: Int) -> DebugViews.Sources {
+        DebugViews.Sources(appName: appName, runtime: runtime, delivery: delivery, connections: connections, hosts: hosts,
+                           persistence: persistence, debug: debug, openHandles: openHandles)
     }
 
     /// Whether commands wait for acks (the hang watchdog ticks meanwhile).

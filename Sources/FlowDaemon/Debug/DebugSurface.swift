@@ -12,7 +12,7 @@ struct DebugSurface {
         var text: String
     }
 
-    /// The live event stream (the daemon's too: it tells watchers of connections).
+    /// The live event stream, this part's alone (the core reaches it through `AppCore+Events`).
     let events: EventBus
     /// Where the app and its hosts disagree.
     var contract: ContractWatch

@@ -44,7 +44,7 @@ extension Notice {
 
 extension DaemonCore {
     /// Writes a part's notice: the log line, then the event.
-    func tell(_ notice: Notice) { notice.write(to: logger, events: events) }
+    func tell(_ notice: Notice) { app.tell(notice) }
 
     /// Writes each of `notices`.
     func tell(_ notices: [Notice]) { for notice in notices { tell(notice) } }

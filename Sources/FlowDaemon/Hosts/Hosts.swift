@@ -70,6 +70,8 @@ struct Hosts {
     let starter: ProcessStarter
     /// Screen hosts past their handshake.
     private var members: [UInt64: Member] = [:]
+    /// Hosts displaced by their own resume token whose connections have not closed yet.
+    private var displaced: Set<UInt64> = []
     /// Hosts whose screens the delivery holds for them to resume (from its reports).
     private var held: Set<UInt64> = []
     /// Attached hosts that left with a live token, until the delivery said whether it holds their
@@ -176,14 +178,15 @@ struct Hosts {
 
     private mutating func leave(_ host: UInt64, resumable: Bool, now: UInt64?) {
         watchdog?.forget(host)
-        let wasMember = members.removeValue(forKey: host) != nil
-        let isProcess = processes[connection: host] != nil
-        // A debug client, a connection that never finished its handshake, or a host displaced before
-        // its close arrived: nothing of it is delivered.
-        guard runsApp, wasMember || isProcess else { return }
+        members[host] = nil
+        // A host displaced by its own token left then; its connection's close arrives later. Every
+        // other closed connection goes to the delivery, which ignores hosts it does not know (a debug
+        // client, a handshake never finished) and must hear of a spawned process's connection even
+        // when the process exited first.
+        guard runsApp, displaced.remove(host) == nil else { return }
         if tokens.hasToken(host) { departed.append(host) }
         actions.append(.delivery(.left(host: host, resumable: resumable)))
-        if let now { processes.mustExit(connection: host, now: now) }
+        if let now { processes.mustExit(connection: host, now: now) } else { displaced.insert(host) }
     }
 
     /// Tokens of hosts that left and whose screens the delivery did not hold are spent: a later

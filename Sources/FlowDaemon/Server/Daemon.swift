@@ -221,7 +221,7 @@ public final class Daemon {
     // MARK: Looking in (tests, the embedded daemon, the debug surface)
 
     /// Which host shows which screen, serials, held commands and ack deadlines.
-    package var delivery: ScreenDelivery { core.app.delivery }
+    package var delivery: ScreenDelivery { core.app.deliverySnapshot }
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound).
     package func invariantViolations() -> [String] { core.invariantViolations() }
     /// The socket path spawned screens are told.
@@ -239,9 +239,9 @@ public final class Daemon {
     /// Timers started and not fired.
     package var startedTimerCount: Int { core.startedTimerCount }
     /// The visible screen (nil without an app or a screen).
-    package var visibleScreen: ScreenID? { core.app.runtime?.visibleScreen }
+    package var visibleScreen: ScreenID? { core.app.visibleScreen }
     /// Everything of the runtime a restore must give back (`RuntimeImage`; nil without an app).
-    package func runtimeImage() -> RuntimeImage? { core.app.runtime?.image() }
+    package func runtimeImage() -> RuntimeImage? { core.app.runtimeImage() }
     /// What `flowctl stats` shows.
     package func stats() -> Flowd_V1_Stats { core.stats() }
     /// What `flowctl tree` shows.

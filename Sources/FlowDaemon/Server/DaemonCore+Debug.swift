@@ -10,9 +10,9 @@ extension DaemonCore {
         case .getTree(let request):
             answerTree(request, seq: seq, on: connection)
         case .subscribe(let subscribe):
-            events.subscribe(connection, subscribe)
+            app.subscribe(connection.id, subscribe)
         case .unsubscribe:
-            events.unsubscribe(connection.id)
+            app.unsubscribe(connection.id)
         case .injectOutput(let inject):
             var output = Flowd_V1_Output()
             output.screenID = inject.screenID
@@ -35,8 +35,7 @@ extension DaemonCore {
 
     /// The parts the debug views read, for this one call.
     private var viewed: DebugViews.Sources {
-        DebugViews.Sources(appName: app.appName, runtime: app.runtime, delivery: app.delivery, connections: connections, hosts: hosts,
-                           persistence: app.persistence, debug: app.debug, openHandles: loop.openHandleCount)
+        app.viewSources(connections: connections, hosts: hosts, openHandles: loop.openHandleCount)
     }
 
     /// What `flowctl stats` shows.

@@ -55,15 +55,4 @@ extension DaemonCore {
         ], now: loop.now)
         app.undeliverable(outgoing, host: connection.id, length: length, limit: limit, ceiling: configuration.maxFrameSize)
     }
-
-    /// Watchers that missed events get `Lagged` once they can take it; events over a watcher's maximum
-    /// frame size (counted as missed) are logged.
-    @inline(never)
-    mutating func tellLaggingWatchers() {
-        events.catchUp()
-        let oversized = events.takeOversized()
-        guard oversized > 0 else { return }
-        throttle.log(logger, .warning, "oversize.event", "events over a watcher's maximum frame size were not sent; the watcher is told with Lagged",
-                     ["events": "\(oversized)"], now: loop.now)
-    }
 }

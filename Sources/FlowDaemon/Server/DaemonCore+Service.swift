@@ -31,7 +31,7 @@ extension DaemonCore {
     /// What `STATUS=` reports now.
     var serviceStatus: ServiceStatus {
         ServiceStatus(
-            phase: phase, flows: app.runtime?.liveFlowCount ?? 0, screens: app.runtime?.liveScreenCount ?? 0,
+            phase: phase, flows: app.liveCounts.flows, screens: app.liveCounts.screens,
             connections: connections.count, screenProcesses: hosts.processCount)
     }
 }

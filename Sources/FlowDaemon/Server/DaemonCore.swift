@@ -27,8 +27,6 @@ struct DaemonCore {
     var app: AppCore
     /// Every screen host's life: handshake and resume, tokens, the hang watchdog, spawned processes.
     var hosts: Hosts
-    /// The live event stream (the app's half emits into it too).
-    let events: EventBus
     /// Bounds the log lines a peer can cause: refusals, frames over a limit, injections.
     let throttle: LogThrottle
     /// The loop: clock, deadline timer, wake-ups.
@@ -53,9 +51,8 @@ struct DaemonCore {
     init(configuration: DaemonConfiguration, app: FlowApp.App?, logger: Logger, loop: any DaemonLoop, spawner: any ScreenSpawner) {
         self.configuration = configuration
         self.logger = logger
-        self.events = EventBus()
         self.throttle = LogThrottle()
-        self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, events: events, throttle: throttle)
+        self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, throttle: throttle)
         self.hosts = Hosts(configuration: configuration, app: app, spawner: spawner)
         self.connections = ConnectionTable(
             limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
@@ -122,7 +119,7 @@ struct DaemonCore {
         let connection = connections.add(pipe, origin: origin, peerPID: peerPID, now: loop.now)
         hooks.register(connection)
         logger.debug("connected", metadata: ["connection": "\(connection.label)"])
-        events.emit(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
+        app.emit(.connected, connection: connection.id, text: "connection #\(connection.id) pid \(peerPID)")
         return connection
     }
 
@@ -130,9 +127,9 @@ struct DaemonCore {
     mutating func connectionClosed(_ closed: Connection) {
         loop.assertOnLoop()
         connections.remove(closed.id)
-        events.unsubscribe(closed.id)
+        app.unsubscribe(closed.id)
         logger.debug("closed", metadata: ["connection": "\(closed.label)"])
-        events.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
+        app.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
         if runsApp { hostLeft(closed) }
         checkShutdownComplete()
         wakeIfWorkPending()
@@ -259,7 +256,7 @@ struct DaemonCore {
             logger.info("handshake", metadata: [
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
             ])
-            events.emit(.handshake, connection: connection.id, name: agreement.name,
+            app.emit(.handshake, connection: connection.id, name: agreement.name,
                         text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version))")
             performHostActions()
         case .handle:
@@ -381,10 +378,7 @@ struct DaemonCore {
             if let connection = connections[pong.connection], !connection.isClosing { sendPong(pong.nonce, to: connection, replyTo: pong.seq) }
         }
         // After every step above, which may have emitted events.
-        if events.hasSubscribers {
-            if events.hasLaggingWatchers { tellLaggingWatchers() }
-            for watcher in events.takeWatchersToWrite() { connections.markDirty(watcher) }
-        }
+        handEventsToWatchers()
         defer {
             if connections.hasBacklog { wakeIfWorkPending() }
             service?.iterationEnded(serviceStatus, now: loop.monotonicNow)
@@ -401,10 +395,27 @@ struct DaemonCore {
         }
     }
 
+    /// The iteration's events go to their watchers; a lagging watcher is told with `Lagged` once it
+    /// can take it; events over a watcher's maximum frame size (counted as missed) are logged.
+    mutating func handEventsToWatchers() {
+        guard app.hasEventsToHand else { return }
+        let table = connections
+        var written: [UInt64] = []
+        let oversized = app.handEvents(pendingBytes: { id in table[id].flatMap { $0.isClosing ? nil : $0.pendingBytes } }, queue: { id, body in
+            guard let watcher = table[id] else { return false }
+            written.append(id)
+            return watcher.queue(body)
+        })
+        for id in written { if let watcher = connections[id] { connections.markDirty(watcher) } }
+        guard oversized > 0 else { return }
+        throttle.log(logger, .warning, "oversize.event", "events over a watcher's maximum frame size were not sent; the watcher is told with Lagged",
+                     ["events": "\(oversized)"], now: loop.now)
+    }
+
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     mutating func wakeIfWorkPending() {
-        guard !connections.hasNothingToWrite || connections.hasBacklog || !events.watchersToWrite.isEmpty
+        guard !connections.hasNothingToWrite || connections.hasBacklog || app.hasEventsToHand
                 || (shutdown.mayHaveStepDue && shutdown.hasStepDue(pendingDismissals: app.pendingDismissals)) else { return }
         loop.wake(hooks.woke)
     }
@@ -428,6 +439,8 @@ struct DaemonCore {
     /// Flushes, half-closes and closes; a peer that does not let the write
     /// side drain is force-closed after the shutdown grace period.
     mutating func closeGracefully(_ connection: Connection) {
+        // A watcher gets the events staged for it before its connection stops taking frames.
+        if app.hasEventsToHand { handEventsToWatchers() }
         connections.closeGracefully(connection, now: loop.now)
     }
 
@@ -569,7 +582,9 @@ struct DaemonCore {
 
     /// The draining phase: `Shutdown` to everyone, graceful closes.
     private mutating func notifyAndDrain(_ cause: ShutdownSequence.Cause) {
-        events.emit(.shutdown, text: "shutting down: \(cause.message)")
+        app.emit(.shutdown, text: "shutting down: \(cause.message)")
+        // The watchers get every event before their `Shutdown`.
+        handEventsToWatchers()
         for connection in connections.all where !connection.isClosing {
             connection.queue(.shutdown(.init(reason: cause.reason, message: cause.message)))
             closeGracefully(connection)
