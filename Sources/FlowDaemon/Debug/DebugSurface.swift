@@ -27,6 +27,8 @@ struct DebugSurface {
         }
         var connection: UInt64
         var seq: UInt64
+        /// The client's maximum frame size: the answer is cut to it.
+        var maxFrameSize: Int
         var ask: Ask
     }
     /// The questions waiting for the timeline, oldest first.

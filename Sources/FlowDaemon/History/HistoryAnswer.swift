@@ -141,73 +141,62 @@ extension AppCore {
     }
 }
 
-extension DaemonCore {
-    /// Answers `GetHistory` or `GetMoment` from the timeline once it caught up; until then the question
-    /// waits and the loop's next wake-up replays another slice (`answerWaitingHistoryQuestions`).
-    mutating func answerHistoryQuestion(_ question: DebugSurface.HistoryQuestion) {
+extension AppCore {
+    /// A debug client's `GetHistory` or `GetMoment`: answered from the timeline once it caught up (a
+    /// `.send` action); until then the question waits and the loop's next wake-up replays another slice
+    /// (`answerWaitingHistoryQuestions`). Returns whether the loop must wake for that.
+    mutating func ask(_ question: DebugSurface.HistoryQuestion) -> Bool {
         // While the timeline catches up, a question waits its turn: no slice more per question.
-        if app.historyQuestionsWait {
-            guard app.questionsWaiting(of: question.connection) < DebugSurface.historyQuestionsPerClient else {
-                return app.refuse(Flowd_V1_Error(code: .limitExceeded, message: """
+        if !debug.historyQuestions.isEmpty {
+            guard debug.historyQuestions.count(where: { $0.connection == question.connection }) < DebugSurface.historyQuestionsPerClient else {
+                refuse(Flowd_V1_Error(code: .limitExceeded, message: """
                     \(DebugSurface.historyQuestionsPerClient) questions of this client already wait for the history to catch up; \
                     wait for their answers
                     """), seq: question.seq, to: question.connection)
+                return false
             }
-            app.waitForHistory(question)
-            return
+            debug.historyQuestions.append(question)
+            return false
         }
-        switch app.caughtUpTimeline() {
+        switch caughtUpTimeline() {
         case .ready(let timeline):
             answer(question, from: timeline)
+            return false
         case .catchingUp:
-            app.waitForHistory(question)
-            loop.wake(hooks.woke)
+            debug.historyQuestions.append(question)
+            return true
         case .refused(let refusal):
-            app.refuse(refusal.error, seq: question.seq, to: question.connection)
+            refuse(refusal.error, seq: question.seq, to: question.connection)
+            return false
         }
     }
 
-    /// The questions that waited for the timeline: another slice, and their answers once it caught up.
-    mutating func answerWaitingHistoryQuestions() {
-        guard app.historyQuestionsWait else { return }
-        switch app.caughtUpTimeline() {
+    /// The questions that waited for the timeline: another slice, and their answers once it caught
+    /// up. Returns whether the loop must wake for another slice.
+    mutating func answerWaitingHistoryQuestions() -> Bool {
+        guard !debug.historyQuestions.isEmpty else { return false }
+        switch caughtUpTimeline() {
         case .ready(let timeline):
-            for question in app.takeHistoryQuestions() { answer(question, from: timeline) }
+            for question in debug.takeHistoryQuestions() { answer(question, from: timeline) }
+            return false
         case .catchingUp:
-            loop.wake(hooks.woke)
+            return true
         case .refused(let refusal):
-            for question in app.takeHistoryQuestions() { app.refuse(refusal.error, seq: question.seq, to: question.connection) }
+            for question in debug.takeHistoryQuestions() { refuse(refusal.error, seq: question.seq, to: question.connection) }
+            return false
         }
     }
 
+    /// The answer to `question`, cut to its client's frame (a client gone meanwhile is not sent it).
     private mutating func answer(_ question: DebugSurface.HistoryQuestion, from timeline: Timeline) {
-        // The client may have gone while the timeline caught up.
-        guard let connection = connections[question.connection], let running = app.app else { return }
-        switch question.ask {
-        case .history(let request):
-            switch HistoryAnswer.history(timeline, request, app: running, maxFrameSize: connection.maxFrameSize) {
-            case .success(let history): send(.history(history), to: connection, replyTo: question.seq)
-            case .failure(let refusal): app.refuse(refusal.error, seq: question.seq, to: connection.id)
-            }
-        case .moment(let request):
-            switch HistoryAnswer.moment(timeline, request, app: running, maxFrameSize: connection.maxFrameSize) {
-            case .success(let moment): send(.moment(moment), to: connection, replyTo: question.seq)
-            case .failure(let refusal): app.refuse(refusal.error, seq: question.seq, to: connection.id)
-            }
+        guard let running = app else { return }
+        let answer: Result<Flowd_V1_Envelope.OneOf_Body, HistoryAnswer.Refusal> = switch question.ask {
+        case .history(let request): HistoryAnswer.history(timeline, request, app: running, maxFrameSize: question.maxFrameSize).map { .history($0) }
+        case .moment(let request): HistoryAnswer.moment(timeline, request, app: running, maxFrameSize: question.maxFrameSize).map { .moment($0) }
+        }
+        switch answer {
+        case .success(let body): act(.send(body, to: question.connection, replyTo: question.seq))
+        case .failure(let refusal): refuse(refusal.error, seq: question.seq, to: question.connection)
         }
     }
-}
-
-extension AppCore {
-    /// Whether history questions wait for the timeline to catch up.
-    var historyQuestionsWait: Bool { !debug.historyQuestions.isEmpty }
-
-    /// How many questions of the client on `connection` wait.
-    func questionsWaiting(of connection: UInt64) -> Int { debug.historyQuestions.count { $0.connection == connection } }
-
-    /// `question` waits for the timeline, after those before it.
-    mutating func waitForHistory(_ question: DebugSurface.HistoryQuestion) { debug.historyQuestions.append(question) }
-
-    /// The questions that waited, in order; none wait any more.
-    mutating func takeHistoryQuestions() -> [DebugSurface.HistoryQuestion] { debug.takeHistoryQuestions() }
 }

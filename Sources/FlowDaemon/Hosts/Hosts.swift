@@ -81,8 +81,10 @@ struct Hosts {
     private let issuesTokens: Bool
     /// Whether an app runs (without one, no host has screens).
     private let runsApp: Bool
-    /// How long a dropped attached host's screens are held for it, in milliseconds (for the reports).
+    /// How long a dropped attached host's screens are held for it, in milliseconds (`Welcome`, the reports).
     let resumeGrace: UInt64
+    /// The daemon's name and version, for `Welcome`.
+    private let server: String
     /// Whether the daemon takes new work: a resume that displaces a live connection happens only then.
     private var isRunning = true
     /// Restarts, resumes and hangs so far.
@@ -102,6 +104,7 @@ struct Hosts {
     init(configuration: DaemonConfiguration, app: FlowApp.App?, spawner: any ScreenSpawner) {
         watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
         resumeGrace = configuration.resumeGraceMilliseconds
+        server = configuration.server
         issuesTokens = configuration.resumeGraceMilliseconds > 0
         runsApp = app != nil
         processes = SpawnedProcesses(grace: configuration.spawnExitGraceMilliseconds)
@@ -138,6 +141,23 @@ struct Hosts {
         actions.append(.delivery(.joined(host: host, label: label, pid: pid, provides: provides, spawned: spawned, resuming: resuming)))
         let token = !spawned && issuesTokens ? tokens.issue(for: host) : ""
         return .admitted(resumeToken: token, resumed: resuming != nil)
+    }
+
+    /// The `Welcome` that answers `host`'s handshake (`agreement`) once `join` admitted it, for the
+    /// daemon running `app`.
+    func welcome(_ join: Join, to host: UInt64, agreement: ConnectionStateMachine.Agreement, app: String) -> Flowd_V1_Welcome {
+        var welcome = Flowd_V1_Welcome()
+        welcome.version = agreement.version
+        welcome.connectionID = host
+        welcome.server = server
+        welcome.maxFrameSize = UInt32(agreement.maxFrameSize)
+        welcome.app = app
+        if case .admitted(let token, let resumed) = join, !token.isEmpty {
+            welcome.resumeToken = token
+            welcome.resumeGraceMs = UInt32(clamping: resumeGrace)
+            welcome.resumed = resumed
+        }
+        return welcome
     }
 
     /// `old`'s own resume token came on connection `host`: `old` is told, closed and left; its screens

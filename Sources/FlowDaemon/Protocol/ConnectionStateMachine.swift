@@ -194,4 +194,13 @@ package struct ConnectionStateMachine {
         state = .closed
         return .reject(Violation(code: code, message: message))
     }
+
+    /// Whether `body` enters the flows (outputs, user navigation, links, injections, terminations):
+    /// the frames whose work is counted against `inputsPerTurn`.
+    static func isFlowInput(_ body: Flowd_V1_Envelope.OneOf_Body) -> Bool {
+        switch body {
+        case .output, .userNavigation, .openLink, .injectOutput, .injectNavigation, .terminateFlow: true
+        default: false
+        }
+    }
 }

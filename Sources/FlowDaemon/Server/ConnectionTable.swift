@@ -1,5 +1,6 @@
 import FlowKit
 import FlowWire
+import Logging
 
 /// The daemon's connections as one part: each by id, the write scheduler (one write per connection
 /// per loop iteration), the turns and their budgets (`framesPerTurn`, `inputsPerTurn`) with the
@@ -47,6 +48,9 @@ struct ConnectionTable {
     }
 
     let limits: Limits
+    /// Where refusals and frames over a limit are logged, bounded by `throttle`.
+    let logger: Logger
+    let throttle: LogThrottle
     private var byID: [Key: Connection] = [:]
     private var lastID: UInt64 = 0
     /// Connections with frames in their outbox.
@@ -59,8 +63,10 @@ struct ConnectionTable {
     private var closeDeadlines: DeadlineQueue<UInt64>
     private var frameDeadlines: DeadlineQueue<UInt64>
 
-    init(limits: Limits, handshakeTimeout: UInt64, closeGrace: UInt64) {
+    init(limits: Limits, handshakeTimeout: UInt64, closeGrace: UInt64, logger: Logger, throttle: LogThrottle) {
         self.limits = limits
+        self.logger = logger
+        self.throttle = throttle
         handshakeDeadlines = DeadlineQueue(timeout: handshakeTimeout)
         closeDeadlines = DeadlineQueue(timeout: closeGrace)
         frameDeadlines = DeadlineQueue(timeout: limits.frameTimeout)
@@ -103,6 +109,19 @@ struct ConnectionTable {
     /// `connection` said goodbye or broke the protocol: its screens are not held for it.
     func leavesForGood(_ connection: Connection) {
         connection.mayResume = false
+    }
+
+    /// The table of a daemon started with `configuration`.
+    init(configuration: DaemonConfiguration, logger: Logger, throttle: LogThrottle) {
+        self.init(
+            limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
+                          inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
+                          writeQueueLimit: configuration.writeQueueLimit, maxConnections: configuration.maxConnections,
+                          debugReserve: min(configuration.debugConnectionReserve, configuration.maxConnections / 2),
+                          perProcess: configuration.effectiveMaxConnectionsPerProcess,
+                          partialFrameBudget: configuration.partialFrameBudget),
+            handshakeTimeout: configuration.handshakeTimeoutMilliseconds, closeGrace: configuration.shutdownGraceMilliseconds,
+            logger: logger, throttle: throttle)
     }
 
     /// A closed connection leaves.

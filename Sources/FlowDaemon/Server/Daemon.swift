@@ -80,13 +80,13 @@ public final class Daemon {
     /// The app this daemon runs, if any.
     public var app: FlowApp.App? { core.app.app }
     /// The name of the app, reported in `Welcome`.
-    public var appName: String { core.appName }
+    public var appName: String { core.app.appName }
     /// Where the daemon is in its life.
     public typealias Phase = DaemonPhase
     /// Where the daemon is in its life.
     public var phase: Phase { core.phase }
     /// How the app ended, once it did.
-    public var appOutcome: FlowApp.AppOutcome? { core.appOutcome }
+    public var appOutcome: FlowApp.AppOutcome? { core.app.outcome }
 
     // MARK: Running
 
@@ -216,28 +216,28 @@ public final class Daemon {
     package func becameReady() { core.becameReady() }
 
     /// Closes the journal without committing anything more, as a killed process would leave it.
-    package func releaseJournalAfterCrash() { core.releaseJournalAfterCrash() }
+    package func releaseJournalAfterCrash() { core.app.releaseJournalAfterCrash() }
 
     // MARK: Looking in (tests, the embedded daemon, the debug surface)
 
     /// Which host shows which screen, serials, held commands and ack deadlines.
     package var delivery: ScreenDelivery { core.app.deliverySnapshot }
     /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound).
-    package func invariantViolations() -> [String] { core.invariantViolations() }
+    package func invariantViolations() -> [String] { core.app.invariantViolations() }
     /// The socket path spawned screens are told.
-    package var socketPath: String { core.socketPath }
+    package var socketPath: String { core.configuration.socketPath }
     /// Spawned processes not reaped yet.
-    package var childCount: Int { core.childCount }
+    package var childCount: Int { core.hosts.processCount }
     /// Whether the daemon talks to a service manager (only `run()` starts a session, when one listens).
     package var hasServiceSession: Bool { core.service != nil }
     /// Ids of the connections the daemon holds, closing ones included.
-    package var connectionIDs: [UInt64] { core.connectionIDs }
+    package var connectionIDs: [UInt64] { core.connections.ids }
     /// Dismissals the runtime waits for.
-    package var pendingDismissals: Int { core.pendingDismissals }
+    package var pendingDismissals: Int { core.app.pendingDismissals }
     /// Work started and not finished (the embedded daemon waits for it).
-    package var runningWorkCount: Int { core.runningWorkCount }
+    package var runningWorkCount: Int { core.app.runningWorkCount }
     /// Timers started and not fired.
-    package var startedTimerCount: Int { core.startedTimerCount }
+    package var startedTimerCount: Int { core.app.startedTimerCount }
     /// The visible screen (nil without an app or a screen).
     package var visibleScreen: ScreenID? { core.app.visibleScreen }
     /// Everything of the runtime a restore must give back (`RuntimeImage`; nil without an app).

@@ -60,9 +60,11 @@ extension DaemonCore {
         case .survival(let report, let owner):
             if let notice = hosts.report(report, owner: owner) { tell(notice) }
         case .flowsUnwound:
-            flowsUnwound()
+            // Draining may begin (at the end of this iteration).
+            shutdown.unwound()
         case .stop(let reason, let message):
-            requestShutdown(reason: reason, message: message)
+            // The app ended: the shutdown begins at the end of this iteration, after the frames read were answered.
+            shutdown.request(.init(reason, message))
         }
     }
 
@@ -70,27 +72,5 @@ extension DaemonCore {
     mutating func workFinished(_ result: ExternalWorkResult) {
         app.workFinished(result)
         performAppActions()
-    }
-
-    // MARK: Looking in
-
-    /// How the app ended, once it did.
-    var appOutcome: FlowApp.AppOutcome? { app.outcome }
-    /// The name of the app, reported in `Welcome`.
-    var appName: String { app.appName }
-    /// Dismissals the runtime waits for.
-    package var pendingDismissals: Int { app.pendingDismissals }
-    /// Work started and not finished (the embedded daemon waits for it).
-    package var runningWorkCount: Int { app.runningWorkCount }
-    /// Timers started and not fired.
-    package var startedTimerCount: Int { app.startedTimerCount }
-
-    /// Broken invariants of the runtime and of its agreement with the delivery (empty when sound).
-    package func invariantViolations() -> [String] { app.invariantViolations() }
-
-    /// Closes the journal without committing anything more, as a killed process would leave it
-    /// (the embedded daemon's `crash()`).
-    package mutating func releaseJournalAfterCrash() {
-        app.releaseJournalAfterCrash()
     }
 }

@@ -25,9 +25,9 @@ extension DaemonCore {
         case .describe:
             send(.appContract(appContract()), to: connection, replyTo: seq)
         case .getHistory(let request):
-            answerHistoryQuestion(.init(connection: connection.id, seq: seq, ask: .history(request)))
+            if app.ask(.init(connection: connection.id, seq: seq, maxFrameSize: connection.maxFrameSize, ask: .history(request))) { loop.wake(hooks.woke) }
         case .getMoment(let request):
-            answerHistoryQuestion(.init(connection: connection.id, seq: seq, ask: .moment(request)))
+            if app.ask(.init(connection: connection.id, seq: seq, maxFrameSize: connection.maxFrameSize, ask: .moment(request))) { loop.wake(hooks.woke) }
         default:
             app.refuse(Flowd_V1_Error(code: .unexpectedMessage, message: "\(body.name) is not a request flowd serves"), seq: seq, to: connection.id)
         }

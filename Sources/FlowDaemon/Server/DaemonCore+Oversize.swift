@@ -12,34 +12,9 @@ import FlowWire
 /// - an event is counted as dropped, and the watcher gets `Lagged` (`EventBus`).
 ///
 /// The check is the encoder's own (`FrameEncoder` refuses the frame); none of this runs unless it did.
+/// An answer, an error or an event is replaced by `ConnectionTable.send`; a command's refusal reaches
+/// the app's half here.
 extension DaemonCore {
-    /// The encoder refused `body` for `connection`: queues what answers in its place. Returns whether
-    /// something was queued.
-    @inline(never)
-    mutating func queueInstead(of body: Flowd_V1_Envelope.OneOf_Body, to connection: Connection, replyTo: UInt64) -> Bool {
-        guard case .frameTooLarge(let length, let limit)? = connection.refusal else {
-            logger.error("cannot encode a frame; it was not sent", metadata: [
-                "connection": "\(connection.label)", "frame": "\(body.name)", "error": "\(connection.refusal.map { "\($0)" } ?? "unknown")",
-            ])
-            return false
-        }
-        throttle.log(logger, .warning, "oversize.\(body.name)", "a frame is over the peer's maximum frame size; sent an error instead", [
-            "connection": "\(connection.label)", "frame": "\(body.name)", "bytes": "\(length)", "limit": "\(limit)",
-        ], now: loop.now)
-        let instead: Flowd_V1_Envelope.OneOf_Body
-        if case .error(var error) = body {
-            // Room for the envelope, the other fields and the note of what was cut.
-            error.message = error.message.bounded(max(0, limit - 256))
-            instead = .error(error)
-        } else {
-            instead = .error(Flowd_V1_Error(
-                code: .limitExceeded,
-                message: "the \(body.name) is \(length) bytes, over this connection's maximum frame size of \(limit) bytes; "
-                    + "it was not sent. To receive it: \(AppCore.frameSizeAdvice(limit: limit, ceiling: configuration.maxFrameSize))"))
-        }
-        return connection.queue(instead, replyTo: replyTo)
-    }
-
     /// The encoder refused a screen command for `connection`: the command fails loudly.
     @inline(never)
     mutating func commandRefused(_ outgoing: ScreenDelivery.Outgoing, on connection: Connection) {

@@ -9,14 +9,12 @@ import UVKit
 import Glibc
 #endif
 
-/// Everything the daemon knows, as one value: the connections, survival (resume tokens and the
-/// watchdog), the screen processes, the service session, the shutdown, and the app's half
-/// (`AppCore`: the flows, their screens, the journal). `Daemon` holds it and enters it once per loop
+/// Everything the daemon knows, as one value: the connections, the hosts' lives, the service
+/// session, the shutdown, and the app's half (`AppCore`: the flows, their screens, the journal). `Daemon` holds it and enters it once per loop
 /// event (a read, a close, a timer, a wake-up, a signal, a work result): the whole step runs inside
 /// that one `inout` access, so the parts' fields are reached with static exclusivity, checked by the
 /// compiler, and no dynamic check runs per field. The core turns frames into calls of the app's
-/// half and performs the actions it returns (`perform(_: AppCore.Action)`); the app's half never
-/// sees a connection. The step never calls the `Daemon` back: what must happen outside it (reading a
+/// half, and of the hosts' part, and performs the actions they return; neither sees a connection. The step never calls the `Daemon` back: what must happen outside it (reading a
 /// new connection, a timer's callback, stopping the loop) goes through `DaemonHooks`, whose closures
 /// touch only the daemon's own handles.
 struct DaemonCore {
@@ -38,7 +36,7 @@ struct DaemonCore {
     /// The deadline the loop's timer is armed for.
     private var armedDeadline: UInt64?
     /// The graceful shutdown's phases.
-    private(set) var shutdown = ShutdownSequence()
+    var shutdown = ShutdownSequence()
     /// Where the daemon is in its life.
     var phase: DaemonPhase { shutdown.phase }
     /// Reused between steps by `performAppActions()`.
@@ -54,14 +52,7 @@ struct DaemonCore {
         self.throttle = LogThrottle()
         self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, throttle: throttle)
         self.hosts = Hosts(configuration: configuration, app: app, spawner: spawner)
-        self.connections = ConnectionTable(
-            limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
-                          inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
-                          writeQueueLimit: configuration.writeQueueLimit, maxConnections: configuration.maxConnections,
-                          debugReserve: min(configuration.debugConnectionReserve, configuration.maxConnections / 2),
-                          perProcess: configuration.effectiveMaxConnectionsPerProcess,
-                          partialFrameBudget: configuration.partialFrameBudget),
-            handshakeTimeout: configuration.handshakeTimeoutMilliseconds, closeGrace: configuration.shutdownGraceMilliseconds)
+        self.connections = ConnectionTable(configuration: configuration, logger: logger, throttle: throttle)
         self.loop = loop
     }
 
@@ -70,46 +61,15 @@ struct DaemonCore {
 
     // MARK: Accepting
 
-    /// Takes a peer of the named socket: admitted by its uid, or refused.
+    /// Takes a peer of the named socket: admitted by its uid and the limits, or refused.
     package mutating func accept(_ pipe: any ConnectionPipe, uid: UInt32?, pid: Int32) {
         loop.assertOnLoop()
         let connection = adopt(pipe, origin: .namedSocket(uid: uid), peerPID: pid)
-        if phase != .running {
-            connection.queue(.error(Flowd_V1_Error(code: .shuttingDown, message: "flowd is shutting down; try again later", fatal: true)))
-            closeGracefully(connection)
-            return
-        }
-        if let violation = ConnectionStateMachine.admit(connection.protocolState.origin, allowedUID: configuration.allowedUID) {
-            throttle.log(logger, .warning, "refused.uid", "refused connection", ["connection": "\(connection.label)", "reason": "\(violation.message)"],
-                         now: loop.now)
-            reject(connection, violation, replyTo: 0, logged: false)
-            return
-        }
-        if let violation = connections.admissionRefusal(of: connection) {
-            refuseOverLimit(connection, violation, limit: "connections", replyTo: 0)
-        }
+        connections.admit(connection, running: phase == .running, allowedUID: configuration.allowedUID, now: loop.now)
     }
 
-    /// Closes `connection` with a fatal `LIMIT_EXCEEDED`: an `Error` frame, `Shutdown`, then close; one
-    /// log line per kind of refusal a second at most (a flood is a few lines).
-    /// `limit` names the limit, for the log's rate (one fixed key each, whoever the peer is).
-    mutating func refuseOverLimit(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, limit: String, replyTo: UInt64) {
-        throttle.log(logger, .warning, "limit.\(limit)", "refused a connection over a limit", [
-            "limit": "\(limit)",
-            "connection": "\(connection.label)", "connections": "\(connections.count)", "reason": "\(violation.message)",
-        ], now: loop.now)
-        reject(connection, violation, replyTo: replyTo, logged: false)
-    }
-
-    /// `accept` failed on the listener (EMFILE, ENFILE, ...): logged, rate-limited; the daemon keeps
-    /// serving. (At EMFILE libuv closes the waiting peers itself, with a descriptor it keeps in reserve,
-    /// and says nothing; it reports the failure only without that reserve.)
-    package mutating func acceptFailed(_ error: UVError) {
-        throttle.log(logger, .error, "accept", "cannot accept a connection; flowd goes on serving", [
-            "error": "\(error)", "connections": "\(connections.count)", "limit": "\(configuration.maxConnections)",
-            "advice": "raise the open-file limit (ulimit -n), or lower --max-connections below it",
-        ], now: loop.now)
-    }
+    /// `accept` failed on the listener: logged, rate-limited; the daemon keeps serving.
+    package func acceptFailed(_ error: UVError) { connections.acceptFailed(error, now: loop.now) }
 
     /// Takes a connected pipe (accepted, or the daemon's end of a spawned
     /// screen's socket pair) into the daemon: reading starts and the
@@ -137,41 +97,14 @@ struct DaemonCore {
         armDeadlineTimer()
     }
 
-    /// The socket path spawned screens are told.
-    package var socketPath: String { configuration.socketPath }
-
-    /// Spawned processes not reaped yet.
-    package var childCount: Int { hosts.processCount }
-
-    /// Ids of the connections the daemon holds, closing ones included.
-    package var connectionIDs: [UInt64] { connections.ids }
-
     // MARK: Reading
-
-    /// Whether `body` enters the flows (outputs, user navigation, links, injections, terminations):
-    /// the frames whose work is counted against `inputsPerTurn`.
-    private static func isFlowInput(_ body: Flowd_V1_Envelope.OneOf_Body) -> Bool {
-        switch body {
-        case .output, .userNavigation, .openLink, .injectOutput, .injectNavigation, .terminateFlow: true
-        default: false
-        }
-    }
 
     mutating func received(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         loop.assertOnLoop()
         connections.received(bytes, on: connection, now: loop.now)
         hosts.heard(connection.id, now: loop.now)
         drain(connection)
-        watchForStalledFrame(connection)
-        // Unfinished frames count against the budget of all connections (two loads when none is held).
-        if connection.partialBytesCounted != 0 || connection.bufferedByteCount != 0, !connection.isClosing,
-           let violation = connections.countPartialFrame(of: connection) {
-            refuseOverLimit(connection, violation, limit: "unfinished frames", replyTo: 0)
-        }
-    }
-
-    private mutating func watchForStalledFrame(_ connection: Connection) {
-        connections.watchForStalledFrame(connection, now: loop.now)
+        connections.afterRead(connection, now: loop.now)
     }
 
     /// Handles the complete frames buffered for `connection` within its budget for this turn (loop
@@ -195,7 +128,7 @@ struct DaemonCore {
                     dispatchAck(ack, seq: frame.seq, on: connection)
                 default:
                     let body = frame.envelopeBody
-                    if Self.isFlowInput(body) { connections.countInput(on: connection) }
+                    if ConnectionStateMachine.isFlowInput(body) { connections.countInput(on: connection) }
                     handle(body, seq: frame.seq, on: connection)
                 }
             }
@@ -217,21 +150,14 @@ struct DaemonCore {
 
     mutating func ended(_ connection: Connection, error: UVError?) {
         loop.assertOnLoop()
-        if connection.isMidFrame {
-            logger.notice("peer disconnected mid-frame", metadata: [
-                "connection": "\(connection.label)", "buffered": "\(connection.bufferedByteCount)",
-            ])
-        } else if let error {
-            logger.debug("read ended", metadata: ["connection": "\(connection.label)", "error": "\(error)"])
-        }
-        connection.forceClose()
+        connections.ended(connection, error: error)
     }
 
     private mutating func handle(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
         switch connection.protocolState.receive(body) {
         case .welcome(let agreement):
             if agreement.role == .screenHost, let violation = connections.hostRefusal(of: connection) {
-                refuseOverLimit(connection, violation, limit: "screen hosts", replyTo: seq)
+                connections.refuseOverLimit(connection, violation, limit: "screen hosts", replyTo: seq, now: loop.now)
                 return
             }
             let join = hosts.join(connection.id, label: connection.label, pid: connection.peerPID, role: agreement.role,
@@ -241,18 +167,7 @@ struct DaemonCore {
                 return
             }
             connections.agreed(agreement, on: connection)
-            var welcome = Flowd_V1_Welcome()
-            welcome.version = agreement.version
-            welcome.connectionID = connection.id
-            welcome.server = configuration.server
-            welcome.maxFrameSize = UInt32(agreement.maxFrameSize)
-            welcome.app = app.appName
-            if case .admitted(let token, let resumed) = join, !token.isEmpty {
-                welcome.resumeToken = token
-                welcome.resumeGraceMs = UInt32(clamping: configuration.resumeGraceMilliseconds)
-                welcome.resumed = resumed
-            }
-            send(.welcome(welcome), to: connection, replyTo: seq)
+            send(.welcome(hosts.welcome(join, to: connection.id, agreement: agreement, app: app.appName)), to: connection, replyTo: seq)
             logger.info("handshake", metadata: [
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
             ])
@@ -323,13 +238,9 @@ struct DaemonCore {
 
     // MARK: Writing
 
-    /// Queues a frame to `connection`; it is written at the end of this loop iteration. A frame over
-    /// the connection's maximum frame size is answered instead (`queueInstead`): never dropped unsaid.
+    /// Queues a frame to `connection` for this iteration's write (`ConnectionTable.send`).
     mutating func send(_ body: Flowd_V1_Envelope.OneOf_Body, to connection: Connection, replyTo: UInt64 = 0) {
-        if !connection.queue(body, replyTo: replyTo) {
-            guard !connection.isClosing, queueInstead(of: body, to: connection, replyTo: replyTo) else { return }
-        }
-        connections.markDirty(connection)
+        connections.send(body, to: connection, replyTo: replyTo, now: loop.now)
     }
 
     private mutating func sendPong(_ nonce: UInt64, to connection: Connection, replyTo seq: UInt64) {
@@ -338,15 +249,9 @@ struct DaemonCore {
         send(.pong(pong), to: connection, replyTo: seq)
     }
 
-    /// Queues a screen command to its host; it is written at the end of this loop iteration. One over
-    /// the host's maximum frame size fails loudly (`commandRefused`).
+    /// Queues a screen command to its host; one over the host's maximum frame size fails loudly.
     mutating func send(_ outgoing: ScreenDelivery.Outgoing, stateContentType: String, to connection: Connection) {
-        if !connection.queue(outgoing, stateContentType: stateContentType) {
-            guard !connection.isClosing else { return }
-            commandRefused(outgoing, on: connection)
-            return
-        }
-        connections.markDirty(connection)
+        if !connections.send(outgoing, stateContentType: stateContentType, to: connection) { commandRefused(outgoing, on: connection) }
     }
 
     /// The end of a loop iteration (libuv's check phase): every outbox is written, then a new turn
@@ -395,21 +300,11 @@ struct DaemonCore {
         }
     }
 
-    /// The iteration's events go to their watchers; a lagging watcher is told with `Lagged` once it
-    /// can take it; events over a watcher's maximum frame size (counted as missed) are logged.
+    /// The iteration's events go to their watchers (`ConnectionTable.handEvents`).
     mutating func handEventsToWatchers() {
         guard app.hasEventsToHand else { return }
-        let table = connections
-        var written: [UInt64] = []
-        let oversized = app.handEvents(pendingBytes: { id in table[id].flatMap { $0.isClosing ? nil : $0.pendingBytes } }, queue: { id, body in
-            guard let watcher = table[id] else { return false }
-            written.append(id)
-            return watcher.queue(body)
-        })
-        for id in written { if let watcher = connections[id] { connections.markDirty(watcher) } }
-        guard oversized > 0 else { return }
-        throttle.log(logger, .warning, "oversize.event", "events over a watcher's maximum frame size were not sent; the watcher is told with Lagged",
-                     ["events": "\(oversized)"], now: loop.now)
+        let app = self.app
+        connections.handEvents(now: loop.now) { app.handEvents(pendingBytes: $0, queue: $1) }
     }
 
     /// Close callbacks run after this iteration's flush: make sure what they
@@ -423,17 +318,7 @@ struct DaemonCore {
     // MARK: Closing
 
     mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64, logged: Bool = true) {
-        connections.leavesForGood(connection)
-        if logged { logRejection(connection, violation) }
-        send(.error(Flowd_V1_Error(code: violation.code, message: violation.message, fatal: true)), to: connection, replyTo: replyTo)
-        send(.shutdown(.init(reason: .protocolError, message: violation.message.bounded(1024))), to: connection)
-        closeGracefully(connection)
-    }
-
-    private func logRejection(_ connection: Connection, _ violation: ConnectionStateMachine.Violation) {
-        throttle.log(logger, .notice, "reject.\(violation.code)", "protocol error; closing connection", [
-            "connection": "\(connection.label)", "code": "\(violation.code)", "reason": "\(violation.message.bounded(1024))",
-        ], now: loop.now)
+        connections.reject(connection, violation, replyTo: replyTo, logged: logged, now: loop.now)
     }
 
     /// Flushes, half-closes and closes; a peer that does not let the write
@@ -486,7 +371,8 @@ struct DaemonCore {
 
     /// The loop's wake-up ran: what close callbacks and backlogs left is written.
     mutating func woke() {
-        answerWaitingHistoryQuestions()
+        if app.answerWaitingHistoryQuestions() { loop.wake(hooks.woke) }
+        performAppActions()
         flushDirtyConnections()
         armDeadlineTimer()
     }
@@ -525,17 +411,6 @@ struct DaemonCore {
     package mutating func beginShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
         loop.assertOnLoop()
         perform(shutdown.begin(hasFlows: app.hasFlows, cause: .init(reason, message)))
-    }
-
-    /// Asks for a shutdown from inside the flows (the app ended): it begins at the end of this loop
-    /// iteration, after the frames already read were answered.
-    mutating func requestShutdown(reason: Flowd_V1_Shutdown.Reason, message: String) {
-        shutdown.request(.init(reason, message))
-    }
-
-    /// The shutdown's unwinding completed: draining may begin.
-    mutating func flowsUnwound() {
-        shutdown.unwound()
     }
 
     /// The shutdown's steps due at the end of a loop iteration: one the app asked for begins, a
