@@ -18,7 +18,11 @@ extension AppCore {
     func unsubscribe(_ watcher: UInt64) { debug.events.unsubscribe(watcher) }
 
     /// Whether events wait for their watchers, or a watcher waits to be told what it missed.
-    var hasEventsToHand: Bool { debug.events.hasStaged || debug.events.hasLaggingWatchers }
+    /// Read at every iteration's end: the stored `hasSubscribers` first, as the hot path reads it.
+    var hasEventsToHand: Bool {
+        let bus = debug.events
+        return bus.hasSubscribers && (bus.hasStaged || bus.hasLaggingWatchers)
+    }
 
     /// Hands the staged events to their watchers: `pendingBytes` gives a watcher's unread bytes (nil:
     /// its connection is gone or closing), `queue` queues a frame to it (false: over its maximum frame

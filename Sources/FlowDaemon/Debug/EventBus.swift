@@ -78,6 +78,8 @@ final class EventBus {
         guard subscriptions.removeValue(forKey: watcher) != nil else { return }
         missed[watcher] = nil
         hasSubscribers = !subscriptions.isEmpty
+        // Nothing staged is handed out without a subscriber (`hasEventsToHand` reads that first).
+        if !hasSubscribers { staged.removeAll() }
     }
 
     /// An event nobody listens to: it takes its sequence number and is not built (the hot path).
