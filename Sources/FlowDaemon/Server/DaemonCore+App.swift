@@ -39,7 +39,7 @@ extension DaemonCore {
             guard let connection = connections[host], connection.agreement != nil else { return }
             send(body, to: connection, replyTo: replyTo)
         case .command(let outgoing, let host, let stateContentType):
-            if let connection = connections[host] { send(outgoing, stateContentType: stateContentType, to: connection) }
+            if let connection = connections[host] { send(peers.command(outgoing, to: host), stateContentType: stateContentType, to: connection) }
         case .spawn(let screen?, let kind):
             // Dismissed since it asked (in the same call): no process, rather than one retired at once.
             guard app.awaitsProcess(screen) else { return }
@@ -94,6 +94,7 @@ extension DaemonCore {
         case .running(let child, let notice):
             processes.keep(child)
             connections[child.connectionID]?.peerPID = child.pid
+            spawnedPeer(child.connectionID, kind: kind, pid: child.pid)
             tell(notice)
             hooks.watchExit(child, kind)
             return child.connectionID

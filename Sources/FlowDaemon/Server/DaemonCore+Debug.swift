@@ -4,6 +4,7 @@ import FlowWire
 extension DaemonCore {
     /// Debug-role requests (the state machine already checked the role).
     mutating func dispatchDebug(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
+        if refusesDebug(body, seq: seq, on: connection) { return }
         switch body {
         case .getStats:
             send(.stats(stats()), to: connection, replyTo: seq)
@@ -34,9 +35,10 @@ extension DaemonCore {
     }
 
     /// The parts the debug views read, for this one call.
-    private var viewed: DebugViews.Sources {
+    var viewed: DebugViews.Sources {
         DebugViews.Sources(appName: app.appName, runtime: app.runtime, delivery: app.delivery, connections: connections, survival: survival,
-                           processes: processes, persistence: app.persistence, debug: app.debug, openHandles: loop.openHandleCount)
+                           processes: processes, persistence: app.persistence, debug: app.debug, peers: peers,
+                           openHandles: loop.openHandleCount)
     }
 
     /// What `flowctl stats` shows.

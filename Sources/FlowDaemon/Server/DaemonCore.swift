@@ -29,6 +29,8 @@ struct DaemonCore {
     var survival: Survival
     /// The screen processes spawned, and the spawner.
     var processes: ScreenProcesses
+    /// Who each peer is, what the app's policy lets it do, and the audit log.
+    var peers: PeerRegistry
     /// The live event stream (the app's half emits into it too).
     let events: EventBus
     /// Bounds the log lines a peer can cause: refusals, frames over a limit, injections.
@@ -60,6 +62,7 @@ struct DaemonCore {
         self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, events: events, throttle: throttle)
         self.survival = Survival(hangTimeout: configuration.hangTimeoutMilliseconds, resumeGrace: configuration.resumeGraceMilliseconds)
         self.processes = ScreenProcesses(app: app, spawner: spawner, exitGrace: configuration.spawnExitGraceMilliseconds)
+        self.peers = PeerRegistry(policy: app?.policy ?? .sameUser)
         self.connections = ConnectionTable(
             limits: .init(maxFrameSize: configuration.maxFrameSize, framesPerTurn: configuration.framesPerTurn,
                           inputsPerTurn: configuration.inputsPerTurn, frameTimeout: configuration.frameTimeoutMilliseconds,
@@ -76,10 +79,12 @@ struct DaemonCore {
 
     // MARK: Accepting
 
-    /// Takes a peer of the named socket: admitted by its uid, or refused.
-    package mutating func accept(_ pipe: any ConnectionPipe, uid: UInt32?, pid: Int32) {
+    /// Takes a peer of the named socket: admitted by its uid, or refused. `identity` is who it is
+    /// (`UVPipe.peerProcess()`); nil: only its uid and pid are known.
+    package mutating func accept(_ pipe: any ConnectionPipe, uid: UInt32?, pid: Int32, identity: PeerIdentity? = nil) {
         loop.assertOnLoop()
         let connection = adopt(pipe, origin: .namedSocket(uid: uid), peerPID: pid)
+        peers.connected(connection.id, as: identity ?? PeerIdentity(uid: uid ?? .max, gid: .max, pid: pid))
         if phase != .running {
             connection.queue(.error(Flowd_V1_Error(code: .shuttingDown, message: "flowd is shutting down; try again later", fatal: true)))
             closeGracefully(connection)
@@ -133,6 +138,7 @@ struct DaemonCore {
     mutating func connectionClosed(_ closed: Connection) {
         loop.assertOnLoop()
         connections.remove(closed.id)
+        peers.closed(closed.id)
         events.unsubscribe(closed.id)
         logger.debug("closed", metadata: ["connection": "\(closed.label)"])
         events.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
@@ -240,6 +246,7 @@ struct DaemonCore {
                 refuseOverLimit(connection, violation, limit: "screen hosts", replyTo: seq)
                 return
             }
+            if let violation = peerRefusal(of: agreement, on: connection) { return reject(connection, violation, replyTo: seq) }
             var resuming: UInt64?
             if !agreement.resumeToken.isEmpty {
                 var redeemed = survival.tokens.redeem(agreement.resumeToken, isHeld: app.delivery.isDetached)
@@ -284,7 +291,7 @@ struct DaemonCore {
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
             ])
             events.emit(.handshake, connection: connection.id, name: agreement.name,
-                        text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version))")
+                        text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version)); \(peers.identity(of: connection.id).summary)")
             if agreement.role == .screenHost, runsApp {
                 app.hostJoined(connection.id, label: connection.label, pid: connection.peerPID, provides: agreement.provides,
                                spawned: processes.spawned[connection: connection.id] != nil, resuming: resuming)
@@ -334,7 +341,9 @@ struct DaemonCore {
             app.receiveNavigation(navigation, seq: seq, from: connection.id)
         case .saveState(let saved):
             app.receiveSaveState(saved, seq: seq, from: connection.id)
+            savedStateReceived(saved, on: connection)
         case .openLink(let request):
+            if refusesLink(seq: seq, on: connection) { return }
             app.receiveOpenLink(request, seq: seq, from: connection.id)
         default:
             dispatchDebug(body, seq: seq, on: connection)
