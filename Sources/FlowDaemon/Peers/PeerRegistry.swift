@@ -67,7 +67,7 @@ struct PeerRegistry {
 
     /// `OpenLink` from `connection`: a non-fatal `UNAUTHORIZED` when the policy says it may not.
     func refusalToOpenLink(from connection: UInt64) -> Flowd_V1_Error? {
-        policy.refusalToOpenLinks(by: identity(of: connection)).map { Flowd_V1_Error(code: .unauthorized, message: $0.message) }
+        policy.refusalToOpenLinks(by: identity(of: connection)).map { Flowd_V1_Error(code: .unauthorized, message: $0.message, fatal: false) }
     }
 
     /// What a debug request needs: `control` for injections and terminations, `inspect` for the rest.
@@ -87,7 +87,7 @@ struct PeerRegistry {
     func refusal(ofDebug body: Flowd_V1_Envelope.OneOf_Body, from connection: UInt64) -> Flowd_V1_Error? {
         let power = Self.power(for: body)
         return policy.refusal(ofDebug: power, to: identity(of: connection)).map {
-            Flowd_V1_Error(code: .unauthorized, message: "\(body.name) refused: \($0.message)")
+            Flowd_V1_Error(code: .unauthorized, message: "\(body.name) refused: \($0.message)", fatal: false)
         }
     }
 
