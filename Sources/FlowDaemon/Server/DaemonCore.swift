@@ -289,6 +289,7 @@ struct DaemonCore {
             send(.welcome(welcome), to: connection, replyTo: seq)
             logger.info("handshake", metadata: [
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
+                "peer": "\(peers.identity(of: connection.id).summary.bounded(1024))",
             ])
             events.emit(.handshake, connection: connection.id, name: agreement.name,
                         text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version)); \(peers.identity(of: connection.id).summary)")
