@@ -11,7 +11,9 @@ public struct AppPolicy: Sendable, Equatable {
     /// A set of peers: every term set must hold (`uid=1000 exe=/usr/bin/x` is that program run by
     /// that user). No term: any peer (`any`); `nobody`: none.
     public struct Peers: Sendable, Equatable, CustomStringConvertible {
+        /// The user id.
         public var uid: UInt32?
+        /// The group id (the process's primary group, as `SO_PEERCRED` gives it).
         public var gid: UInt32?
         /// The executable's path, exactly (`/proc/PID/exe`: symlinks resolved).
         public var executable: String?
@@ -24,6 +26,7 @@ public struct AppPolicy: Sendable, Equatable {
         /// Matches no peer at all.
         public var isNobody = false
 
+        /// The peers with every term given (none: any peer).
         public init(uid: UInt32? = nil, gid: UInt32? = nil, executable: String? = nil, unit: String? = nil,
                     securityLabel: String? = nil, factory: String? = nil) {
             self.uid = uid
@@ -82,8 +85,10 @@ public struct AppPolicy: Sendable, Equatable {
         /// The attached hosts that may provide them; nil: none, only the process the kind's factory
         /// spawns hosts them (`only-factory`).
         public var peers: Peers?
+        /// Where the rule was written.
         public var origin: Origin
 
+        /// A hosting rule; `peers` nil: only the factory's process.
         public init(kinds: [String], peers: Peers?, origin: Origin = "App.policy") {
             self.kinds = kinds
             self.peers = peers
@@ -97,9 +102,12 @@ public struct AppPolicy: Sendable, Equatable {
 
     /// A rule that admits some peers to something (`open-links by ...`).
     public struct Grant: Sendable, Equatable {
+        /// The peers admitted.
         public var peers: Peers
+        /// Where the rule was written.
         public var origin: Origin
 
+        /// A rule admitting `peers`.
         public init(_ peers: Peers, origin: Origin = "App.policy") {
             self.peers = peers
             self.origin = origin
@@ -121,10 +129,14 @@ public struct AppPolicy: Sendable, Equatable {
 
     /// A rule that grants some peers a debug power.
     public struct DebugGrant: Sendable, Equatable, CustomStringConvertible {
+        /// The power granted (and the ones below it).
         public var power: DebugPower
+        /// The peers granted it.
         public var peers: Peers
+        /// Where the rule was written.
         public var origin: Origin
 
+        /// A rule granting `power` to `peers`.
         public init(_ power: DebugPower, _ peers: Peers, origin: Origin = "App.policy") {
             self.power = power
             self.peers = peers
@@ -155,6 +167,7 @@ public struct AppPolicy: Sendable, Equatable {
     /// Where a held screen's saved state may go.
     public var savedState: SavedState
 
+    /// A policy of these rules; by default every peer may do everything (`sameUser`).
     public init(hosting: [Hosting] = [], links: [Grant]? = nil, debug: [DebugGrant]? = nil, savedState: SavedState = .anyHost) {
         self.hosting = hosting
         self.links = links
@@ -170,6 +183,7 @@ public struct AppPolicy: Sendable, Equatable {
 
     /// A refusal: the message says who was refused what, and names the rule.
     public struct Refusal: Sendable, Equatable, Error, CustomStringConvertible {
+        /// What was refused to whom, and the rule.
         public var message: String
         public var description: String { message }
     }

@@ -23,6 +23,7 @@ public struct PeerIdentity: Sendable, Equatable, Hashable, Codable {
     /// its factory, whatever it runs.
     public var factory: String?
 
+    /// An identity; what is not known stays nil.
     public init(uid: UInt32, gid: UInt32, pid: Int32, executable: String? = nil, cgroup: String? = nil,
                 unit: String? = nil, securityLabel: String? = nil, factory: String? = nil) {
         self.uid = uid
