@@ -34,7 +34,8 @@ struct PeerRegistry {
     }
 
     /// The identity of the peer on `connection`; a connection the registry was not told of (never
-    /// the case on a live daemon) is an unknown process of uid 0 pid 0, which no term but `any` matches.
+    /// the case on a live daemon) is an unknown process (uid and gid 4294967295, pid 0), which no
+    /// term but `any` matches.
     func identity(of connection: UInt64) -> PeerIdentity {
         identities[connection] ?? PeerIdentity(uid: UInt32.max, gid: UInt32.max, pid: 0)
     }
