@@ -29,4 +29,66 @@ static inline int clibuv_ignore_sigpipe(void) {
     action.sa_handler = SIG_IGN;
     return sigaction(SIGPIPE, &action, NULL) == 0 ? 0 : -errno;
 }
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// getsockopt(SO_PEERPIDFD): a pidfd for the process that connected (Linux 6.5+; 77 where the
+/// headers predate it). Returns the new descriptor (close-on-exec), or -errno (-ENOPROTOOPT on an
+/// older kernel: fall back to `clibuv_pidfd_open`).
+static inline int clibuv_peerpidfd(int fd) {
+#ifdef __linux__
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+    int pidfd = -1;
+    socklen_t len = sizeof(pidfd);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0) return -errno;
+    return pidfd;
+#else
+    (void)fd;
+    return -ENOPROTOOPT;
+#endif
+}
+
+/// pidfd_open(pid, 0) by syscall (glibc before 2.36 has no wrapper). Returns the descriptor or -errno.
+static inline int clibuv_pidfd_open(int pid) {
+#if defined(__linux__) && defined(SYS_pidfd_open)
+    long rc = syscall(SYS_pidfd_open, pid, 0);
+    return rc < 0 ? -errno : (int)rc;
+#else
+    (void)pid;
+    return -ENOSYS;
+#endif
+}
+
+/// pidfd_send_signal(pidfd, 0, NULL, 0): 0 while the process the pidfd refers to is alive (not yet
+/// reaped), -errno otherwise (-ESRCH once it exited).
+static inline int clibuv_pidfd_alive(int pidfd) {
+#if defined(__linux__) && defined(SYS_pidfd_send_signal)
+    long rc = syscall(SYS_pidfd_send_signal, pidfd, 0, (void *)0, 0);
+    return rc < 0 ? -errno : 0;
+#else
+    (void)pidfd;
+    return -ENOSYS;
+#endif
+}
+
+/// getsockopt(SO_PEERSEC): the peer's LSM label (SELinux context, AppArmor profile) into `buffer`.
+/// Returns its length (without a trailing NUL), or -errno (-ENOPROTOOPT: no LSM labels sockets;
+/// -ERANGE: longer than `size`).
+static inline int clibuv_peersec(int fd, char *buffer, unsigned int size) {
+#ifdef __linux__
+#ifndef SO_PEERSEC
+#define SO_PEERSEC 31
+#endif
+    socklen_t len = size;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERSEC, buffer, &len) != 0) return -errno;
+    while (len > 0 && buffer[len - 1] == 0) len--;
+    return (int)len;
+#else
+    (void)fd; (void)buffer; (void)size;
+    return -ENOPROTOOPT;
+#endif
+}
 #endif

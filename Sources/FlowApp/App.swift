@@ -22,6 +22,11 @@ public struct App {
     /// told `screenLost`). Every other attached screen waits for the next host that provides its
     /// kind and is placed there again with its current state (docs/restore.md).
     public var kindsLostWithTheirHost: Set<String> = []
+    /// Who may provide which kinds, open links, take the debug role, and who gets a held screen's
+    /// saved state. The default admits every peer the socket admits (the daemon's user), as flowd
+    /// always did; a file (`/etc/flowd/APP.policy`, `flowd --policy`) replaces it (docs/daemon.md,
+    /// "Who may do what").
+    public var policy: AppPolicy = .sameUser
     /// Starts the root flow on a runtime (`FlowRuntime.startRoot`: what it reports comes out as
     /// `RuntimeEffect.root`); the daemon's entry point.
     package let start: (FlowRuntime) -> Void
@@ -77,6 +82,13 @@ public struct App {
     public func withRestartPolicy(_ policy: RestartPolicy) -> App {
         var copy = self
         for (kind, factory) in screens { copy.screens[kind] = factory.restarting(policy) }
+        return copy
+    }
+
+    /// The app with `policy` instead of its own (`AppPolicy(parsing:source:)` reads one from a file).
+    public func withPolicy(_ policy: AppPolicy) -> App {
+        var copy = self
+        copy.policy = policy
         return copy
     }
 }

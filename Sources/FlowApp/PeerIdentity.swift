@@ -23,7 +23,7 @@ public struct PeerIdentity: Sendable, Equatable, Hashable, Codable {
     /// its factory, whatever it runs.
     public var factory: String?
 
-    /// An identity from what the kernel reported; the optional parts are nil where unknown.
+    /// An identity; what is not known stays nil.
     public init(uid: UInt32, gid: UInt32, pid: Int32, executable: String? = nil, cgroup: String? = nil,
                 unit: String? = nil, securityLabel: String? = nil, factory: String? = nil) {
         self.uid = uid
@@ -44,5 +44,21 @@ public struct PeerIdentity: Sendable, Equatable, Hashable, Codable {
         if let unit { parts.append("unit \(unit)") }
         if let securityLabel { parts.append("label \(securityLabel)") }
         return parts.joined(separator: " ")
+    }
+
+    /// The systemd unit a cgroup path names: its last component that ends in `.service` or
+    /// `.scope` (`/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service` → `foo.service`);
+    /// nil for a path outside one.
+    public static func unit(ofCgroup cgroup: String?) -> String? {
+        guard let cgroup else { return nil }
+        return cgroup.split(separator: "/").last { $0.hasSuffix(".service") || $0.hasSuffix(".scope") }.map(String.init)
+    }
+
+    /// Whether `other` is the same program as this peer: the same uid, the same executable (both
+    /// known) and the same factory (both spawned for one kind, or neither spawned). What
+    /// `AppPolicy.SavedState.sameIdentity` asks of the host a held screen's saved state goes to.
+    public func isSameProgram(as other: PeerIdentity) -> Bool {
+        guard uid == other.uid, factory == other.factory, let executable, let theirs = other.executable else { return false }
+        return executable == theirs
     }
 }

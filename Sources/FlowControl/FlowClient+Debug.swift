@@ -12,6 +12,16 @@ extension FlowClient {
     }
 
     /// The running app's screen contract (`Describe`): its name and the JSON `flowd describe APP --json` prints.
+    /// The audit log (`GetTree {audit: true}`): the last injections and terminations debug clients
+    /// asked for, oldest first, with who asked.
+    public func audit(timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> [Flowd_V1_AuditEntry] {
+        var getTree = Flowd_V1_GetTree()
+        getTree.audit = true
+        let reply = try request(.getTree(getTree), timeoutMilliseconds: timeoutMilliseconds)
+        guard case .tree(let tree) = reply.body else { throw .unexpected("expected Tree, got \(reply.bodyName)") }
+        return tree.audit
+    }
+
     public func describe(timeoutMilliseconds: Int32 = FlowClient.defaultTimeoutMilliseconds) throws(ClientError) -> Flowd_V1_AppContract {
         let reply = try request(.describe(Flowd_V1_Describe()), timeoutMilliseconds: timeoutMilliseconds)
         guard case .appContract(let contract) = reply.body else { throw .unexpected("expected AppContract, got \(reply.bodyName)") }

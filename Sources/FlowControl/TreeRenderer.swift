@@ -1,5 +1,9 @@
 import FlowWire
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Renders a daemon's `Tree` as indented text for people (`flowctl tree`):
 /// the flows with the screens they own, the navigation hierarchy (stacks
 /// bottom first with indexes, tab bars with the selected tab, modals under
@@ -25,10 +29,48 @@ public enum TreeRenderer {
             if !connection.provides.isEmpty { line += "  provides \(connection.provides.joined(separator: ", "))" }
             if connection.screens > 0 { line += "  \(connection.screens) screen\(connection.screens == 1 ? "" : "s")" }
             if connection.writeQueueBytes > 0 { line += "  \(connection.writeQueueBytes) bytes queued" }
+            if !connection.debugPower.isEmpty { line += "  may \(connection.debugPower)" }
+            if connection.hasIdentity { line += "\n    peer \(identityLine(connection.identity))" }
             out.append(line)
         }
         if tree.connections.isEmpty { out.append("  (none)") }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// Who a peer is, on one line: `uid 1000 gid 1000 pid 42 /usr/bin/host unit foo.service`
+    /// (unknown parts left out).
+    public static func identityLine(_ identity: Flowd_V1_PeerIdentity) -> String {
+        var parts = ["uid \(identity.uid)", "gid \(identity.gid)", "pid \(identity.pid)"]
+        if !identity.factory.isEmpty { parts.append("spawned for \(identity.factory)") }
+        if !identity.executable.isEmpty { parts.append(identity.executable) }
+        if !identity.unit.isEmpty { parts.append("unit \(identity.unit)") } else if !identity.cgroup.isEmpty { parts.append("cgroup \(identity.cgroup)") }
+        if !identity.securityLabel.isEmpty { parts.append("label \(identity.securityLabel)") }
+        return parts.joined(separator: " ")
+    }
+
+    /// The audit log (`flowctl audit`), one entry a line, oldest first, ending with a newline:
+    /// `#3 2026-12-05T11:00:00Z inject-output screen 5 by #4 uid 0 gid 0 pid 42 /usr/bin/flowctl`,
+    /// `REFUSED: ...` after a refused one.
+    public static func renderAudit(_ entries: [Flowd_V1_AuditEntry]) -> String {
+        guard !entries.isEmpty else { return "no injections or terminations audited since flowd started\n" }
+        return entries.map { entry in
+            let seconds = Double(entry.timeUnixNanos) / 1e9
+            var line = "#\(entry.seq) \(Self.timestamp(seconds)) \(entry.action) \(entry.target) by #\(entry.connectionID) "
+                + identityLine(entry.identity)
+            if entry.refused { line += "\n    REFUSED: \(entry.message)" }
+            return line
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// `2026-12-05T11:00:00.123Z`, in UTC.
+    private static func timestamp(_ seconds: Double) -> String {
+        var time = time_t(seconds.rounded(.down))
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let millis = Int((seconds - seconds.rounded(.down)) * 1000)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
     }
 
     /// The flows and the navigation hierarchy alone (a moment of the history: `flowctl at`), one line

@@ -71,11 +71,14 @@ public final class EmbeddedDaemon {
 
     // MARK: Peers
 
-    /// A peer connecting to the named socket with `uid` (the daemon's own by default).
-    public func connect(uid: UInt32? = nil, pid: Int32 = 4242) -> EmbeddedConnection {
+    /// A peer connecting to the named socket with `uid` (the daemon's own by default); `identity`
+    /// is who the kernel says it is (its executable, unit, label: what the app's policy matches),
+    /// by default only that uid and pid.
+    public func connect(uid: UInt32? = nil, pid: Int32 = 4242, identity: PeerIdentity? = nil) -> EmbeddedConnection {
         let pipe = EmbeddedPipe(loop: loop)
         let before = Set(daemon.connectionIDs)
-        daemon.accept(pipe, uid: uid ?? daemon.configuration.allowedUID, pid: pid)
+        let uid = identity?.uid ?? uid ?? daemon.configuration.allowedUID
+        daemon.accept(pipe, uid: uid, pid: identity?.pid ?? pid, identity: identity ?? PeerIdentity(uid: uid, gid: uid, pid: pid))
         let id = Set(daemon.connectionIDs).subtracting(before).first ?? 0
         run()
         return EmbeddedConnection(id: id, pipe: pipe, daemon: self)

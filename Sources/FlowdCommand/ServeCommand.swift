@@ -69,6 +69,14 @@ struct ServeCommand: ParsableCommand {
             valueName: "path"))
     var socket: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The policy file: who may provide which kinds, open links, take the debug role, and who gets a held screen's saved state.",
+            discussion: "Default: /etc/flowd/APP.policy when it exists, else the app's own policy (by default: every process of flowd's user may do everything). It replaces the app's policy whole. A file that cannot be read or has a bad line exits 78, naming the file and the line (docs/daemon.md, Who may do what).",
+            valueName: "path"))
+    var policy: String?
+
     @Option(name: .long, help: ArgumentHelp("The app to run (see --list-apps; default: the first).", valueName: "name"))
     var app: String?
 
@@ -361,6 +369,15 @@ struct ServeCommand: ParsableCommand {
                 throw ValidationError("--spawn-pool: app \(name) spawns no screens (every kind is attached), so there is nothing to pool; add --spawn-screens EXECUTABLE")
             }
             chosen = chosen.withSpawnPool(size)
+        }
+        do {
+            if let (path, read) = try PolicyFile.load(explicit: policy, app: name) {
+                chosen = chosen.withPolicy(read)
+                logger.info("policy from \(path)", metadata: ["rules": "\(read.hosting.count + (read.links?.count ?? 0) + (read.debug?.count ?? 0))"])
+            }
+        } catch {
+            FileHandle.standardError.write(Data("\(context.command.name): \(error.description)\n".utf8))
+            throw ExitCode(PolicyFile.exitCode)
         }
         do {
             if let path = configuration.statePath { try StatePath.createDirectory(of: path) }

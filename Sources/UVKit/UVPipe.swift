@@ -153,6 +153,13 @@ public final class UVPipe: UVHandle {
         return (pid, uid, gid)
     }
 
+    /// Who the peer is (`PeerProcess.read`): credentials, a pidfd, its executable and cgroup read from
+    /// `/proc` through that pidfd's check, and its LSM label; nil if the pipe is not connected.
+    public func peerProcess() -> PeerProcess? {
+        guard let fd = fileDescriptor else { return nil }
+        return PeerProcess.read(socket: fd)
+    }
+
     override func willClose() {
         // Pending write, connect and shutdown requests complete with ECANCELED before the close callback.
         onData = nil

@@ -27,7 +27,7 @@ struct Flowctl: ParsableCommand {
         version: FlowdVersion.string,
         subcommands: [
             Ping.self, Stats.self, Tree.self, Dot.self, Watch.self, Record.self, History.self, At.self,
-            Inject.self, Back.self, SelectTab.self, CloseModal.self, Terminate.self, Open.self, Where.self, Describe.self,
+            Inject.self, Back.self, SelectTab.self, CloseModal.self, Terminate.self, Open.self, Where.self, Describe.self, Audit.self,
         ])
 }
 

@@ -34,6 +34,36 @@ struct Tree: ParsableCommand {
     }
 }
 
+/// `flowctl audit`: the injections and terminations debug clients asked for, and who asked.
+struct Audit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the audit log: the last injections and terminations, with who asked.",
+        discussion: """
+            The daemon keeps the last 256 (inject-output, inject-navigation, terminate-flow), those \
+            its policy refused included, each with the connection and the identity of its peer as \
+            the kernel told it (uid, gid, pid, executable, systemd unit, LSM label). --json prints \
+            the entries (flowd.v1.AuditEntry) as a JSON array in the proto3 JSON mapping.
+
+            Examples:
+              flowctl audit
+              flowctl audit --json | jq '.[] | select(.refused)'
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(name: .long, help: "Print the entries as one JSON array.")
+    var json = false
+
+    func run() throws {
+        let entries = connection.with { client throws(ClientError) in try client.audit(timeoutMilliseconds: connection.milliseconds) }
+        if json {
+            emitLine("[" + entries.map { (try? $0.jsonString()) ?? "{}" }.joined(separator: ",") + "]")
+        } else {
+            emitText(TreeRenderer.renderAudit(entries))
+        }
+    }
+}
+
 /// `flowctl dot`: the tree as Graphviz.
 struct Dot: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -72,8 +72,14 @@ import Testing
         let bus = EventBus()
         Self.subscribe(bus, 3)
         bus.emit(.connected, text: "a")
+        Self.subscribe(bus, 4)
+        bus.emit(.connected, text: "b")
         bus.unsubscribe(3)
-        #expect(bus.admit(bus.takeStaged()[0], pendingBytes: 0) == .skip)
-        #expect(!bus.hasSubscribers && !bus.hasLaggingWatchers)
+        let staged = bus.takeStaged()
+        #expect(staged.count == 3, "a for 3; b for 3 and for 4")
+        for event in staged where event.watcher == 3 { #expect(bus.admit(event, pendingBytes: 0) == .skip) }
+        bus.unsubscribe(4)
+        bus.emit(.connected, text: "c")
+        #expect(!bus.hasSubscribers && !bus.hasLaggingWatchers && !bus.hasStaged, "the last one gone, nothing is kept for nobody")
     }
 }

@@ -4,6 +4,7 @@ import FlowApp
 import FlowKit
 import FlowWire
 import Foundation
+import Logging
 import Testing
 
 #if canImport(Glibc)
@@ -47,7 +48,8 @@ import Glibc
         configuration.hangTimeoutMilliseconds = 400
         configuration.spawnExitGraceMilliseconds = 100
         configure(&configuration)
-        return Hosts(configuration: configuration, app: BuiltInApps.named("launcher"), spawner: NoSpawner())
+        return Hosts(configuration: configuration, app: BuiltInApps.named("launcher"), spawner: NoSpawner(),
+                     logger: Logger(label: "hosts-tests"), throttle: LogThrottle())
     }
 
     /// The actions taken, as short words a test can compare.

@@ -138,6 +138,10 @@ struct DocExamplesTests {
         "flowctl close-modal 4": Entry(app: "modal", check: .shownLines),
         "flowctl inject 9 '{}'": Entry(app: "launcher", check: .shownLines),
         #"flowctl inject '{"didPressButton":{"index":99}}'"#: Entry(app: "launcher", check: .shownLines),
+        // The launcher's injections above, audited with who asked (pids, times and paths are this run's).
+        "flowctl audit": Entry(app: "launcher", check: .shows([
+            "#1 ", " inject-output screen 2 by #", " uid ", " gid ", " pid ", "/flowctl", "\n#3 ", " inject-navigation screen 5 by #",
+        ])),
         // The modal app's detail presented and its second screen pushed.
         "flowctl terminate 2": Entry(app: "modal", fresh: true, before: [pressFirst, pressFirst], check: .shownLines),
         "flowctl terminate 2 #2": Entry(app: "modal", check: .shownLines),

@@ -178,6 +178,50 @@ import Testing
         #expect(serverSide?.fileDescriptor == nil)
     }
 
+    /// Who the peer is, proven through a pidfd: this process's executable and cgroup, as /proc says.
+    @Test func peerProcessNamesThisProcessThroughItsPidfd() throws {
+        let t = try TestLoop()
+        let path = t.path("s")
+        var serverSide: UVPipe?
+        var listener: UnixSocketListener?
+        listener = try UnixSocketListener.listen(loop: t.loop, path: path) { server in
+            serverSide = server
+            listener?.close()
+        }
+        let client = UVPipe(loop: t.loop)
+        try client.connect(path: path) { error in #expect(error == nil) }
+        t.run()
+        let peer = try #require(serverSide?.peerProcess())
+        #expect(peer.pid == getpid() && peer.uid == getuid() && peer.gid == getgid())
+        #expect(peer.proof == .peerPidfd, "Linux 6.5 and later give SO_PEERPIDFD")
+        #expect(peer.executable == URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path)
+        let cgroup = try String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
+        #expect(peer.cgroup == PeerProcess.unifiedCgroup(cgroup))
+        #expect(peer.cgroup?.hasPrefix("/") == true)
+        try t.finish(closing: [client, serverSide])
+    }
+
+    /// What keeps a recycled pid from being trusted: a pidfd says when its process is gone.
+    @Test func aPidfdSaysWhenItsProcessIsGone() throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        child.arguments = ["30"]
+        try child.run()
+        let pidfd = try #require(ProcessDescriptor.open(pid: child.processIdentifier))
+        #expect(pidfd.isAlive)
+        child.terminate()
+        child.waitUntilExit()
+        #expect(!pidfd.isAlive, "reaped: its pid may name another process now")
+        pidfd.close()
+        #expect(pidfd.fd == -1 && !pidfd.isAlive)
+    }
+
+    @Test func theUnifiedCgroupIsTheZeroLine() {
+        #expect(PeerProcess.unifiedCgroup("12:cpu:/x\n0::/user.slice/session-2.scope\n") == "/user.slice/session-2.scope")
+        #expect(PeerProcess.unifiedCgroup("12:cpu:/x\n") == nil)
+        #expect(PeerProcess.unifiedCgroup(nil) == nil)
+    }
+
     @Test func connectToMissingSocketFails() throws {
         let t = try TestLoop()
         let client = UVPipe(loop: t.loop)

@@ -128,6 +128,20 @@ struct AppCore {
     /// Everything of the runtime a restore must give back (nil without a runtime).
     func runtimeImage() -> RuntimeImage? { runtime?.image() }
 
+    /// The host showing `screen` (nil: none, or no such screen).
+    func host(of screen: UInt64) -> UInt64? { delivery.screens[ScreenID(rawValue: screen)]?.host }
+
+    /// How many screens are delivered, and whether one is.
+    var liveScreens: (count: Int, contains: (ScreenID) -> Bool) {
+        let delivery = self.delivery
+        return (delivery.screens.count, { delivery.screens[$0] != nil })
+    }
+
+    /// The executable the spawn factory of `kind` names (nil: not a spawned kind).
+    func spawnExecutable(of kind: String) -> String? {
+        if case .spawn(let path, _, _, _, _)? = app?.factory(for: kind).resolved { path } else { nil }
+    }
+
     /// The delivery as it is now, a copy (tests and the embedded daemon look at it).
     var deliverySnapshot: ScreenDelivery { delivery }
 

@@ -66,7 +66,7 @@ enum DebugViews {
         tree.app = parts.appName
         tree.stats = stats(parts)
         tree.lastEventSeq = parts.debug.events.lastSeq
-        tree.connections = parts.connections.all.map { connectionInfo($0, delivery: parts.delivery) }
+        tree.connections = parts.connections.all.map { connectionInfo($0, delivery: parts.delivery, hosts: parts.hosts) }
         guard let runtime = parts.runtime else { return tree }
         if let place = runtime.place { tree.place = "\(place)" }
         let snapshot = runtime.debugTree()
@@ -109,15 +109,20 @@ enum DebugViews {
         return screen
     }
 
-    private static func connectionInfo(_ connection: Connection, delivery: ScreenDelivery) -> Flowd_V1_ConnectionInfo {
+    /// The audit log, oldest first (`GetTree {audit: true}`).
+    static func audit(_ parts: Sources) -> [Flowd_V1_AuditEntry] { parts.hosts.auditEntries.map(\.wire) }
+
+    private static func connectionInfo(_ connection: Connection, delivery: ScreenDelivery, hosts: Hosts) -> Flowd_V1_ConnectionInfo {
         var info = Flowd_V1_ConnectionInfo()
         info.id = connection.id
         info.pid = connection.peerPID
+        info.identity = hosts.identity(of: connection.id).wire
         info.writeQueueBytes = UInt64(connection.pendingBytes)
         if case .spawned = connection.protocolState.origin { info.spawned = true }
         if let member = delivery.pool.members[connection.id] { info.pooledKind = member.kind }
         if let agreement = connection.agreement {
             info.role = agreement.role == .debug ? "debug" : "screen-host"
+            if agreement.role == .debug { info.debugPower = hosts.debugPower(of: connection.id).map { "\($0)" } ?? "" }
             info.name = agreement.name
             info.provides = agreement.provides
             info.screens = UInt32(delivery.hosts[connection.id]?.screens.count ?? 0)

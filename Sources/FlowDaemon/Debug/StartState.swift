@@ -69,9 +69,11 @@ extension DaemonCore {
     /// Answers `GetTree`: the tree, and with `start_state` what rebuilds the state it shows, read in this
     /// one call, so the state is the tree's (`StartStateAnswer`).
     mutating func answerTree(_ request: Flowd_V1_GetTree, seq: UInt64, on connection: Connection) {
-        guard request.startState else { return send(.tree(tree()), to: connection, replyTo: seq) }
+        var tree = tree()
+        if request.audit { tree.audit = DebugViews.audit(viewed) }
+        guard request.startState else { return send(.tree(tree), to: connection, replyTo: seq) }
         let state = Result { try app.startState() }
-        switch StartStateAnswer.answer(tree(), state: state, seq: seq, maxFrameSize: connection.maxFrameSize) {
+        switch StartStateAnswer.answer(tree, state: state, seq: seq, maxFrameSize: connection.maxFrameSize) {
         case .tree(let tree): send(.tree(tree), to: connection, replyTo: seq)
         case .refused(let refusal): app.refuse(refusal, seq: seq, to: connection.id)
         }

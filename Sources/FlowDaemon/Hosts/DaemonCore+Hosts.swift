@@ -86,6 +86,7 @@ extension DaemonCore {
         switch started {
         case .running(let child, let notice):
             hosts.started(child)
+            hosts.spawnedIdentity(child, kind: kind, executable: app.spawnExecutable(of: kind))
             connections.setPeerPID(child.pid, of: child.connectionID)
             tell(notice)
             hooks.watchExit(child, kind)

@@ -1,6 +1,7 @@
 import FlowApp
 import FlowKit
 import FlowWire
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,7 +45,7 @@ struct Hosts {
 
     /// What a screen host's handshake came to.
     enum Join: Equatable {
-        /// Not a screen host of an app: a debug client, or no app runs.
+        /// Not a screen host of an app: a debug client the policy admits, or no app runs.
         case notAHost
         /// A screen host, admitted; `resumeToken` (empty: none) goes in its `Welcome`, `resumed` says
         /// whether it took a dropped host's screens.
@@ -68,6 +69,11 @@ struct Hosts {
     private var processes: SpawnedProcesses
     /// Starts processes for the app's spawn factories.
     let starter: ProcessStarter
+    /// Who each peer is and what the app's policy lets it do (`Hosts+Peers.swift`).
+    var peers: PeerRegistry
+    /// Where policy refusals and the audit are logged, at a bounded rate.
+    let logger: Logger
+    let throttle: LogThrottle
     /// Screen hosts past their handshake.
     private var members: [UInt64: Member] = [:]
     /// Hosts displaced by their own resume token whose connections have not closed yet.
@@ -101,7 +107,10 @@ struct Hosts {
         var hostsHung: UInt64 = 0
     }
 
-    init(configuration: DaemonConfiguration, app: FlowApp.App?, spawner: any ScreenSpawner) {
+    init(configuration: DaemonConfiguration, app: FlowApp.App?, spawner: any ScreenSpawner, logger: Logger, throttle: LogThrottle) {
+        peers = PeerRegistry(policy: app?.policy ?? .sameUser)
+        self.logger = logger
+        self.throttle = throttle
         watchdog = configuration.hangTimeoutMilliseconds > 0 ? HangWatchdog(timeout: configuration.hangTimeoutMilliseconds) : nil
         resumeGrace = configuration.resumeGraceMilliseconds
         server = configuration.server
@@ -113,14 +122,18 @@ struct Hosts {
 
     // MARK: Events
 
-    /// A connection's handshake agreed on `role`: a screen host is admitted (taking the screens of the
+    /// A connection's handshake agreed on `role`: a peer the app's policy does not admit for it is
+    /// refused (`UNAUTHORIZED`, naming the rule); a screen host is admitted (taking the screens of the
     /// dropped host whose `resumeToken` it presents, if any) or refused. A token whose connection is
     /// still open proves that connection dead (the host saw it drop first): it is closed, its screens
     /// held, and the new one resumes them.
     mutating func join(_ host: UInt64, label: String, pid: Int32, role: ConnectionStateMachine.Role, provides: [String], resumeToken: String) -> Join {
+        let spawned = processes[connection: host] != nil
+        if let refusal = peers.refusal(role: role, provides: provides, on: host, spawned: spawned) {
+            return .refused(code: refusal.code, message: refusal.message)
+        }
         guard role == .screenHost, runsApp else { return .notAHost }
         spendDepartedTokens()
-        let spawned = processes[connection: host] != nil
         var resuming: UInt64?
         if !resumeToken.isEmpty {
             switch redeem(resumeToken) {
@@ -198,6 +211,7 @@ struct Hosts {
 
     private mutating func leave(_ host: UInt64, resumable: Bool, now: UInt64?) {
         watchdog?.forget(host)
+        if now != nil { peers.closed(host) }
         members[host] = nil
         // A host displaced by its own token left then; its connection's close arrives later. Every
         // other closed connection goes to the delivery, which ignores hosts it does not know (a debug

@@ -103,8 +103,8 @@ public final class Daemon {
         unblockSignals()
         do {
             listener = try makeListener(on: uvLoop.uv, service: service) { [unowned self] pipe in
-                let credentials = pipe.peerCredentials()
-                accept(pipe, uid: credentials?.uid, pid: credentials?.pid ?? 0)
+                let peer = pipe.peerProcess()
+                accept(pipe, uid: peer?.uid, pid: peer?.pid ?? 0, identity: peer.map(PeerIdentity.init))
             }
         } catch {
             throw .listen(error)
@@ -172,9 +172,10 @@ public final class Daemon {
     /// Creates the runtime and starts the app's root flow, restoring from the journal first.
     package func startApp() { core.startApp() }
 
-    /// Takes a peer of the named socket: admitted by its uid, or refused.
-    package func accept(_ pipe: any ConnectionPipe, uid: UInt32?, pid: Int32) {
-        core.accept(pipe, uid: uid, pid: pid)
+    /// Takes a peer of the named socket: admitted by its uid, or refused; `identity` is who it is
+    /// (nil: only its uid and pid are known).
+    package func accept(_ pipe: any ConnectionPipe, uid: UInt32?, pid: Int32, identity: PeerIdentity? = nil) {
+        core.accept(pipe, uid: uid, pid: pid, identity: identity)
     }
 
     /// Reading starts: each read, the end of the stream and the close enter the core.

@@ -39,7 +39,7 @@ extension DaemonCore {
             guard let connection = connections[host], connection.agreement != nil else { return }
             send(body, to: connection, replyTo: replyTo)
         case .command(let outgoing, let host, let stateContentType):
-            if let connection = connections[host] { send(outgoing, stateContentType: stateContentType, to: connection) }
+            if let connection = connections[host] { send(hosts.command(outgoing, to: host), stateContentType: stateContentType, to: connection) }
         case .spawn(let screen?, let kind):
             // Dismissed since it asked (in the same call): no process, rather than one retired at once.
             guard app.awaitsProcess(screen) else { return }

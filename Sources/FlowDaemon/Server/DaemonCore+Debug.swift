@@ -4,6 +4,9 @@ import FlowWire
 extension DaemonCore {
     /// Debug-role requests (the state machine already checked the role).
     mutating func dispatchDebug(_ body: Flowd_V1_Envelope.OneOf_Body, seq: UInt64, on connection: Connection) {
+        if let refusal = hosts.debugRefusal(body, from: connection.id, label: connection.label, now: loop.now, time: loop.wallClock) {
+            return send(.error(refusal), to: connection, replyTo: seq)
+        }
         switch body {
         case .getStats:
             send(.stats(stats()), to: connection, replyTo: seq)
@@ -34,7 +37,7 @@ extension DaemonCore {
     }
 
     /// The parts the debug views read, for this one call.
-    private var viewed: DebugViews.Sources {
+    var viewed: DebugViews.Sources {
         app.viewSources(connections: connections, hosts: hosts, openHandles: loop.openHandleCount)
     }
 

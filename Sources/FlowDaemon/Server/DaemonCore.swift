@@ -51,7 +51,7 @@ struct DaemonCore {
         self.logger = logger
         self.throttle = LogThrottle()
         self.app = AppCore(configuration: configuration, app: app, logger: logger, loop: loop, throttle: throttle)
-        self.hosts = Hosts(configuration: configuration, app: app, spawner: spawner)
+        self.hosts = Hosts(configuration: configuration, app: app, spawner: spawner, logger: logger, throttle: throttle)
         self.connections = ConnectionTable(configuration: configuration, logger: logger, throttle: throttle)
         self.loop = loop
     }
@@ -61,10 +61,12 @@ struct DaemonCore {
 
     // MARK: Accepting
 
-    /// Takes a peer of the named socket: admitted by its uid and the limits, or refused.
-    package mutating func accept(_ pipe: any ConnectionPipe, uid: UInt32?, pid: Int32) {
+    /// Takes a peer of the named socket: admitted by its uid and the limits, or refused. `identity` is
+    /// who it is (`UVPipe.peerProcess()`); nil: only its uid and pid are known.
+    package mutating func accept(_ pipe: any ConnectionPipe, uid: UInt32?, pid: Int32, identity: PeerIdentity? = nil) {
         loop.assertOnLoop()
         let connection = adopt(pipe, origin: .namedSocket(uid: uid), peerPID: pid)
+        hosts.connected(connection.id, as: identity ?? PeerIdentity(uid: uid ?? .max, gid: .max, pid: pid))
         connections.admit(connection, running: phase == .running, allowedUID: configuration.allowedUID, now: loop.now)
     }
 
@@ -90,7 +92,7 @@ struct DaemonCore {
         app.unsubscribe(closed.id)
         logger.debug("closed", metadata: ["connection": "\(closed.label)"])
         app.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
-        if runsApp { hostLeft(closed) }
+        hostLeft(closed)
         checkShutdownComplete()
         wakeIfWorkPending()
         // Close callbacks run after the iteration's end: the deadlines they changed are armed here.
@@ -170,9 +172,10 @@ struct DaemonCore {
             send(.welcome(hosts.welcome(join, to: connection.id, agreement: agreement, app: app.appName)), to: connection, replyTo: seq)
             logger.info("handshake", metadata: [
                 "connection": "\(connection.label)", "role": "\(agreement.role)", "version": "\(agreement.version)",
+                "peer": "\(hosts.identity(of: connection.id).summary.bounded(1024))",
             ])
             app.emit(.handshake, connection: connection.id, name: agreement.name,
-                        text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version))")
+                        text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version)); \(hosts.identity(of: connection.id).summary)")
             performHostActions()
         case .handle:
             dispatch(body, seq: seq, on: connection)
@@ -218,7 +221,11 @@ struct DaemonCore {
             app.receiveNavigation(navigation, seq: seq, from: connection.id)
         case .saveState(let saved):
             app.receiveSaveState(saved, seq: seq, from: connection.id)
+            hosts.savedState(saved.screenID, by: connection.id, hostsIt: app.host(of: saved.screenID) == connection.id, live: app.liveScreens)
         case .openLink(let request):
+            if let refusal = hosts.linkRefusal(from: connection.id, label: connection.label, now: loop.now) {
+                return send(.error(refusal), to: connection, replyTo: seq)
+            }
             app.receiveOpenLink(request, seq: seq, from: connection.id)
         default:
             dispatchDebug(body, seq: seq, on: connection)

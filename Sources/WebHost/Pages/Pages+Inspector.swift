@@ -329,8 +329,8 @@ extension Pages {
       svgPicture($("navigation"), layout(tree.window || { kind: "NODE_KIND_WINDOW", id: "1" }, (n) =>
         (n.children || []).map((node) => ({ node })).concat(n.presented ? [{ node: n.presented, presented: true }] : [])), describeNav);
       if (viewing !== null) { drawSelection(); return; }
-      const rows = (tree.connections || []).map((c) => `<tr><td>${num(c.id)}</td><td>${c.role}</td><td>${escape(c.name)}</td><td>${c.pid || ""}</td><td>${num(c.screens)}</td><td>${escape((c.provides || []).join(", "))}</td></tr>`);
-      $("connections").innerHTML = "<tr><th>id</th><th>role</th><th>name</th><th>pid</th><th>screens</th><th>provides</th></tr>" + rows.join("");
+      const rows = (tree.connections || []).map((c) => `<tr><td>${num(c.id)}</td><td>${c.role}${c.debugPower ? " (" + escape(c.debugPower) + ")" : ""}</td><td>${escape(c.name)}</td><td>${c.pid || ""}</td><td>${num(c.screens)}</td><td>${escape((c.provides || []).join(", "))}</td><td class="identity">${escape(peer(c.identity))}</td></tr>`);
+      $("connections").innerHTML = "<tr><th>id</th><th>role</th><th>name</th><th>pid</th><th>screens</th><th>provides</th><th>peer</th></tr>" + rows.join("");
       drawSelection();
     }
 
@@ -431,6 +431,16 @@ extension Pages {
       }).join("");
     }
 
+    // Who a peer is (ConnectionInfo.identity), as flowctl tree prints it; unknown parts left out.
+    function peer(identity) {
+      if (!identity) return "";
+      const parts = [`uid ${identity.uid || 0}`, `gid ${identity.gid || 0}`, `pid ${identity.pid || 0}`];
+      if (identity.factory) parts.push(`spawned for ${identity.factory}`);
+      if (identity.executable) parts.push(identity.executable);
+      if (identity.unit) parts.push(`unit ${identity.unit}`); else if (identity.cgroup) parts.push(`cgroup ${identity.cgroup}`);
+      if (identity.securityLabel) parts.push(`label ${identity.securityLabel}`);
+      return parts.join(" ");
+    }
     function escape(text) { return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
 
     connect();

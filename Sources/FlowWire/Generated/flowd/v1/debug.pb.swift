@@ -10,8 +10,9 @@
 
 /// The debug role (flowctl): inspect the tree, watch events, inject outputs
 /// and navigation, terminate flows. Only for connections whose Hello asked
-/// for ROLE_DEBUG and whose peer has the daemon's uid. Injection and
-/// termination are logged by the daemon with the client's process id.
+/// for ROLE_DEBUG and whose peer has the daemon's uid, as far as the app's
+/// policy allows (docs/daemon.md, "Who may do what"). Injections and
+/// terminations are audited with the client's identity (GetTree.audit).
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -231,6 +232,10 @@ public nonisolated struct Flowd_V1_GetTree: Sendable {
   /// and kept more inputs since its start than it holds in memory, or the
   /// Tree with it would not fit in a frame.
   public var startState: Bool = false
+
+  /// Also send the audit log: the last injections and terminations debug
+  /// clients asked for, with who asked (Tree.audit).
+  public var audit: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -626,34 +631,155 @@ public nonisolated struct Flowd_V1_NavNode: @unchecked Sendable {
 }
 
 /// A connected client.
-public nonisolated struct Flowd_V1_ConnectionInfo: Sendable {
+public nonisolated struct Flowd_V1_ConnectionInfo: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var id: UInt64 = 0
+  public var id: UInt64 {
+    get {_storage._id}
+    set {_uniqueStorage()._id = newValue}
+  }
 
-  public var role: String = String()
+  public var role: String {
+    get {_storage._role}
+    set {_uniqueStorage()._role = newValue}
+  }
 
-  public var name: String = String()
+  public var name: String {
+    get {_storage._name}
+    set {_uniqueStorage()._name = newValue}
+  }
 
-  public var pid: Int32 = 0
+  public var pid: Int32 {
+    get {_storage._pid}
+    set {_uniqueStorage()._pid = newValue}
+  }
 
-  public var provides: [String] = []
+  public var provides: [String] {
+    get {_storage._provides}
+    set {_uniqueStorage()._provides = newValue}
+  }
 
-  public var screens: UInt32 = 0
+  public var screens: UInt32 {
+    get {_storage._screens}
+    set {_uniqueStorage()._screens = newValue}
+  }
 
-  public var writeQueueBytes: UInt64 = 0
+  public var writeQueueBytes: UInt64 {
+    get {_storage._writeQueueBytes}
+    set {_uniqueStorage()._writeQueueBytes = newValue}
+  }
 
-  public var spawned: Bool = false
+  public var spawned: Bool {
+    get {_storage._spawned}
+    set {_uniqueStorage()._spawned = newValue}
+  }
 
   /// A spawned process idle in a warm pool: the kind it waits for (empty
   /// otherwise, and once it was given a screen).
-  public var pooledKind: String = String()
+  public var pooledKind: String {
+    get {_storage._pooledKind}
+    set {_uniqueStorage()._pooledKind = newValue}
+  }
+
+  /// Who the peer is, as the kernel told the daemon when it connected.
+  public var identity: Flowd_V1_PeerIdentity {
+    get {_storage._identity ?? Flowd_V1_PeerIdentity()}
+    set {_uniqueStorage()._identity = newValue}
+  }
+  /// Returns true if `identity` has been explicitly set.
+  public var hasIdentity: Bool {_storage._identity != nil}
+  /// Clears the value of `identity`. Subsequent reads from it will return its default value.
+  public mutating func clearIdentity() {_uniqueStorage()._identity = nil}
+
+  /// A debug client's power under the app's policy: "inspect" or "control"
+  /// (empty for a screen host).
+  public var debugPower: String {
+    get {_storage._debugPower}
+    set {_uniqueStorage()._debugPower = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// Who a peer is: SO_PEERCRED, and what /proc said of the process a pidfd
+/// proved to be the one that connected. Empty strings: unknown.
+public nonisolated struct Flowd_V1_PeerIdentity: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var uid: UInt32 = 0
+
+  public var gid: UInt32 = 0
+
+  public var pid: Int32 = 0
+
+  /// The executable the process ran at connect time (/proc/PID/exe).
+  public var executable: String = String()
+
+  /// Its cgroup on the unified hierarchy.
+  public var cgroup: String = String()
+
+  /// The systemd unit the cgroup names (foo.service, app-bar.scope).
+  public var unit: String = String()
+
+  /// Its LSM label (SO_PEERSEC).
+  public var securityLabel: String = String()
+
+  /// A process the daemon spawned: the kind whose factory started it (its
+  /// identity is its factory; executable is then the factory's).
+  public var factory: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One injection or termination a debug client asked for (GetTree.audit).
+public nonisolated struct Flowd_V1_AuditEntry: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Grows by one per entry since the daemon started.
+  public var seq: UInt64 = 0
+
+  public var timeUnixNanos: Int64 = 0
+
+  public var connectionID: UInt64 = 0
+
+  public var identity: Flowd_V1_PeerIdentity {
+    get {_identity ?? Flowd_V1_PeerIdentity()}
+    set {_identity = newValue}
+  }
+  /// Returns true if `identity` has been explicitly set.
+  public var hasIdentity: Bool {self._identity != nil}
+  /// Clears the value of `identity`. Subsequent reads from it will return its default value.
+  public mutating func clearIdentity() {self._identity = nil}
+
+  /// "inject-output", "inject-navigation" or "terminate-flow".
+  public var action: String = String()
+
+  /// What it was aimed at: "screen 5", "flow 3".
+  public var target: String = String()
+
+  /// Refused by the app's policy (UNAUTHORIZED): nothing happened.
+  public var refused: Bool = false
+
+  /// The policy's refusal, when refused.
+  public var message: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _identity: Flowd_V1_PeerIdentity? = nil
 }
 
 /// Answer to GetTree.
@@ -721,6 +847,10 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   public var hasStartState: Bool {self._startState != nil}
   /// Clears the value of `startState`. Subsequent reads from it will return its default value.
   public mutating func clearStartState() {self._startState = nil}
+
+  /// Only when GetTree.audit asked for it: the audit log, oldest first (the
+  /// last 256 entries).
+  public var audit: [Flowd_V1_AuditEntry] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1282,7 +1412,7 @@ nonisolated extension Flowd_V1_EventKind: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GetTree"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}start_state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}start_state\0\u{1}audit\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1291,6 +1421,7 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBoolField(value: &self.startState) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.audit) }()
       default: break
       }
     }
@@ -1300,11 +1431,15 @@ nonisolated extension Flowd_V1_GetTree: SwiftProtobuf.Message, SwiftProtobuf._Me
     if self.startState != false {
       try visitor.visitSingularBoolField(value: self.startState, fieldNumber: 1)
     }
+    if self.audit != false {
+      try visitor.visitSingularBoolField(value: self.audit, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_GetTree, rhs: Flowd_V1_GetTree) -> Bool {
     if lhs.startState != rhs.startState {return false}
+    if lhs.audit != rhs.audit {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1921,7 +2056,147 @@ nonisolated extension Flowd_V1_NavNode: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ConnectionInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}role\0\u{1}name\0\u{1}pid\0\u{1}provides\0\u{1}screens\0\u{3}write_queue_bytes\0\u{1}spawned\0\u{3}pooled_kind\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}role\0\u{1}name\0\u{1}pid\0\u{1}provides\0\u{1}screens\0\u{3}write_queue_bytes\0\u{1}spawned\0\u{3}pooled_kind\0\u{1}identity\0\u{3}debug_power\0")
+
+  fileprivate class _StorageClass {
+    var _id: UInt64 = 0
+    var _role: String = String()
+    var _name: String = String()
+    var _pid: Int32 = 0
+    var _provides: [String] = []
+    var _screens: UInt32 = 0
+    var _writeQueueBytes: UInt64 = 0
+    var _spawned: Bool = false
+    var _pooledKind: String = String()
+    var _identity: Flowd_V1_PeerIdentity? = nil
+    var _debugPower: String = String()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _id = source._id
+      _role = source._role
+      _name = source._name
+      _pid = source._pid
+      _provides = source._provides
+      _screens = source._screens
+      _writeQueueBytes = source._writeQueueBytes
+      _spawned = source._spawned
+      _pooledKind = source._pooledKind
+      _identity = source._identity
+      _debugPower = source._debugPower
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._id) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._role) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._name) }()
+        case 4: try { try decoder.decodeSingularInt32Field(value: &_storage._pid) }()
+        case 5: try { try decoder.decodeRepeatedStringField(value: &_storage._provides) }()
+        case 6: try { try decoder.decodeSingularUInt32Field(value: &_storage._screens) }()
+        case 7: try { try decoder.decodeSingularUInt64Field(value: &_storage._writeQueueBytes) }()
+        case 8: try { try decoder.decodeSingularBoolField(value: &_storage._spawned) }()
+        case 9: try { try decoder.decodeSingularStringField(value: &_storage._pooledKind) }()
+        case 10: try { try decoder.decodeSingularMessageField(value: &_storage._identity) }()
+        case 11: try { try decoder.decodeSingularStringField(value: &_storage._debugPower) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._id != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._id, fieldNumber: 1)
+      }
+      if !_storage._role.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._role, fieldNumber: 2)
+      }
+      if !_storage._name.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._name, fieldNumber: 3)
+      }
+      if _storage._pid != 0 {
+        try visitor.visitSingularInt32Field(value: _storage._pid, fieldNumber: 4)
+      }
+      if !_storage._provides.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._provides, fieldNumber: 5)
+      }
+      if _storage._screens != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._screens, fieldNumber: 6)
+      }
+      if _storage._writeQueueBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._writeQueueBytes, fieldNumber: 7)
+      }
+      if _storage._spawned != false {
+        try visitor.visitSingularBoolField(value: _storage._spawned, fieldNumber: 8)
+      }
+      if !_storage._pooledKind.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._pooledKind, fieldNumber: 9)
+      }
+      try { if let v = _storage._identity {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      } }()
+      if !_storage._debugPower.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._debugPower, fieldNumber: 11)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_ConnectionInfo, rhs: Flowd_V1_ConnectionInfo) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._id != rhs_storage._id {return false}
+        if _storage._role != rhs_storage._role {return false}
+        if _storage._name != rhs_storage._name {return false}
+        if _storage._pid != rhs_storage._pid {return false}
+        if _storage._provides != rhs_storage._provides {return false}
+        if _storage._screens != rhs_storage._screens {return false}
+        if _storage._writeQueueBytes != rhs_storage._writeQueueBytes {return false}
+        if _storage._spawned != rhs_storage._spawned {return false}
+        if _storage._pooledKind != rhs_storage._pooledKind {return false}
+        if _storage._identity != rhs_storage._identity {return false}
+        if _storage._debugPower != rhs_storage._debugPower {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_PeerIdentity: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PeerIdentity"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}uid\0\u{1}gid\0\u{1}pid\0\u{1}executable\0\u{1}cgroup\0\u{1}unit\0\u{3}security_label\0\u{1}factory\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1929,61 +2204,125 @@ nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProto
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.role) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.name) }()
-      case 4: try { try decoder.decodeSingularInt32Field(value: &self.pid) }()
-      case 5: try { try decoder.decodeRepeatedStringField(value: &self.provides) }()
-      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.screens) }()
-      case 7: try { try decoder.decodeSingularUInt64Field(value: &self.writeQueueBytes) }()
-      case 8: try { try decoder.decodeSingularBoolField(value: &self.spawned) }()
-      case 9: try { try decoder.decodeSingularStringField(value: &self.pooledKind) }()
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.uid) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.gid) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.pid) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.executable) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.cgroup) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.unit) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.securityLabel) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.factory) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if self.id != 0 {
-      try visitor.visitSingularUInt64Field(value: self.id, fieldNumber: 1)
+    if self.uid != 0 {
+      try visitor.visitSingularUInt32Field(value: self.uid, fieldNumber: 1)
     }
-    if !self.role.isEmpty {
-      try visitor.visitSingularStringField(value: self.role, fieldNumber: 2)
-    }
-    if !self.name.isEmpty {
-      try visitor.visitSingularStringField(value: self.name, fieldNumber: 3)
+    if self.gid != 0 {
+      try visitor.visitSingularUInt32Field(value: self.gid, fieldNumber: 2)
     }
     if self.pid != 0 {
-      try visitor.visitSingularInt32Field(value: self.pid, fieldNumber: 4)
+      try visitor.visitSingularInt32Field(value: self.pid, fieldNumber: 3)
     }
-    if !self.provides.isEmpty {
-      try visitor.visitRepeatedStringField(value: self.provides, fieldNumber: 5)
+    if !self.executable.isEmpty {
+      try visitor.visitSingularStringField(value: self.executable, fieldNumber: 4)
     }
-    if self.screens != 0 {
-      try visitor.visitSingularUInt32Field(value: self.screens, fieldNumber: 6)
+    if !self.cgroup.isEmpty {
+      try visitor.visitSingularStringField(value: self.cgroup, fieldNumber: 5)
     }
-    if self.writeQueueBytes != 0 {
-      try visitor.visitSingularUInt64Field(value: self.writeQueueBytes, fieldNumber: 7)
+    if !self.unit.isEmpty {
+      try visitor.visitSingularStringField(value: self.unit, fieldNumber: 6)
     }
-    if self.spawned != false {
-      try visitor.visitSingularBoolField(value: self.spawned, fieldNumber: 8)
+    if !self.securityLabel.isEmpty {
+      try visitor.visitSingularStringField(value: self.securityLabel, fieldNumber: 7)
     }
-    if !self.pooledKind.isEmpty {
-      try visitor.visitSingularStringField(value: self.pooledKind, fieldNumber: 9)
+    if !self.factory.isEmpty {
+      try visitor.visitSingularStringField(value: self.factory, fieldNumber: 8)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Flowd_V1_ConnectionInfo, rhs: Flowd_V1_ConnectionInfo) -> Bool {
-    if lhs.id != rhs.id {return false}
-    if lhs.role != rhs.role {return false}
-    if lhs.name != rhs.name {return false}
+  public static func ==(lhs: Flowd_V1_PeerIdentity, rhs: Flowd_V1_PeerIdentity) -> Bool {
+    if lhs.uid != rhs.uid {return false}
+    if lhs.gid != rhs.gid {return false}
     if lhs.pid != rhs.pid {return false}
-    if lhs.provides != rhs.provides {return false}
-    if lhs.screens != rhs.screens {return false}
-    if lhs.writeQueueBytes != rhs.writeQueueBytes {return false}
-    if lhs.spawned != rhs.spawned {return false}
-    if lhs.pooledKind != rhs.pooledKind {return false}
+    if lhs.executable != rhs.executable {return false}
+    if lhs.cgroup != rhs.cgroup {return false}
+    if lhs.unit != rhs.unit {return false}
+    if lhs.securityLabel != rhs.securityLabel {return false}
+    if lhs.factory != rhs.factory {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_AuditEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AuditEntry"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}time_unix_nanos\0\u{3}connection_id\0\u{1}identity\0\u{1}action\0\u{1}target\0\u{1}refused\0\u{1}message\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.seq) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.timeUnixNanos) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.connectionID) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._identity) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.action) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.target) }()
+      case 7: try { try decoder.decodeSingularBoolField(value: &self.refused) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.seq != 0 {
+      try visitor.visitSingularUInt64Field(value: self.seq, fieldNumber: 1)
+    }
+    if self.timeUnixNanos != 0 {
+      try visitor.visitSingularInt64Field(value: self.timeUnixNanos, fieldNumber: 2)
+    }
+    if self.connectionID != 0 {
+      try visitor.visitSingularUInt64Field(value: self.connectionID, fieldNumber: 3)
+    }
+    try { if let v = self._identity {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    if !self.action.isEmpty {
+      try visitor.visitSingularStringField(value: self.action, fieldNumber: 5)
+    }
+    if !self.target.isEmpty {
+      try visitor.visitSingularStringField(value: self.target, fieldNumber: 6)
+    }
+    if self.refused != false {
+      try visitor.visitSingularBoolField(value: self.refused, fieldNumber: 7)
+    }
+    if !self.message.isEmpty {
+      try visitor.visitSingularStringField(value: self.message, fieldNumber: 8)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_AuditEntry, rhs: Flowd_V1_AuditEntry) -> Bool {
+    if lhs.seq != rhs.seq {return false}
+    if lhs.timeUnixNanos != rhs.timeUnixNanos {return false}
+    if lhs.connectionID != rhs.connectionID {return false}
+    if lhs._identity != rhs._identity {return false}
+    if lhs.action != rhs.action {return false}
+    if lhs.target != rhs.target {return false}
+    if lhs.refused != rhs.refused {return false}
+    if lhs.message != rhs.message {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1991,7 +2330,7 @@ nonisolated extension Flowd_V1_ConnectionInfo: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Tree"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0\u{3}start_state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0\u{3}start_state\0\u{1}audit\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2007,6 +2346,7 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.lastEventSeq) }()
       case 7: try { try decoder.decodeSingularStringField(value: &self._place) }()
       case 8: try { try decoder.decodeSingularMessageField(value: &self._startState) }()
+      case 9: try { try decoder.decodeRepeatedMessageField(value: &self.audit) }()
       default: break
       }
     }
@@ -2041,6 +2381,9 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     try { if let v = self._startState {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
     } }()
+    if !self.audit.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.audit, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2053,6 +2396,7 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs.lastEventSeq != rhs.lastEventSeq {return false}
     if lhs._place != rhs._place {return false}
     if lhs._startState != rhs._startState {return false}
+    if lhs.audit != rhs.audit {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
