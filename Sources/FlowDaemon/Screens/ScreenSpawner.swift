@@ -33,7 +33,7 @@ package protocol ScreenSpawner: AnyObject {
     /// daemon's `socketPath`; its socket's daemon end is handed to `adopt` with the child's one-time
     /// token and pid, which returns the connection's id. Returns it; throws if it cannot be started
     /// (the daemon closes a connection adopted before the failure).
-    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: ScreenFactory.Environment,
+    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: FlowApp.ScreenFactory.Environment,
                socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64) throws -> any SpawnedHost
 }
 
@@ -47,7 +47,7 @@ final class UVScreenSpawner: ScreenSpawner {
         self.logger = logger
     }
 
-    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: ScreenFactory.Environment,
+    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: FlowApp.ScreenFactory.Environment,
                socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64) throws -> any SpawnedHost {
         try SpawnedScreen.start(loop: loop, screen: screen, kind: kind, executable: executable, arguments: arguments,
                                 environment: environment, socketPath: socketPath, logger: logger, adopt: adopt)

@@ -35,10 +35,10 @@ final class SpawnedScreen: SpawnedHost {
 
     /// Spawns `executable` for `screen` (nil: for the warm pool of `kind`); its connection joins the
     /// daemon and must complete the handshake with the token within the handshake timeout.
-    /// Its environment is `environment` drawn from the daemon's own (`ScreenFactory.Environment.resolved`)
+    /// Its environment is `environment` drawn from the daemon's own (`FlowApp.ScreenFactory.Environment.resolved`)
     /// plus the daemon's variables (docs/daemon.md, "Screen factories").
     static func start(
-        loop: UVLoop, screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: ScreenFactory.Environment,
+        loop: UVLoop, screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: FlowApp.ScreenFactory.Environment,
         socketPath: String, logger: Logger, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64
     ) throws -> SpawnedScreen {
         let pair = try SocketPair.make()
