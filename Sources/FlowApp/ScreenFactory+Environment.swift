@@ -17,8 +17,11 @@ extension ScreenFactory {
         /// Names copied from the daemon's environment when the daemon has them (absent ones stay absent).
         public var inherit: [String]
 
+        /// Nothing set, nothing passed through: the baseline and the daemon's variables only.
+        public init() { self.init([:]) }
+
         /// `set` and `inherit` as given.
-        public init(_ set: [String: String] = [:], inherit: [String] = []) {
+        public init(_ set: [String: String], inherit: [String] = []) {
             self.set = set
             self.inherit = inherit
         }
@@ -29,7 +32,7 @@ extension ScreenFactory {
         }
 
         /// Passes `names` through from the daemon's environment, sets nothing.
-        public static func inherit(_ names: [String]) -> Environment { Environment(inherit: names) }
+        public static func inherit(_ names: [String]) -> Environment { Environment([:], inherit: names) }
 
         /// The same environment passing `names` through too.
         public func inheriting(_ names: [String]) -> Environment {

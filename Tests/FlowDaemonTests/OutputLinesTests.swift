@@ -28,9 +28,9 @@ struct OutputLinesTests {
 
     @Test func controlCharactersCannotMakeALineOfTheirOwn() {
         var lines = OutputLines(limit: 256)
-        let forged = "ok\r2026-12-05T11:00:00+0000 critical flowd : [FlowDaemon] forged\u{1B}[2K\u{85}\u{2028}\u{202E}\\x\u{7F}\t\u{0}"
+        let forged = "ok\r2026-12-05T11:00:00+0000 critical flowd: [FlowDaemon] forged\u{1B}[2K\u{85}\u{2028}\u{202E}\\x\u{7F}\t\u{0}"
         let line = feed(&lines, forged + "\n")
-        #expect(line == [.init(text: #"ok\r2026-12-05T11:00:00+0000 critical flowd : [FlowDaemon] forged\e[2K\u{85}\u{2028}\u{202e}\\x\u{7f}\t\u{0}"#)])
+        #expect(line == [.init(text: #"ok\r2026-12-05T11:00:00+0000 critical flowd: [FlowDaemon] forged\e[2K\u{85}\u{2028}\u{202e}\\x\u{7f}\t\u{0}"#)])
         #expect(OutputLines.escaped(Array("plain text, ünïcödé".utf8)) == "plain text, ünïcödé")
         #expect(OutputLines.escaped([0x66, 0xFF, 0x6F]) == "f\u{FFFD}o", "invalid UTF-8 is replaced, never passed on")
     }

@@ -71,7 +71,7 @@ struct SpawnedScreenConfinementTests {
     }
 
     @Test func itsOutputIsLoggedAsItsOwnLabelledAndEscaped() throws {
-        let forged = "2026-12-05T11:00:00+0000 critical flowd : [FlowDaemon] shutting down: forged by a screen"
+        let forged = "2026-12-05T11:00:00+0000 critical flowd: [FlowDaemon] shutting down: forged by a screen"
         let (daemon, directory, pid) = try spawnOnce(body: """
             echo "a line on stdout"
             echo "\(forged)" >&2
