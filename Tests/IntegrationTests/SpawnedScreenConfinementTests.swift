@@ -113,6 +113,15 @@ struct SpawnedScreenConfinementTests {
         _ = daemon.waitForExit()
     }
 
+    @Test(arguments: ["PATH=/tmp", "DISPLAY,,XAUTHORITY", ""])
+    func badScreenEnvironmentNamesSayWhatIsWrong(names: String) throws {
+        let run = try ProductRun.run("flowd", ["--no-state", "--socket", makeTemporaryDirectory() + "/flowd.sock", "--app", "tutorial",
+                                               "--spawn-screens", "false", "--screen-env", names])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--screen-env takes variable names, comma-separated (WAYLAND_DISPLAY,DISPLAY), got '\(names)'"),
+                "\(run.stderr)")
+    }
+
     @Test func itCannotGainPrivileges() throws {
         let (daemon, directory, _) = try spawnOnce(body: "exit 0")
         defer { try? FileManager.default.removeItem(atPath: directory) }
