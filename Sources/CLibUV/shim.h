@@ -5,6 +5,9 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/types.h>
 
 /// getsockopt(SO_PEERCRED) without needing `struct ucred` (which hides behind _GNU_SOURCE).
@@ -89,6 +92,17 @@ static inline int clibuv_peersec(int fd, char *buffer, unsigned int size) {
 #else
     (void)fd; (void)buffer; (void)size;
     return -ENOPROTOOPT;
+#endif
+}
+
+/// prctl(PR_SET_NO_NEW_PRIVS, 1) on the calling thread: from now on an execve by this thread or a process it
+/// forks cannot gain privileges (set-user-id, set-group-id, file capabilities). One-way; inherited over fork,
+/// clone and execve. Returns 0 or -errno (UV_ENOTSUP where the kernel has no such switch).
+static inline int clibuv_set_no_new_privs(void) {
+#if defined(__linux__) && defined(PR_SET_NO_NEW_PRIVS)
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : -errno;
+#else
+    return UV_ENOTSUP;
 #endif
 }
 #endif

@@ -51,8 +51,13 @@ public enum PythonScreens {
         if let problem = check(script: script) {
             return .fallback("cannot run the Python screens: \(problem); hosting \(kinds.joined(separator: ", ")) in demo-screens (Swift)")
         }
-        return .spawn(.spawn(executable: "python3", arguments: [script]))
+        return .spawn(.spawn(executable: "python3", arguments: [script], environment: .inherit(inherited)))
     }
+
+    /// What the spawned script gets from flowd's environment besides the baseline: how it finds its
+    /// modules (`PYTHONPATH`, as in the check), the terminal it draws on in the interactive demo, and the
+    /// demo's settings (docs/demo.md).
+    public static let inherited = ["PYTHONPATH", "TERM", "NO_COLOR", "FLOWD_DEMO_TTY", "FLOWD_DEMO_NOTE", "DEMO_SCREENS_SCRIPT"]
 
     /// The directory holding the script: `$FLOWD_DEMO_DIR`, else `scripts/screens` above `executable`.
     package static func directory(environment: [String: String], executable: String?) -> String? {

@@ -78,6 +78,14 @@ public struct App {
         return copy
     }
 
+    /// The app with every spawned kind's process given `names` from the daemon's environment too
+    /// (`ScreenFactory.inheriting`; `flowd --screen-env`).
+    public func withInheritedEnvironment(_ names: [String]) -> App {
+        var copy = self
+        for (kind, factory) in screens { copy.screens[kind] = factory.inheriting(names) }
+        return copy
+    }
+
     /// The app with every spawned kind restarted by `policy` when its process crashes.
     public func withRestartPolicy(_ policy: RestartPolicy) -> App {
         var copy = self

@@ -8,6 +8,10 @@ public enum ScreenFactory: Sendable, Equatable {
     case attached
     /// The daemon spawns `executable` with `arguments` for each screen, hands
     /// it a connected socket as `FLOWD_SOCKET_FD` and a one-time `FLOWD_TOKEN`.
+    /// Its environment is `environment` (set variables, names passed through from the daemon's) plus a
+    /// small baseline (`Environment.baseline`) and the daemon's `FLOWD_*` variables, nothing else; its
+    /// standard output and error are read by the daemon and logged, labelled with its pid and kind
+    /// (docs/daemon.md, "Screen factories").
     /// A relative executable is looked up next to the running daemon's executable first (flowd, or a custom daemon), then in `PATH`.
     /// `restart` says what happens when the process crashes while its screen is shown
     /// (docs/restore.md): by default it is started again, at most 5 times in 10 s
@@ -15,7 +19,7 @@ public enum ScreenFactory: Sendable, Equatable {
     /// `pool` keeps that many processes started and handshaken but idle (a warm pool, at most
     /// `SpawnPool.maxSize`): a new screen of the kind goes to one of them in one `Place`, and the
     /// pool refills in the background (docs/daemon.md, "Warm pools").
-    case spawn(executable: String, arguments: [String] = [], environment: [String: String] = [:], restart: RestartPolicy = .standard,
+    case spawn(executable: String, arguments: [String] = [], environment: Environment = [:], restart: RestartPolicy = .standard,
                pool: Int = 0)
     /// Decided off the start-up path (e.g. probing an interpreter), on a
     /// background thread; resolved when the first screen of the kind is placed.

@@ -1,3 +1,4 @@
+import FlowApp
 import FlowDaemon
 import FlowKit
 
@@ -20,7 +21,7 @@ final class EmbeddedSpawner: ScreenSpawner {
         var description: String { "spawning a screen of kind \(kind) failed (the test said so)" }
     }
 
-    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String],
+    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: FlowApp.ScreenFactory.Environment,
                socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64) throws -> any SpawnedHost {
         guard !failing.contains(kind), let embedded else { throw SpawnFailed(kind: kind) }
         let pid = Int32(10_000 + children.count)

@@ -132,6 +132,14 @@ struct ServeCommand: ParsableCommand {
             valueName: "count"))
     var spawnPool: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Pass these variables of flowd's environment to every spawned screen (comma-separated; repeatable).",
+            discussion: "A spawned screen gets only its factory's variables, PATH, HOME, TMPDIR, TZ, the locale and flowd's FLOWD_* variables (docs/daemon.md, Screen factories); for a GUI screen pass WAYLAND_DISPLAY,DISPLAY,XAUTHORITY,XDG_RUNTIME_DIR.",
+            valueName: "names"))
+    var screenEnv: [String] = []
+
     @Option(name: .long, help: ArgumentHelp(
         "Seconds a dropped screen host's screens are held for it to resume (0: not held).",
         discussion: "Afterwards they wait for the next host that provides their kinds (docs/restore.md), unless --lose-with-host names their kind.",
@@ -228,6 +236,11 @@ struct ServeCommand: ParsableCommand {
     }
 
     func validate() throws {
+        for names in screenEnv {
+            for name in names.split(separator: ",", omittingEmptySubsequences: false) where name.isEmpty || name.contains("=") {
+                throw ValidationError("--screen-env takes variable names, comma-separated (WAYLAND_DISPLAY,DISPLAY), got '\(names)'")
+            }
+        }
         guard handshakeTimeout > 0, handshakeTimeout <= 3600 else {
             throw ValidationError("--handshake-timeout must be between 0 and 3600 seconds, got \(handshakeTimeout)")
         }
@@ -348,6 +361,10 @@ struct ServeCommand: ParsableCommand {
         }
         if let restartScreens, let policy = RestartPolicy(parsing: restartScreens) {
             chosen = chosen.withRestartPolicy(policy)
+        }
+        let inherited = screenEnv.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        if !inherited.isEmpty {
+            chosen = chosen.withInheritedEnvironment(inherited)
         }
         if let loseWithHost {
             let named = Set(loseWithHost.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

@@ -101,6 +101,26 @@ public final class UVPipe: UVHandle {
         try? startReading(onData: onData, onEnd: onEnd)
     }
 
+    /// Reads what is already buffered, now, without waiting (`read(2)` on the non-blocking descriptor), at most
+    /// `limit` bytes, handing each chunk to `body` (valid only during the call). For a stream whose writer is known
+    /// to be gone (a child that exited) before the pipe is closed: what it wrote last is not lost to the close.
+    /// Returns the bytes read. Does nothing before `open`/`connect`, after `close()` or once the stream ended.
+    @discardableResult
+    public func readAvailable(limit: Int, _ body: (UnsafeRawBufferPointer) -> Void) -> Int {
+        loop.assertOnLoop()
+        guard !hasEnded, let fd = fileDescriptor else { return 0 }
+        var total = 0
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while total < limit {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit - total)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }  // 0: end of stream; -1: EAGAIN (nothing more now) or an error
+            total += count
+            buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
+        return total
+    }
+
     /// Stops delivering data (`uv_read_stop`); `startReading` resumes.
     public func stopReading() {
         loop.assertOnLoop()

@@ -12,6 +12,9 @@ public final class UVProcess: UVHandle {
         case inherit
         /// The child gets `/dev/null`.
         case ignore
+        /// The child's standard input is `/dev/null`; its standard output and error are pipes the parent
+        /// reads (`standardOutput`, `standardError`; `UV_CREATE_PIPE`), so its output can be labelled.
+        case pipes
     }
 
     private var onExit: ((Int64, Int32) -> Void)?
@@ -19,6 +22,11 @@ public final class UVProcess: UVHandle {
     public private(set) var pid: Int32 = 0
     /// Whether `onExit` ran.
     public private(set) var hasExited = false
+    /// The read end of the child's standard output, with `StandardIO.pipes` (nil otherwise). The caller reads
+    /// and closes it; it is apart from the process handle and may outlive it.
+    public private(set) var standardOutput: UVPipe?
+    /// The read end of the child's standard error, with `StandardIO.pipes` (nil otherwise); as `standardOutput`.
+    public private(set) var standardError: UVPipe?
 
     private init(loop: UVLoop) {
         super.init(loop: loop, type: UV_PROCESS)
@@ -33,13 +41,22 @@ public final class UVProcess: UVHandle {
     /// `closeInheritedDescriptors` is true (the default), spawn closes the parent's copies, whether it succeeds or
     /// throws, so that the parent holds no reference to the child's end (EOF then means the child is gone).
     /// `onExit(exitStatus, termSignal)` runs once on the loop thread; close the process then.
+    ///
+    /// `noNewPrivileges` sets `PR_SET_NO_NEW_PRIVS` (`clibuv_set_no_new_privs`) on the calling thread before
+    /// the fork, since libuv runs nothing of ours between fork and exec: the child inherits it, so it cannot gain
+    /// privileges through a set-user-id executable or file capabilities. The calling thread (the loop's) keeps it
+    /// for good, and so do the processes it forks later.
     public static func spawn(loop: UVLoop, executable: String, arguments: [String] = [],
                              environment: [String: String] = [:], inheritedDescriptors: [Int32] = [],
                              closeInheritedDescriptors: Bool = true, standardIO: StandardIO = .inherit,
-                             workingDirectory: String? = nil,
+                             noNewPrivileges: Bool = false, workingDirectory: String? = nil,
                              onExit: @escaping (_ exitStatus: Int64, _ termSignal: Int32) -> Void) throws(UVError) -> UVProcess {
         defer {
             if closeInheritedDescriptors { for fd in inheritedDescriptors { Glibc.close(fd) } }
+        }
+        if noNewPrivileges {
+            let rc = clibuv_set_no_new_privs()
+            guard rc == 0 else { throw UVError(rc, function: "prctl(PR_SET_NO_NEW_PRIVS)") }
         }
         let process = UVProcess(loop: loop)
         process.onExit = onExit
@@ -49,6 +66,15 @@ public final class UVProcess: UVHandle {
         for index in 0..<3 {
             stdio[index].flags = standardIO == .inherit ? UV_INHERIT_FD : UV_IGNORE
             stdio[index].data.fd = Int32(index)
+        }
+        if standardIO == .pipes {
+            let output = UVPipe(loop: loop), error = UVPipe(loop: loop)
+            process.standardOutput = output
+            process.standardError = error
+            for (index, pipe) in [(1, output), (2, error)] {
+                stdio[index].flags = uv_stdio_flags(UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
+                stdio[index].data.stream = pipe.stream
+            }
         }
         for (index, fd) in inheritedDescriptors.enumerated() {
             stdio[3 + index].flags = UV_INHERIT_FD
@@ -75,6 +101,8 @@ public final class UVProcess: UVHandle {
         process.didRegister()
         guard rc == 0 else {
             process.close()
+            process.standardOutput?.close()
+            process.standardError?.close()
             throw UVError(rc, function: "uv_spawn(\(executable))")
         }
         process.pid = process.process.pointee.pid

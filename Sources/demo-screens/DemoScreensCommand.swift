@@ -27,8 +27,9 @@ struct DemoScreensCommand: ParsableCommand {
             Examples:
               demo-screens --log /tmp/demo-screens.log
               demo-screens --script scripts/demo-walkthrough.txt
-              DEMO_SCREENS_SCRIPT=walk.txt flowd --spawn-screens demo-screens
-              DEMO_SCREENS_SCRIPT=walk.txt DEMO_SCREENS_PROGRESS=/tmp/walk.progress flowd --spawn-screens demo-screens
+              DEMO_SCREENS_SCRIPT=walk.txt flowd --spawn-screens demo-screens --screen-env DEMO_SCREENS_SCRIPT
+              DEMO_SCREENS_SCRIPT=walk.txt DEMO_SCREENS_PROGRESS=/tmp/walk.progress flowd --spawn-screens demo-screens \\
+                --screen-env DEMO_SCREENS_SCRIPT,DEMO_SCREENS_PROGRESS
             """)
 
     @Option(name: .long, help: ArgumentHelp("flowd's socket (attached mode).", valueName: "path"))

@@ -36,6 +36,7 @@ struct PythonScreensTests {
             return
         }
         #expect(PythonScreens.decide(environment: ["FLOWD_DEMO_DIR": screensDirectory], executable: nil)
-            == .spawn(.spawn(executable: "python3", arguments: [screensDirectory + "/login_screen.py"])))
+            == .spawn(.spawn(executable: "python3", arguments: [screensDirectory + "/login_screen.py"],
+                             environment: .inherit(PythonScreens.inherited))))
     }
 }

@@ -38,7 +38,7 @@ import Glibc
     /// Spawns nothing: the hosts part's processes are adopted by hand (`started`).
     final class NoSpawner: ScreenSpawner {
         struct Refused: Error {}
-        func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String],
+        func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: FlowApp.ScreenFactory.Environment,
                    socketPath: String, adopt: (any ConnectionPipe, String, Int32) -> UInt64) throws -> any SpawnedHost { throw Refused() }
     }
 

@@ -282,7 +282,9 @@ def test_a_cut_connection_resumes_onto_the_same_screen(context):
 
 
 def test_a_killed_spawned_gtk_host_comes_back_with_its_screen(context):
-    with flowd(context, ["serve", "--app", "tutorial", "--spawn-screens", context.gtk],
+    # A spawned screen gets only what flowd is told to pass (docs/daemon.md, Screen factories): the display and GTK's settings.
+    with flowd(context, ["serve", "--app", "tutorial", "--spawn-screens", context.gtk,
+                         "--screen-env", "DISPLAY,XAUTHORITY,XDG_RUNTIME_DIR,GSK_RENDERER,GTK_A11Y"],
                {"DISPLAY": context.display, "GSK_RENDERER": "cairo", "GTK_A11Y": "none"}) as daemon:
         deadline = time.monotonic() + 20
         while "drew screen 2 (tutorial) 'Welcome'" not in daemon.log:

@@ -28,7 +28,7 @@ struct SpawnedScreenTests {
             """, in: directory)
         let daemon = try DaemonProcess(
             // A long spawn grace: a slow machine must not turn a late exit into SIGTERM.
-            arguments: ["--app", "tutorial", "--spawn-screens", "demo-screens", "--spawn-grace", "30"],
+            arguments: ["--app", "tutorial", "--spawn-screens", "demo-screens", "--spawn-grace", "30", "--screen-env", "DEMO_SCREENS_SCRIPT"],
             environment: ["DEMO_SCREENS_SCRIPT": walk], directory: directory)
         #expect(daemon.waitForExit() == 0)
         let log = daemon.logText
@@ -80,8 +80,8 @@ struct SpawnedScreenTests {
         #expect(after.childProcesses == 0)
         #expect(after.connections == 1)
         #expect(after.pendingAcks == 0)
-        #expect(after.openDescriptors == shown.openDescriptors - 1, "the spawned screen's socket is closed")
-        #expect(after.libuvHandles == shown.libuvHandles - 2, "its pipe and process handles are closed")
+        #expect(after.openDescriptors == shown.openDescriptors - 3, "the spawned screen's socket and its output pipes are closed")
+        #expect(after.libuvHandles == shown.libuvHandles - 4, "its connection, output pipes and process handles are closed")
         #expect(daemon.waitForLog("app tutorial ended: screen"))
         try debug.ping()  // the daemon keeps serving
     }
@@ -112,8 +112,8 @@ struct SpawnedScreenTests {
         #expect(after.screens == 0)
         #expect(after.childProcesses == 0)
         #expect(after.pendingAcks == 0)
-        #expect(after.openDescriptors == shown.openDescriptors - 1)
-        #expect(after.libuvHandles == shown.libuvHandles - 2)
+        #expect(after.openDescriptors == shown.openDescriptors - 3)
+        #expect(after.libuvHandles == shown.libuvHandles - 4)
         #expect(daemon.process.isRunning)
     }
 

@@ -35,7 +35,8 @@ struct SpawnedWalkTests {
             .enumerated().filter { $0.element.hasPrefix("on ") }.map { $0.offset + 1 }
         // A long spawn grace: a slow machine must not turn a late exit into SIGTERM.
         let daemon = try DaemonProcess(
-            arguments: ["--app", "launcher", "--spawn-screens", "demo-screens", "--spawn-grace", "30"] + flowdArguments,
+            arguments: ["--app", "launcher", "--spawn-screens", "demo-screens", "--spawn-grace", "30",
+                        "--screen-env", "DEMO_SCREENS_SCRIPT,DEMO_SCREENS_PROGRESS"] + flowdArguments,
             environment: ["DEMO_SCREENS_SCRIPT": Self.walkPath, "DEMO_SCREENS_PROGRESS": progress], directory: directory)
 
         var generator = SeededGenerator(seed: seed)

@@ -1,4 +1,6 @@
+import FlowApp
 import FlowKit
+import Logging
 import UVKit
 
 /// A screen process the daemon spawned for one screen, as the daemon sees it: the process only. When
@@ -31,19 +33,23 @@ package protocol ScreenSpawner: AnyObject {
     /// daemon's `socketPath`; its socket's daemon end is handed to `adopt` with the child's one-time
     /// token and pid, which returns the connection's id. Returns it; throws if it cannot be started
     /// (the daemon closes a connection adopted before the failure).
-    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String],
+    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: FlowApp.ScreenFactory.Environment,
                socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64) throws -> any SpawnedHost
 }
 
-/// Spawns real processes on the daemon's libuv loop.
+/// Spawns real processes on the daemon's libuv loop; their output goes to `logger`, labelled as theirs.
 final class UVScreenSpawner: ScreenSpawner {
     private let loop: UVLoop
+    private let logger: Logger
 
-    init(loop: UVLoop) { self.loop = loop }
+    init(loop: UVLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+    }
 
-    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: [String: String],
+    func spawn(screen: ScreenID?, kind: String, executable: String, arguments: [String], environment: FlowApp.ScreenFactory.Environment,
                socketPath: String, adopt: (any ConnectionPipe, _ token: String, _ pid: Int32) -> UInt64) throws -> any SpawnedHost {
         try SpawnedScreen.start(loop: loop, screen: screen, kind: kind, executable: executable, arguments: arguments,
-                                environment: environment, socketPath: socketPath, adopt: adopt)
+                                environment: environment, socketPath: socketPath, logger: logger, adopt: adopt)
     }
 }

@@ -39,7 +39,7 @@ public final class Daemon {
             throw .loop(error, doing: "creating the event loop")
         }
         let loop = UVDaemonLoop(uv)
-        self.init(configuration: configuration, app: app, logger: logger, loop: loop, uvLoop: loop, spawner: UVScreenSpawner(loop: uv))
+        self.init(configuration: configuration, app: app, logger: logger, loop: loop, uvLoop: loop, spawner: UVScreenSpawner(loop: uv, logger: logger))
     }
 
     /// A daemon on another loop and spawner (the embedded daemon); `startApp()` starts its app.

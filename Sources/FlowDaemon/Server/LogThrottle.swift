@@ -46,6 +46,13 @@ final class LogThrottle {
         buckets[key] = bucket
         logger.log(level: level, "\(message())", metadata: said.isEmpty ? nil : said)
     }
+
+    /// The lines of `key` left out since the last one let through, now forgotten: for a last word when
+    /// what caused them is gone (a child's output at its exit).
+    func takeSuppressed(_ key: String) -> Int {
+        guard let bucket = buckets.removeValue(forKey: key) else { return 0 }
+        return bucket.suppressed
+    }
 }
 
 extension String {

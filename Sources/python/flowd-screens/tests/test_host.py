@@ -386,7 +386,8 @@ class Spawned(HostTestCase):
         with open(script, "w", encoding="utf-8") as file:
             file.write(SPAWNED_ITEM.replace("CARDS", repr(CARDS), 1))
         os.chmod(script, 0o755)
-        daemon = self.start("deep-stack", "--spawn-screens", script)
+        # A spawned screen gets only what flowd passes on: how it finds flowd_screens and protobuf.
+        daemon = self.start("deep-stack", "--spawn-screens", script, "--screen-env", "PYTHONPATH,PYTHONDONTWRITEBYTECODE")
         self.assertEqual(daemon.wait(), 0, daemon.log)
         log = daemon.log
         for line in ["placed Item 1 animated=False", "placed Item 2 animated=True", "dismissed Item 1 FLOW_FINISHED",
@@ -431,7 +432,8 @@ class SavedState(HostTestCase):
             file.write(SPAWNED_TYPIST.replace("CARDS", repr(CARDS), 1))
         os.chmod(script, 0o755)
         # Spawned screens restart by default: the new process gets the screen, and the line.
-        daemon = self.start("deep-stack", "--spawn-screens", script)
+        # A spawned screen gets only what flowd passes on: how it finds flowd_screens and protobuf.
+        daemon = self.start("deep-stack", "--spawn-screens", script, "--screen-env", "PYTHONPATH,PYTHONDONTWRITEBYTECODE")
         self.assertEqual(daemon.wait(), 0, daemon.log)
         log = daemon.log
         self.assertIn("typed half a line and dies", log)
