@@ -203,7 +203,7 @@ struct AppCore {
         perform(delivery.expire(now: now))
         drive()
         fireRequestTimers(now: now)
-        for screen in debug.contract.expired(now: now) {
+        for screen in debug.contract.expire(now: now) {
             guard let waiting = delivery.screens[screen], waiting.phase == .waitingForHost else { continue }
             tell(debug.contract.withoutHost(screen, kind: waiting.kind, owner: runtime?.owner(of: screen)))
         }

@@ -28,7 +28,7 @@ struct ContractWatch {
     }
 
     /// The screens whose clock ran out by `now` (each is reported with `withoutHost` if it still waits).
-    mutating func expired(now: UInt64) -> [ScreenID] { hostWaits.expired(now: now) }
+    mutating func expire(now: UInt64) -> [ScreenID] { hostWaits.expired(now: now) }
 
     /// When the next screen's clock runs out.
     var nextDeadline: UInt64? { hostWaits.next }

@@ -27,14 +27,9 @@ extension DaemonCore {
             // Its exit (by signal) brings the restart policy in. The connection is closed now, so
             // that a process slow to die (SIGKILL pending in uninterruptible sleep) is found once.
             child.send(SIGKILL)
-            connections[host]?.forceClose()
+            connections.closeNow(host)
         case .disconnect(let host, let shutdown):
-            guard let connection = connections[host], !connection.isClosing else { return }
-            connection.queue(.shutdown(shutdown))
-            // A peer that will not drain its queue: hand the Shutdown to the kernel if it takes it
-            // (try-write), then close now.
-            connection.flush()
-            connection.forceClose()
+            connections.disconnectNow(host, telling: shutdown)
         case .signal(let child, let signal):
             child.send(signal)
         case .tell(let notice):
@@ -92,7 +87,7 @@ extension DaemonCore {
             hooks.watchExit(child, kind)
             return child.connectionID
         case .failed(let notice):
-            if let adopted { connections[adopted]?.forceClose() }
+            if let adopted { connections.closeNow(adopted) }
             if let notice { tell(notice) }
             return nil
         }

@@ -43,7 +43,7 @@ extension AppCore {
 
     /// Fires the timers whose time came (from the deadline timer).
     mutating func fireRequestTimers(now: UInt64) {
-        for id in requests.expiredTimers(now: now) where isRunning {
+        for id in requests.expire(now: now) where isRunning {
             feedRequestInput(.timerFired(id))
             drive()
         }

@@ -33,7 +33,7 @@ struct DaemonRequests {
     var nextDeadline: UInt64? { timers.next }
 
     /// The timers whose time came by `now`, taken.
-    mutating func expiredTimers(now: UInt64) -> [RequestID] { timers.expired(now: now) }
+    mutating func expire(now: UInt64) -> [RequestID] { timers.expired(now: now) }
 
     /// Work `id` runs as `task`.
     mutating func started(_ id: RequestID, task: Task<Void, Never>) { work[id] = task }

@@ -26,6 +26,27 @@ extension ConnectionTable {
         return true
     }
 
+    /// Closes the connection `id` now, whatever it holds (a hung process killed, a spawn that failed,
+    /// a peer that stopped reading or did not drain).
+    func closeNow(_ id: UInt64) {
+        self[id]?.forceClose()
+    }
+
+    /// Tells the connection `id` `shutdown`, hands it to the kernel if it takes it (try-write: a hung
+    /// or replaced peer will not drain its queue), and closes it now.
+    func disconnectNow(_ id: UInt64, telling shutdown: Flowd_V1_Shutdown) {
+        guard let connection = self[id], !connection.isClosing else { return }
+        connection.queue(.shutdown(shutdown))
+        connection.flush()
+        connection.forceClose()
+    }
+
+    /// Tells `connection` `shutdown` and closes it gracefully (the daemon stops).
+    mutating func closeTelling(_ connection: Connection, _ shutdown: Flowd_V1_Shutdown, now: UInt64) {
+        connection.queue(.shutdown(shutdown))
+        closeGracefully(connection, now: now)
+    }
+
     /// Closes `connection` for `violation`: a fatal `Error` (answering `replyTo`), `Shutdown`, then a
     /// graceful close; its screens are not held for it. `logged` false: the caller logged it.
     mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64, logged: Bool = true, now: UInt64) {

@@ -303,7 +303,7 @@ struct DaemonCore {
                 "connection": "\(connection.label)", "queued": "\(connection.pipe.writeQueueSize)",
                 "limit": "\(configuration.writeQueueLimit)",
             ])
-            connection.forceClose()
+            connections.closeNow(connection.id)
         }
     }
 
@@ -394,7 +394,7 @@ struct DaemonCore {
                 reject(connection, violation, replyTo: 0)
             case .forceClose(let connection):
                 logger.debug("force-closing a connection that did not drain", metadata: ["connection": "\(connection.label)"])
-                connection.forceClose()
+                connections.closeNow(connection.id)
             }
         }
         app.expire(now: now)
@@ -468,8 +468,7 @@ struct DaemonCore {
         // The watchers get every event before their `Shutdown`.
         handEventsToWatchers()
         for connection in connections.all where !connection.isClosing {
-            connection.queue(.shutdown(.init(reason: cause.reason, message: cause.message)))
-            closeGracefully(connection)
+            connections.closeTelling(connection, .init(reason: cause.reason, message: cause.message), now: loop.now)
         }
         checkShutdownComplete()
     }
