@@ -14,7 +14,7 @@ import Glibc
 struct SpawnedScreenConfinementTests {
     /// Starts flowd with `environment` and `arguments`, spawning a screen that runs `body` (sh) after
     /// recording itself in the directory; returns flowd, the directory and the child's pid once it exited.
-    private func spawnOnce(body: String, arguments: [String] = [], environment: [String: String] = [:])
+    private func spawnOnce(body: String, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [])
         throws -> (daemon: DaemonProcess, directory: String, pid: Int32)
     {
         let directory = makeTemporaryDirectory()
@@ -29,7 +29,7 @@ struct SpawnedScreenConfinementTests {
         chmod(screen, 0o755)
         let daemon = try DaemonProcess(
             arguments: ["--app", "tutorial", "--spawn-screens", screen, "--restart-screens", "never"] + arguments,
-            environment: environment, directory: directory)
+            environment: environment, directory: directory, launcher: launcher)
         #expect(daemon.waitForLog("screen process exited"), "\(daemon.logText)")
         let pid = try #require(Int32(try String(contentsOfFile: directory + "/pid", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)))
@@ -44,6 +44,19 @@ struct SpawnedScreenConfinementTests {
             variables[String(line[..<equals])] = String(line[line.index(after: equals)...])
         }
         return variables
+    }
+
+    @Test func aDescriptorFlowdInheritedDoesNotReachIt() throws {
+        // flowd started with descriptor 7 open on a file, as a shell's `exec 7<file` leaves it.
+        let marker = makeTemporaryDirectory() + "/inherited"
+        try "inherited by flowd".write(toFile: marker, atomically: true, encoding: .utf8)
+        let (daemon, directory, _) = try spawnOnce(
+            body: "if [ -e /proc/$$/fd/7 ]; then readlink /proc/$$/fd/7 > \"$(dirname \"$0\")/leaked\"; fi",
+            launcher: ["/bin/sh", "-c", "exec 7<\"$0\"; exec \"$@\"", marker])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(daemon.logText.contains("listening on"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/leaked"),
+                "descriptor 7 reached the screen: \((try? String(contentsOfFile: directory + "/leaked", encoding: .utf8)) ?? "")")
     }
 
     @Test func itsEnvironmentIsItsFactorysPlusFlowdsOwnAndNothingElse() throws {

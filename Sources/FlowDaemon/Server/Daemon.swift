@@ -101,6 +101,9 @@ public final class Daemon {
         // full disk (the inputs wait in memory), not kill the daemon with SIGXFSZ.
         signal(SIGXFSZ, SIG_IGN)
         unblockSignals()
+        // What flowd's parent left open without close-on-exec would reach every spawned screen.
+        let inherited = InheritedDescriptors.markCloseOnExec()
+        if inherited > 0 { logger.debug("marked inherited descriptors close-on-exec", metadata: ["count": "\(inherited)"]) }
         do {
             listener = try makeListener(on: uvLoop.uv, service: service) { [unowned self] pipe in
                 let peer = pipe.peerProcess()
