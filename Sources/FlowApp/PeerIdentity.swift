@@ -46,12 +46,20 @@ public struct PeerIdentity: Sendable, Equatable, Hashable, Codable {
         return parts.joined(separator: " ")
     }
 
-    /// The systemd unit a cgroup path names: its last component that ends in `.service` or
-    /// `.scope` (`/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service` → `foo.service`);
-    /// nil for a path outside one.
+    /// The systemd unit a cgroup path names: its last component that ends in `.service` or `.scope`.
+    /// A unit of a user's own service manager is named with that manager
+    /// (`/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service` →
+    /// `user@1000.service/foo.service`): the user creates those at will (`systemd-run --user
+    /// --unit=…`), so they must never match a system unit's bare name, which only root creates
+    /// (`/system.slice/flowd-admin.service` → `flowd-admin.service`). Nil for a path outside a unit.
     public static func unit(ofCgroup cgroup: String?) -> String? {
         guard let cgroup else { return nil }
-        return cgroup.split(separator: "/").last { $0.hasSuffix(".service") || $0.hasSuffix(".scope") }.map(String.init)
+        let parts = cgroup.split(separator: "/")
+        guard let last = parts.lastIndex(where: { $0.hasSuffix(".service") || $0.hasSuffix(".scope") }) else { return nil }
+        if let manager = parts[..<last].lastIndex(where: { $0.hasPrefix("user@") && $0.hasSuffix(".service") }) {
+            return "\(parts[manager])/\(parts[last])"
+        }
+        return String(parts[last])
     }
 
     /// Whether `other` is the same program as this peer: the same uid, the same executable (both

@@ -136,12 +136,14 @@ struct AppPolicyTests {
     }
 
     @Test(arguments: [
-        ("/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope", "app-foo.scope"),
+        ("/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope", "user@1000.service/app-foo.scope"),
+        ("/user.slice/user-1000.slice/user@1000.service/app.slice/flowd-admin.service", "user@1000.service/flowd-admin.service"),
+        ("/user.slice/user-1000.slice/user@1000.service", "user@1000.service"),
         ("/system.slice/flowd.service", "flowd.service"),
         ("/user.slice/user-1000.slice/session-2.scope", "session-2.scope"),
         ("/", nil), ("/machine.slice/libpod-abc", nil),
     ] as [(String, String?)])
-    func theUnitIsTheCgroupsLastServiceOrScope(cgroup: String, unit: String?) {
+    func theUnitIsTheCgroupsLastServiceOrScopeAUsersOwnNamedWithItsManager(cgroup: String, unit: String?) {
         #expect(PeerIdentity.unit(ofCgroup: cgroup) == unit)
     }
 }

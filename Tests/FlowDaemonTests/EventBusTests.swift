@@ -82,4 +82,17 @@ import Testing
         bus.emit(.connected, text: "c")
         #expect(!bus.hasSubscribers && !bus.hasLaggingWatchers && !bus.hasStaged, "the last one gone, nothing is kept for nobody")
     }
+
+    @Test func eventsPastTheStagingBoundAreToldAfterTheStagedOnes() {
+        let bus = EventBus()
+        Self.subscribe(bus, 3)
+        for _ in 0..<(EventBus.maxStaged + 5) { bus.emit(.connected, text: "x") }
+        let staged = bus.takeStaged()
+        #expect(staged.count == EventBus.maxStaged)
+        for event in staged { #expect(bus.admit(event, pendingBytes: 0) == .send(lagged: nil), "no Lagged before the staged events") }
+        #expect(bus.hasLaggingWatchers)
+        let told = bus.catchUp { _ in 0 }
+        #expect(told.map(\.watcher) == [3])
+        #expect(told.first?.lagged.dropped == 5 && told.first?.lagged.nextSeq == bus.lastSeq + 1)
+    }
 }

@@ -42,13 +42,15 @@ import Glibc
                    socketPath: String, adopt: (any ConnectionPipe, String, Int32) -> UInt64) throws -> any SpawnedHost { throw Refused() }
     }
 
-    static func hosts(_ configure: (inout DaemonConfiguration) -> Void = { _ in }) -> Hosts {
+    static func hosts(policy: AppPolicy = .sameUser, _ configure: (inout DaemonConfiguration) -> Void = { _ in }) -> Hosts {
         var configuration = DaemonConfiguration(socketPath: "/tmp/unused")
         configuration.resumeGraceMilliseconds = 1_000
         configuration.hangTimeoutMilliseconds = 400
         configuration.spawnExitGraceMilliseconds = 100
         configure(&configuration)
-        return Hosts(configuration: configuration, app: BuiltInApps.named("launcher"), spawner: NoSpawner(),
+        var app = BuiltInApps.named("launcher")
+        app?.policy = policy
+        return Hosts(configuration: configuration, app: app, spawner: NoSpawner(),
                      logger: Logger(label: "hosts-tests"), throttle: LogThrottle())
     }
 
@@ -75,7 +77,7 @@ import Glibc
 
     @Test func aDebugClientIsNotAHost() {
         var hosts = Self.hosts()
-        #expect(hosts.join(1, label: "#1", pid: 10, role: .debug, provides: [], resumeToken: "") == .notAHost)
+        #expect(hosts.join(1, label: "#1", pid: 10, role: .debug, provides: [], resumeToken: "", spawned: false) == .notAHost)
         #expect(Self.words(&hosts).isEmpty)
     }
 
@@ -91,7 +93,7 @@ import Glibc
 
     @Test func anAttachedHostGetsATokenAndTheDeliveryHearsOfIt() {
         var hosts = Self.hosts()
-        let join = hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "")
+        let join = hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false)
         guard case .admitted(let token, let resumed) = join else { Issue.record("refused: \(join)"); return }
         #expect(!token.isEmpty && !resumed)
         #expect(Self.words(&hosts) == ["joined 1"])
@@ -99,53 +101,53 @@ import Glibc
 
     @Test func withoutAResumeGraceNoTokenIsIssued() {
         var hosts = Self.hosts { $0.resumeGraceMilliseconds = 0 }
-        #expect(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "") == .admitted(resumeToken: "", resumed: false))
+        #expect(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false) == .admitted(resumeToken: "", resumed: false))
     }
 
     @Test func aHeldHostIsResumedOnceByItsToken() {
         var hosts = Self.hosts()
-        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: ""))
+        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false))
         _ = Self.words(&hosts)
         hosts.closed(1, resumable: true, now: 0)
         #expect(Self.words(&hosts) == ["left 1 resumable"])
         // The delivery held its screens (its report).
         _ = hosts.report(.detached(host: 1, screens: 2), owner: nil)
-        let resumed = hosts.join(2, label: "#2", pid: 11, role: .screenHost, provides: ["menu"], resumeToken: token)
+        let resumed = hosts.join(2, label: "#2", pid: 11, role: .screenHost, provides: ["menu"], resumeToken: token, spawned: false)
         guard case .admitted(let next, true) = resumed else { Issue.record("not resumed: \(resumed)"); return }
         #expect(!next.isEmpty && next != token, "a new token in each Welcome")
         #expect(Self.words(&hosts) == ["joined 2 resuming 1"])
         _ = hosts.report(.resumed(host: 2, from: 1, screens: 2), owner: nil)
         #expect(hosts.counts.hostsResumed == 1)
-        #expect(hosts.join(3, label: "#3", pid: 12, role: .screenHost, provides: [], resumeToken: token)
+        #expect(hosts.join(3, label: "#3", pid: 12, role: .screenHost, provides: [], resumeToken: token, spawned: false)
                 == .refused(code: .resumeRefused, message: "resume refused: \(ResumeTokens.Refusal.used)"))
     }
 
     @Test func aHostWhoseScreensWereNotHeldLeftForGood() {
         var hosts = Self.hosts()
-        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: ""))
+        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false))
         hosts.closed(1, resumable: false, now: 0)
         _ = Self.words(&hosts)
         // No `detached` report: the delivery did not hold them.
-        #expect(hosts.join(2, label: "#2", pid: 11, role: .screenHost, provides: [], resumeToken: token)
+        #expect(hosts.join(2, label: "#2", pid: 11, role: .screenHost, provides: [], resumeToken: token, spawned: false)
                 == .refused(code: .resumeRefused, message: "resume refused: \(ResumeTokens.Refusal.hostLeft)"))
     }
 
     @Test func anExpiredGraceSpendsTheToken() {
         var hosts = Self.hosts()
-        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: ""))
+        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false))
         hosts.closed(1, resumable: true, now: 0)
         _ = hosts.report(.detached(host: 1, screens: 1), owner: nil)
         _ = hosts.report(.resumeExpired(host: 1, screens: 1), owner: nil)
         #expect(hosts.counts.resumesExpired == 1)
-        #expect(hosts.join(2, label: "#2", pid: 11, role: .screenHost, provides: [], resumeToken: token)
+        #expect(hosts.join(2, label: "#2", pid: 11, role: .screenHost, provides: [], resumeToken: token, spawned: false)
                 == .refused(code: .resumeRefused, message: "resume refused: \(ResumeTokens.Refusal.expired)"))
     }
 
     @Test func itsOwnTokenOnANewConnectionDisplacesALiveHost() {
         var hosts = Self.hosts()
-        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: ""))
+        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false))
         _ = Self.words(&hosts)
-        let join = hosts.join(2, label: "#2", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: token)
+        let join = hosts.join(2, label: "#2", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: token, spawned: false)
         guard case .admitted(_, true) = join else { Issue.record("not resumed: \(join)"); return }
         #expect(Self.words(&hosts) == [
             "tell resume token presented while its connection is open; closing the old one",
@@ -156,17 +158,47 @@ import Glibc
         #expect(Self.words(&hosts).isEmpty)
     }
 
+    /// `menu` may be provided only by /usr/bin/menu-host; peer 1 is that program, peer 2 another.
+    static func guarded() throws -> Hosts {
+        var hosts = Self.hosts(policy: try AppPolicy(parsing: "provide menu by exe=/usr/bin/menu-host\n", source: "test.policy"))
+        hosts.connected(1, as: PeerIdentity(uid: 1000, gid: 1000, pid: 10, executable: "/usr/bin/menu-host"))
+        hosts.connected(2, as: PeerIdentity(uid: 1000, gid: 1000, pid: 11, executable: "/tmp/squatter"))
+        return hosts
+    }
+
+    @Test func aResumeByAPeerThePolicyDoesNotLetProvideTheKindsIsRefused() throws {
+        var hosts = try Self.guarded()
+        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false))
+        hosts.closed(1, resumable: true, now: 0)
+        _ = hosts.report(.detached(host: 1, screens: 1), owner: nil)
+        _ = Self.words(&hosts)
+        // Offering no kind at all does not get round the rule: the held screens are menus.
+        let join = hosts.join(2, label: "#2", pid: 11, role: .screenHost, provides: [], resumeToken: token, spawned: false)
+        guard case .refused(.unauthorized, let message) = join else { Issue.record("not refused: \(join)"); return }
+        #expect(message.hasPrefix("resume refused: ") && message.contains("exe=/usr/bin/menu-host"), "\(message)")
+        #expect(Self.words(&hosts).isEmpty, "nothing reaches the delivery")
+    }
+
+    @Test func aPeerThePolicyDoesNotAdmitCannotDisplaceALiveHostWithItsToken() throws {
+        var hosts = try Self.guarded()
+        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false))
+        _ = Self.words(&hosts)
+        let join = hosts.join(2, label: "#2", pid: 11, role: .screenHost, provides: [], resumeToken: token, spawned: false)
+        guard case .refused(.unauthorized, _) = join else { Issue.record("not refused: \(join)"); return }
+        #expect(Self.words(&hosts).isEmpty, "the live host is not disconnected")
+    }
+
     @Test func whileStoppingATokenOfALiveHostIsRefused() {
         var hosts = Self.hosts()
-        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: ""))
+        let token = Self.token(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false))
         hosts.stopTakingWork()
-        #expect(hosts.join(2, label: "#2", pid: 10, role: .screenHost, provides: [], resumeToken: token)
+        #expect(hosts.join(2, label: "#2", pid: 10, role: .screenHost, provides: [], resumeToken: token, spawned: false)
                 == .refused(code: .resumeRefused, message: "resume refused: \(ResumeTokens.Refusal.stillConnected)"))
     }
 
     @Test func aTokenOfAnotherRunIsRefusedAsSuch() {
         var hosts = Self.hosts()
-        #expect(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: [], resumeToken: "0123.4567")
+        #expect(hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: [], resumeToken: "0123.4567", spawned: false)
                 == .refused(code: .resumeRefused, message: "resume refused: \(ResumeTokens.Refusal.otherRun)"))
     }
 
@@ -174,7 +206,7 @@ import Glibc
         var hosts = Self.hosts()
         let child = Child(pid: 500, connection: 7)
         hosts.started(child)
-        #expect(hosts.join(7, label: "#7", pid: 500, role: .screenHost, provides: [], resumeToken: "") == .admitted(resumeToken: "", resumed: false))
+        #expect(hosts.join(7, label: "#7", pid: 500, role: .screenHost, provides: [], resumeToken: "", spawned: true) == .admitted(resumeToken: "", resumed: false))
         #expect(Self.words(&hosts) == ["joined 7 spawned"])
         hosts.closed(7, resumable: true, now: 1_000)
         #expect(Self.words(&hosts) == ["left 7 resumable"])
@@ -198,7 +230,7 @@ import Glibc
 
     @Test func aSilentHostWithCommandsUnacknowledgedIsPingedThenFoundHung() {
         var hosts = Self.hosts()
-        _ = hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "")
+        _ = hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false)
         _ = Self.words(&hosts)
         hosts.acksAwaited(now: 0)
         // Ticks every quarter of the 400 ms timeout: pinged once it awaited acks for two ticks.
@@ -214,7 +246,7 @@ import Glibc
 
     @Test func aHostHeardSinceItsPingIsNotHung() {
         var hosts = Self.hosts()
-        _ = hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "")
+        _ = hosts.join(1, label: "#1", pid: 10, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false)
         _ = Self.words(&hosts)
         hosts.acksAwaited(now: 0)
         hosts.expire(now: 100, awaitingAcks: [1]) { _ in true }
@@ -229,8 +261,8 @@ import Glibc
     @Test func aHungSpawnedProcessIsKilledAndAClosingOneLeftAlone() {
         var hosts = Self.hosts()
         hosts.started(Child(pid: 502, connection: 9))
-        _ = hosts.join(9, label: "#9", pid: 502, role: .screenHost, provides: [], resumeToken: "")
-        _ = hosts.join(10, label: "#10", pid: 20, role: .screenHost, provides: ["menu"], resumeToken: "")
+        _ = hosts.join(9, label: "#9", pid: 502, role: .screenHost, provides: [], resumeToken: "", spawned: true)
+        _ = hosts.join(10, label: "#10", pid: 20, role: .screenHost, provides: ["menu"], resumeToken: "", spawned: false)
         _ = Self.words(&hosts)
         hosts.acksAwaited(now: 0)
         hosts.expire(now: 100, awaitingAcks: [9, 10]) { _ in true }

@@ -11,6 +11,13 @@ extension AppCore {
         debug.events.emit(kind, connection: connection, name: name, text: text())
     }
 
+    /// Whether events are staged for watchers (a wake-up hands them out; a lagging watcher waits for
+    /// the next iteration's end, as any).
+    var hasStagedEvents: Bool {
+        let bus = debug.events
+        return bus.hasSubscribers && bus.hasStaged
+    }
+
     /// Starts or replaces the subscription of the debug client on `watcher`.
     func subscribe(_ watcher: UInt64, _ request: Flowd_V1_Subscribe) { debug.events.subscribe(watcher, request) }
 

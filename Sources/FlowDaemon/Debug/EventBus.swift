@@ -44,6 +44,9 @@ final class EventBus {
     private var subscriptions: [UInt64: Subscription] = [:]
     /// Events each watcher missed and was not told of yet.
     private var missed: [UInt64: UInt64] = [:]
+    /// Events past `maxStaged` in this iteration, per watcher: they come after everything staged, so
+    /// they join `missed` once the staged events were handed out (`catchUp`).
+    private var overflow: [UInt64: UInt64] = [:]
     /// Events staged in this iteration, in order.
     private var staged: [Staged] = []
     /// Unread bytes beyond which a watcher is considered lagging.
@@ -66,7 +69,7 @@ final class EventBus {
     var hasStaged: Bool { !staged.isEmpty }
 
     /// Whether some watcher missed events and was not told yet (`catchUp` tells it).
-    var hasLaggingWatchers: Bool { !missed.isEmpty }
+    var hasLaggingWatchers: Bool { !missed.isEmpty || !overflow.isEmpty }
 
     /// Starts or replaces the subscription of `watcher`.
     func subscribe(_ watcher: UInt64, _ request: Flowd_V1_Subscribe) {
@@ -77,6 +80,7 @@ final class EventBus {
     func unsubscribe(_ watcher: UInt64) {
         guard subscriptions.removeValue(forKey: watcher) != nil else { return }
         missed[watcher] = nil
+        overflow[watcher] = nil
         hasSubscribers = !subscriptions.isEmpty
         // Nothing staged is handed out without a subscriber (`hasEventsToHand` reads that first).
         if !hasSubscribers { staged.removeAll() }
@@ -100,7 +104,7 @@ final class EventBus {
         var payload: Flowd_V1_Payload??
         for (id, subscription) in subscriptions where subscription.matches(kind, flow: flow, screen: screen) {
             guard staged.count < Self.maxStaged else {
-                missed[id, default: 0] += 1
+                overflow[id, default: 0] += 1
                 continue
             }
             if event == nil {
@@ -159,6 +163,8 @@ final class EventBus {
     /// end of each loop iteration while `hasLaggingWatchers` (a write that drains a socket ends an
     /// iteration).
     func catchUp(pendingBytes: (UInt64) -> Int?) -> [(watcher: UInt64, lagged: Flowd_V1_Lagged)] {
+        for (watcher, count) in overflow { missed[watcher, default: 0] += count }
+        overflow.removeAll()
         var told: [(watcher: UInt64, lagged: Flowd_V1_Lagged)] = []
         for watcher in missed.keys.sorted() {
             guard let pending = pendingBytes(watcher), pending <= lagLimit,

@@ -172,12 +172,14 @@ extension AppCore {
     }
 
     /// The questions that waited for the timeline: another slice, and their answers once it caught
-    /// up. Returns whether the loop must wake for another slice.
-    mutating func answerWaitingHistoryQuestions() -> Bool {
+    /// up, for the clients still connected (`isConnected`). Returns whether the loop must wake for
+    /// another slice.
+    mutating func answerWaitingHistoryQuestions(isConnected: (UInt64) -> Bool) -> Bool {
         guard !debug.historyQuestions.isEmpty else { return false }
         switch caughtUpTimeline() {
         case .ready(let timeline):
-            for question in debug.takeHistoryQuestions() { answer(question, from: timeline) }
+            // A client gone while the timeline caught up is not worth the answer's work.
+            for question in debug.takeHistoryQuestions() where isConnected(question.connection) { answer(question, from: timeline) }
             return false
         case .catchingUp:
             return true

@@ -53,6 +53,10 @@ extension Hosts {
         return refusal
     }
 
+    /// Whether the policy gives saved states only to the program that saved them, so their authors
+    /// are remembered (`savedState`); false under the default, and nothing is asked of the app.
+    var remembersSavers: Bool { peers.policy.savedState == .sameIdentity }
+
     /// A `SaveState` for `screen` from `connection`, which hosts it or not: its author is remembered
     /// when the policy gives saved states only to the same program. Authors of screens gone without a
     /// `Dismiss` (lost with a host) are dropped when the table outgrows the `live` screens (`count`).

@@ -76,6 +76,9 @@ struct Hosts {
     let throttle: LogThrottle
     /// Screen hosts past their handshake.
     private var members: [UInt64: Member] = [:]
+    /// The kinds each attached host that left with a live token provided, until its token is spent:
+    /// a peer resuming its screens must be one the policy lets provide them.
+    private var leftKinds: [UInt64: [String]] = [:]
     /// Hosts displaced by their own resume token whose connections have not closed yet.
     private var displaced: Set<UInt64> = []
     /// Hosts whose screens the delivery holds for them to resume (from its reports).
@@ -127,8 +130,8 @@ struct Hosts {
     /// dropped host whose `resumeToken` it presents, if any) or refused. A token whose connection is
     /// still open proves that connection dead (the host saw it drop first): it is closed, its screens
     /// held, and the new one resumes them.
-    mutating func join(_ host: UInt64, label: String, pid: Int32, role: ConnectionStateMachine.Role, provides: [String], resumeToken: String) -> Join {
-        let spawned = processes[connection: host] != nil
+    mutating func join(_ host: UInt64, label: String, pid: Int32, role: ConnectionStateMachine.Role, provides: [String], resumeToken: String,
+                       spawned: Bool) -> Join {
         if let refusal = peers.refusal(role: role, provides: provides, on: host, spawned: spawned) {
             return .refused(code: refusal.code, message: refusal.message)
         }
@@ -138,10 +141,17 @@ struct Hosts {
         if !resumeToken.isEmpty {
             switch redeem(resumeToken) {
             case .success(let old):
+                // The old host's screens are of its kinds: the policy must let this peer provide them.
+                if let refusal = peers.refusal(role: .screenHost, provides: leftKinds[old] ?? [], on: host, spawned: false) {
+                    return .refused(code: refusal.code, message: "resume refused: \(refusal.message)")
+                }
                 resuming = old
             case .failure(.stillConnected) where isRunning:
-                guard let old = tokens.host(of: resumeToken), members[old] != nil else {
+                guard let old = tokens.host(of: resumeToken), let member = members[old] else {
                     return .refused(code: .resumeRefused, message: "resume refused: \(ResumeTokens.Refusal.stillConnected)")
+                }
+                if let refusal = peers.refusal(role: .screenHost, provides: member.provides, on: host, spawned: false) {
+                    return .refused(code: refusal.code, message: "resume refused: \(refusal.message)")
                 }
                 displace(old, by: host)
                 tokens.retire(old, because: .used)
@@ -212,13 +222,16 @@ struct Hosts {
     private mutating func leave(_ host: UInt64, resumable: Bool, now: UInt64?) {
         watchdog?.forget(host)
         if now != nil { peers.closed(host) }
-        members[host] = nil
+        let member = members.removeValue(forKey: host)
         // A host displaced by its own token left then; its connection's close arrives later. Every
         // other closed connection goes to the delivery, which ignores hosts it does not know (a debug
         // client, a handshake never finished) and must hear of a spawned process's connection even
         // when the process exited first.
         guard runsApp, displaced.remove(host) == nil else { return }
-        if tokens.hasToken(host) { departed.append(host) }
+        if tokens.hasToken(host) {
+            departed.append(host)
+            leftKinds[host] = member?.provides ?? []
+        }
         actions.append(.delivery(.left(host: host, resumable: resumable)))
         if let now { processes.mustExit(connection: host, now: now) } else { displaced.insert(host) }
     }
@@ -227,7 +240,10 @@ struct Hosts {
     /// attempt is told that its host left for good.
     private mutating func spendDepartedTokens() {
         guard !departed.isEmpty else { return }
-        for host in departed where !held.contains(host) { tokens.retire(host, because: .hostLeft) }
+        for host in departed where !held.contains(host) {
+            tokens.retire(host, because: .hostLeft)
+            leftKinds[host] = nil
+        }
         departed.removeAll()
     }
 
@@ -265,6 +281,7 @@ struct Hosts {
     /// its token is spent).
     mutating func released(_ host: UInt64, spending reason: ResumeTokens.Refusal? = nil) {
         held.remove(host)
+        leftKinds[host] = nil
         if let reason { tokens.retire(host, because: reason) }
     }
 

@@ -163,7 +163,8 @@ struct DaemonCore {
                 return
             }
             let join = hosts.join(connection.id, label: connection.label, pid: connection.peerPID, role: agreement.role,
-                                  provides: agreement.provides, resumeToken: agreement.resumeToken)
+                                  provides: agreement.provides, resumeToken: agreement.resumeToken,
+                                  spawned: connection.protocolState.origin.isSpawned)
             if case .refused(let code, let message) = join {
                 reject(connection, .init(code: code, message: message), replyTo: seq)
                 return
@@ -221,7 +222,9 @@ struct DaemonCore {
             app.receiveNavigation(navigation, seq: seq, from: connection.id)
         case .saveState(let saved):
             app.receiveSaveState(saved, seq: seq, from: connection.id)
-            hosts.savedState(saved.screenID, by: connection.id, hostsIt: app.host(of: saved.screenID) == connection.id, live: app.liveScreens)
+            if hosts.remembersSavers {
+                hosts.savedState(saved.screenID, by: connection.id, hostsIt: app.host(of: saved.screenID) == connection.id, live: app.liveScreens)
+            }
         case .openLink(let request):
             if let refusal = hosts.linkRefusal(from: connection.id, label: connection.label, now: loop.now) {
                 return send(.error(refusal), to: connection, replyTo: seq)
@@ -317,7 +320,7 @@ struct DaemonCore {
     /// Close callbacks run after this iteration's flush: make sure what they
     /// queued goes out now instead of at the next unrelated wake-up.
     mutating func wakeIfWorkPending() {
-        guard !connections.hasNothingToWrite || connections.hasBacklog || app.hasEventsToHand
+        guard !connections.hasNothingToWrite || connections.hasBacklog || app.hasStagedEvents
                 || (shutdown.mayHaveStepDue && shutdown.hasStepDue(pendingDismissals: app.pendingDismissals)) else { return }
         loop.wake(hooks.woke)
     }
@@ -325,6 +328,8 @@ struct DaemonCore {
     // MARK: Closing
 
     mutating func reject(_ connection: Connection, _ violation: ConnectionStateMachine.Violation, replyTo: UInt64, logged: Bool = true) {
+        // A watcher gets the events staged for it before its Error.
+        if app.hasEventsToHand { handEventsToWatchers() }
         connections.reject(connection, violation, replyTo: replyTo, logged: logged, now: loop.now)
     }
 
@@ -378,7 +383,7 @@ struct DaemonCore {
 
     /// The loop's wake-up ran: what close callbacks and backlogs left is written.
     mutating func woke() {
-        if app.answerWaitingHistoryQuestions() { loop.wake(hooks.woke) }
+        if app.answerWaitingHistoryQuestions(isConnected: { [connections] in connections[$0] != nil }) { loop.wake(hooks.woke) }
         performAppActions()
         flushDirtyConnections()
         armDeadlineTimer()
