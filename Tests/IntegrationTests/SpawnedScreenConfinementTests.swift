@@ -59,6 +59,12 @@ struct SpawnedScreenConfinementTests {
                 "descriptor 7 reached the screen: \((try? String(contentsOfFile: directory + "/leaked", encoding: .utf8)) ?? "")")
     }
 
+    @Test func aChildWritingAsFastAsItCanIsReadAtABoundedRate() throws {
+        let (daemon, directory, _) = try spawnOnce(body: "timeout 2 yes 'a chatty screen line' ; exit 0")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(daemon.logText.contains("writes more than 1 MiB of output a second; reading it pauses until the second ends"), "\(daemon.logText.suffix(2_000))")
+    }
+
     @Test func itsEnvironmentIsItsFactorysPlusFlowdsOwnAndNothingElse() throws {
         let (daemon, directory, _) = try spawnOnce(
             body: "exit 0", arguments: ["--screen-env", "SPAWN_TEST_PASSED,SPAWN_TEST_ABSENT"],
