@@ -156,7 +156,8 @@ import Testing
         try t.finish()
     }
 
-    @Test func peerCredentialsNameThisProcess() throws {
+    /// A client connected to a listener in this process: the loop, the client and the server's side.
+    private static func connectedToThisProcess() throws -> (TestLoop, UVPipe, UVPipe?) {
         let t = try TestLoop()
         let path = t.path("s")
         var serverSide: UVPipe?
@@ -168,6 +169,11 @@ import Testing
         let client = UVPipe(loop: t.loop)
         try client.connect(path: path) { error in #expect(error == nil) }
         t.run()
+        return (t, client, serverSide)
+    }
+
+    @Test func peerCredentialsNameThisProcess() throws {
+        let (t, client, serverSide) = try Self.connectedToThisProcess()
         let credentials = try #require(serverSide?.peerCredentials())
         #expect(credentials.pid == getpid())
         #expect(credentials.uid == getuid())
@@ -180,17 +186,7 @@ import Testing
 
     /// Who the peer is, proven through a pidfd: this process's executable and cgroup, as /proc says.
     @Test func peerProcessNamesThisProcessThroughItsPidfd() throws {
-        let t = try TestLoop()
-        let path = t.path("s")
-        var serverSide: UVPipe?
-        var listener: UnixSocketListener?
-        listener = try UnixSocketListener.listen(loop: t.loop, path: path) { server in
-            serverSide = server
-            listener?.close()
-        }
-        let client = UVPipe(loop: t.loop)
-        try client.connect(path: path) { error in #expect(error == nil) }
-        t.run()
+        let (t, client, serverSide) = try Self.connectedToThisProcess()
         let peer = try #require(serverSide?.peerProcess())
         #expect(peer.pid == getpid() && peer.uid == getuid() && peer.gid == getgid())
         #expect(peer.proof == .peerPidfd, "Linux 6.5 and later give SO_PEERPIDFD")

@@ -361,7 +361,4 @@ struct Hosts {
 
     /// Spawned processes not reaped yet.
     var processCount: Int { processes.count }
-
-    /// Whether flowd spawned the process on connection `host`.
-    func isProcess(_ host: UInt64) -> Bool { processes[connection: host] != nil }
 }

@@ -56,11 +56,6 @@ struct PeerRegistry {
     /// The handshake: a screen host that may not provide one of its kinds, or a debug client that
     /// may not take the role, is refused (fatal `UNAUTHORIZED`, naming the rule). A spawned screen's
     /// `provides` are ignored (its identity is its factory), so it is not checked here.
-    func refusal(of agreement: ConnectionStateMachine.Agreement, on connection: UInt64, spawned: Bool) -> ConnectionStateMachine.Violation? {
-        refusal(role: agreement.role, provides: agreement.provides, on: connection, spawned: spawned)
-    }
-
-    /// The handshake of a peer taking `role` and offering `provides`, as `refusal(of:on:spawned:)`.
     func refusal(role: ConnectionStateMachine.Role, provides: [String], on connection: UInt64, spawned: Bool) -> ConnectionStateMachine.Violation? {
         let identity = identity(of: connection)
         switch role {
