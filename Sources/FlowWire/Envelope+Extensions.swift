@@ -49,6 +49,7 @@ extension Flowd_V1_Envelope.OneOf_Body {
         case .history: "History"
         case .getMoment: "GetMoment"
         case .moment: "Moment"
+        case .displayScene: "DisplayScene"
         }
     }
 }

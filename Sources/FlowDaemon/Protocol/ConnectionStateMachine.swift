@@ -185,7 +185,8 @@ package struct ConnectionStateMachine {
             return .handle
         case .hello:
             return fail(.unexpectedMessage, "a second Hello; the handshake is already done")
-        case .welcome, .place, .update, .placementChanged, .dismiss, .tree, .event, .lagged, .commandResult, .stats, .linkOpened, .appContract, .history, .moment:
+        case .welcome, .place, .update, .placementChanged, .dismiss, .tree, .event, .lagged, .commandResult, .stats, .linkOpened, .appContract, .history, .moment,
+             .displayScene:
             return fail(.unexpectedMessage, "\(body.name) is sent by the daemon, never to it")
         }
     }

@@ -320,6 +320,15 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     set {body = .moment(newValue)}
   }
 
+  /// Daemon -> display role (display.proto).
+  public var displayScene: Flowd_V1_DisplayScene {
+    get {
+      if case .displayScene(let v)? = body {return v}
+      return Flowd_V1_DisplayScene()
+    }
+    set {body = .displayScene(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -363,6 +372,8 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     case history(Flowd_V1_History)
     case getMoment(Flowd_V1_GetMoment)
     case moment(Flowd_V1_Moment)
+    /// Daemon -> display role (display.proto).
+    case displayScene(Flowd_V1_DisplayScene)
 
   }
 
@@ -375,7 +386,7 @@ fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{3}save_state\0\u{4}\u{6}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0\u{1}describe\0\u{3}app_contract\0\u{3}get_history\0\u{1}history\0\u{3}get_moment\0\u{1}moment\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{3}save_state\0\u{4}\u{6}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0\u{1}describe\0\u{3}app_contract\0\u{3}get_history\0\u{1}history\0\u{3}get_moment\0\u{1}moment\0\u{4}\u{3}display_scene\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -827,6 +838,19 @@ nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
           self.body = .moment(v)
         }
       }()
+      case 60: try {
+        var v: Flowd_V1_DisplayScene?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .displayScene(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .displayScene(v)
+        }
+      }()
       default: break
       }
     }
@@ -979,6 +1003,10 @@ nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
     case .moment?: try {
       guard case .moment(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 57)
+    }()
+    case .displayScene?: try {
+      guard case .displayScene(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 60)
     }()
     case nil: break
     }

@@ -37,6 +37,12 @@ public nonisolated enum Flowd_V1_Role: SwiftProtobuf.Enum, Swift.CaseIterable {
   /// A debug client such as flowctl: GetTree, Subscribe, Inject*, TerminateFlow.
   /// Only granted to peers with the daemon's uid.
   case debug // = 2
+
+  /// Draws the screens of hosts on a display (flowd-shell): receives
+  /// DisplayScene, sends UserNavigation for any screen, Ping and Shutdown,
+  /// nothing else. Only granted to peers with the daemon's uid, as far as the
+  /// app's policy allows (`display by PEERS`).
+  case display // = 3
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -48,6 +54,7 @@ public nonisolated enum Flowd_V1_Role: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 0: self = .unspecified
     case 1: self = .screenHost
     case 2: self = .debug
+    case 3: self = .display
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -57,6 +64,7 @@ public nonisolated enum Flowd_V1_Role: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .unspecified: return 0
     case .screenHost: return 1
     case .debug: return 2
+    case .display: return 3
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -66,6 +74,7 @@ public nonisolated enum Flowd_V1_Role: SwiftProtobuf.Enum, Swift.CaseIterable {
     .unspecified,
     .screenHost,
     .debug,
+    .display,
   ]
 
 }
@@ -161,7 +170,7 @@ public nonisolated struct Flowd_V1_Welcome: Sendable {
 fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_Role: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ROLE_UNSPECIFIED\0\u{1}ROLE_SCREEN_HOST\0\u{1}ROLE_DEBUG\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ROLE_UNSPECIFIED\0\u{1}ROLE_SCREEN_HOST\0\u{1}ROLE_DEBUG\0\u{1}ROLE_DISPLAY\0")
 }
 
 nonisolated extension Flowd_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -241,6 +241,12 @@ public nonisolated struct Flowd_V1_Place: Sendable {
   /// the daemon restored. Empty for a new screen and when nothing was saved.
   public var savedState: Data = Data()
 
+  /// A secret for this placement of the screen on this host (32 hex digits):
+  /// a host drawing under a display (flowd-shell) presents it with the
+  /// screen's surface, and the display shows that surface as this screen. A
+  /// new one with every Place; the display learns it from DisplayScene.
+  public var displayToken: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -800,7 +806,7 @@ nonisolated extension Flowd_V1_Placement: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Flowd_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Place"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}kind\0\u{1}state\0\u{1}placement\0\u{1}serial\0\u{1}animated\0\u{3}flow_id\0\u{3}flow_type\0\u{3}saved_state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}kind\0\u{1}state\0\u{1}placement\0\u{1}serial\0\u{1}animated\0\u{3}flow_id\0\u{3}flow_type\0\u{3}saved_state\0\u{3}display_token\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -817,6 +823,7 @@ nonisolated extension Flowd_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._Mess
       case 7: try { try decoder.decodeSingularUInt64Field(value: &self.flowID) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.flowType) }()
       case 9: try { try decoder.decodeSingularBytesField(value: &self.savedState) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.displayToken) }()
       default: break
       }
     }
@@ -854,6 +861,9 @@ nonisolated extension Flowd_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if !self.savedState.isEmpty {
       try visitor.visitSingularBytesField(value: self.savedState, fieldNumber: 9)
     }
+    if !self.displayToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.displayToken, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -867,6 +877,7 @@ nonisolated extension Flowd_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if lhs.flowID != rhs.flowID {return false}
     if lhs.flowType != rhs.flowType {return false}
     if lhs.savedState != rhs.savedState {return false}
+    if lhs.displayToken != rhs.displayToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
