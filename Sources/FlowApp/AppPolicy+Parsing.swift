@@ -5,6 +5,7 @@
 /// provide KIND[,KIND...] by PEERS      # who may provide these kinds (* : every kind not named)
 /// provide KIND[,KIND...] only-factory  # only the process the kind's factory spawns
 /// open-links by PEERS
+/// display by PEERS                     # who may draw the screens (flowd-shell) and navigate any screen
 /// debug inspect by PEERS               # read-only: tree, stats, events, history, audit
 /// debug control by PEERS               # inspect, and inject and terminate
 /// saved-state any-host | same-identity
@@ -55,6 +56,9 @@ extension AppPolicy {
             case "open-links":
                 let peers = try Self.peers(after: 1, in: words, fail)
                 links = (links ?? []) + [Grant(peers, origin: origin)]
+            case "display":
+                let peers = try Self.peers(after: 1, in: words, fail)
+                displays = (displays ?? []) + [Grant(peers, origin: origin)]
             case "debug":
                 guard words.count >= 2, let power = ["inspect": DebugPower.inspect, "control": .control][words[1]] else {
                     throw fail("`debug` takes a power, `inspect` or `control`, then `by PEERS`")
@@ -69,7 +73,7 @@ extension AppPolicy {
                 sawSavedState = true
                 savedState = choice
             default:
-                throw fail("unknown rule `\(words[0].prefix(40))`; a line starts with provide, open-links, debug, saved-state or #")
+                throw fail("unknown rule `\(words[0].prefix(40))`; a line starts with provide, open-links, display, debug, saved-state or #")
             }
         }
     }
@@ -127,6 +131,7 @@ extension AppPolicy {
         var lines: [String] = []
         lines += hosting.map(\.description)
         lines += (links ?? []).map { "open-links by \($0.peers)" }
+        lines += (displays ?? []).map { "display by \($0.peers)" }
         lines += (debug ?? []).map(\.description)
         if savedState != .anyHost { lines.append("saved-state \(savedState.rawValue)") }
         return lines.joined(separator: "\n")

@@ -164,14 +164,18 @@ public struct AppPolicy: Sendable, Equatable {
     public var links: [Grant]?
     /// Who may take the debug role and with which power; nil: any peer, with every power.
     public var debug: [DebugGrant]?
+    /// Who may take the display role (draw every screen, send any screen's user navigation); nil: any peer.
+    public var displays: [Grant]?
     /// Where a held screen's saved state may go.
     public var savedState: SavedState
 
     /// A policy of these rules; by default every peer may do everything (`sameUser`).
-    public init(hosting: [Hosting] = [], links: [Grant]? = nil, debug: [DebugGrant]? = nil, savedState: SavedState = .anyHost) {
+    public init(hosting: [Hosting] = [], links: [Grant]? = nil, debug: [DebugGrant]? = nil, displays: [Grant]? = nil,
+                savedState: SavedState = .anyHost) {
         self.hosting = hosting
         self.links = links
         self.debug = debug
+        self.displays = displays
         self.savedState = savedState
     }
 
@@ -211,6 +215,13 @@ public struct AppPolicy: Sendable, Equatable {
         return Refusal(message: """
             \(identity.summary) may not provide kind "\(kind)": policy rule \(cited) admits other peers only
             """)
+    }
+
+    /// Whether `identity` may take the display role.
+    public func refusalToDisplay(by identity: PeerIdentity) -> Refusal? {
+        guard let displays, !displays.contains(where: { $0.peers.matches(identity) }) else { return nil }
+        let cited = displays.map { Self.cite("display by \($0.peers)", $0.origin) }.joined(separator: ", ")
+        return Refusal(message: "\(identity.summary) may not take the display role: policy rule \(cited) admits other peers only")
     }
 
     /// Whether `identity` may open links.

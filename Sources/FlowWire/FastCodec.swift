@@ -28,7 +28,7 @@ package enum FastCodec {
         "flowd.v1.Update": [1, 2, 3],
         "flowd.v1.Dismiss": [1, 2, 3, 4],
         "flowd.v1.PlacementChanged": [1, 2, 3, 4],
-        "flowd.v1.Place": [1, 2, 3, 4, 5, 6, 7, 8, 9],
+        "flowd.v1.Place": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
         "flowd.v1.Placement": [1, 2, 3],
         "flowd.v1.PathElement": [1, 2, 3, 4, 5, 6],
     ]
@@ -312,6 +312,7 @@ package enum FastCodec {
             + (m.hasPlacement ? messageFieldSize(4, size(m.placement)) : 0)
             + fieldSize(5, m.serial) + boolFieldSize(6, m.animated) + fieldSize(7, m.flowID)
             + bytesFieldSize(8, m.flowType.utf8.count) + bytesFieldSize(9, m.savedState.count)
+            + bytesFieldSize(10, m.displayToken.utf8.count)
     }
 
     // Writers, fields in number order and defaults left out, as swift-protobuf does.
@@ -377,6 +378,7 @@ package enum FastCodec {
         w.field(7, m.flowID)
         w.bytesField(8, m.flowType)
         w.bytesField(9, m.savedState)
+        w.bytesField(10, m.displayToken)
     }
 
     // Wire sizes.

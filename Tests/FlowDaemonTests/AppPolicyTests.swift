@@ -22,6 +22,7 @@ struct AppPolicyTests {
             provide * by unit=app-host.service
             open-links by label=app_host_t
             open-links by factory=*
+            display by exe=/usr/lib/flowd/flowd-shell
             debug inspect by gid=100
             debug control by nobody
 
@@ -33,12 +34,16 @@ struct AppPolicyTests {
             .init(kinds: ["*"], peers: .init(unit: "app-host.service"), origin: "p:4"),
         ])
         #expect(policy.links == [.init(.init(securityLabel: "app_host_t"), origin: "p:5"), .init(.init(factory: "*"), origin: "p:6")])
-        #expect(policy.debug == [.init(.inspect, .init(gid: 100), origin: "p:7"), .init(.control, .nobody, origin: "p:8")])
+        #expect(policy.displays == [.init(.init(executable: "/usr/lib/flowd/flowd-shell"), origin: "p:7")])
+        #expect(policy.debug == [.init(.inspect, .init(gid: 100), origin: "p:8"), .init(.control, .nobody, origin: "p:9")])
+        #expect(policy.refusalToDisplay(by: Self.host)?.message.hasSuffix(#"may not take the display role: policy rule "display by exe=/usr/lib/flowd/flowd-shell" (p:7) admits other peers only"#) == true)
+        #expect(policy.refusalToDisplay(by: PeerIdentity(uid: 1000, gid: 100, pid: 7, executable: "/usr/lib/flowd/flowd-shell")) == nil)
         #expect(policy.savedState == .sameIdentity)
         // Written back and read again: the same rules.
         let again = try Self.parse(policy.fileText)
         #expect(again.hosting.map(\.description) == policy.hosting.map(\.description))
         #expect(again.debug?.map(\.description) == policy.debug?.map(\.description))
+        #expect(again.displays?.map(\.peers) == policy.displays?.map(\.peers))
         #expect(again.savedState == policy.savedState)
     }
 
@@ -61,7 +66,7 @@ struct AppPolicyTests {
         ("debug all by any", "1: `debug` takes a power, `inspect` or `control`, then `by PEERS`: `debug all by any`"),
         ("saved-state never", "1: `saved-state` takes one of `any-host`, `same-identity`: `saved-state never`"),
         ("saved-state any-host\nsaved-state same-identity", "2: a second `saved-state` line: `saved-state same-identity`"),
-        ("# ok\nallow everything", "2: unknown rule `allow`; a line starts with provide, open-links, debug, saved-state or #: `allow everything`"),
+        ("# ok\nallow everything", "2: unknown rule `allow`; a line starts with provide, open-links, display, debug, saved-state or #: `allow everything`"),
     ])
     func aBadLineIsRefusedWithItsNumberAndWhy(text: String, expected: String) {
         #expect(throws: AppPolicy.ParseError.self) { try Self.parse(text) }

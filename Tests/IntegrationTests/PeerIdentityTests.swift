@@ -149,7 +149,7 @@ struct PeerIdentityTests {
         var run = try ProductRun.run("flowd", ["--socket", directory + "/flowd.sock", "--no-state", "--policy", policy])
         #expect(run.status == 78)
         #expect(run.stderr == """
-            flowd: bad policy file: \(policy):2: unknown rule `allow`; a line starts with provide, open-links, debug, saved-state \
+            flowd: bad policy file: \(policy):2: unknown rule `allow`; a line starts with provide, open-links, display, debug, saved-state \
             or #: `allow everything`; flowd does not start (docs/daemon.md, Who may do what)\n
             """, "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/flowd.sock"), "it never listened")

@@ -43,6 +43,7 @@ extension AppCore {
         var actions = deliveryBuffer
         deliveryBuffer = []
         let route = route(for: command)
+        displays.observe(command)
         let serial = delivery.apply(command, route: route, now: loop.now, into: &actions)
         // A deferred factory's pool is decided at its first screen, after that screen's own spawn:
         // the pool's processes start after the call, so none of them could serve it any sooner.

@@ -95,10 +95,12 @@ extension AppCore {
     }
 
     /// User navigation from the screen host on `host`, or injected by the debug client there (`injectedBy` its pid).
-    mutating func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from host: UInt64, injectedBy pid: Int32? = nil) {
+    /// `anyScreen`: from a display, which may navigate on any screen, as an injection may.
+    mutating func receiveNavigation(_ message: Flowd_V1_UserNavigation, seq: UInt64, from host: UInt64, anyScreen: Bool = false,
+                                    injectedBy pid: Int32? = nil) {
         let injected = pid != nil
         guard let (runtime, screen) = screenOfInput(message.screenID, key: message.key, what: "navigation", seq: seq, from: host,
-                                                    injected: injected) else { return }
+                                                    injected: injected || anyScreen) else { return }
         if case .closeModal(let close)? = message.action, close.phase == .begin || close.phase == .cancel {
             if injected { reply(to: host, seq: seq, "nothing to do for close-modal \(close.phase)") }
             return

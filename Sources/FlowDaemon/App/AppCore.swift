@@ -59,6 +59,8 @@ struct AppCore {
     var persistence: Persistence
     /// The event stream, the terminations waiting for their unwinding, and the contract watch.
     var debug: DebugSurface
+    /// The displays (flowd-shell) and the secrets of the screens' placements (`AppCore+Displays`).
+    var displays = Displays()
     /// `OpenLink` requests waiting for the dismissals in flight (`AppCore+Links.swift`).
     var waitingLinks = WaitingLinks()
     /// The flows' timers and work the daemon started (`AppCore+Requests.swift`).

@@ -121,7 +121,7 @@ enum DebugViews {
         if case .spawned = connection.protocolState.origin { info.spawned = true }
         if let member = delivery.pool.members[connection.id] { info.pooledKind = member.kind }
         if let agreement = connection.agreement {
-            info.role = agreement.role == .debug ? "debug" : "screen-host"
+            info.role = agreement.role.name
             if agreement.role == .debug { info.debugPower = hosts.debugPower(of: connection.id).map { "\($0)" } ?? "" }
             info.name = agreement.name
             info.provides = agreement.provides

@@ -62,6 +62,9 @@ struct PeerRegistry {
         case .debug:
             guard let refusal = policy.refusal(ofDebug: .inspect, to: identity) else { return nil }
             return .init(code: .unauthorized, message: refusal.message)
+        case .display:
+            guard let refusal = policy.refusalToDisplay(by: identity) else { return nil }
+            return .init(code: .unauthorized, message: refusal.message)
         case .screenHost:
             guard !spawned else { return nil }
             for kind in provides {

@@ -22,6 +22,8 @@ package struct ConnectionStateMachine {
     package enum Role: Sendable, Equatable {
         case screenHost
         case debug
+        /// Draws the screens of every host on one display (flowd-shell): reads the scene, sends user navigation.
+        case display
     }
 
     /// What the handshake settled.
@@ -128,8 +130,9 @@ package struct ConnectionStateMachine {
         switch hello.role {
         case .screenHost: role = .screenHost
         case .debug: role = .debug
+        case .display: role = .display
         default:
-            return fail(.unexpectedMessage, "Hello.role is unset or unknown (\(hello.role.rawValue)); use ROLE_SCREEN_HOST or ROLE_DEBUG")
+            return fail(.unexpectedMessage, "Hello.role is unset or unknown (\(hello.role.rawValue)); use ROLE_SCREEN_HOST, ROLE_DEBUG or ROLE_DISPLAY")
         }
 
         switch origin {
@@ -170,17 +173,26 @@ package struct ConnectionStateMachine {
         case .shutdown:
             state = .closed
             return .close
-        case .ack, .output, .userNavigation, .saveState:
+        case .userNavigation:
+            // A host's for its own screens; a display's for any screen.
+            guard role != .debug else {
+                return fail(.unexpectedMessage, "UserNavigation is for screen hosts and displays; this connection has the debug role (use InjectNavigation)")
+            }
+            return .handle
+        case .ack, .output, .saveState:
             guard role == .screenHost else {
-                return fail(.unexpectedMessage, "\(body.name) is for screen hosts; this connection has the debug role")
+                return fail(.unexpectedMessage, "\(body.name) is for screen hosts; this connection has the \(role.name) role")
             }
             return .handle
         case .openLink:
             // A notification screen, a URL handler (screen hosts) or `flowctl open` (debug).
+            guard role != .display else {
+                return fail(.unexpectedMessage, "OpenLink is for screen hosts and debug clients; a display sends only UserNavigation, Ping and Shutdown")
+            }
             return .handle
         case .getTree, .getStats, .subscribe, .unsubscribe, .injectOutput, .injectNavigation, .terminateFlow, .describe, .getHistory, .getMoment:
             guard role == .debug else {
-                return fail(.unexpectedMessage, "\(body.name) is for debug clients; this connection has the screen-host role (connect again with ROLE_DEBUG)")
+                return fail(.unexpectedMessage, "\(body.name) is for debug clients; this connection has the \(role.name) role (connect again with ROLE_DEBUG)")
             }
             return .handle
         case .hello:
@@ -202,6 +214,17 @@ package struct ConnectionStateMachine {
         switch body {
         case .output, .userNavigation, .openLink, .injectOutput, .injectNavigation, .terminateFlow: true
         default: false
+        }
+    }
+}
+
+extension ConnectionStateMachine.Role {
+    /// How messages and `flowctl tree` name the role: "screen-host", "debug", "display".
+    package var name: String {
+        switch self {
+        case .screenHost: "screen-host"
+        case .debug: "debug"
+        case .display: "display"
         }
     }
 }

@@ -7,8 +7,9 @@ import FlowWire
 // `Connection.queue(_:stateContentType:)`), so it has no message here.
 
 extension Flowd_V1_Place {
-    /// The `Place` that carries `place` to a screen host as command `serial` of its screen.
-    init(_ place: PlaceCommand, serial: UInt64) {
+    /// The `Place` that carries `place` to a screen host as command `serial` of its screen, with the
+    /// secret of this placement for the display (`Displays.placed`).
+    init(_ place: PlaceCommand, serial: UInt64, displayToken: String) {
         self.init()
         screenID = place.screen.rawValue
         kind = place.kind
@@ -19,6 +20,7 @@ extension Flowd_V1_Place {
         flowType = place.flowType
         animated = place.animated
         savedState = place.savedState
+        self.displayToken = displayToken
     }
 }
 
@@ -60,12 +62,13 @@ extension Flowd_V1_Dismiss.Reason {
 extension Connection {
     /// Queues a screen command to this host as the frame that carries it (an `Update` written from its
     /// fields, no protobuf message built); `stateContentType` is its screen's, read only for an
-    /// `Update`. Returns whether the connection has new bytes to write.
-    func queue(_ outgoing: ScreenDelivery.Outgoing, stateContentType: @autoclosure () -> String) -> Bool {
+    /// `Update`; `displayToken` is a `Place`'s secret for the display. Returns whether the connection has
+    /// new bytes to write.
+    func queue(_ outgoing: ScreenDelivery.Outgoing, stateContentType: @autoclosure () -> String, displayToken: String) -> Bool {
         let serial = outgoing.serial
         switch outgoing.command {
         case .place(let place):
-            return queue(.place(Flowd_V1_Place(place, serial: serial)))
+            return queue(.place(Flowd_V1_Place(place, serial: serial, displayToken: displayToken)))
         case .update(let screen, let state, _):
             return queueUpdate(screenID: screen.rawValue, serial: serial, contentType: stateContentType(), state: state)
         case .placementChanged(let screen, let placement, let change, _):

@@ -20,8 +20,8 @@ extension ConnectionTable {
     /// Queues a screen command to its host. Returns false when it is over the host's maximum frame
     /// size: nothing was queued, and the command must fail loudly (`DaemonCore.commandRefused`).
     @inline(__always)
-    mutating func send(_ outgoing: ScreenDelivery.Outgoing, stateContentType: String, to connection: Connection) -> Bool {
-        guard connection.queue(outgoing, stateContentType: stateContentType) else { return connection.isClosing }
+    mutating func send(_ outgoing: ScreenDelivery.Outgoing, stateContentType: String, displayToken: String, to connection: Connection) -> Bool {
+        guard connection.queue(outgoing, stateContentType: stateContentType, displayToken: displayToken) else { return connection.isClosing }
         markDirty(connection)
         return true
     }

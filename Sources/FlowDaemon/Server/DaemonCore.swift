@@ -90,6 +90,7 @@ struct DaemonCore {
         loop.assertOnLoop()
         connections.remove(closed.id)
         app.unsubscribe(closed.id)
+        app.displayLeft(closed.id)
         logger.debug("closed", metadata: ["connection": "\(closed.label)"])
         app.emit(.disconnected, connection: closed.id, text: "connection \(closed.label) closed")
         hostLeft(closed)
@@ -176,7 +177,8 @@ struct DaemonCore {
                 "peer": "\(hosts.identity(of: connection.id).summary.bounded(1024))",
             ])
             app.emit(.handshake, connection: connection.id, name: agreement.name,
-                        text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .debug ? "debug client" : "screen host") (protocol v\(agreement.version)); \(hosts.identity(of: connection.id).summary)")
+                        text: "#\(connection.id) \(agreement.name) joined as \(agreement.role == .screenHost ? "screen host" : agreement.role == .debug ? "debug client" : "display") (protocol v\(agreement.version)); \(hosts.identity(of: connection.id).summary)")
+            if agreement.role == .display { app.displayJoined(connection.id) }
             performHostActions()
         case .handle:
             dispatch(body, seq: seq, on: connection)
@@ -219,7 +221,7 @@ struct DaemonCore {
             dispatchOutput(output, seq: seq, on: connection)
             return
         case .userNavigation(let navigation):
-            app.receiveNavigation(navigation, seq: seq, from: connection.id)
+            app.receiveNavigation(navigation, seq: seq, from: connection.id, anyScreen: connection.agreement?.role == .display)
         case .saveState(let saved):
             app.receiveSaveState(saved, seq: seq, from: connection.id)
             if hosts.remembersSavers {
@@ -261,7 +263,9 @@ struct DaemonCore {
 
     /// Queues a screen command to its host; one over the host's maximum frame size fails loudly.
     mutating func send(_ outgoing: ScreenDelivery.Outgoing, stateContentType: String, to connection: Connection) {
-        if !connections.send(outgoing, stateContentType: stateContentType, to: connection) { commandRefused(outgoing, on: connection) }
+        // Every Place carries a new secret, which the displays learn with the next scene.
+        let token = if case .place(let place) = outgoing.command { app.displayToken(for: place.screen) } else { "" }
+        if !connections.send(outgoing, stateContentType: stateContentType, displayToken: token, to: connection) { commandRefused(outgoing, on: connection) }
     }
 
     /// The end of a loop iteration (libuv's check phase): every outbox is written, then a new turn
@@ -289,6 +293,8 @@ struct DaemonCore {
         }
         app.commitJournal()
         performAppActions()
+        // The scene before the Pongs: a display's Ping is a barrier for what its navigation changed.
+        if app.hasScenesToHand { handScenesToDisplays() }
         for pong in app.takeDurablePongs() {
             if let connection = connections[pong.connection], !connection.isClosing { sendPong(pong.nonce, to: connection, replyTo: pong.seq) }
         }
@@ -315,6 +321,13 @@ struct DaemonCore {
         guard app.hasEventsToHand else { return }
         let app = self.app
         connections.handEvents(now: loop.now) { app.handEvents(pendingBytes: $0, queue: $1) }
+    }
+
+    /// The scene goes to the displays that do not have it yet (`Displays.takeScenes`).
+    mutating func handScenesToDisplays() {
+        for (display, scene) in app.takeScenes() {
+            if let connection = connections[display], !connection.isClosing { send(.displayScene(scene), to: connection) }
+        }
     }
 
     /// Close callbacks run after this iteration's flush: make sure what they

@@ -1,0 +1,41 @@
+import FlowKit
+import FlowWire
+
+extension DebugTree {
+    /// The navigation hierarchy as a display draws it, from the window: each screen with its kind,
+    /// visibility, owner and the secret of its current placement (`tokens`).
+    func displayWindow(tokens: [ScreenID: String]) -> Flowd_V1_DisplayNode {
+        let nodes = Dictionary(uniqueKeysWithValues: self.nodes.map { ($0.id, $0) })
+        let flowTypes = Dictionary(uniqueKeysWithValues: flows.map { ($0.id, $0.typeName) })
+        func displayNode(_ id: NodeID) -> Flowd_V1_DisplayNode {
+            var node = Flowd_V1_DisplayNode()
+            node.id = id.rawValue
+            guard let info = nodes[id] else { return node }
+            switch info.kind {
+            case .window: node.kind = .window
+            case .stack: node.kind = .stack
+            case .tabBar: node.kind = .tabBar
+            case .screen: node.kind = .screen
+            }
+            node.children = info.children.filter { $0 != .none }.map(displayNode)
+            if let modal = info.modal, modal != .none { node.presented = displayNode(modal) }
+            node.selectedTab = UInt32(info.selectedTab ?? 0)
+            if info.kind == .screen {
+                node.screenKind = info.screenKind ?? ""
+                node.visible = info.placement?.isVisible ?? false
+                if let owner = info.owner {
+                    node.flowID = owner.rawValue
+                    node.flowType = flowTypes[owner] ?? ""
+                }
+                node.displayToken = tokens[id] ?? ""
+            }
+            return node
+        }
+        return displayNode(.window)
+    }
+
+    /// Whether `screen` is in the model.
+    func hasScreen(_ screen: ScreenID) -> Bool {
+        nodes.contains { $0.id == screen && $0.kind == .screen }
+    }
+}

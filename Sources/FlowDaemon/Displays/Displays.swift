@@ -1,0 +1,150 @@
+import FlowKit
+import FlowWire
+
+/// The displays (`ROLE_DISPLAY`, flowd-shell) and what they are told: the connections that draw the
+/// screens of every host on one display, the secret of each screen's current placement
+/// (`Place.display_token`), and whether the scene changed since they were last sent one. A value
+/// with no I/O: the app feeds it the screen commands it gives the delivery and the `Place`s that go
+/// out, and at the end of an iteration it turns the model into the `DisplayScene` each display gets.
+struct Displays {
+    /// The visible screen a scene showed, to tell the next one's transition.
+    struct Shown: Equatable {
+        var screen: ScreenID
+        var placement: Placement
+    }
+
+    /// The display connections, and whether each was sent a scene yet.
+    private var connections: [UInt64: Bool] = [:]
+    /// The secret of each screen's last `Place`, by screen.
+    private(set) var tokens: [ScreenID: String] = [:]
+    /// A command changed the model (or a token) since the last scene.
+    private var changed = false
+    /// A `Place` or `Dismiss` since the last scene asked for animation.
+    private var animated = false
+    /// The last scene's window and visible screen (nil: none sent yet).
+    private var lastWindow: Flowd_V1_DisplayNode?
+    private var lastShown: Shown?
+    /// Scenes sent in this daemon run.
+    private(set) var seq: UInt64 = 0
+
+    /// Whether a display is connected.
+    var isEmpty: Bool { connections.isEmpty }
+
+    /// Whether a display waits for a scene: a new one, or the model changed.
+    var hasScenesToHand: Bool {
+        !connections.isEmpty && (changed || connections.values.contains(false))
+    }
+
+    /// A display finished its handshake on `connection`: it gets the whole scene at the iteration's end.
+    mutating func joined(_ connection: UInt64) { connections[connection] = false }
+
+    /// The connection `connection` closed (a display or not).
+    mutating func left(_ connection: UInt64) { connections[connection] = nil }
+
+    /// The screen command the runtime gave the delivery: the model changed, unless it is an `Update`
+    /// (a state, which the display does not draw).
+    mutating func observe(_ command: ScreenCommand) {
+        switch command {
+        case .update:
+            return
+        case .place(let place):
+            animated = animated || place.animated
+        case .dismiss(_, let animated, _):
+            self.animated = self.animated || animated
+        case .placementChanged:
+            break
+        }
+        changed = true
+    }
+
+    /// A `Place` of `screen` goes out to a host: its new secret, which a surface of that host
+    /// presents to the display to be drawn as the screen. `live` prunes the secrets of screens gone,
+    /// once they pile up.
+    mutating func placed(_ screen: ScreenID, live: (count: Int, contains: (ScreenID) -> Bool)) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let token = Self.hex(generator.next()) + Self.hex(generator.next())
+        tokens[screen] = token
+        if tokens.count > 2 * live.count + 64 { tokens = tokens.filter { live.contains($0.key) } }
+        changed = true
+        return token
+    }
+
+    /// 16 lowercase hex digits of `value`.
+    static func hex(_ value: UInt64) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var rest = value
+        for index in stride(from: 15, through: 0, by: -1) {
+            bytes[index] = digits[Int(rest & 0xf)]
+            rest >>= 4
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The scenes to send now, by display connection, built from `tree` (nil: no app runs). A
+    /// display that has the current scene gets nothing; a new one gets it with no transition.
+    mutating func takeScenes(tree: DebugTree?, app: String) -> [(connection: UInt64, scene: Flowd_V1_DisplayScene)] {
+        guard hasScenesToHand else { return [] }
+        let window = tree.map { $0.displayWindow(tokens: tokens) } ?? Self.emptyWindow
+        let shown = tree.flatMap(Self.shown)
+        let fresh = window != lastWindow
+        var transition = Flowd_V1_SceneTransition()
+        if fresh, lastWindow != nil {
+            transition.kind = Self.transition(from: lastShown, stillThere: lastShown.map { tree?.hasScreen($0.screen) ?? false } ?? false, to: shown)
+            transition.animated = animated && transition.kind != .none
+            transition.fromScreen = lastShown?.screen.rawValue ?? 0
+            transition.toScreen = shown?.screen.rawValue ?? 0
+        }
+        changed = false
+        animated = false
+        var scenes: [(UInt64, Flowd_V1_DisplayScene)] = []
+        for (connection, hasScene) in connections.sorted(by: { $0.key < $1.key }) where fresh || !hasScene {
+            seq += 1
+            var scene = Flowd_V1_DisplayScene()
+            scene.seq = seq
+            scene.app = app
+            scene.window = window
+            scene.visibleScreen = shown?.screen.rawValue ?? 0
+            if hasScene { scene.transition = transition }
+            scenes.append((connection, scene))
+            connections[connection] = true
+        }
+        lastWindow = window
+        lastShown = shown
+        return scenes
+    }
+
+    private static var emptyWindow: Flowd_V1_DisplayNode {
+        var window = Flowd_V1_DisplayNode()
+        window.id = NodeID.window.rawValue
+        window.kind = .window
+        return window
+    }
+
+    /// The visible screen of `tree`, with its placement.
+    private static func shown(_ tree: DebugTree) -> Shown? {
+        guard let screen = tree.visibleScreen,
+              let placement = tree.nodes.first(where: { $0.id == screen })?.placement else { return nil }
+        return Shown(screen: screen, placement: placement)
+    }
+
+    /// How the visible screen went from `old` (`stillThere`: it is still in the model) to `new`.
+    static func transition(from old: Shown?, stillThere: Bool, to new: Shown?) -> Flowd_V1_SceneTransition.Kind {
+        guard let old, let new else { return old == nil && new == nil ? .none : .replace }
+        guard old.screen != new.screen else { return .none }
+        let modals = { (placement: Placement) in placement.path.filter { if case .modal = $0 { true } else { false } }.count }
+        let (oldModals, newModals) = (modals(old.placement), modals(new.placement))
+        if newModals > oldModals { return .present }
+        if newModals < oldModals { return .dismiss }
+        if old.placement.path == new.placement.path, old.placement.stack != nil {
+            if new.placement.index > old.placement.index { return .push }
+            if new.placement.index < old.placement.index || !stillThere { return .pop }
+            return .replace
+        }
+        for (before, after) in zip(old.placement.path, new.placement.path) where before != after {
+            if case .tab(let oldBar, _, _) = before, case .tab(let newBar, _, _) = after, oldBar == newBar { return .tab }
+            break
+        }
+        return .replace
+    }
+}
