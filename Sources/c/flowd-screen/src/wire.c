@@ -410,7 +410,7 @@ static int decode_placement(fw_slice body, fw_arena *arena, flowd_placement *out
 }
 
 int fw_decode_place(fw_slice body, fw_arena *arena, flowd_place *out, char *why, size_t why_size) {
-    *out = (flowd_place){.kind = "", .flow_type = "", .saved_state = (const uint8_t *)"",
+    *out = (flowd_place){.kind = "", .flow_type = "", .saved_state = (const uint8_t *)"", .display_token = "",
                          .state = {.content_type = "", .data = (const uint8_t *)""}};
     FOR_EACH_FIELD(body, "Place") {
         switch (f.number) {
@@ -426,6 +426,10 @@ int fw_decode_place(fw_slice body, fw_arena *arena, flowd_place *out, char *why,
         case 7: WANT(0, "Place"); out->flow_id = f.varint; break;
         case 8: WANT(2, "Place"); if (!(out->flow_type = string_of(arena, f.bytes, why, why_size))) return -1; break;
         case 9: WANT(2, "Place"); out->saved_state = f.bytes.data; out->saved_state_size = f.bytes.size; break;
+        case 10:
+            WANT(2, "Place");
+            if (!(out->display_token = string_of(arena, f.bytes, why, why_size))) return -1;
+            break;
         default: break;
         }
     }

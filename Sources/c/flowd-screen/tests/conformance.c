@@ -79,6 +79,11 @@ static bool has_event(record *rec, int kind) {
     return false;
 }
 
+/* Place.display_token: 32 lowercase hex digits. */
+static bool is_display_token(const char *token) {
+    return strlen(token) == 32 && strspn(token, "0123456789abcdef") == 32;
+}
+
 /* ---- Handshake and screens ------------------------------------------------------------------ */
 
 static void test_handshake_says_who_flowd_is_and_reports_unknown_kinds(void) {
@@ -96,6 +101,7 @@ static void test_handshake_says_who_flowd_is_and_reports_unknown_kinds(void) {
     CHECK(!welcome->resumed && !welcome->spawned);
     CHECK_EQ_INT(rec.line_count, 1);
     CHECK_STR(rec.lines[0], "+ tutorial Welcome");
+    CHECK(is_display_token(rec.screens[0].token));
     const flowd_error *unknown = error_of(&rec, FLOWD_ERROR_UNKNOWN_KIND);
     CHECK(strstr(unknown->message, "no-such-kind"));
     CHECK(!unknown->fatal);

@@ -407,6 +407,7 @@ static void on_placed(flowd_screen_host *host, const flowd_place *place, void *u
     snprintf(screen->kind, sizeof screen->kind, "%s", place->kind);
     snprintf(screen->title, sizeof screen->title, "%s", state.title);
     snprintf(screen->saved, sizeof screen->saved, "%.*s", (int)place->saved_state_size, (const char *)place->saved_state);
+    snprintf(screen->token, sizeof screen->token, "%s", place->display_token);
     screen->serial = place->serial;
     screen->animated = place->animated;
     set_placement(screen, &place->placement);

@@ -70,6 +70,7 @@ typedef struct seen_screen {
     int path_count;
     uint32_t tab_count;
     char saved[256];
+    char token[48];          /* Place.display_token */
 } seen_screen;
 
 typedef struct record {

@@ -158,6 +158,10 @@ typedef struct flowd_place {
     const char *flow_type;
     const uint8_t *saved_state; /* what a host saved with flowd_screen_save_state; empty if new */
     size_t saved_state_size;
+    /* The secret of this placement (32 hex digits; "" when flowd sent none): a host drawing under a
+     * display (flowd-shell) presents it with the screen's surface, and the display shows that surface
+     * as this screen. A new one with every Place. */
+    const char *display_token;
 } flowd_place;
 
 typedef struct flowd_update {
