@@ -2,13 +2,10 @@
  * reconnecting with the resume token after a drop (docs/protocol.md sections 4, 10, 11, 19). */
 #include "host.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #define CALL(host, callback, ...)                                                                  \
     do {                                                                                           \
@@ -19,20 +16,7 @@
 /* ---- Writing -------------------------------------------------------------------------------- */
 
 void fh_flush(flowd_screen_host *host) {
-    while (host->fd >= 0 && !host->broken && host->out_start < host->out.size) {
-        ssize_t written = send(host->fd, host->out.data + host->out_start, host->out.size - host->out_start,
-                               MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (written > 0) {
-            host->out_start += (size_t)written;
-        } else if (written < 0 && errno == EINTR) {
-            continue;
-        } else if (written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            break;
-        } else {
-            host->broken = true; /* dispatch treats it as a drop, outside any caller's callback */
-        }
-    }
-    if (host->out_start == host->out.size) host->out_start = host->out.size = 0;
+    fl_flush(&host->link);
 }
 
 void fh_flush_unless_dispatching(flowd_screen_host *host) {
@@ -40,48 +24,28 @@ void fh_flush_unless_dispatching(flowd_screen_host *host) {
 }
 
 int fh_send(flowd_screen_host *host, uint32_t body_field, const fw_buffer *body, uint64_t reply_to, flowd_error *error) {
-    if (host->fd < 0 || host->phase == FH_ENDED || host->phase == FH_WAITING)
-        return fh_fail(error, FLOWD_ERROR_CLOSED, host->phase == FH_ENDED ? "the host has ended" : "reconnecting to flowd");
-    if (body->failed) return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
-    size_t length = fw_envelope_size(host->next_seq, reply_to, body_field, body->size);
-    if (length > host->max_frame) /* flowd would cut the host off with FRAME_TOO_LARGE (section 2) */
-        return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "a frame of %zu bytes, over the maximum frame size of %u",
-                       length, host->max_frame);
-    if (host->out.size - host->out_start > FH_MAX_WRITE_QUEUE)
-        return fh_fail(error, FLOWD_ERROR_IO, "flowd is not reading: %zu bytes wait to be written",
-                       host->out.size - host->out_start);
-    fw_put_frame(&host->out, host->next_seq++, reply_to, body_field, body);
-    if (host->out.failed) {
-        host->out.failed = false; /* what was queued before is intact; this frame is not sent */
-        return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
-    }
-    return 0; /* written by fh_flush: the caller's, or the dispatch's at its end */
+    if (host->link.fd < 0 || host->phase == FH_ENDED || host->phase == FH_WAITING)
+        return fl_fail(error, FLOWD_ERROR_CLOSED, host->phase == FH_ENDED ? "the host has ended" : "reconnecting to flowd");
+    return fl_send(&host->link, body_field, body, reply_to, error); /* written by fh_flush: the caller's, or the dispatch's at its end */
 }
 
 static void send_hello(flowd_screen_host *host) {
-    fw_buffer hello = {0};
-    fw_put_varint_field(&hello, 1, FLOWD_SCREEN_PROTOCOL_VERSION);
-    fw_put_varint_field(&hello, 2, FLOWD_SCREEN_PROTOCOL_VERSION);
-    fw_put_varint_field(&hello, 3, 1); /* ROLE_SCREEN_HOST */
-    fw_put_string_field(&hello, 4, host->token);
-    fw_put_string_field(&hello, 5, host->name);
-    for (size_t i = 0; !host->spawned && i < host->provides_count; i++) fw_put_string_field(&hello, 6, host->provides[i]);
-    fw_put_varint_field(&hello, 7, host->options.max_frame_size);
-    fw_put_varint_field(&hello, 8, (uint64_t)(uint32_t)getpid());
-    if (host->reconnecting) fw_put_string_field(&hello, 9, host->resume_token);
-    fh_send(host, FW_HELLO, &hello, 0, NULL);
-    fw_buffer_free(&hello);
+    fw_hello hello = {
+        .role = FW_ROLE_SCREEN_HOST,
+        .token = host->token,
+        .name = host->name,
+        .provides = host->spawned ? NULL : host->provides,
+        .provides_count = host->spawned ? 0 : host->provides_count,
+        .max_frame_size = host->options.max_frame_size,
+        .resume_token = host->reconnecting ? host->resume_token : NULL,
+    };
+    fl_send_hello(&host->link, &hello);
 }
 
 void fh_begin_handshake(flowd_screen_host *host, int fd) {
-    host->fd = fd;
+    fl_open(&host->link, fd);
     host->phase = FH_HANDSHAKE;
-    host->broken = false;
-    host->next_seq = 1;
-    host->max_frame = FW_DEFAULT_MAX_FRAME;
-    host->in.size = host->in_start = 0;
-    host->out.size = host->out_start = 0;
-    host->handshake_deadline_ms = fh_now_ms() + host->options.handshake_timeout_ms;
+    host->handshake_deadline_ms = fl_now_ms() + host->options.handshake_timeout_ms;
     if (host->reconnecting && host->handshake_deadline_ms > host->give_up_at_ms) host->handshake_deadline_ms = host->give_up_at_ms;
     send_hello(host);
     fh_flush(host);
@@ -90,13 +54,8 @@ void fh_begin_handshake(flowd_screen_host *host, int fd) {
 /* ---- Ending --------------------------------------------------------------------------------- */
 
 static void close_connection(flowd_screen_host *host) {
-    if (host->fd >= 0) close(host->fd);
-    host->fd = -1;
-    host->broken = false;
-    /* Sizes only: a callback may still hold pointers into the frame being handled. */
-    host->in.size = host->in_start = 0;
-    host->out.size = host->out_start = 0;
-    host->mark_count = 0; /* no Pong of this connection will come */
+    fl_close(&host->link); /* sizes only: a callback may still hold pointers into the frame being handled */
+    host->mark_count = 0;  /* no Pong of this connection will come */
 }
 
 /* Tells every screen it is gone, newest first, without acks. */
@@ -133,23 +92,13 @@ void fh_end_with_error(flowd_screen_host *host, int code, const char *format, ..
 
 /* flowd sent what this side cannot take: say so with a fatal Error, as flowd does, and end. */
 static void protocol_error(flowd_screen_host *host, int code, const char *why, uint64_t reply_to) {
-    fw_buffer error = {0};
-    fw_put_varint_field(&error, 1, (uint64_t)code);
-    fw_put_string_field(&error, 2, why);
-    fw_put_varint_field(&error, 3, 1);
-    fh_send(host, FW_ERROR, &error, reply_to, NULL);
-    fw_buffer_free(&error);
+    fl_send_fatal_error(&host->link, code, why, reply_to);
     fh_end_with_error(host, code, "flowd sent %s", why);
 }
 
 void flowd_screen_stop(flowd_screen_host *host) {
     if (!host || host->phase == FH_ENDED) return;
-    if (host->phase == FH_READY) {
-        fw_buffer shutdown = {0};
-        fw_put_string_field(&shutdown, 2, "the host stopped");
-        fh_send(host, FW_SHUTDOWN, &shutdown, 0, NULL);
-        fw_buffer_free(&shutdown);
-    }
+    if (host->phase == FH_READY) fl_send_shutdown(&host->link, "the host stopped");
     end(host, FLOWD_END_STOPPED);
 }
 
@@ -176,7 +125,7 @@ static void dropped(flowd_screen_host *host, const char *why, bool hung) {
         end(host, hung ? FLOWD_END_SHUTDOWN : FLOWD_END_CONNECTION_CLOSED);
         return;
     }
-    uint64_t now = fh_now_ms();
+    uint64_t now = fl_now_ms();
     host->reconnecting = true;
     host->attempts = 0;
     host->delay_ms = host->options.reconnect_initial_ms;
@@ -193,7 +142,7 @@ static void dropped(flowd_screen_host *host, const char *why, bool hung) {
 /* A try failed: another after the next delay, or give up. */
 static void try_failed(flowd_screen_host *host, const char *why) {
     close_connection(host);
-    uint64_t now = fh_now_ms();
+    uint64_t now = fl_now_ms();
     if (now >= host->give_up_at_ms) {
         connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_GAVE_UP},
                          "gave up reconnecting to flowd after %u tr%s; last: %s", host->attempts,
@@ -209,7 +158,7 @@ static void try_failed(flowd_screen_host *host, const char *why) {
 static void try_reconnect(flowd_screen_host *host) {
     host->attempts++;
     flowd_error error;
-    int fd = fh_connect_socket(host->socket_path, &error);
+    int fd = fl_connect_socket(host->socket_path, &error);
     if (fd < 0 && error.code == FLOWD_ERROR_UNTRUSTED_SERVER) { /* refused again the next time */
         fh_end_with_error(host, error.code, "%s", error.message);
         return;
@@ -238,10 +187,7 @@ static void welcomed(flowd_screen_host *host, const fw_welcome *message) {
     host->welcome.server = host->server ? host->server : "";
     host->welcome.app = host->app ? host->app : "";
     host->welcome.spawned = host->spawned;
-    /* The smaller of ours and flowd's (flowd's is never above ours; a Welcome that says so is not trusted). */
-    uint32_t ours = host->options.max_frame_size ? host->options.max_frame_size : FW_DEFAULT_MAX_FRAME;
-    uint32_t theirs = message->welcome.max_frame_size ? message->welcome.max_frame_size : FW_DEFAULT_MAX_FRAME;
-    host->max_frame = theirs < ours ? theirs : ours;
+    host->link.max_frame = fl_agreed_max_frame(host->options.max_frame_size, message->welcome.max_frame_size);
     host->welcomed = true;
     host->phase = FH_READY;
     if (!host->reconnecting) {
@@ -318,7 +264,7 @@ static void handle_shutdown(flowd_screen_host *host, const fw_shutdown *shutdown
 static void handle_handshake(flowd_screen_host *host, const fw_envelope *envelope, char *why, size_t why_size) {
     if (envelope->body_field == FW_WELCOME) {
         fw_welcome welcome;
-        if (fw_decode_welcome(envelope->body, &host->arena, &welcome, why, why_size) < 0)
+        if (fw_decode_welcome(envelope->body, &host->link.arena, &welcome, why, why_size) < 0)
             protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why, envelope->seq);
         else
             welcomed(host, &welcome);
@@ -326,7 +272,7 @@ static void handle_handshake(flowd_screen_host *host, const fw_envelope *envelop
     }
     if (envelope->body_field == FW_ERROR) {
         flowd_error error;
-        if (fw_decode_error(envelope->body, &host->arena, &error, why, why_size) < 0) {
+        if (fw_decode_error(envelope->body, &host->link.arena, &error, why, why_size) < 0) {
             protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why, envelope->seq);
         } else if (error.code == FLOWD_ERROR_RESUME_REFUSED && host->reconnecting) {
             /* The old screens are gone: tell the host, and connect again at once without a token. */
@@ -335,7 +281,7 @@ static void handle_handshake(flowd_screen_host *host, const fw_envelope *envelop
             close_connection(host);
             fh_clear_saved(host);
             host->phase = FH_WAITING; /* before the callbacks: one may stop the host */
-            host->next_try_ms = fh_now_ms();
+            host->next_try_ms = fl_now_ms();
             forget_screens(host, FLOWD_DISMISS_CONNECTION_LOST);
             if (host->phase == FH_ENDED) return;
             connection_event(host, (flowd_connection_event){.kind = FLOWD_CONNECTION_RESUME_REFUSED},
@@ -361,14 +307,14 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
     switch (envelope->body_field) {
     case FW_PLACE: {
         flowd_place place;
-        if (fw_decode_place(envelope->body, &host->arena, &place, why, sizeof why) < 0) break;
+        if (fw_decode_place(envelope->body, &host->link.arena, &place, why, sizeof why) < 0) break;
         if (!fh_add_screen(host, place.screen_id)) {
             fh_end_with_error(host, FLOWD_ERROR_NO_MEMORY, "out of memory for screen %llu", (unsigned long long)place.screen_id);
             return;
         }
         fh_saved *saved = fh_find_saved(host, place.screen_id);
         if (saved) { /* ours is the newest (section 19); a copy: the callback may save again */
-            uint8_t *copy = fw_arena_alloc(&host->arena, saved->size);
+            uint8_t *copy = fw_arena_alloc(&host->link.arena, saved->size);
             if (!copy) {
                 fh_end_with_error(host, FLOWD_ERROR_NO_MEMORY, "out of memory for screen %llu", (unsigned long long)place.screen_id);
                 return;
@@ -384,7 +330,7 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
     }
     case FW_UPDATE: {
         flowd_update update;
-        if (fw_decode_update(envelope->body, &host->arena, &update, why, sizeof why) < 0) break;
+        if (fw_decode_update(envelope->body, &host->link.arena, &update, why, sizeof why) < 0) break;
         host->in_command = true;
         CALL(host, updated, &update);
         acked_after(host, update.screen_id, update.serial);
@@ -392,7 +338,7 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
     }
     case FW_PLACEMENT_CHANGED: {
         flowd_placement_changed change;
-        if (fw_decode_placement_changed(envelope->body, &host->arena, &change, why, sizeof why) < 0) break;
+        if (fw_decode_placement_changed(envelope->body, &host->link.arena, &change, why, sizeof why) < 0) break;
         host->in_command = true;
         CALL(host, placement_changed, &change);
         acked_after(host, change.screen_id, change.serial);
@@ -410,17 +356,14 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
     }
     case FW_ERROR: {
         flowd_error error;
-        if (fw_decode_error(envelope->body, &host->arena, &error, why, sizeof why) < 0) break;
+        if (fw_decode_error(envelope->body, &host->link.arena, &error, why, sizeof why) < 0) break;
         handle_error(host, &error);
         return;
     }
     case FW_PING: {
         uint64_t nonce;
         if (fw_decode_nonce(envelope->body, &nonce, why, sizeof why) < 0) break;
-        fw_buffer pong = {0};
-        fw_put_varint_field(&pong, 1, nonce);
-        fh_send(host, FW_PONG, &pong, envelope->seq, NULL);
-        fw_buffer_free(&pong);
+        fl_send_pong(&host->link, nonce, envelope->seq);
         return;
     }
     case FW_PONG: {
@@ -431,13 +374,13 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
     }
     case FW_SHUTDOWN: {
         fw_shutdown shutdown;
-        if (fw_decode_shutdown(envelope->body, &host->arena, &shutdown, why, sizeof why) < 0) break;
+        if (fw_decode_shutdown(envelope->body, &host->link.arena, &shutdown, why, sizeof why) < 0) break;
         handle_shutdown(host, &shutdown);
         return;
     }
     case FW_LINK_OPENED: {
         flowd_link_opened opened;
-        if (fw_decode_link_opened(envelope->body, &host->arena, &opened, why, sizeof why) < 0) break;
+        if (fw_decode_link_opened(envelope->body, &host->link.arena, &opened, why, sizeof why) < 0) break;
         CALL(host, link_opened, &opened);
         return;
     }
@@ -451,62 +394,20 @@ static void handle(flowd_screen_host *host, const fw_envelope *envelope) {
 
 /* ---- Reading -------------------------------------------------------------------------------- */
 
-/* 1: bytes read, maybe more waiting; 2: bytes read, all there were (a short read); 0: none now;
- * -1: the end of the stream, or an error (`why`). */
-static int read_some(flowd_screen_host *host, char *why, size_t why_size) {
-    fw_buffer *in = &host->in;
-    if (in->capacity - in->size < 65536) {
-        if (host->in_start) { /* keep only the unfinished frame */
-            memmove(in->data, in->data + host->in_start, in->size - host->in_start);
-            in->size -= host->in_start;
-            host->in_start = 0;
-        }
-        if (!fw_reserve(in, 65536)) {
-            in->failed = false;
-            snprintf(why, why_size, "out of memory for the incoming frames");
-            return -1;
-        }
-    }
-    for (;;) {
-        size_t room = in->capacity - in->size;
-        ssize_t got = recv(host->fd, in->data + in->size, room, MSG_DONTWAIT);
-        if (got > 0) {
-            in->size += (size_t)got;
-            return (size_t)got < room ? 2 : 1; /* 2: the socket had less than the room, read it all */
-        }
-        if (got == 0) {
-            snprintf(why, why_size, "connection closed");
-            return -1;
-        }
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-        snprintf(why, why_size, "read: %s", strerror(errno));
-        return -1;
-    }
-}
-
 static void handle_frames(flowd_screen_host *host) {
-    int fd = host->fd;
+    int fd = host->link.fd;
     char why[256];
-    while (host->fd == fd && (host->phase == FH_HANDSHAKE || host->phase == FH_READY)) {
-        fw_slice frame;
-        size_t used;
-        int got = fw_next_frame(host->in.data + host->in_start, host->in.size - host->in_start, host->max_frame,
-                                &frame, &used, why, sizeof why);
-        if (got == 0) break;
-        if (got < 0) {
-            protocol_error(host, strstr(why, "over the maximum") ? FLOWD_ERROR_FRAME_TOO_LARGE : FLOWD_ERROR_MALFORMED_FRAME, why, 0);
-            break;
-        }
-        host->in_start += used;
+    while (host->link.fd == fd && (host->phase == FH_HANDSHAKE || host->phase == FH_READY)) {
         fw_envelope envelope;
-        if (fw_decode_envelope(frame, &envelope, why, sizeof why) < 0)
-            protocol_error(host, FLOWD_ERROR_MALFORMED_FRAME, why, envelope.seq);
+        int code;
+        int got = fl_next_envelope(&host->link, &envelope, &code, why, sizeof why);
+        if (got == 0) break;
+        if (got < 0)
+            protocol_error(host, code, why, envelope.seq);
         else
             handle(host, &envelope);
-        fw_arena_reset(&host->arena);
+        fw_arena_reset(&host->link.arena);
     }
-    if (host->fd == fd && host->in_start == host->in.size) host->in_start = host->in.size = 0;
 }
 
 /* The connection broke: before Welcome a failed try (or, the first time, the end), after it a drop. */
@@ -524,14 +425,14 @@ static void lost(flowd_screen_host *host, const char *why) {
 int flowd_screen_dispatch(flowd_screen_host *host) {
     if (!host) return 1;
     host->dispatching = true; /* sends from callbacks wait for the flush at the end: one write */
-    if (host->phase == FH_WAITING && fh_now_ms() >= host->next_try_ms) try_reconnect(host);
+    if (host->phase == FH_WAITING && fl_now_ms() >= host->next_try_ms) try_reconnect(host);
     if (host->phase == FH_HANDSHAKE || host->phase == FH_READY) {
         fh_flush(host);
         char why[256];
         /* A bounded number of reads, so that one busy connection cannot keep the loop to itself. */
         /* Read even when a write failed: a fatal Error flowd sent before closing says why. */
-        for (int reads = 0; reads < 16 && host->fd >= 0; reads++) {
-            int got = read_some(host, why, sizeof why);
+        for (int reads = 0; reads < 16 && host->link.fd >= 0; reads++) {
+            int got = fl_read_some(&host->link, why, sizeof why);
             if (got < 0) {
                 lost(host, why);
                 break;
@@ -540,8 +441,8 @@ int flowd_screen_dispatch(flowd_screen_host *host) {
             handle_frames(host);
             if (got == 2) break; /* a short read: the next poll says when there is more (one recv saved) */
         }
-        if (host->broken && host->fd >= 0) lost(host, "write failed");
-        if (host->phase == FH_HANDSHAKE && fh_now_ms() >= host->handshake_deadline_ms) {
+        if (host->link.broken && host->link.fd >= 0) lost(host, "write failed");
+        if (host->phase == FH_HANDSHAKE && fl_now_ms() >= host->handshake_deadline_ms) {
             snprintf(why, sizeof why, "no Welcome within %u ms", host->options.handshake_timeout_ms);
             if (host->reconnecting)
                 try_failed(host, why);

@@ -5,34 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- Small helpers ------------------------------------------------------------------------- */
-
-uint64_t fh_now_ms(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-}
-
-int fh_fail(flowd_error *error, int code, const char *format, ...) {
-    if (error) {
-        *error = (flowd_error){.code = code};
-        va_list arguments;
-        va_start(arguments, format);
-        vsnprintf(error->message, sizeof error->message, format, arguments);
-        va_end(arguments);
-    }
-    return -1;
-}
 
 static char *copy_string(const char *text) {
     return text ? strdup(text) : NULL;
@@ -73,65 +51,6 @@ bool flowd_screen_is_spawned(void) {
     return fd && *fd;
 }
 
-/* The named socket's path (docs/protocol.md section 1), into `path`; -1 if it does not fit. */
-static int default_socket_path(char *path, size_t size) {
-    const char *explicit = getenv("FLOWD_SOCKET");
-    if (explicit && *explicit) return snprintf(path, size, "%s", explicit) < (int)size ? 0 : -1;
-    const char *runtime = getenv("XDG_RUNTIME_DIR");
-    if (runtime && *runtime) return snprintf(path, size, "%s/flowd/flowd.sock", runtime) < (int)size ? 0 : -1;
-    return snprintf(path, size, "/tmp/flowd-%u/flowd.sock", (unsigned)getuid()) < (int)size ? 0 : -1;
-}
-
-/* Refuses (-1 with `error`) a server whose uid (SO_PEERCRED) is neither ours nor root, before
- * anything is sent: another user who created the socket's directory first would read what the host
- * sends and answer as flowd (docs/protocol.md section 1). The message names the socket, that uid and
- * the owner of the socket's directory. */
-static int check_server(int fd, const char *path, flowd_error *error) {
-    struct ucred credentials;
-    socklen_t length = sizeof credentials;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0)
-        return fh_fail(error, FLOWD_ERROR_CONNECT, "cannot read the credentials of the server at %s (SO_PEERCRED): %s",
-                       path, strerror(errno));
-    uid_t ours = getuid();
-    if (credentials.uid == ours || credentials.uid == 0) return 0;
-    char directory[sizeof ((struct sockaddr_un *)0)->sun_path];
-    const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(directory, sizeof directory, ".");
-    else if (slash == path) snprintf(directory, sizeof directory, "/");
-    else snprintf(directory, sizeof directory, "%.*s", (int)(slash - path), path);
-    struct stat status;
-    char owner[40] = "an owner that cannot be read";
-    if (stat(directory, &status) == 0) snprintf(owner, sizeof owner, "uid %u", (unsigned)status.st_uid);
-    return fh_fail(error, FLOWD_ERROR_UNTRUSTED_SERVER,
-                   "refusing the server at %s: it runs as uid %u, not as this user (uid %u) or root, and its directory "
-                   "%s belongs to %s; another user may be posing as flowd, so nothing was sent. Remove %s if it is not "
-                   "yours (as its owner or root), or use a socket in a directory of your own (FLOWD_SOCKET or "
-                   "XDG_RUNTIME_DIR)",
-                   path, (unsigned)credentials.uid, (unsigned)ours, directory, owner, directory);
-}
-
-/* A connected, non-blocking socket to `path` served by our user or root, or -1 with `error`. */
-int fh_connect_socket(const char *path, flowd_error *error) {
-    struct sockaddr_un address = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof address.sun_path)
-        return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "the socket path %s is %zu bytes, over the %zu a Unix socket takes",
-                       path, strlen(path), sizeof address.sun_path - 1);
-    memcpy(address.sun_path, path, strlen(path) + 1);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) return fh_fail(error, FLOWD_ERROR_CONNECT, "socket(): %s", strerror(errno));
-    if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0) {
-        int code = errno;
-        close(fd);
-        return fh_fail(error, FLOWD_ERROR_CONNECT, "cannot connect to flowd at %s: %s%s", path, strerror(code),
-                       code == ENOENT || code == ECONNREFUSED ? " (is flowd running? `flowd serve` starts it)" : "");
-    }
-    if (check_server(fd, path, error) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 static uint64_t random_key_base(void) {
     uint64_t value = 0;
     int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
@@ -139,32 +58,32 @@ static uint64_t random_key_base(void) {
         if (read(fd, &value, sizeof value) != (ssize_t)sizeof value) value = 0;
         close(fd);
     }
-    if (value == 0) value = (uint64_t)getpid() << 32 ^ fh_now_ms() * 2654435761u;
+    if (value == 0) value = (uint64_t)getpid() << 32 ^ fl_now_ms() * 2654435761u;
     return (value >> 2) + 1; /* 62 bits, never 0: a key is any non-zero value */
 }
 
 static flowd_screen_host *new_host(const flowd_screen_options *options, flowd_error *error) {
     if (!options) {
-        fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no options (flowd_screen_options_init fills them in)");
+        fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no options (flowd_screen_options_init fills them in)");
         return NULL;
     }
     if (options->max_frame_size > 0 && options->max_frame_size < FW_MIN_MAX_FRAME) {
-        fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "max_frame_size %u is under 4096, which flowd refuses",
+        fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "max_frame_size %u is under 4096, which flowd refuses",
                 options->max_frame_size);
         return NULL;
     }
     if (options->provides_count && !options->provides) {
-        fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "provides_count is %zu but provides is NULL",
+        fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "provides_count is %zu but provides is NULL",
                 options->provides_count);
         return NULL;
     }
     flowd_screen_host *host = calloc(1, sizeof *host);
     if (!host) {
-        fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+        fl_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
     host->options = *options;
-    host->fd = -1;
+    host->link.fd = -1;
     host->name = copy_string(options->name ? options->name : "libflowd-screen");
     host->provides = calloc(options->provides_count + 1, sizeof *host->provides);
     bool ok = host->name && host->provides;
@@ -172,7 +91,7 @@ static flowd_screen_host *new_host(const flowd_screen_options *options, flowd_er
         if (!options->provides[i]) {
             host->provides_count = i; /* the copies so far are freed */
             flowd_screen_free(host);
-            fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "provides[%zu] is NULL", i);
+            fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "provides[%zu] is NULL", i);
             return NULL;
         }
         ok = (host->provides[i] = copy_string(options->provides[i])) != NULL;
@@ -186,10 +105,10 @@ static flowd_screen_host *new_host(const flowd_screen_options *options, flowd_er
     if (host->options.reconnect_max_ms < host->options.reconnect_initial_ms)
         host->options.reconnect_max_ms = host->options.reconnect_initial_ms;
     host->key_base = random_key_base();
-    host->max_frame = FW_DEFAULT_MAX_FRAME;
+    host->link.max_frame = FW_DEFAULT_MAX_FRAME;
     if (!ok) {
         flowd_screen_free(host);
-        fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+        fl_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
     return host;
@@ -201,16 +120,16 @@ flowd_screen_host *flowd_screen_connect(const flowd_screen_options *options, flo
     char path[512];
     if (options->socket_path) {
         host->socket_path = copy_string(options->socket_path);
-    } else if (default_socket_path(path, sizeof path) == 0) {
+    } else if (fl_default_socket_path(path, sizeof path) == 0) {
         host->socket_path = copy_string(path);
     } else {
         flowd_screen_free(host);
-        fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "the socket path from the environment is too long");
+        fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "the socket path from the environment is too long");
         return NULL;
     }
-    int fd = host->socket_path ? fh_connect_socket(host->socket_path, error) : -1;
+    int fd = host->socket_path ? fl_connect_socket(host->socket_path, error) : -1;
     if (fd < 0) {
-        if (!host->socket_path) fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+        if (!host->socket_path) fl_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
         flowd_screen_free(host);
         return NULL;
     }
@@ -222,23 +141,23 @@ flowd_screen_host *flowd_screen_spawned(const flowd_screen_options *options, flo
     const char *fd_text = getenv("FLOWD_SOCKET_FD");
     const char *token = getenv("FLOWD_TOKEN");
     if (!fd_text || !*fd_text) {
-        fh_fail(error, FLOWD_ERROR_NOT_SPAWNED, "FLOWD_SOCKET_FD is not set: this process was not spawned by flowd");
+        fl_fail(error, FLOWD_ERROR_NOT_SPAWNED, "FLOWD_SOCKET_FD is not set: this process was not spawned by flowd");
         return NULL;
     }
     char *end = NULL;
     errno = 0;
     long fd = strtol(fd_text, &end, 10);
     if (errno || *end || fd < 0 || fd > 65535) {
-        fh_fail(error, FLOWD_ERROR_NOT_SPAWNED, "FLOWD_SOCKET_FD is '%s', not a descriptor number", fd_text);
+        fl_fail(error, FLOWD_ERROR_NOT_SPAWNED, "FLOWD_SOCKET_FD is '%s', not a descriptor number", fd_text);
         return NULL;
     }
     if (!token || !*token) {
-        fh_fail(error, FLOWD_ERROR_NOT_SPAWNED, "FLOWD_SOCKET_FD is set but FLOWD_TOKEN is not");
+        fl_fail(error, FLOWD_ERROR_NOT_SPAWNED, "FLOWD_SOCKET_FD is set but FLOWD_TOKEN is not");
         return NULL;
     }
     int flags = fcntl((int)fd, F_GETFL);
     if (flags < 0) {
-        fh_fail(error, FLOWD_ERROR_NOT_SPAWNED, "FLOWD_SOCKET_FD %ld is not an open descriptor: %s", fd, strerror(errno));
+        fl_fail(error, FLOWD_ERROR_NOT_SPAWNED, "FLOWD_SOCKET_FD %ld is not an open descriptor: %s", fd, strerror(errno));
         return NULL;
     }
     flowd_screen_host *host = new_host(options, error);
@@ -247,7 +166,7 @@ flowd_screen_host *flowd_screen_spawned(const flowd_screen_options *options, flo
     host->options.reconnect = false; /* a spawned screen is restarted by flowd instead (section 19) */
     if (!(host->token = copy_string(token))) {
         flowd_screen_free(host);
-        fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+        fl_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
     fcntl((int)fd, F_SETFL, flags | O_NONBLOCK);
@@ -272,7 +191,6 @@ static void free_screens(flowd_screen_host *host) {
 
 void flowd_screen_free(flowd_screen_host *host) {
     if (!host) return;
-    if (host->fd >= 0) close(host->fd);
     free(host->name);
     for (size_t i = 0; host->provides && i < host->provides_count; i++) free(host->provides[i]);
     free(host->provides);
@@ -283,9 +201,7 @@ void flowd_screen_free(flowd_screen_host *host) {
     free(host->app);
     free_screens(host);
     fh_inputs_free(host);
-    fw_buffer_free(&host->in);
-    fw_buffer_free(&host->out);
-    fw_arena_reset(&host->arena);
+    fl_free(&host->link);
     free(host);
 }
 
@@ -382,12 +298,12 @@ bool flowd_placement_is_modal(const flowd_placement *placement) {
 /* ---- The event loop's side ------------------------------------------------------------------- */
 
 int flowd_screen_fd(const flowd_screen_host *host) {
-    return host && host->phase != FH_ENDED ? host->fd : -1;
+    return host && host->phase != FH_ENDED ? host->link.fd : -1;
 }
 
 short flowd_screen_events(const flowd_screen_host *host) {
-    if (!host || host->fd < 0 || host->phase == FH_ENDED) return 0;
-    return (short)(POLLIN | (host->out.size > host->out_start ? POLLOUT : 0));
+    if (!host || host->link.fd < 0 || host->phase == FH_ENDED) return 0;
+    return (short)(POLLIN | (fl_writing(&host->link) ? POLLOUT : 0));
 }
 
 int flowd_screen_timeout_ms(const flowd_screen_host *host) {
@@ -398,7 +314,7 @@ int flowd_screen_timeout_ms(const flowd_screen_host *host) {
     case FH_HANDSHAKE: deadline = host->handshake_deadline_ms; break;
     default: return -1;
     }
-    uint64_t now = fh_now_ms();
+    uint64_t now = fl_now_ms();
     if (deadline <= now) return 0;
     return deadline - now > INT32_MAX ? INT32_MAX : (int)(deadline - now);
 }

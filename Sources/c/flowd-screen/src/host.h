@@ -3,7 +3,7 @@
 #ifndef FLOWD_SCREEN_HOST_H
 #define FLOWD_SCREEN_HOST_H
 
-#include "wire.h"
+#include "link.h"
 
 typedef enum fh_phase {
     FH_HANDSHAKE = 0, /* Hello sent, waiting for Welcome */
@@ -40,7 +40,6 @@ typedef struct fh_mark {
 
 #define FH_MAX_UNCONFIRMED 256
 #define FH_MAX_MARKS 64
-#define FH_MAX_WRITE_QUEUE (4u << 20)
 
 struct flowd_screen_host {
     flowd_screen_options options; /* name, provides and socket_path are the copies below */
@@ -52,15 +51,7 @@ struct flowd_screen_host {
     bool spawned;
 
     fh_phase phase;
-    int fd;
-    bool broken;    /* a write failed: dispatch treats it as a drop */
-    uint64_t next_seq;
-    uint32_t max_frame;
-    fw_buffer in;
-    size_t in_start;
-    fw_buffer out;
-    size_t out_start;
-    fw_arena arena;
+    fl_link link;   /* the current connection; a broken write is a drop */
 
     bool welcomed;
     flowd_welcome welcome;
@@ -93,9 +84,6 @@ struct flowd_screen_host {
     flowd_end end;
 };
 
-uint64_t fh_now_ms(void);
-int fh_fail(flowd_error *error, int code, const char *format, ...) __attribute__((format(printf, 3, 4)));
-
 fh_screen *fh_find_screen(flowd_screen_host *host, uint64_t id);
 fh_screen *fh_add_screen(flowd_screen_host *host, uint64_t id);
 void fh_remove_screen(flowd_screen_host *host, uint64_t id);
@@ -103,12 +91,9 @@ fh_saved *fh_find_saved(flowd_screen_host *host, uint64_t id);
 void fh_remove_saved(flowd_screen_host *host, uint64_t id);
 void fh_clear_saved(flowd_screen_host *host);
 
-/* A connected, non-blocking socket to `path`, or -1 with `error`. */
-int fh_connect_socket(const char *path, flowd_error *error);
-
 /* connection.c */
 void fh_begin_handshake(flowd_screen_host *host, int fd);
-/* Queues one frame; -1 (error filled in) if the host cannot send. Nothing is written until
+/* Queues one frame (fl_send); -1 (error filled in) if the host cannot send. Nothing is written until
  * fh_flush: a public call flushes once at its end (an output and its Ping go in one write), and a
  * dispatch at its end (its acks and Pongs together). */
 int fh_send(flowd_screen_host *host, uint32_t body_field, const fw_buffer *body, uint64_t reply_to, flowd_error *error);

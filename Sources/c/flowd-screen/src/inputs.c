@@ -54,10 +54,10 @@ size_t fh_resend_inputs(flowd_screen_host *host) {
 }
 
 static int check_hosted(flowd_screen_host *host, uint64_t screen_id, flowd_error *error) {
-    if (!host) return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no host");
-    if (host->phase == FH_ENDED) return fh_fail(error, FLOWD_ERROR_CLOSED, "the host has ended");
+    if (!host) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no host");
+    if (host->phase == FH_ENDED) return fl_fail(error, FLOWD_ERROR_CLOSED, "the host has ended");
     if (!fh_find_screen(host, screen_id))
-        return fh_fail(error, FLOWD_ERROR_NOT_HOSTED, "screen %llu is not shown by this host", (unsigned long long)screen_id);
+        return fl_fail(error, FLOWD_ERROR_NOT_HOSTED, "screen %llu is not shown by this host", (unsigned long long)screen_id);
     return 0;
 }
 
@@ -66,14 +66,14 @@ static int check_hosted(flowd_screen_host *host, uint64_t screen_id, flowd_error
 static int send_input(flowd_screen_host *host, uint32_t body_field, fw_buffer *body, flowd_error *error) {
     if (body->failed) {
         fw_buffer_free(body);
-        return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+        return fl_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
     }
     /* Checked before it is kept: one flowd would refuse would be sent again after every resume. */
     size_t length = fw_envelope_size(UINT64_MAX, 0, body_field, body->size);
-    if (length > host->max_frame) {
+    if (length > host->link.max_frame) {
         fw_buffer_free(body);
-        return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "an input of %zu bytes, over the maximum frame size of %u",
-                       length, host->max_frame);
+        return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "an input of %zu bytes, over the maximum frame size of %u",
+                       length, host->link.max_frame);
     }
     if (host->input_count == FH_MAX_UNCONFIRMED) { /* confirmed by then in any realistic session */
         fw_buffer_free(&host->inputs[0].body);
@@ -97,7 +97,7 @@ int flowd_screen_send_output(flowd_screen_host *host, uint64_t screen_id, const 
                              flowd_error *error) {
     if (check_hosted(host, screen_id, error) < 0) return -1;
     if (!payload || (!payload->data && payload->size))
-        return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no payload");
+        return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no payload");
     fw_buffer wrapped = {0}, output = {0};
     fw_put_string_field(&wrapped, 1, payload->content_type ? payload->content_type : "application/json");
     fw_put_bytes_field(&wrapped, 2, payload->data, payload->size);
@@ -109,7 +109,7 @@ int flowd_screen_send_output(flowd_screen_host *host, uint64_t screen_id, const 
 }
 
 int flowd_screen_send_json(flowd_screen_host *host, uint64_t screen_id, const char *json, flowd_error *error) {
-    if (!json) return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no JSON");
+    if (!json) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no JSON");
     flowd_payload payload = {.content_type = "application/json", .data = (const uint8_t *)json, .size = strlen(json)};
     return flowd_screen_send_output(host, screen_id, &payload, error);
 }
@@ -117,44 +117,34 @@ int flowd_screen_send_json(flowd_screen_host *host, uint64_t screen_id, const ch
 /* UserNavigation {screen_id, action = field {value}, key}. */
 static int navigate(flowd_screen_host *host, uint64_t screen_id, uint32_t action, uint64_t value, flowd_error *error) {
     if (check_hosted(host, screen_id, error) < 0) return -1;
-    fw_buffer inner = {0}, navigation = {0};
-    fw_put_varint_field(&inner, 1, value);
-    fw_put_varint_field(&navigation, 1, screen_id);
-    fw_put_message_field(&navigation, action, &inner);
-    fw_put_varint_field(&navigation, 5, next_key(host));
-    fw_buffer_free(&inner);
+    fw_buffer navigation = {0};
+    fw_encode_navigation(&navigation, screen_id, action, value, next_key(host));
     return send_input(host, FW_USER_NAVIGATION, &navigation, error);
 }
 
-static int check_phase(flowd_phase phase, flowd_error *error) {
-    if ((int)phase < FLOWD_PHASE_IMMEDIATE || (int)phase > FLOWD_PHASE_COMMIT)
-        return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "phase %d is not a flowd_phase (0 to 3)", (int)phase);
-    return 0;
-}
-
 int flowd_screen_back(flowd_screen_host *host, uint64_t screen_id, flowd_phase phase, flowd_error *error) {
-    if (check_phase(phase, error) < 0) return -1;
-    return navigate(host, screen_id, 2, (uint64_t)phase, error);
+    if (fl_check_phase(phase, error) < 0) return -1;
+    return navigate(host, screen_id, FW_NAVIGATION_BACK, (uint64_t)phase, error);
 }
 
 int flowd_screen_close_modal(flowd_screen_host *host, uint64_t screen_id, flowd_phase phase, flowd_error *error) {
-    if (check_phase(phase, error) < 0) return -1;
-    return navigate(host, screen_id, 4, (uint64_t)phase, error);
+    if (fl_check_phase(phase, error) < 0) return -1;
+    return navigate(host, screen_id, FW_NAVIGATION_CLOSE_MODAL, (uint64_t)phase, error);
 }
 
 int flowd_screen_select_tab(flowd_screen_host *host, uint64_t screen_id, uint32_t index, flowd_error *error) {
-    return navigate(host, screen_id, 3, index, error);
+    return navigate(host, screen_id, FW_NAVIGATION_SELECT_TAB, index, error);
 }
 
 int flowd_screen_save_state(flowd_screen_host *host, uint64_t screen_id, const void *data, size_t size,
                             flowd_error *error) {
     if (check_hosted(host, screen_id, error) < 0) return -1;
-    if (size && !data) return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no data");
+    if (size && !data) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no data");
     if (size > FLOWD_SCREEN_MAX_SAVED_STATE)
-        return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "a saved state of %zu bytes; flowd keeps at most %d",
+        return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "a saved state of %zu bytes; flowd keeps at most %d",
                        size, FLOWD_SCREEN_MAX_SAVED_STATE);
     uint8_t *copy = malloc(size ? size : 1);
-    if (!copy) return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+    if (!copy) return fl_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
     if (size) memcpy(copy, data, size);
     fh_saved *saved = fh_find_saved(host, screen_id);
     if (!saved) {
@@ -163,7 +153,7 @@ int flowd_screen_save_state(flowd_screen_host *host, uint64_t screen_id, const v
             fh_saved *grown = realloc(host->saved, capacity * sizeof *grown);
             if (!grown) {
                 free(copy);
-                return fh_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+                return fl_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
             }
             host->saved = grown;
             host->saved_capacity = capacity;
@@ -185,16 +175,16 @@ int flowd_screen_save_state(flowd_screen_host *host, uint64_t screen_id, const v
 }
 
 static int check_ready(flowd_screen_host *host, flowd_error *error) {
-    if (!host) return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no host");
+    if (!host) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no host");
     if (host->phase != FH_READY)
-        return fh_fail(error, FLOWD_ERROR_CLOSED, host->phase == FH_ENDED ? "the host has ended"
+        return fl_fail(error, FLOWD_ERROR_CLOSED, host->phase == FH_ENDED ? "the host has ended"
                                                   : host->reconnecting ? "reconnecting to flowd"
                                                                        : "flowd has not welcomed this host yet");
     return 0;
 }
 
 int flowd_screen_open_link(flowd_screen_host *host, const char *link, flowd_error *error) {
-    if (!link) return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no link");
+    if (!link) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no link");
     if (check_ready(host, error) < 0) return -1;
     fw_buffer open = {0};
     fw_put_string_field(&open, 1, link);
@@ -222,7 +212,7 @@ int fh_ack(flowd_screen_host *host, uint64_t screen_id, uint64_t serial, flowd_e
 
 int flowd_screen_ack(flowd_screen_host *host, uint64_t screen_id, uint64_t serial, flowd_error *error) {
     if (check_ready(host, error) < 0) return -1;
-    if (serial == 0) return fh_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "serial 0 is no command's (they start at 1)");
+    if (serial == 0) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "serial 0 is no command's (they start at 1)");
     int sent = fh_ack(host, screen_id, serial, error);
     fh_flush_unless_dispatching(host);
     return sent;

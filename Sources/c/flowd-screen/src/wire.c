@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- Writing ------------------------------------------------------------------------------- */
 
@@ -114,6 +115,27 @@ void fw_put_frame(fw_buffer *out, uint64_t seq, uint64_t reply_to, uint32_t body
     fw_put_varint_field(out, 1, seq);
     fw_put_varint_field(out, 2, reply_to);
     fw_put_message_field(out, body_field, body);
+}
+
+void fw_encode_hello(fw_buffer *out, const fw_hello *hello) {
+    fw_put_varint_field(out, 1, FLOWD_SCREEN_PROTOCOL_VERSION);
+    fw_put_varint_field(out, 2, FLOWD_SCREEN_PROTOCOL_VERSION);
+    fw_put_varint_field(out, 3, hello->role);
+    fw_put_string_field(out, 4, hello->token);
+    fw_put_string_field(out, 5, hello->name);
+    for (size_t i = 0; i < hello->provides_count; i++) fw_put_string_field(out, 6, hello->provides[i]);
+    fw_put_varint_field(out, 7, hello->max_frame_size);
+    fw_put_varint_field(out, 8, (uint64_t)(uint32_t)getpid());
+    fw_put_string_field(out, 9, hello->resume_token);
+}
+
+void fw_encode_navigation(fw_buffer *out, uint64_t screen_id, uint32_t action, uint64_t value, uint64_t key) {
+    fw_buffer inner = {0};
+    fw_put_varint_field(&inner, 1, value);
+    fw_put_varint_field(out, 1, screen_id);
+    fw_put_message_field(out, action, &inner);
+    fw_put_varint_field(out, 5, key);
+    fw_buffer_free(&inner);
 }
 
 /* ---- Reading ------------------------------------------------------------------------------- */

@@ -43,6 +43,28 @@ size_t fw_envelope_size(uint64_t seq, uint64_t reply_to, uint32_t body_field, si
 /* Appends one frame: the length prefix and Envelope {seq, reply_to, body = message}. */
 void fw_put_frame(fw_buffer *out, uint64_t seq, uint64_t reply_to, uint32_t body_field, const fw_buffer *body);
 
+/* Hello.role (docs/protocol.md section 4). */
+enum { FW_ROLE_SCREEN_HOST = 1, FW_ROLE_DEBUG = 2, FW_ROLE_DISPLAY = 3 };
+
+typedef struct fw_hello {
+    uint32_t role;
+    const char *token;           /* spawned screens: FLOWD_TOKEN */
+    const char *name;
+    char *const *provides;       /* attached screen hosts */
+    size_t provides_count;
+    uint32_t max_frame_size;     /* 0: the default */
+    const char *resume_token;    /* a screen host reconnecting */
+} fw_hello;
+
+/* Hello {min_version, max_version, role, token, name, provides, max_frame_size, pid, resume_token}. */
+void fw_encode_hello(fw_buffer *out, const fw_hello *hello);
+
+/* UserNavigation's actions: the oneof's field numbers. */
+enum { FW_NAVIGATION_BACK = 2, FW_NAVIGATION_SELECT_TAB = 3, FW_NAVIGATION_CLOSE_MODAL = 4 };
+
+/* UserNavigation {screen_id, action = {value (a phase, or the tab's index)}, key (0: none)}. */
+void fw_encode_navigation(fw_buffer *out, uint64_t screen_id, uint32_t action, uint64_t value, uint64_t key);
+
 /* ---- Reading ---- */
 
 typedef struct fw_slice {
