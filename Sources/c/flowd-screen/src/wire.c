@@ -289,7 +289,7 @@ int fw_decode_envelope(fw_slice frame, fw_envelope *envelope, char *why, size_t 
         case FW_PLACE: case FW_UPDATE: case FW_PLACEMENT_CHANGED: case FW_DISMISS: case FW_ACK:
         case FW_OUTPUT: case FW_USER_NAVIGATION: case FW_OPEN_LINK: case FW_LINK_OPENED: case FW_SAVE_STATE:
         case 40: case 41: case 42: case 43: case 44: case 45: case 46: case 47: case 48: case 49:
-        case 50: case 51: case 52: case 53:
+        case 50: case 51: case 52: case 53: case FW_DISPLAY_SCENE:
             WANT(2, "Envelope");
             envelope->body_field = f.number; /* a oneof: the last one wins */
             envelope->body = f.bytes;
@@ -517,5 +517,116 @@ int fw_decode_link_opened(fw_slice body, fw_arena *arena, flowd_link_opened *out
         default: break; /* started, reused, unwound: the flows' ids, for debug clients */
         }
     }
+    return 0;
+}
+
+/* ---- DisplayScene -------------------------------------------------------------------------------- */
+
+/* A string field of a scene: "" costs no allocation (a node has three, mostly empty). */
+static const char *text_of(fw_arena *arena, fw_slice bytes, char *why, size_t why_size) {
+    return bytes.size ? string_of(arena, bytes, why, why_size) : "";
+}
+
+/* A DisplayNode at `depth` (the window is 1), then its children and the node presented on it. The
+ * recursion is bounded by FLOWD_SCENE_MAX_DEPTH, so a hostile frame cannot exhaust the stack. A
+ * singular message field sent twice (`presented`): the last one wins (protobuf would merge them;
+ * flowd never sends one twice). */
+static int decode_node(fw_slice body, unsigned depth, fw_arena *arena, flowd_scene_node *out, char *why,
+                       size_t why_size) {
+    if (depth > FLOWD_SCENE_MAX_DEPTH)
+        return fail(why, why_size, "a DisplayScene deeper than %d levels (FLOWD_SCENE_MAX_DEPTH)", FLOWD_SCENE_MAX_DEPTH);
+    *out = (flowd_scene_node){.screen_kind = "", .flow_type = "", .display_token = ""};
+    size_t children = 0;
+    fw_slice presented = {0};
+    bool has_presented = false;
+    {
+        FOR_EACH_FIELD(body, "DisplayNode") {
+            switch (f.number) {
+            case 1: WANT(0, "DisplayNode"); out->id = f.varint; break;
+            case 2: WANT(0, "DisplayNode"); out->kind = f.varint <= FLOWD_NODE_SCREEN ? (int)f.varint : 0; break;
+            case 3: WANT(2, "DisplayNode"); children++; break;
+            case 4: WANT(2, "DisplayNode"); presented = f.bytes; has_presented = true; break;
+            case 5: WANT(0, "DisplayNode"); out->selected_tab = (uint32_t)f.varint; break;
+            case 6:
+                WANT(2, "DisplayNode");
+                if (!(out->screen_kind = text_of(arena, f.bytes, why, why_size))) return -1;
+                break;
+            case 7: WANT(0, "DisplayNode"); out->visible = f.varint != 0; break;
+            case 8: WANT(0, "DisplayNode"); out->flow_id = f.varint; break;
+            case 9:
+                WANT(2, "DisplayNode");
+                if (!(out->flow_type = text_of(arena, f.bytes, why, why_size))) return -1;
+                break;
+            case 10:
+                WANT(2, "DisplayNode");
+                if (!(out->display_token = text_of(arena, f.bytes, why, why_size))) return -1;
+                break;
+            default: break;
+            }
+        }
+    }
+    if (children) {
+        /* At least 2 bytes of the frame per child: the count is bounded by the frame size. */
+        flowd_scene_node *nodes = NULL;
+        if (children > SIZE_MAX / sizeof *nodes || !(nodes = fw_arena_alloc(arena, children * sizeof *nodes)))
+            return fail(why, why_size, "out of memory");
+        size_t at = 0;
+        FOR_EACH_FIELD(body, "DisplayNode") {
+            if (f.number == 3 && decode_node(f.bytes, depth + 1, arena, &nodes[at++], why, why_size) < 0) return -1;
+        }
+        out->children = nodes;
+        out->child_count = children;
+    }
+    if (has_presented) {
+        flowd_scene_node *node = fw_arena_alloc(arena, sizeof *node);
+        if (!node) return fail(why, why_size, "out of memory");
+        if (decode_node(presented, depth + 1, arena, node, why, why_size) < 0) return -1;
+        out->presented = node;
+    }
+    return 0;
+}
+
+/* SceneTransition's fields onto `out`: sent twice, the two merge, as protobuf merges them. */
+static int decode_transition(fw_slice body, flowd_scene *out, char *why, size_t why_size) {
+    FOR_EACH_FIELD(body, "SceneTransition") {
+        switch (f.number) {
+        case 1:
+            WANT(0, "SceneTransition");
+            /* A kind added after this library: some other change of the visible screen. */
+            out->transition = f.varint <= FLOWD_TRANSITION_REPLACE ? (int)f.varint : FLOWD_TRANSITION_REPLACE;
+            break;
+        case 2: WANT(0, "SceneTransition"); out->animated = f.varint != 0; break;
+        case 3: WANT(0, "SceneTransition"); out->from_screen = f.varint; break;
+        case 4: WANT(0, "SceneTransition"); out->to_screen = f.varint; break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
+int fw_decode_display_scene(fw_slice body, fw_arena *arena, flowd_scene *out, char *why, size_t why_size) {
+    *out = (flowd_scene){.app = ""};
+    fw_slice window = {0};
+    bool has_window = false;
+    {
+        FOR_EACH_FIELD(body, "DisplayScene") {
+            switch (f.number) {
+            case 1: WANT(0, "DisplayScene"); out->seq = f.varint; break;
+            case 2: WANT(2, "DisplayScene"); if (!(out->app = text_of(arena, f.bytes, why, why_size))) return -1; break;
+            case 3: WANT(2, "DisplayScene"); window = f.bytes; has_window = true; break; /* the last wins */
+            case 4: WANT(2, "DisplayScene"); if (decode_transition(f.bytes, out, why, why_size) < 0) return -1; break;
+            case 5: WANT(0, "DisplayScene"); out->visible_screen = f.varint; break;
+            default: break;
+            }
+        }
+    }
+    flowd_scene_node *root = fw_arena_alloc(arena, sizeof *root);
+    if (!root) return fail(why, why_size, "out of memory");
+    if (has_window) {
+        if (decode_node(window, 1, arena, root, why, why_size) < 0) return -1;
+    } else { /* no window sent: an empty one, so that a display never meets NULL */
+        *root = (flowd_scene_node){.kind = FLOWD_NODE_WINDOW, .screen_kind = "", .flow_type = "", .display_token = ""};
+    }
+    out->window = root;
     return 0;
 }

@@ -1,6 +1,6 @@
 /* The wire of docs/protocol.md, sections 2, 3 and 17: length-prefixed frames of one Envelope, and
- * the protobuf encoding of the messages a screen host sends and receives, written by hand (the
- * messages are few and small; no dependency beyond libc). Internal to libflowd-screen. */
+ * the protobuf encoding of the messages a screen host and a display send and receive, written by
+ * hand (the messages are few and small; no dependency beyond libc). Internal to libflowd-screen. */
 #ifndef FLOWD_SCREEN_WIRE_H
 #define FLOWD_SCREEN_WIRE_H
 
@@ -11,6 +11,7 @@ enum {
     FW_HELLO = 10, FW_WELCOME = 11, FW_ERROR = 12, FW_PING = 13, FW_PONG = 14, FW_SHUTDOWN = 15,
     FW_PLACE = 20, FW_UPDATE = 21, FW_PLACEMENT_CHANGED = 22, FW_DISMISS = 23, FW_ACK = 24,
     FW_OUTPUT = 30, FW_USER_NAVIGATION = 31, FW_OPEN_LINK = 32, FW_LINK_OPENED = 33, FW_SAVE_STATE = 34,
+    FW_DISPLAY_SCENE = 60,
 };
 
 /* The frame size limit before the handshake, and the default after it. */
@@ -120,5 +121,8 @@ int fw_decode_placement_changed(fw_slice body, fw_arena *arena, flowd_placement_
                                 size_t why_size);
 int fw_decode_dismiss(fw_slice body, flowd_dismiss *out, char *why, size_t why_size);
 int fw_decode_link_opened(fw_slice body, fw_arena *arena, flowd_link_opened *out, char *why, size_t why_size);
+/* DisplayScene (display.proto): the tree lives in `arena`. A tree deeper than FLOWD_SCENE_MAX_DEPTH
+ * fails (the recursion stops there); the nodes are as many as the body's bytes allow, no more. */
+int fw_decode_display_scene(fw_slice body, fw_arena *arena, flowd_scene *out, char *why, size_t why_size);
 
 #endif

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "support.h"
 #include "wire.h"
 
@@ -895,6 +896,583 @@ static void test_a_reconnecting_host_gives_up_after_its_limit(void) {
     flowd_screen_free(rec.host);
 }
 
+/* ---- Displays: against a real flowd ------------------------------------------------------------- */
+
+static bool display_has_ended(display_record *rec) {
+    return display_ended(rec);
+}
+
+/* The brief's walk: the root's scene, the host's token in it, a push, a cancelled back gesture that
+ * changes nothing, a back from the display that pops, a refused back. */
+static void test_display_follows_push_and_pop_with_the_hosts_tokens(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    CHECK(is_display_token(first->token));
+
+    display_record shown;
+    display_connect(&shown, daemon->socket_path);
+    display_barrier(&shown, 5000);
+    CHECK_STR(shown.app, "deep-stack");
+    CHECK_EQ_INT(shown.scene_count, 1); /* the scene after Welcome */
+    const seen_scene *scene = display_last(&shown);
+    CHECK(scene->seq >= 1);
+    CHECK_STR(scene->app, "deep-stack");
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_NONE);
+    CHECK_EQ_INT(scene->visible_screen, first->id); /* the root screen */
+    CHECK_EQ_INT(scene->nodes[0].kind, FLOWD_NODE_WINDOW);
+    CHECK_EQ_INT(scene->nodes[1].kind, FLOWD_NODE_STACK);
+    const seen_node *root = scene_node(scene, first->id);
+    CHECK_STR(root->token, first->token); /* the host's Place.display_token is the screen's in the scene */
+    CHECK_STR(root->screen_kind, "item");
+    CHECK(root->visible);
+    CHECK(root->flow_id > 0);
+    CHECK_STR(root->flow_type, "DeepStackFlow");
+
+    /* The host's output pushes Item 2: a new scene, a push to it. */
+    uint64_t seq = scene->seq;
+    CHECK_EQ_INT(flowd_screen_send_json(rec.host, first->id, PRESS(0), NULL), 0);
+    barrier(&rec, 5000);
+    seen_screen *second = record_screen(&rec, "Item 2");
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(shown.scene_count, 2);
+    scene = display_last(&shown);
+    CHECK(scene->seq > seq);
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_PUSH);
+    CHECK_EQ_INT(scene->from_screen, first->id);
+    CHECK_EQ_INT(scene->to_screen, second->id);
+    CHECK_EQ_INT(scene->visible_screen, second->id);
+    CHECK_EQ_INT(scene->animated, second->animated);
+    CHECK_STR(scene_node(scene, second->id)->token, second->token);
+    CHECK(strcmp(second->token, first->token) != 0);
+    CHECK(scene_node(scene, second->id)->visible);
+    CHECK(!scene_node(scene, first->id)->visible);
+
+    /* A back gesture let go early: no scene, nothing for the host. */
+    int lines = rec.line_count;
+    CHECK_EQ_INT(flowd_display_back(shown.display, second->id, FLOWD_PHASE_BEGIN, NULL), 0);
+    CHECK_EQ_INT(flowd_display_back(shown.display, second->id, FLOWD_PHASE_CANCEL, NULL), 0);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(shown.scene_count, 2);
+    CHECK_EQ_INT(shown.error_count, 0);
+    barrier(&rec, 5000);
+    CHECK_EQ_INT(rec.line_count, lines);
+    CHECK(!second->dismissed);
+
+    /* Back from the display pops the host's screen: a pop, and the host is told. */
+    CHECK_EQ_INT(flowd_display_back(shown.display, second->id, FLOWD_PHASE_IMMEDIATE, NULL), 0);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(shown.scene_count, 3);
+    scene = display_last(&shown);
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_POP);
+    CHECK_EQ_INT(scene->from_screen, second->id);
+    CHECK_EQ_INT(scene->to_screen, first->id);
+    CHECK_EQ_INT(scene->visible_screen, first->id);
+    CHECK(scene_node(scene, first->id)->visible);
+    for (int i = 0; i < scene->node_count; i++) CHECK(scene->nodes[i].id != second->id);
+    barrier(&rec, 5000);
+    CHECK(second->dismissed);
+    CHECK_EQ_INT(second->dismiss_reason, FLOWD_DISMISS_USER_NAVIGATION);
+    CHECK_STR(rec.lines[rec.line_count - 1], "> Item 1 UNCOVERED");
+
+    /* Back on the stack's root is refused, not fatal: the display carries on. */
+    CHECK_EQ_INT(flowd_display_back(shown.display, first->id, FLOWD_PHASE_IMMEDIATE, NULL), 0);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(shown.error_count, 1);
+    CHECK_EQ_INT(shown.errors[0].code, FLOWD_ERROR_INVALID_NAVIGATION);
+    CHECK(!shown.errors[0].fatal);
+    CHECK_EQ_INT(shown.scene_count, 3);
+
+    flowd_display_stop(shown.display);
+    CHECK_EQ_INT(flowd_display_end(shown.display)->reason, FLOWD_END_STOPPED);
+    CHECK_EQ_INT(flowd_display_dispatch(shown.display), 1);
+    CHECK_EQ_INT(rec.error_count, 0);
+    flowd_display_free(shown.display);
+    flowd_screen_free(rec.host);
+}
+
+static void test_display_closes_a_modal_and_selects_a_tab(void) {
+    daemon_process *daemon = start("modal", NULL);
+    display_record shown;
+    display_connect(&shown, daemon->socket_path); /* before any host */
+    record rec;
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    seen_screen *home = record_screen(&rec, "Home");
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(display_last(&shown)->visible_screen, home->id);
+    CHECK_STR(scene_node(display_last(&shown), home->id)->token, home->token);
+
+    flowd_screen_send_json(rec.host, home->id, PRESS(0), NULL); /* Present */
+    barrier(&rec, 5000);
+    seen_screen *detail = record_screen(&rec, "Detail 1");
+    display_barrier(&shown, 5000);
+    const seen_scene *scene = display_last(&shown);
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_PRESENT);
+    CHECK_EQ_INT(scene->visible_screen, detail->id);
+    CHECK(!scene_node(scene, home->id)->visible);
+    bool presented = false; /* Detail is under a node presented on the tree */
+    for (int i = 0; i < scene->node_count; i++) presented |= scene->nodes[i].presented;
+    CHECK(presented);
+
+    int scenes = shown.scene_count;
+    CHECK_EQ_INT(flowd_display_close_modal(shown.display, detail->id, FLOWD_PHASE_BEGIN, NULL), 0);
+    CHECK_EQ_INT(flowd_display_close_modal(shown.display, detail->id, FLOWD_PHASE_CANCEL, NULL), 0);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(shown.scene_count, scenes);
+    CHECK_EQ_INT(flowd_display_close_modal(shown.display, detail->id, FLOWD_PHASE_IMMEDIATE, NULL), 0);
+    display_barrier(&shown, 5000);
+    scene = display_last(&shown);
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_DISMISS);
+    CHECK_EQ_INT(scene->from_screen, detail->id);
+    CHECK_EQ_INT(scene->to_screen, home->id);
+    barrier(&rec, 5000);
+    CHECK_EQ_INT(detail->dismiss_reason, FLOWD_DISMISS_USER_NAVIGATION);
+    CHECK_EQ_INT(shown.error_count, 0);
+    flowd_display_free(shown.display);
+    flowd_screen_free(rec.host);
+    daemon_stop(daemon);
+    daemons[0] = NULL;
+
+    daemon = start("mirror", NULL);
+    const char *const kinds[] = {"item", "tutorial", NULL};
+    record_connect(&rec, daemon->socket_path, kinds, NULL);
+    barrier(&rec, 5000);
+    seen_screen *item = &rec.screens[0], *mirror = &rec.screens[1];
+    display_connect(&shown, daemon->socket_path);
+    display_barrier(&shown, 5000);
+    scene = display_last(&shown);
+    CHECK_EQ_INT(scene->visible_screen, item->id);
+    CHECK_EQ_INT(scene->nodes[1].kind, FLOWD_NODE_TAB_BAR);
+    CHECK_EQ_INT(scene->nodes[1].child_count, 2);
+    CHECK_EQ_INT(scene->nodes[1].selected_tab, 0);
+    CHECK_STR(scene_node(scene, mirror->id)->token, mirror->token); /* a screen not seen has its token too */
+    CHECK_EQ_INT(flowd_display_select_tab(shown.display, item->id, 1, NULL), 0);
+    display_barrier(&shown, 5000);
+    scene = display_last(&shown);
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_TAB);
+    CHECK_EQ_INT(scene->visible_screen, mirror->id);
+    CHECK_EQ_INT(scene->nodes[1].selected_tab, 1);
+    barrier(&rec, 5000);
+    CHECK(mirror->visible && !item->visible);
+    CHECK_EQ_INT(flowd_display_select_tab(shown.display, item->id, 7, NULL), 0); /* no tab 7 */
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(shown.error_count, 1);
+    CHECK_EQ_INT(shown.errors[0].code, FLOWD_ERROR_INVALID_NAVIGATION);
+    flowd_display_free(shown.display);
+    flowd_screen_free(rec.host);
+}
+
+/* No reconnecting inside: the display ends, and its caller connects a new one to the next flowd. */
+static void test_display_ends_when_flowd_goes_and_a_new_one_starts_from_the_next_scene(void) {
+    daemon_process *daemon = start("deep-stack", NULL);
+    display_record shown;
+    display_connect(&shown, daemon->socket_path);
+    display_barrier(&shown, 5000);
+    const seen_scene *scene = display_last(&shown);
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_NONE);
+    uint64_t waiting = scene->visible_screen; /* no host yet: the screen has no token */
+    CHECK(waiting > 0);
+    CHECK_STR(scene_node(scene, waiting)->token, "");
+
+    daemon_kill(daemon);
+    CHECK(display_run_until(&shown, display_has_ended, 5000));
+    const flowd_end *end = flowd_display_end(shown.display);
+    CHECK_EQ_INT(end->reason, FLOWD_END_CONNECTION_CLOSED);
+    CHECK(end->error.message[0]);
+    CHECK_EQ_INT(flowd_display_fd(shown.display), -1);
+    CHECK_EQ_INT(flowd_display_events(shown.display), 0);
+    flowd_error error;
+    CHECK_EQ_INT(flowd_display_ping(shown.display, NULL, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_CLOSED);
+    CHECK_EQ_INT(flowd_display_dispatch(shown.display), 1);
+    flowd_display_free(shown.display);
+
+    unlink(daemon->socket_path);
+    static daemon_process successor;
+    daemon_start(&successor, "deep-stack", daemon->directory, NULL);
+    daemons[1] = &successor;
+    display_connect(&shown, successor.socket_path);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(shown.scene_count, 1);
+    CHECK_EQ_INT(display_last(&shown)->transition, FLOWD_TRANSITION_NONE);
+    record rec;
+    record_connect(&rec, successor.socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    display_barrier(&shown, 5000);
+    scene = display_last(&shown);
+    seen_screen *first = record_screen(&rec, "Item 1");
+    CHECK_STR(scene_node(scene, first->id)->token, first->token); /* the token came with the host's Place */
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_NONE);      /* the same screen stays visible */
+    flowd_display_free(shown.display);
+    flowd_screen_free(rec.host);
+}
+
+static void test_display_misuse_is_refused_before_sending(void) {
+    flowd_display_options options;
+    flowd_display_options_init(&options);
+    flowd_error error;
+    options.socket_path = "/tmp/no-such-dir-for-flowd/flowd.sock";
+    CHECK(!flowd_display_connect(&options, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_CONNECT);
+    CHECK(strstr(error.message, "/tmp/no-such-dir-for-flowd/flowd.sock"));
+    options.max_frame_size = 100;
+    CHECK(!flowd_display_connect(&options, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    CHECK(!flowd_display_connect(NULL, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(flowd_display_back(NULL, 1, FLOWD_PHASE_IMMEDIATE, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(flowd_display_dispatch(NULL), 1);
+    CHECK_EQ_INT(flowd_display_end(NULL)->reason, FLOWD_END_NONE);
+
+    daemon_process *daemon = start("deep-stack", NULL);
+    display_record shown;
+    display_connect(&shown, daemon->socket_path);
+    CHECK_EQ_INT(flowd_display_ping(shown.display, NULL, &error), -1); /* no Welcome yet */
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_CLOSED);
+    CHECK(strstr(error.message, "welcomed"));
+    CHECK(flowd_display_timeout_ms(shown.display) >= 0); /* the handshake's deadline */
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(flowd_display_timeout_ms(shown.display), -1);
+    CHECK_EQ_INT(flowd_display_welcome(shown.display)->max_frame_size, 1 << 20);
+    uint64_t root = display_last(&shown)->visible_screen;
+    CHECK_EQ_INT(flowd_display_back(shown.display, root, (flowd_phase)7, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(flowd_display_close_modal(shown.display, 0, FLOWD_PHASE_IMMEDIATE, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(flowd_display_select_tab(shown.display, 0, 1, &error), -1);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(shown.error_count, 0); /* nothing reached flowd */
+    flowd_display_stop(shown.display);
+    CHECK_EQ_INT(flowd_display_back(shown.display, root, FLOWD_PHASE_IMMEDIATE, &error), -1);
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_CLOSED);
+    CHECK(strstr(error.message, "ended"));
+    flowd_display_free(shown.display);
+    record rec; /* flowd is still up: a display's Shutdown ends only the display */
+    record_connect(&rec, daemon->socket_path, ITEM, NULL);
+    barrier(&rec, 5000);
+    flowd_screen_free(rec.host);
+}
+
+static void test_display_refuses_a_socket_another_user_serves(void) {
+    if (getuid() != 0) {
+        printf("     (skipped: needs root, the impostor runs as another user)\n");
+        return;
+    }
+    char base[] = "/tmp/fcs-XXXXXX";
+    CHECK(mkdtemp(base) && chmod(base, 0755) == 0);
+    char directory[64], path[96];
+    snprintf(directory, sizeof directory, "%s/imp", base);
+    snprintf(path, sizeof path, "%s/flowd.sock", directory);
+    int report = -1;
+    pid_t impostor = impostor_start(directory, path, &report);
+    flowd_display_options options;
+    flowd_display_options_init(&options);
+    options.socket_path = path;
+    flowd_error error = {0};
+    CHECK(!flowd_display_connect(&options, &error));
+    CHECK_EQ_INT(error.code, FLOWD_ERROR_UNTRUSTED_SERVER);
+    CHECK(strstr(error.message, "it runs as uid 65534"));
+    char counted[32] = {0};
+    CHECK(read(report, counted, sizeof counted - 1) > 0);
+    CHECK_STR(counted, "0\n"); /* not even the Hello */
+    close(report);
+    waitpid(impostor, NULL, 0);
+    unlink(path);
+    rmdir(directory);
+    rmdir(base);
+}
+
+/* ---- Displays: the test plays flowd ------------------------------------------------------------ */
+
+/* A DisplayNode with its fields; children and presented are appended by the caller. */
+static void put_node(fw_buffer *node, uint64_t id, int kind, const char *screen_kind, bool visible, const char *token) {
+    fw_put_varint_field(node, 1, id);
+    fw_put_varint_field(node, 2, (uint64_t)kind);
+    fw_put_string_field(node, 6, screen_kind);
+    fw_put_varint_field(node, 7, visible);
+    fw_put_string_field(node, 10, token);
+}
+
+/* A chain of `depth` nodes from the window down, each the child (or, every third, the node presented
+ * on) the one above: a DisplayScene {seq 1, window}. */
+static void deep_scene(fw_buffer *scene, int depth) {
+    fw_buffer inner = {0};
+    put_node(&inner, (uint64_t)depth, FLOWD_NODE_SCREEN, "item", true, NULL);
+    for (int level = depth - 1; level >= 1; level--) {
+        fw_buffer outer = {0};
+        put_node(&outer, (uint64_t)level, level == 1 ? FLOWD_NODE_WINDOW : FLOWD_NODE_STACK, NULL, false, NULL);
+        fw_put_message_field(&outer, level % 3 ? 3 : 4, &inner);
+        fw_buffer_free(&inner);
+        inner = outer;
+    }
+    fw_put_varint_field(scene, 1, 1);
+    fw_put_message_field(scene, 3, &inner);
+    fw_buffer_free(&inner);
+}
+
+static void test_display_scene_decoder_bounds_the_depth_and_keeps_the_last_window(void) {
+    fw_arena arena = {0};
+    flowd_scene scene;
+    char why[256];
+    fw_buffer deep = {0};
+    deep_scene(&deep, FLOWD_SCENE_MAX_DEPTH);
+    CHECK_EQ_INT(fw_decode_display_scene((fw_slice){deep.data, deep.size}, &arena, &scene, why, sizeof why), 0);
+    int depth = 0;
+    for (const flowd_scene_node *node = scene.window; node;
+         node = node->child_count ? &node->children[0] : node->presented)
+        depth++;
+    CHECK_EQ_INT(depth, FLOWD_SCENE_MAX_DEPTH);
+    fw_arena_reset(&arena);
+    fw_buffer_free(&deep);
+    deep_scene(&deep, FLOWD_SCENE_MAX_DEPTH + 1);
+    CHECK_EQ_INT(fw_decode_display_scene((fw_slice){deep.data, deep.size}, &arena, &scene, why, sizeof why), -1);
+    CHECK(strstr(why, "deeper than 64"));
+    fw_arena_reset(&arena);
+    fw_buffer_free(&deep);
+
+    /* No window: an empty one. A transition kind from the future: REPLACE. */
+    fw_buffer body = {0}, transition = {0}, window = {0}, other = {0};
+    fw_put_varint_field(&transition, 1, 9);
+    fw_put_varint_field(&transition, 3, 5);
+    fw_put_message_field(&body, 4, &transition);
+    CHECK_EQ_INT(fw_decode_display_scene((fw_slice){body.data, body.size}, &arena, &scene, why, sizeof why), 0);
+    CHECK(scene.window);
+    CHECK_EQ_INT(scene.window->kind, FLOWD_NODE_WINDOW);
+    CHECK_EQ_INT(scene.window->child_count, 0);
+    CHECK(!scene.window->presented);
+    CHECK_STR(scene.window->display_token, "");
+    CHECK_STR(scene.app, "");
+    CHECK_EQ_INT(scene.transition, FLOWD_TRANSITION_REPLACE);
+    CHECK_EQ_INT(scene.from_screen, 5);
+    fw_arena_reset(&arena);
+
+    /* A window sent twice: the last one. A transition sent twice: merged field by field. */
+    fw_buffer_free(&transition);
+    put_node(&window, 1, FLOWD_NODE_WINDOW, NULL, false, NULL);
+    put_node(&other, 2, FLOWD_NODE_WINDOW, NULL, false, NULL);
+    fw_put_message_field(&body, 3, &window);
+    fw_put_message_field(&body, 3, &other);
+    fw_put_varint_field(&transition, 4, 6);
+    fw_put_message_field(&body, 4, &transition);
+    CHECK_EQ_INT(fw_decode_display_scene((fw_slice){body.data, body.size}, &arena, &scene, why, sizeof why), 0);
+    CHECK_EQ_INT(scene.window->id, 2);
+    CHECK_EQ_INT(scene.from_screen, 5);
+    CHECK_EQ_INT(scene.to_screen, 6);
+    fw_arena_reset(&arena);
+
+    /* A node field of the wrong wire type: malformed. */
+    fw_buffer bad = {0}, node = {0};
+    fw_put_string_field(&node, 7, "visible is a bool");
+    fw_put_message_field(&bad, 3, &node);
+    CHECK_EQ_INT(fw_decode_display_scene((fw_slice){bad.data, bad.size}, &arena, &scene, why, sizeof why), -1);
+    CHECK(strstr(why, "DisplayNode field 7 has wire type 2"));
+    fw_arena_reset(&arena);
+    fw_buffer_free(&body);
+    fw_buffer_free(&transition);
+    fw_buffer_free(&window);
+    fw_buffer_free(&other);
+    fw_buffer_free(&bad);
+    fw_buffer_free(&node);
+}
+
+static bool display_welcomed_yet(display_record *rec) {
+    return rec->welcomed;
+}
+
+/* A display on a socket pair whose other end the test holds: reads its Hello (the display role,
+ * its name) and welcomes it. */
+static void display_on_pair(int *peer, display_record *rec) {
+    int pair[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+    memset(rec, 0, sizeof *rec);
+    flowd_display_options options;
+    flowd_display_options_init(&options);
+    options.name = "paired";
+    display_callbacks(&options, rec);
+    flowd_error error;
+    rec->display = fl_display_on_fd(&options, pair[1], &error);
+    CHECK(rec->display);
+    *peer = pair[0];
+    static uint8_t bytes[4096];
+    ssize_t got = read(*peer, bytes, sizeof bytes);
+    CHECK(got > 4);
+    fw_slice frame;
+    size_t used;
+    char why[100];
+    CHECK_EQ_INT(fw_next_frame(bytes, (size_t)got, 1 << 20, &frame, &used, why, sizeof why), 1);
+    fw_envelope envelope;
+    CHECK_EQ_INT(fw_decode_envelope(frame, &envelope, why, sizeof why), 0);
+    CHECK_EQ_INT(envelope.body_field, FW_HELLO);
+    /* Hello {1: 1, 2: 1, 3: ROLE_DISPLAY, 5: "paired", 8: pid}: the role follows the versions. */
+    const uint8_t expected[] = {0x08, 1, 0x10, 1, 0x18, 3, 0x2a, 6, 'p', 'a', 'i', 'r', 'e', 'd', 0x40};
+    CHECK(envelope.body.size > sizeof expected && !memcmp(envelope.body.data, expected, sizeof expected));
+    fw_buffer welcome = {0};
+    fw_put_varint_field(&welcome, 1, 1);
+    fw_put_varint_field(&welcome, 2, 9);
+    fw_put_string_field(&welcome, 3, "fake flowd");
+    fw_put_varint_field(&welcome, 4, 4096);
+    fw_put_string_field(&welcome, 5, "fake");
+    write_frame(*peer, FW_WELCOME, &welcome);
+    fw_buffer_free(&welcome);
+    CHECK(display_run_until(rec, display_welcomed_yet, 2000));
+    CHECK_EQ_INT(flowd_display_welcome(rec->display)->max_frame_size, 4096);
+}
+
+static bool a_scene_arrived(display_record *rec) {
+    return rec->scene_count > 0;
+}
+
+static void test_display_decodes_a_whole_scene_from_a_fake_flowd(void) {
+    display_record rec;
+    int peer;
+    display_on_pair(&peer, &rec);
+    /* window 1 > tab bar 2 (tab 1 selected) > [stack 3 > screen 10, screen 11 + presented stack 4 > screen 12] */
+    fw_buffer s10 = {0}, s11 = {0}, s12 = {0}, stack3 = {0}, stack4 = {0}, bar = {0}, window = {0}, transition = {0},
+              scene = {0};
+    put_node(&s10, 10, FLOWD_NODE_SCREEN, "item", false, "0123456789abcdef0123456789abcdef");
+    fw_put_varint_field(&s10, 8, 5);
+    fw_put_string_field(&s10, 9, "ItemFlow");
+    put_node(&s12, 12, FLOWD_NODE_SCREEN, "detail", true, "t12");
+    put_node(&stack4, 4, FLOWD_NODE_STACK, NULL, false, NULL);
+    fw_put_message_field(&stack4, 3, &s12);
+    put_node(&s11, 11, FLOWD_NODE_SCREEN, "item", false, NULL);
+    fw_put_message_field(&s11, 4, &stack4);
+    put_node(&stack3, 3, FLOWD_NODE_STACK, NULL, false, NULL);
+    fw_put_message_field(&stack3, 3, &s10);
+    put_node(&bar, 2, FLOWD_NODE_TAB_BAR, NULL, false, NULL);
+    fw_put_varint_field(&bar, 5, 1);
+    fw_put_message_field(&bar, 3, &stack3);
+    fw_put_message_field(&bar, 3, &s11);
+    put_node(&window, 1, FLOWD_NODE_WINDOW, NULL, false, NULL);
+    fw_put_varint_field(&window, 99, 7); /* a field from the future: skipped */
+    fw_put_message_field(&window, 3, &bar);
+    fw_put_varint_field(&transition, 1, FLOWD_TRANSITION_PRESENT);
+    fw_put_varint_field(&transition, 2, 1);
+    fw_put_varint_field(&transition, 3, 11);
+    fw_put_varint_field(&transition, 4, 12);
+    fw_put_varint_field(&scene, 1, 42);
+    fw_put_string_field(&scene, 2, "fake");
+    fw_put_message_field(&scene, 3, &window);
+    fw_put_message_field(&scene, 4, &transition);
+    fw_put_varint_field(&scene, 5, 12);
+    write_frame(peer, FW_DISPLAY_SCENE, &scene);
+    CHECK(display_run_until(&rec, a_scene_arrived, 2000));
+    const seen_scene *seen = display_last(&rec);
+    CHECK_EQ_INT(seen->seq, 42);
+    CHECK_STR(seen->app, "fake");
+    CHECK_EQ_INT(seen->transition, FLOWD_TRANSITION_PRESENT);
+    CHECK(seen->animated);
+    CHECK_EQ_INT(seen->from_screen, 11);
+    CHECK_EQ_INT(seen->to_screen, 12);
+    CHECK_EQ_INT(seen->visible_screen, 12);
+    CHECK_EQ_INT(seen->node_count, 7);
+    const uint64_t order[] = {1, 2, 3, 10, 11, 4, 12};
+    const int depths[] = {1, 2, 3, 4, 3, 4, 5};
+    for (int i = 0; i < 7; i++) {
+        CHECK_EQ_INT(seen->nodes[i].id, order[i]);
+        CHECK_EQ_INT(seen->nodes[i].depth, depths[i]);
+        CHECK_EQ_INT(seen->nodes[i].presented, i == 5);
+    }
+    CHECK_EQ_INT(seen->nodes[1].kind, FLOWD_NODE_TAB_BAR);
+    CHECK_EQ_INT(seen->nodes[1].child_count, 2);
+    CHECK_EQ_INT(seen->nodes[1].selected_tab, 1);
+    const seen_node *ten = scene_node(seen, 10);
+    CHECK_STR(ten->screen_kind, "item");
+    CHECK_STR(ten->token, "0123456789abcdef0123456789abcdef");
+    CHECK_EQ_INT(ten->flow_id, 5);
+    CHECK_STR(ten->flow_type, "ItemFlow");
+    CHECK(!ten->visible);
+    CHECK(scene_node(seen, 12)->visible);
+    CHECK_STR(scene_node(seen, 11)->token, "");
+    CHECK_STR(seen->nodes[0].screen_kind, "");
+
+    /* A non-fatal Error goes to the callback; flowd's Ping is answered; Shutdown ends the display. */
+    fw_buffer error = {0}, ping = {0}, shutdown = {0};
+    fw_put_varint_field(&error, 1, FLOWD_ERROR_INVALID_NAVIGATION);
+    fw_put_string_field(&error, 2, "no");
+    write_frame(peer, FW_ERROR, &error);
+    fw_put_varint_field(&ping, 1, 77);
+    write_frame(peer, FW_PING, &ping);
+    fw_put_varint_field(&shutdown, 1, FLOWD_SHUTDOWN_DAEMON_EXITING);
+    fw_put_string_field(&shutdown, 2, "bye");
+    write_frame(peer, FW_SHUTDOWN, &shutdown);
+    CHECK(display_run_until(&rec, display_has_ended, 2000));
+    CHECK_EQ_INT(rec.error_count, 1);
+    CHECK_EQ_INT(rec.errors[0].code, FLOWD_ERROR_INVALID_NAVIGATION);
+    const flowd_end *end = flowd_display_end(rec.display);
+    CHECK_EQ_INT(end->reason, FLOWD_END_SHUTDOWN);
+    CHECK_EQ_INT(end->shutdown_reason, FLOWD_SHUTDOWN_DAEMON_EXITING);
+    CHECK_STR(end->shutdown_message, "bye");
+    uint32_t bodies[4];
+    CHECK_EQ_INT(read_bodies(peer, bodies, 4, NULL), 1);
+    CHECK_EQ_INT(bodies[0], FW_PONG);
+    close(peer);
+    flowd_display_free(rec.display);
+    fw_buffer *buffers[] = {&s10, &s11, &s12, &stack3, &stack4, &bar, &window, &transition, &scene, &error, &ping, &shutdown};
+    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++) fw_buffer_free(buffers[i]);
+}
+
+/* What a fake flowd sends after the Welcome ends the display with `code`, an Error frame to flowd and
+ * `words` in the message. */
+static void expect_display_refuses(const uint8_t *bytes, size_t size, int code, const char *words) {
+    display_record rec;
+    int peer;
+    display_on_pair(&peer, &rec);
+    CHECK(write(peer, bytes, size) == (ssize_t)size);
+    CHECK(display_run_until(&rec, display_has_ended, 2000));
+    const flowd_end *end = flowd_display_end(rec.display);
+    CHECK_EQ_INT(end->reason, FLOWD_END_ERROR);
+    CHECK_EQ_INT(end->error.code, code);
+    if (!strstr(end->error.message, words)) {
+        fprintf(stderr, "  message: %s\n", end->error.message);
+        CHECK(strstr(end->error.message, words));
+    }
+    CHECK_EQ_INT(rec.scene_count, 0);
+    uint32_t bodies[4];
+    flowd_error sent = {0};
+    CHECK_EQ_INT(read_bodies(peer, bodies, 4, &sent), 1);
+    CHECK_EQ_INT(bodies[0], FW_ERROR);
+    CHECK_EQ_INT(sent.code, code);
+    CHECK(sent.fatal);
+    close(peer);
+    flowd_display_free(rec.display);
+}
+
+static void test_display_ends_with_an_error_at_a_malformed_scene(void) {
+    fw_buffer deep = {0}, frame = {0};
+    deep_scene(&deep, FLOWD_SCENE_MAX_DEPTH + 1);
+    fw_put_frame(&frame, 3, 0, FW_DISPLAY_SCENE, &deep);
+    expect_display_refuses(frame.data, frame.size, FLOWD_ERROR_MALFORMED_FRAME, "flowd sent a DisplayScene deeper than 64 levels");
+    frame.size = 0;
+    fw_buffer_free(&deep);
+    deep_scene(&deep, 400); /* far deeper: refused the same way, without recursing past 64 */
+    fw_put_frame(&frame, 3, 0, FW_DISPLAY_SCENE, &deep);
+    CHECK(frame.size < 4096);
+    expect_display_refuses(frame.data, frame.size, FLOWD_ERROR_MALFORMED_FRAME, "deeper than 64");
+    fw_buffer_free(&deep);
+    fw_buffer_free(&frame);
+    const uint8_t bad_node[] = {6, 0, 0, 0, 0xe2, 0x03, 0x03, 0x1a, 0x01, 0x08}; /* window: a cut varint */
+    expect_display_refuses(bad_node, sizeof bad_node, FLOWD_ERROR_MALFORMED_FRAME, "DisplayNode does not decode");
+    const uint8_t place[] = {3, 0, 0, 0, 0xa2, 0x01, 0x00}; /* an empty Place */
+    expect_display_refuses(place, sizeof place, FLOWD_ERROR_UNEXPECTED_MESSAGE, "body 20, which flowd never sends a display");
+    const uint8_t large[] = {0x01, 0x10, 0, 0, 8}; /* 4097 bytes: over the Welcome's 4096 */
+    expect_display_refuses(large, sizeof large, FLOWD_ERROR_FRAME_TOO_LARGE, "4097");
+    const uint8_t fatal[] = {6, 0, 0, 0, 0x62, 0x04, 0x08, 0x04, 0x18, 0x01}; /* Error {UNAUTHORIZED, fatal} */
+    display_record rec;
+    int peer;
+    display_on_pair(&peer, &rec);
+    CHECK(write(peer, fatal, sizeof fatal) == (ssize_t)sizeof fatal);
+    CHECK(display_run_until(&rec, display_has_ended, 2000));
+    CHECK_EQ_INT(flowd_display_end(rec.display)->reason, FLOWD_END_ERROR);
+    CHECK_EQ_INT(flowd_display_end(rec.display)->error.code, FLOWD_ERROR_UNAUTHORIZED);
+    close(peer);
+    flowd_display_free(rec.display);
+}
+
 /* ---- The runner ------------------------------------------------------------------------------------ */
 
 typedef struct test {
@@ -931,6 +1509,14 @@ static const test tests[] = {
     TEST(a_host_whose_write_fails_still_reads_the_fatal_error_before_it),
     TEST(a_host_without_reconnect_ends_at_a_drop),
     TEST(a_reconnecting_host_gives_up_after_its_limit),
+    TEST(display_follows_push_and_pop_with_the_hosts_tokens),
+    TEST(display_closes_a_modal_and_selects_a_tab),
+    TEST(display_ends_when_flowd_goes_and_a_new_one_starts_from_the_next_scene),
+    TEST(display_misuse_is_refused_before_sending),
+    TEST(display_refuses_a_socket_another_user_serves),
+    TEST(display_scene_decoder_bounds_the_depth_and_keeps_the_last_window),
+    TEST(display_decodes_a_whole_scene_from_a_fake_flowd),
+    TEST(display_ends_with_an_error_at_a_malformed_scene),
 };
 
 int main(int argc, char **argv) {

@@ -568,3 +568,141 @@ void barrier(record *rec, int timeout_ms) {
         if (ponged(rec)) return;
     }
 }
+
+/* ---- The recording display ----------------------------------------------------------------------- */
+
+static void walk(seen_scene *seen, const flowd_scene_node *node, int depth, bool presented) {
+    if (depth > seen->max_depth) seen->max_depth = depth;
+    if (seen->node_count < (int)(sizeof seen->nodes / sizeof *seen->nodes)) {
+        seen_node *into = &seen->nodes[seen->node_count++];
+        memset(into, 0, sizeof *into);
+        into->id = node->id;
+        into->kind = node->kind;
+        into->depth = depth;
+        into->presented = presented;
+        into->child_count = node->child_count;
+        into->selected_tab = node->selected_tab;
+        snprintf(into->screen_kind, sizeof into->screen_kind, "%s", node->screen_kind);
+        into->visible = node->visible;
+        into->flow_id = node->flow_id;
+        snprintf(into->flow_type, sizeof into->flow_type, "%s", node->flow_type);
+        snprintf(into->token, sizeof into->token, "%s", node->display_token);
+    }
+    /* Every node is read (ASan and valgrind watch): the library bounds the depth, so may we. */
+    for (size_t i = 0; i < node->child_count; i++) walk(seen, &node->children[i], depth + 1, false);
+    if (node->presented) walk(seen, node->presented, depth + 1, true);
+}
+
+static void on_scene(flowd_display *display, const flowd_scene *scene, void *user) {
+    (void)display;
+    display_record *rec = user;
+    seen_scene *seen = &rec->scenes[rec->scene_count < 32 ? rec->scene_count : 31];
+    memset(seen, 0, sizeof *seen);
+    seen->seq = scene->seq;
+    snprintf(seen->app, sizeof seen->app, "%s", scene->app);
+    seen->transition = scene->transition;
+    seen->animated = scene->animated;
+    seen->from_screen = scene->from_screen;
+    seen->to_screen = scene->to_screen;
+    seen->visible_screen = scene->visible_screen;
+    if (!scene->window) check_failed(__FILE__, __LINE__, "a scene has a window");
+    walk(seen, scene->window, 1, false);
+    rec->scene_count++;
+}
+
+static void on_display_welcomed(flowd_display *display, const flowd_welcome *welcome, void *user) {
+    (void)display;
+    display_record *rec = user;
+    rec->welcomed = true;
+    snprintf(rec->app, sizeof rec->app, "%s", welcome->app);
+}
+
+static void on_display_error(flowd_display *display, const flowd_error *error, void *user) {
+    (void)display;
+    display_record *rec = user;
+    if (rec->error_count < 16) rec->errors[rec->error_count++] = *error;
+}
+
+static void on_display_pong(flowd_display *display, uint64_t nonce, void *user) {
+    (void)display;
+    display_record *rec = user;
+    if (rec->pong_count < 16) rec->pongs[rec->pong_count++] = nonce;
+}
+
+void display_callbacks(flowd_display_options *options, display_record *rec) {
+    options->callbacks.welcomed = on_display_welcomed;
+    options->callbacks.scene = on_scene;
+    options->callbacks.error = on_display_error;
+    options->callbacks.pong = on_display_pong;
+    options->user = rec;
+}
+
+flowd_display *display_connect(display_record *rec, const char *path) {
+    memset(rec, 0, sizeof *rec);
+    flowd_display_options options;
+    flowd_display_options_init(&options);
+    options.name = "libflowd-screen test display";
+    options.socket_path = path;
+    display_callbacks(&options, rec);
+    flowd_error error;
+    rec->display = flowd_display_connect(&options, &error);
+    if (!rec->display) {
+        fprintf(stderr, "display connect: %s %s\n", flowd_error_name(error.code), error.message);
+        check_failed(__FILE__, __LINE__, "the display connects");
+    }
+    return rec->display;
+}
+
+const seen_scene *display_last(display_record *rec) {
+    if (!rec->scene_count) check_failed(__FILE__, __LINE__, "a scene arrived");
+    return &rec->scenes[rec->scene_count <= 32 ? rec->scene_count - 1 : 31];
+}
+
+const seen_node *scene_node(const seen_scene *scene, uint64_t id) {
+    for (int i = 0; i < scene->node_count; i++)
+        if (scene->nodes[i].id == id && scene->nodes[i].kind == FLOWD_NODE_SCREEN) return &scene->nodes[i];
+    char text[80];
+    snprintf(text, sizeof text, "screen %llu in the scene", (unsigned long long)id);
+    check_failed(__FILE__, __LINE__, text);
+    return NULL;
+}
+
+bool display_ended(display_record *rec) {
+    return flowd_display_end(rec->display)->reason != FLOWD_END_NONE;
+}
+
+bool display_run_until(display_record *rec, bool (*done)(display_record *), int timeout_ms) {
+    long long deadline = now_ms() + timeout_ms;
+    while (!done(rec) && !display_ended(rec) && now_ms() < deadline) {
+        struct pollfd watch = {.fd = flowd_display_fd(rec->display), .events = flowd_display_events(rec->display)};
+        int wait = flowd_display_timeout_ms(rec->display);
+        int left = (int)(deadline - now_ms());
+        if (wait < 0 || wait > left) wait = left > 0 ? left : 0;
+        poll(watch.fd >= 0 ? &watch : NULL, watch.fd >= 0 ? 1 : 0, wait);
+        flowd_display_dispatch(rec->display);
+    }
+    return done(rec);
+}
+
+static uint64_t awaited_display_pong;
+
+static bool display_welcomed(display_record *rec) {
+    return rec->welcomed;
+}
+
+static bool display_ponged(display_record *rec) {
+    for (int i = 0; i < rec->pong_count; i++)
+        if (rec->pongs[i] == awaited_display_pong) return true;
+    return false;
+}
+
+void display_barrier(display_record *rec, int timeout_ms) {
+    long long deadline = now_ms() + timeout_ms;
+    if (!display_run_until(rec, display_welcomed, (int)left_of(deadline))) check_failed(__FILE__, __LINE__, "the display is welcomed");
+    flowd_error error;
+    if (flowd_display_ping(rec->display, &awaited_display_pong, &error) < 0) {
+        fprintf(stderr, "display ping: %s\n", error.message);
+        check_failed(__FILE__, __LINE__, "the display can ping");
+    }
+    if (!display_run_until(rec, display_ponged, (int)left_of(deadline))) check_failed(__FILE__, __LINE__, "the display's Pong arrives");
+}

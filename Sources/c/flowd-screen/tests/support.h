@@ -103,6 +103,56 @@ void barrier(record *rec, int timeout_ms);
 bool run_until(record *rec, bool (*done)(record *), int timeout_ms);
 bool host_ended(record *rec);
 
+/* ---- A recording display ---- */
+typedef struct seen_node {
+    uint64_t id;
+    int kind;
+    int depth;            /* the window is 1 */
+    bool presented;       /* reached as the node presented on its parent */
+    size_t child_count;
+    uint32_t selected_tab;
+    char screen_kind[32];
+    bool visible;
+    uint64_t flow_id;
+    char flow_type[48];
+    char token[48];
+} seen_node;
+
+typedef struct seen_scene {
+    uint64_t seq;
+    char app[32];
+    int transition;
+    bool animated;
+    uint64_t from_screen, to_screen, visible_screen;
+    seen_node nodes[80];  /* the tree depth-first, each node before its children, then its presented */
+    int node_count;
+    int max_depth;
+} seen_scene;
+
+typedef struct display_record {
+    flowd_display *display;
+    seen_scene scenes[32]; /* every scene, in order (the 33rd and later overwrite the last) */
+    int scene_count;
+    flowd_error errors[16];
+    int error_count;
+    uint64_t pongs[16];
+    int pong_count;
+    bool welcomed;
+    char app[32];
+} display_record;
+
+/* A display on `path` recording into `rec` (on a fake flowd's descriptor: fl_display_on_fd, display_callbacks). */
+flowd_display *display_connect(display_record *rec, const char *path);
+void display_callbacks(flowd_display_options *options, display_record *rec);
+/* The newest scene; fails the test if there is none. */
+const seen_scene *display_last(display_record *rec);
+/* The node `id` of `scene`; fails the test if it has none. */
+const seen_node *scene_node(const seen_scene *scene, uint64_t id);
+/* A Ping, then dispatch until its Pong: the scenes flowd sent before are in by then. */
+void display_barrier(display_record *rec, int timeout_ms);
+bool display_run_until(display_record *rec, bool (*done)(display_record *), int timeout_ms);
+bool display_ended(display_record *rec);
+
 /* The demo's CardState (proto/flowd/demo/v1/cards.proto) from its bytes: title and buttons. */
 void card_decode(const uint8_t *data, size_t size, card *out);
 

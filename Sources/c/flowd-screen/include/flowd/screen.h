@@ -28,6 +28,7 @@
  * the handshake (attached or spawned), Place/Update/PlacementChanged/Dismiss with acks (automatic,
  * or by hand), outputs and user navigation with input keys, SaveState, OpenLink, Ping/Pong, and
  * reconnecting with the resume token after a drop. Payloads are opaque bytes with a content type.
+ * It also implements a display, which draws every host's screens (the section "Displays" below).
  * The manual is flowd-screen(3); docs/native.md has the guide.
  *
  * Every pointer a callback receives is valid until that callback returns: copy what you keep.
@@ -390,6 +391,122 @@ void flowd_screen_defer_ack(flowd_screen_host *host);
  * as SCREEN_REFUSED and keeps the old state, or removes a new screen at the ack timeout. */
 int flowd_screen_refuse(flowd_screen_host *host, uint64_t screen_id, uint64_t serial, const char *message,
                         flowd_error *error);
+
+/* ---- Displays ---------------------------------------------------------------------------------
+ * A display draws the screens of every host on one display (flowd-shell, a Wayland compositor, is
+ * one; docs/protocol.md section 24). It is a connection of its own with the display role: after its
+ * Welcome and after every change of the navigation model flowd sends it the whole scene (the tree
+ * from the window down, the visible screen, how it changed), and it sends the user's navigation for
+ * any screen. It hosts no screen: each host presents Place's display_token with its surface, and
+ * the display shows that surface as the screen whose node has the same token.
+ *
+ * A display is driven like a host (fd, events, timeout, dispatch) and follows the same rules for
+ * callbacks and threads. It does not reconnect: when flowd goes away the display ends
+ * (FLOWD_END_CONNECTION_CLOSED; end->error.message says what closed it), and the caller connects a
+ * new one when it wants to, then applies the first scene it gets (each scene is whole). */
+
+/* A scene deeper than this (the window is at depth 1) is a malformed frame: the display ends. */
+#define FLOWD_SCENE_MAX_DEPTH 64
+
+typedef struct flowd_scene_node flowd_scene_node;
+struct flowd_scene_node {
+    uint64_t id;
+    int kind;                          /* a flowd_node_kind */
+    const flowd_scene_node *children;  /* stack: bottom first; tab bar: one per tab; window: its root */
+    size_t child_count;
+    const flowd_scene_node *presented; /* the node presented modally on this one, or NULL */
+    uint32_t selected_tab;             /* tab bars: the selected tab */
+    /* Screens (flowd sets these on screens only): */
+    const char *screen_kind;           /* else "" */
+    bool visible;                      /* the one seen in its part of the tree: top of its stack, in
+                                          the selected tab, not covered by a modal */
+    uint64_t flow_id;                  /* the owning flow */
+    const char *flow_type;
+    const char *display_token;         /* the token of the screen's last Place; "" until a host has it */
+};
+
+typedef enum flowd_transition_kind {
+    FLOWD_TRANSITION_NONE = 0,    /* the visible screen did not change, or the first scene */
+    FLOWD_TRANSITION_PUSH = 1,    /* a screen pushed on the stack of the one that was visible */
+    FLOWD_TRANSITION_POP = 2,     /* the visible screen popped; the one below it shows */
+    FLOWD_TRANSITION_PRESENT = 3, /* a modal presented over the one that was visible */
+    FLOWD_TRANSITION_DISMISS = 4, /* the visible modal closed */
+    FLOWD_TRANSITION_TAB = 5,     /* another tab of the same tab bar */
+    FLOWD_TRANSITION_REPLACE = 6, /* any other change (a root replaced, a restore); also a kind this
+                                     library does not know */
+} flowd_transition_kind;
+
+typedef struct flowd_scene {
+    uint64_t seq;                   /* counts flowd's scenes from 1 over all displays: there may be gaps */
+    const char *app;
+    const flowd_scene_node *window; /* never NULL: an empty window node at worst */
+    int transition;                 /* a flowd_transition_kind: since the previous scene to this display */
+    bool animated;                  /* the Place or Dismiss that caused it asked for animation */
+    uint64_t from_screen;           /* the screen visible before (0: none) */
+    uint64_t to_screen;             /* and after */
+    uint64_t visible_screen;        /* the screen the user sees (0: none) */
+} flowd_scene;
+
+typedef struct flowd_display flowd_display;
+
+/* Every callback is optional; every pointer is valid during the call only. */
+typedef struct flowd_display_callbacks {
+    void (*welcomed)(flowd_display *display, const flowd_welcome *welcome, void *user);
+    /* The whole scene, replacing the one before: after Welcome, then after every change. */
+    void (*scene)(flowd_display *display, const flowd_scene *scene, void *user);
+    /* A non-fatal error from flowd, e.g. INVALID_NAVIGATION for a refused back. A fatal one ends the
+     * display instead (flowd_display_end). */
+    void (*error)(flowd_display *display, const flowd_error *error, void *user);
+    /* The Pong of a flowd_display_ping(): the scene that navigation sent before it caused came first. */
+    void (*pong)(flowd_display *display, uint64_t nonce, void *user);
+} flowd_display_callbacks;
+
+typedef struct flowd_display_options {
+    const char *name;              /* for flowd's logs and `flowctl tree` */
+    const char *socket_path;       /* NULL: the same search as hosts ($FLOWD_SOCKET, ...) */
+    uint32_t max_frame_size;       /* the largest frame accepted; 0: 1 MiB; else at least 4096 */
+    uint32_t handshake_timeout_ms; /* how long to wait for Welcome; default 5000 */
+    flowd_display_callbacks callbacks;
+    void *user;                    /* passed to every callback */
+} flowd_display_options;
+
+/* Fills in the defaults; set what you need after it. */
+void flowd_display_options_init(flowd_display_options *options);
+/* Connects to flowd's named socket and sends Hello with the display role; the Welcome and the first
+ * scene arrive through dispatch. NULL and `error` filled in if it cannot: FLOWD_ERROR_CONNECT,
+ * FLOWD_ERROR_UNTRUSTED_SERVER (another user serves the socket: nothing was sent), ... A peer the
+ * app's policy does not admit (`display by PEERS`) ends at dispatch with flowd's fatal UNAUTHORIZED. */
+flowd_display *flowd_display_connect(const flowd_display_options *options, flowd_error *error);
+/* Closes the connection (without Shutdown) and frees everything. */
+void flowd_display_free(flowd_display *display);
+
+/* As flowd_screen_fd, _events and _timeout_ms: ask again after every dispatch and every send. */
+int flowd_display_fd(const flowd_display *display);
+short flowd_display_events(const flowd_display *display);
+int flowd_display_timeout_ms(const flowd_display *display);
+/* Reads and writes what it can without blocking, runs the callbacks, answers flowd's pings. Returns
+ * 0 while the display runs, 1 once it has ended (see flowd_display_end). */
+int flowd_display_dispatch(flowd_display *display);
+/* Why the display ended: FLOWD_END_SHUTDOWN, _CONNECTION_CLOSED (connect again to carry on),
+ * _STOPPED or _ERROR (a malformed frame from flowd, a fatal Error of flowd's, no Welcome in time);
+ * reason FLOWD_END_NONE while it runs. */
+const flowd_end *flowd_display_end(const flowd_display *display);
+/* The Welcome, or NULL before it. */
+const flowd_welcome *flowd_display_welcome(const flowd_display *display);
+/* Says Shutdown to flowd, closes, and ends the display (FLOWD_END_STOPPED). */
+void flowd_display_stop(flowd_display *display);
+
+/* The user's navigation on any screen of the scene, checked by flowd as a host's is (a refusal comes
+ * to the `error` callback; a cancelled gesture changes nothing). Each returns 0, or -1 with `error`
+ * filled in (error may be NULL): FLOWD_ERROR_CLOSED before the Welcome and after the end,
+ * FLOWD_ERROR_INVALID_ARGUMENT for screen 0 or a phase that is not one. Nothing is kept to send
+ * again: a display that connects again starts from the new scene. */
+int flowd_display_back(flowd_display *display, uint64_t screen_id, flowd_phase phase, flowd_error *error);
+int flowd_display_close_modal(flowd_display *display, uint64_t screen_id, flowd_phase phase, flowd_error *error);
+int flowd_display_select_tab(flowd_display *display, uint64_t screen_id, uint32_t index, flowd_error *error);
+/* Sends Ping; the `pong` callback gets the nonce once every frame sent before it was handled, and
+ * after the scene that any navigation sent before it caused. */
+int flowd_display_ping(flowd_display *display, uint64_t *nonce, flowd_error *error);
 
 #ifdef __cplusplus
 }
