@@ -5,7 +5,9 @@
  *  - the frame splitter gives the same frames whether the stream comes whole or in chunks, and
  *    decoding each (envelope, then its body with every decoder) never reads out of bounds;
  *  - a host fed the stream on a socket pair ends (or keeps running) without crashing, leaking or
- *    hanging, and what it wrote back is whole frames of bodies a screen host sends. */
+ *    hanging, and what it wrote back is whole frames of bodies a screen host sends;
+ *  - so does a display (DisplayScene frames: a tree no deeper than FLOWD_SCENE_MAX_DEPTH, every node
+ *    readable), and it writes only what a display sends. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "host.h"
+
+/* Every node of a decoded scene is readable, within the depth limit, with strings the body holds. */
+static void walk_scene(const flowd_scene_node *node, unsigned depth, size_t body_size) {
+    if (depth > FLOWD_SCENE_MAX_DEPTH || node->kind > FLOWD_NODE_SCREEN) abort();
+    if (strlen(node->screen_kind) + strlen(node->flow_type) + strlen(node->display_token) > body_size) abort();
+    if (node->child_count > body_size / 2) abort(); /* each child takes 2 bytes at least */
+    for (size_t i = 0; i < node->child_count; i++) walk_scene(&node->children[i], depth + 1, body_size);
+    if (node->presented) walk_scene(node->presented, depth + 1, body_size);
+}
 
 static void decode_every_way(fw_slice frame) {
     fw_envelope envelope;
@@ -47,6 +59,11 @@ static void decode_every_way(fw_slice frame) {
     fw_decode_placement_changed(body, &arena, &change, why, sizeof why);
     fw_decode_dismiss(body, &dismiss, why, sizeof why);
     fw_decode_link_opened(body, &arena, &opened, why, sizeof why);
+    flowd_scene scene;
+    if (fw_decode_display_scene(body, &arena, &scene, why, sizeof why) == 0) {
+        if (!scene.window || scene.transition > FLOWD_TRANSITION_REPLACE || strlen(scene.app) > body.size) abort();
+        walk_scene(scene.window, 1, body.size);
+    }
     fw_arena_reset(&arena);
 }
 
@@ -144,6 +161,57 @@ static void feed_a_host(const uint8_t *bytes, size_t size, uint32_t max_frame) {
     fw_buffer_free(&frame);
 }
 
+/* A display answers a scene as a compositor would: back on the visible screen, and a Ping. */
+static void display_scene(flowd_display *display, const flowd_scene *scene, void *user) {
+    (void)user;
+    walk_scene(scene->window, 1, SIZE_MAX);
+    if (scene->visible_screen) flowd_display_back(display, scene->visible_screen, FLOWD_PHASE_IMMEDIATE, NULL);
+    flowd_display_ping(display, NULL, NULL);
+}
+
+/* A display on a socket pair: Welcome, then the fuzz bytes, then the end of the stream. */
+static void feed_a_display(const uint8_t *bytes, size_t size, uint32_t max_frame) {
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) < 0) abort();
+    flowd_display_options options;
+    flowd_display_options_init(&options);
+    options.max_frame_size = max_frame;
+    options.callbacks.scene = display_scene;
+    flowd_error error;
+    flowd_display *display = fl_display_on_fd(&options, pair[1], &error);
+    if (!display) abort();
+    fw_buffer welcome = {0}, frame = {0};
+    fw_put_varint_field(&welcome, 1, 1);
+    fw_put_varint_field(&welcome, 4, max_frame);
+    fw_put_frame(&frame, 1, 1, FW_WELCOME, &welcome);
+    fw_append(&frame, bytes, size);
+    if (write(pair[0], frame.data, frame.size) != (ssize_t)frame.size) abort();
+    shutdown(pair[0], SHUT_WR);
+    for (int round = 0; round < 64 && !flowd_display_dispatch(display); round++) {}
+    if (!flowd_display_end(display)->reason) abort(); /* the stream ended: so must the display */
+    flowd_display_free(display);
+    static uint8_t back[1 << 20];
+    ssize_t got = read(pair[0], back, sizeof back);
+    size_t at = 0;
+    fw_slice sent;
+    size_t used;
+    char why[128];
+    while (got > 0 && fw_next_frame(back + at, (size_t)got - at, 1u << 20, &sent, &used, why, sizeof why) == 1) {
+        fw_envelope envelope;
+        if (fw_decode_envelope(sent, &envelope, why, sizeof why) < 0) abort();
+        switch (envelope.body_field) {
+        case FW_HELLO: case FW_ERROR: case FW_PONG: case FW_PING: case FW_USER_NAVIGATION: case FW_SHUTDOWN:
+            break;
+        default:
+            abort();
+        }
+        at += used;
+    }
+    close(pair[0]);
+    fw_buffer_free(&welcome);
+    fw_buffer_free(&frame);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;
@@ -151,5 +219,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint32_t max_frame = data[1] & 1 ? FW_MIN_MAX_FRAME : FW_DEFAULT_MAX_FRAME;
     split_both_ways(data + 2, size - 2, max_frame, seed);
     feed_a_host(data + 2, size - 2, max_frame);
+    feed_a_display(data + 2, size - 2, max_frame);
     return 0;
 }
