@@ -1157,6 +1157,30 @@ static void test_display_misuse_is_refused_before_sending(void) {
     flowd_screen_free(rec.host);
 }
 
+/* flowd's refusal at Hello (a fatal Error before Welcome) ends the display with it. */
+static void test_display_a_policy_refuses_ends_with_unauthorized(void) {
+    char policy[] = "/tmp/fc-policy-XXXXXX";
+    int fd = mkstemp(policy);
+    CHECK(fd >= 0);
+    const char rule[] = "display by nobody\n";
+    CHECK(write(fd, rule, sizeof rule - 1) == (ssize_t)sizeof rule - 1);
+    close(fd);
+    const char *const arguments[] = {"--policy", policy, NULL};
+    daemon_process *daemon = start("deep-stack", arguments);
+    unlink(policy);
+    display_record shown;
+    display_connect(&shown, daemon->socket_path);
+    CHECK(display_run_until(&shown, display_has_ended, 5000));
+    const flowd_end *end = flowd_display_end(shown.display);
+    CHECK_EQ_INT(end->reason, FLOWD_END_ERROR);
+    CHECK_EQ_INT(end->error.code, FLOWD_ERROR_UNAUTHORIZED);
+    CHECK(end->error.fatal);
+    CHECK(strstr(end->error.message, "display by nobody"));
+    CHECK(!shown.welcomed);
+    CHECK_EQ_INT(shown.scene_count, 0);
+    flowd_display_free(shown.display);
+}
+
 static void test_display_refuses_a_socket_another_user_serves(void) {
     if (getuid() != 0) {
         printf("     (skipped: needs root, the impostor runs as another user)\n");
@@ -1513,6 +1537,7 @@ static const test tests[] = {
     TEST(display_closes_a_modal_and_selects_a_tab),
     TEST(display_ends_when_flowd_goes_and_a_new_one_starts_from_the_next_scene),
     TEST(display_misuse_is_refused_before_sending),
+    TEST(display_a_policy_refuses_ends_with_unauthorized),
     TEST(display_refuses_a_socket_another_user_serves),
     TEST(display_scene_decoder_bounds_the_depth_and_keeps_the_last_window),
     TEST(display_decodes_a_whole_scene_from_a_fake_flowd),
