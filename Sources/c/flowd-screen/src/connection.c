@@ -26,7 +26,8 @@ void fh_flush_unless_dispatching(flowd_screen_host *host) {
 int fh_send(flowd_screen_host *host, uint32_t body_field, const fw_buffer *body, uint64_t reply_to, flowd_error *error) {
     if (host->link.fd < 0 || host->phase == FH_ENDED || host->phase == FH_WAITING)
         return fl_fail(error, FLOWD_ERROR_CLOSED, host->phase == FH_ENDED ? "the host has ended" : "reconnecting to flowd");
-    return fl_send(&host->link, body_field, body, reply_to, error); /* written by fh_flush: the caller's, or the dispatch's at its end */
+    /* Written by fh_flush: the caller's, or the dispatch's at its end. */
+    return fl_send(&host->link, body_field, body, reply_to, error);
 }
 
 static void send_hello(flowd_screen_host *host) {

@@ -299,7 +299,7 @@ int flowd_display_dispatch(flowd_display *display) {
     for (int reads = 0; reads < 16 && display->phase != DISPLAY_ENDED; reads++) {
         int got = fl_read_some(&display->link, why, sizeof why);
         if (got < 0) {
-            lost(display, strcmp(why, "connection closed") ? FLOWD_ERROR_IO : FLOWD_ERROR_CLOSED, why);
+            lost(display, strcmp(why, FL_END_OF_STREAM) ? FLOWD_ERROR_IO : FLOWD_ERROR_CLOSED, why);
             break;
         }
         if (got == 0) break;

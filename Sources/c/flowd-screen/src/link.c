@@ -186,7 +186,7 @@ int fl_read_some(fl_link *link, char *why, size_t why_size) {
             return (size_t)got < room ? 2 : 1; /* 2: the socket had less than the room, read it all */
         }
         if (got == 0) {
-            snprintf(why, why_size, "connection closed");
+            snprintf(why, why_size, FL_END_OF_STREAM);
             return -1;
         }
         if (errno == EINTR) continue;

@@ -54,8 +54,12 @@ void fl_flush(fl_link *link);
 /* Frames wait to be written (watch for POLLOUT). */
 bool fl_writing(const fl_link *link);
 
+/* What fl_read_some's `why` says at the end of the stream (flowd closed), as opposed to an error. */
+#define FL_END_OF_STREAM "connection closed"
+
 /* Reads into `in` without blocking. 1: bytes read, maybe more waiting; 2: bytes read, all there were
- * (a short read); 0: none now; -1: the end of the stream, or an error (`why`). */
+ * (a short read); 0: none now; -1: the end of the stream (`why` is FL_END_OF_STREAM), or an error
+ * (`why`). */
 int fl_read_some(fl_link *link, char *why, size_t why_size);
 /* The next whole frame read, as an envelope. 1: `envelope` set (its strings go into `arena`, which
  * the caller resets once it handled the frame); 0: no whole frame yet; -1: the bytes are not

@@ -1081,7 +1081,9 @@ static void test_display_ends_when_flowd_goes_and_a_new_one_starts_from_the_next
     CHECK(display_run_until(&shown, display_has_ended, 5000));
     const flowd_end *end = flowd_display_end(shown.display);
     CHECK_EQ_INT(end->reason, FLOWD_END_CONNECTION_CLOSED);
+    CHECK(end->error.code == FLOWD_ERROR_CLOSED || end->error.code == FLOWD_ERROR_IO); /* the end of the stream, or a reset */
     CHECK(end->error.message[0]);
+    CHECK(!end->error.fatal);
     CHECK_EQ_INT(flowd_display_fd(shown.display), -1);
     CHECK_EQ_INT(flowd_display_events(shown.display), 0);
     flowd_error error;
