@@ -339,7 +339,7 @@ typedef struct flowd_end {
     int reason;           /* a flowd_end_reason */
     int shutdown_reason;  /* FLOWD_END_SHUTDOWN: a flowd_shutdown_reason */
     char shutdown_message[256];
-    flowd_error error;    /* FLOWD_END_ERROR */
+    flowd_error error;    /* FLOWD_END_ERROR; for a display, FLOWD_END_CONNECTION_CLOSED too */
 } flowd_end;
 
 /* Why the host ended; reason FLOWD_END_NONE while it runs. */
@@ -487,7 +487,8 @@ int flowd_display_timeout_ms(const flowd_display *display);
 /* Reads and writes what it can without blocking, runs the callbacks, answers flowd's pings. Returns
  * 0 while the display runs, 1 once it has ended (see flowd_display_end). */
 int flowd_display_dispatch(flowd_display *display);
-/* Why the display ended: FLOWD_END_SHUTDOWN, _CONNECTION_CLOSED (connect again to carry on),
+/* Why the display ended: FLOWD_END_SHUTDOWN, _CONNECTION_CLOSED (error.code FLOWD_ERROR_CLOSED at
+ * the end of the stream, FLOWD_ERROR_IO for a failed read or write; connect again to carry on),
  * _STOPPED or _ERROR (a malformed frame from flowd, a fatal Error of flowd's, no Welcome in time);
  * reason FLOWD_END_NONE while it runs. */
 const flowd_end *flowd_display_end(const flowd_display *display);
