@@ -140,6 +140,22 @@ ensure_c_tools() {
 
 # ensure_gtk: the GTK 4 host of the demo (Sources/c/flowd-gtk, docs/native.md) builds against
 # libgtk-4-dev, and its tests run it under Xvfb (Debian's xvfb). Installs what is missing.
+# ensure_shell: flowd-shell, the Wayland compositor of flowd's screens (Sources/c/flowd-shell,
+# docs/shell.md), builds against wlroots 0.15, wayland-protocols, pango and cairo; its tests take
+# screenshots with grim and run it as an unprivileged user with setpriv (util-linux).
+ensure_shell() {
+    local missing=()
+    pkg-config --exists wlroots 2>/dev/null || missing+=(libwlroots-dev)
+    pkg-config --exists wayland-protocols 2>/dev/null || missing+=(wayland-protocols)
+    pkg-config --exists pangocairo 2>/dev/null || missing+=(libpango1.0-dev libcairo2-dev)
+    pkg-config --exists xkbcommon 2>/dev/null || missing+=(libxkbcommon-dev)
+    command -v wayland-scanner >/dev/null 2>&1 || missing+=(libwayland-bin)
+    command -v grim >/dev/null 2>&1 || missing+=(grim)
+    command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]} (flowd-shell, the Wayland compositor)" >&2
+    apt_install "${missing[@]}"
+}
 ensure_gtk() {
     local missing=()
     pkg-config --exists gtk4 2>/dev/null || missing+=(libgtk-4-dev)

@@ -1,0 +1,209 @@
+/* Input: keyboards (Escape and Alt+Left are back; every other key goes to the visible screen) and
+ * the control channel, commands on standard input for tests and scripts (docs/shell.md). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wlr/backend.h>
+#include <wlr/types/wlr_input_device.h>
+#include <wlr/types/wlr_keyboard.h>
+#include <wlr/types/wlr_seat.h>
+#include <xkbcommon/xkbcommon.h>
+#include "shell.h"
+
+struct keyboard {
+    struct wlr_input_device *device;
+    struct wl_listener key, modifiers, destroy;
+};
+
+static struct wl_listener new_input_listener;
+
+static void keyboard_key(struct wl_listener *listener, void *data) {
+    struct keyboard *keyboard = wl_container_of(listener, keyboard, key);
+    struct wlr_event_keyboard_key *event = data;
+    struct wlr_keyboard *wlr_keyboard = keyboard->device->keyboard;
+    const xkb_keysym_t *symbols;
+    int count = xkb_state_key_get_syms(wlr_keyboard->xkb_state, event->keycode + 8, &symbols);
+    bool alt = wlr_keyboard_get_modifiers(wlr_keyboard) & WLR_MODIFIER_ALT;
+    if (event->state == WL_KEYBOARD_KEY_STATE_PRESSED) {
+        for (int index = 0; index < count; index++) {
+            if (symbols[index] == XKB_KEY_Escape || (alt && symbols[index] == XKB_KEY_Left)) {
+                flowd_back(FLOWD_PHASE_IMMEDIATE);
+                return;
+            }
+        }
+    }
+    wlr_seat_set_keyboard(shell.seat, keyboard->device);
+    wlr_seat_keyboard_notify_key(shell.seat, event->time_msec, event->keycode, event->state);
+}
+
+static void keyboard_modifiers(struct wl_listener *listener, void *data) {
+    (void)data;
+    struct keyboard *keyboard = wl_container_of(listener, keyboard, modifiers);
+    wlr_seat_set_keyboard(shell.seat, keyboard->device);
+    wlr_seat_keyboard_notify_modifiers(shell.seat, &keyboard->device->keyboard->modifiers);
+}
+
+static void keyboard_destroy(struct wl_listener *listener, void *data) {
+    (void)data;
+    struct keyboard *keyboard = wl_container_of(listener, keyboard, destroy);
+    wl_list_remove(&keyboard->key.link);
+    wl_list_remove(&keyboard->modifiers.link);
+    wl_list_remove(&keyboard->destroy.link);
+    free(keyboard);
+}
+
+static void new_input(struct wl_listener *listener, void *data) {
+    (void)listener;
+    struct wlr_input_device *device = data;
+    if (device->type != WLR_INPUT_DEVICE_KEYBOARD) return;
+    struct keyboard *keyboard = calloc(1, sizeof *keyboard);
+    if (!keyboard) return;
+    keyboard->device = device;
+    struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+    struct xkb_keymap *keymap = xkb_keymap_new_from_names(context, NULL, XKB_KEYMAP_COMPILE_NO_FLAGS);
+    wlr_keyboard_set_keymap(device->keyboard, keymap);
+    xkb_keymap_unref(keymap);
+    xkb_context_unref(context);
+    keyboard->key.notify = keyboard_key;
+    keyboard->modifiers.notify = keyboard_modifiers;
+    keyboard->destroy.notify = keyboard_destroy;
+    wl_signal_add(&device->keyboard->events.key, &keyboard->key);
+    wl_signal_add(&device->keyboard->events.modifiers, &keyboard->modifiers);
+    wl_signal_add(&device->events.destroy, &keyboard->destroy);
+    wlr_seat_set_keyboard(shell.seat, device);
+    wlr_seat_set_capabilities(shell.seat, WL_SEAT_CAPABILITY_KEYBOARD);
+}
+
+void input_init(void) {
+    new_input_listener.notify = new_input;
+    wl_signal_add(&shell.backend->events.new_input, &new_input_listener);
+}
+
+/* ---- the control channel */
+
+static void print_state(void) {
+    char line[1024];
+    int length = snprintf(line, sizeof line, "state: scene %llu visible %llu flowd %s tabs %u/%u back %s:",
+                          (unsigned long long)shell.scene_seq, (unsigned long long)shell.visible,
+                          shell.connected ? "connected" : "away", shell.selected_tab, shell.tab_count,
+                          shell.back_applies ? (shell.in_modal && !shell.visible_stacked ? "close" : "back") : "none");
+    struct slot *slot;
+    wl_list_for_each(slot, &shell.slots, link) {
+        if (length > 900) break;
+        length += snprintf(line + length, sizeof line - (size_t)length, " %llu=%s", (unsigned long long)slot->screen,
+                           slot->view && slot->view->drawn ? "drawn" : slot->kept ? "kept" : slot->view ? "claimed" : "empty");
+    }
+    shell_say("%s", line);
+}
+
+/* `sync`: answered once flowd answered a Ping sent after it (every scene before it is applied), no
+ * motion runs and the visible screen has a frame (its surface's, or the kept one), or after 10 s. */
+void control_synced(void) {
+    if (!shell.sync_waiting) return;
+    bool expired = shell_now_ms() >= shell.sync_deadline_ms;
+    const char *why = "flowd is away";
+    /* The Ping goes once flowd is there; the answer waits for its Pong. */
+    if (shell.connected && shell.sync_nonce == 0 && !flowd_ping(&shell.sync_nonce)) shell.sync_nonce = 0;
+    bool heard = shell.connected && shell.sync_nonce != 0 && shell.last_pong >= shell.sync_nonce;
+    if (!heard && !expired) return;
+    bool settled = heard && layout_settled(&why);
+    if (!settled && !expired) return;
+    shell.sync_waiting = false;
+    wl_event_source_timer_update(shell.sync_timer, 0);
+    if (settled) shell_say("synced: scene %llu visible %llu", (unsigned long long)shell.scene_seq, (unsigned long long)shell.visible);
+    else shell_say("sync timed out: %s (visible %llu)", why, (unsigned long long)shell.visible);
+}
+
+static int sync_check(void *data) {
+    (void)data;
+    control_synced();
+    if (shell.sync_waiting) wl_event_source_timer_update(shell.sync_timer, 20);
+    return 0;
+}
+
+static void command(char *line) {
+    char *word = strtok(line, " \t");
+    char *argument = strtok(NULL, " \t");
+    if (!word) return;
+    if (!strcmp(word, "back") || (!strcmp(word, "key") && argument && (!strcmp(argument, "escape") || !strcmp(argument, "alt+left")))
+        || (!strcmp(word, "tap") && argument && !strcmp(argument, "back"))) {
+        if (!shell.back_applies) shell_say("back: nothing to go back from on screen %llu", (unsigned long long)shell.visible);
+        flowd_back(FLOWD_PHASE_IMMEDIATE);
+    } else if (!strcmp(word, "swipe") && argument) {
+        if (!strcmp(argument, "begin")) {
+            if (!shell.back_applies) {
+                shell_say("swipe: nothing to go back from");
+                return;
+            }
+            shell.swipe.active = true;
+            shell.swipe.screen = shell.visible;
+            shell.swipe.progress = 0.3;
+            flowd_back(FLOWD_PHASE_BEGIN);
+        } else if (!strcmp(argument, "cancel") && shell.swipe.active) {
+            flowd_back(FLOWD_PHASE_CANCEL);
+            shell.swipe.active = false;
+        } else if (!strcmp(argument, "commit") && shell.swipe.active) {
+            shell.swipe.progress = 1;
+            flowd_back(FLOWD_PHASE_COMMIT); /* the swipe ends with the scene that pops it */
+        } else {
+            shell_say("error: swipe takes begin, then cancel or commit");
+        }
+        layout_place();
+    } else if (!strcmp(word, "tab") && argument) {
+        char *end = NULL;
+        unsigned long index = strtoul(argument, &end, 10);
+        if (!end || *end || index >= shell.tab_count) shell_say("error: tab takes 0 to %d", (int)shell.tab_count - 1);
+        else flowd_select_tab((uint32_t)index);
+    } else if (!strcmp(word, "sync")) {
+        shell.sync_waiting = true;
+        shell.sync_deadline_ms = shell_now_ms() + 10000;
+        shell.sync_nonce = 0;
+        if (!shell.sync_timer) shell.sync_timer = wl_event_loop_add_timer(shell.loop, sync_check, NULL);
+        wl_event_source_timer_update(shell.sync_timer, 20);
+        shell_schedule_frame();
+    } else if (!strcmp(word, "state")) {
+        print_state();
+    } else if (!strcmp(word, "quit")) {
+        wl_display_terminate(shell.display);
+    } else {
+        shell_say("error: unknown command '%s' (back, key escape, key alt+left, tap back, swipe begin|cancel|commit, tab N, sync, state, quit)", word);
+    }
+}
+
+static int control_readable(int fd, uint32_t mask, void *data) {
+    (void)data;
+    if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
+        ssize_t probe = read(fd, shell.control_buffer + shell.control_length, sizeof shell.control_buffer - shell.control_length - 1);
+        if (probe <= 0) {
+            wl_display_terminate(shell.display); /* the controller is gone: so is the shell */
+            return 0;
+        }
+        shell.control_length += (size_t)probe;
+    } else {
+        ssize_t got = read(fd, shell.control_buffer + shell.control_length, sizeof shell.control_buffer - shell.control_length - 1);
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+            wl_display_terminate(shell.display);
+            return 0;
+        }
+        if (got > 0) shell.control_length += (size_t)got;
+    }
+    char *start = shell.control_buffer;
+    char *newline;
+    while ((newline = memchr(start, '\n', shell.control_length - (size_t)(start - shell.control_buffer)))) {
+        *newline = 0;
+        command(start);
+        start = newline + 1;
+    }
+    size_t rest = shell.control_length - (size_t)(start - shell.control_buffer);
+    if (rest == sizeof shell.control_buffer - 1) rest = 0; /* a line too long: dropped */
+    memmove(shell.control_buffer, start, rest);
+    shell.control_length = rest;
+    return 0;
+}
+
+void control_start(void) {
+    shell.control_io = wl_event_loop_add_fd(shell.loop, STDIN_FILENO, WL_EVENT_READABLE, control_readable, NULL);
+}

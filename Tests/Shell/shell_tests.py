@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""flowd-shell (Sources/c/flowd-shell, docs/shell.md) headless, every process as an unprivileged
+user (nobody, through setpriv, when run as root), as a device would run it: flowd spawns every
+screen of the launcher as its own process (Tests/Shell/colour-screen.c), which fills its surface
+with a colour made from its screen id and claims it with its display_token. After every step of
+the walks the shell is synced, grim takes a screenshot, and the pixel in the middle of the
+content area must be the colour of the screen `flowctl tree` says is visible. Then a screen
+process, flowd and the shell are each SIGKILLed and the place is checked again; a forged claim is
+refused and an unclaimed surface is never shown.
+
+    python3 Tests/Shell/shell_tests.py --bin .build/debug --shell-build .build/c/flowd-shell [--keep DIR]
+"""
+
+import argparse
+import json
+import os
+import queue
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import zlib
+
+WIDTH, HEIGHT, HEADER, TABBAR, INSET = 800, 600, 56, 56, 32
+NOBODY = 65534
+
+
+def colour_of(screen):
+    """The colour colour-screen fills screen `screen` with (colour_of in colour-screen.c)."""
+    h = (screen * 2654435761) & 0xFFFFFFFF
+    return (0x40 + (h & 0xBF), 0x40 + ((h >> 8) & 0xBF), 0x40 + ((h >> 16) & 0xBF))
+
+
+def read_png(path):
+    """Width, height and a pixel function of an 8-bit RGB(A) PNG (what grim writes), zlib only."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            width, height, _depth, colour_type = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+    bpp = {2: 3, 6: 4}[colour_type]
+    raw, stride, rows, prev, i = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp), 0
+    for _ in range(height):
+        kind, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return width, height, lambda x, y: tuple(rows[y][x * bpp:x * bpp + 3])
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+class Lines:
+    """A process's output lines, read on a thread, waited for by prefix."""
+
+    def __init__(self, stream, log):
+        self.queue = queue.Queue()
+        self.all = []
+        self.log = log
+
+        def pump():
+            for line in stream:
+                self.log.write(line)
+                self.log.flush()
+                self.all.append(line.rstrip("\n"))
+                self.queue.put(line.rstrip("\n"))
+            self.queue.put(None)
+        threading.Thread(target=pump, daemon=True).start()
+
+    def wait(self, prefixes, timeout=20):
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no line starting with {prefixes} in {timeout} s; last lines: {self.all[-8:]}")
+            try:
+                line = self.queue.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise AssertionError(f"the process ended before a line starting with {prefixes}; last lines: {self.all[-8:]}")
+            if line.startswith(prefixes):
+                return line
+
+
+class Stack:
+    """A directory nobody owns with the binaries, the runtime dir, flowd's state and screenshots;
+    the shell, flowd, flowctl and grim run in it as nobody."""
+
+    def __init__(self, options, name):
+        self.options = options
+        self.root = tempfile.mkdtemp(prefix="fsh-", dir="/tmp")
+        os.chmod(self.root, 0o755)
+        self.bin = os.path.join(self.root, "bin")
+        os.mkdir(self.bin)
+        for source in [os.path.join(options.bin, "flowd"), os.path.join(options.bin, "flowctl"),
+                       os.path.join(options.shell_build, "flowd-shell"), os.path.join(options.shell_build, "colour-screen")]:
+            shutil.copy2(source, self.bin)  # a checkout under /root is out of nobody's reach
+        self.run = os.path.join(self.root, "run")
+        self.state = os.path.join(self.root, "state")
+        self.shots = os.path.join(self.root, "shots")
+        for directory in (self.run, self.state, self.shots):
+            os.mkdir(directory, 0o700)
+            if os.geteuid() == 0:
+                os.chown(directory, NOBODY, NOBODY)
+        self.socket = os.path.join(self.run, "flowd.sock")
+        self.prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"] if os.geteuid() == 0 else []
+        self.environment = {"PATH": "/usr/bin:/bin", "HOME": self.run, "XDG_RUNTIME_DIR": self.run}
+        self.logs = os.path.join(options.logs, name)
+        os.makedirs(self.logs, exist_ok=True)
+        self.shell = self.flowd = None
+        self.shots_taken = 0
+        self.wayland = "wayland-0"
+
+    def start_shell(self):
+        log = open(os.path.join(self.logs, "shell.log"), "a")
+        environment = dict(self.environment, WLR_BACKENDS="headless", WLR_RENDERER="pixman")
+        self.shell = subprocess.Popen(self.prefix + [os.path.join(self.bin, "flowd-shell"), "--socket", self.socket, "--control",
+                                                     "--size", f"{WIDTH}x{HEIGHT}"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=environment, text=True, bufsize=1)
+        self.shell_lines = Lines(self.shell.stdout, log)
+        line = self.shell_lines.wait("flowd-shell: WAYLAND_DISPLAY=")
+        self.wayland = line.split("=", 1)[1].split()[0]
+
+    def start_flowd(self, app="launcher"):
+        self.flowd_log = open(os.path.join(self.logs, "flowd.log"), "a")
+        environment = dict(self.environment, WAYLAND_DISPLAY=self.wayland)
+        self.flowd = subprocess.Popen(self.prefix + [
+            os.path.join(self.bin, "flowd"), "--app", app, "--socket", self.socket, "--state", os.path.join(self.state, "journal"),
+            "--spawn-screens", os.path.join(self.bin, "colour-screen"), "--screen-env", "WAYLAND_DISPLAY,XDG_RUNTIME_DIR",
+            "--restart-screens", "20/10"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment, text=True, bufsize=1)
+        self.flowd_lines = Lines(self.flowd.stderr, self.flowd_log)
+        self.wait_flowd_ready()
+
+    def wait_flowd_ready(self):
+        deadline = time.monotonic() + 30
+        while not any("listening on" in line for line in self.flowd_lines.all):
+            check(time.monotonic() < deadline and self.flowd.poll() is None, f"flowd did not start: {self.flowd_lines.all[-5:]}")
+            time.sleep(0.05)
+
+    def command(self, text, answer=None, timeout=20):
+        self.shell.stdin.write(text + "\n")
+        self.shell.stdin.flush()
+        return self.shell_lines.wait(answer, timeout) if answer else None
+
+    def sync(self):
+        line = self.command("sync", ("synced:", "sync timed out"))
+        check(line.startswith("synced:"), line)
+        return int(line.split("visible")[1])
+
+    def flowctl(self, *arguments):
+        result = subprocess.run(self.prefix + [os.path.join(self.bin, "flowctl"), *arguments, "--socket", self.socket],
+                                capture_output=True, text=True, env=self.environment, timeout=30)
+        check(result.returncode == 0, f"flowctl {' '.join(arguments)}: {result.stderr}")
+        return result.stdout
+
+    def tree(self):
+        return json.loads(self.flowctl("tree", "--json"))
+
+    def visible(self, tree=None):
+        """The visible screen of flowctl tree: the front of the window's content and presentations."""
+        tree = tree or self.tree()
+
+        def front(node):
+            leaf, presenter = node, None
+            while True:
+                if leaf.get("presented"):
+                    presenter = leaf
+                children = leaf.get("children") or []
+                if leaf.get("kind") == "NODE_KIND_SCREEN" or not children:
+                    break
+                leaf = children[int(leaf.get("selectedTab", 0))] if leaf.get("kind") == "NODE_KIND_TAB_BAR" else children[-1]
+            return front(presenter["presented"]) if presenter else leaf
+        leaf = front(tree["window"])
+        return int(leaf["id"]) if leaf.get("kind") == "NODE_KIND_SCREEN" else 0
+
+    def screenshot(self, label):
+        self.shots_taken += 1
+        path = os.path.join(self.shots, f"{self.shots_taken:02d}-{label}.png")
+        result = subprocess.run(self.prefix + ["grim", path], capture_output=True, text=True,
+                                env=dict(self.environment, WAYLAND_DISPLAY=self.wayland), timeout=30)
+        check(result.returncode == 0, f"grim: {result.stderr}")
+        return read_png(path)
+
+    def expect_place(self, label, modal=False):
+        """After a step: the shell shows the screen flowd says is visible, in the content area."""
+        shown = self.sync()
+        visible = self.visible()
+        check(shown == visible, f"{label}: the shell shows screen {shown}, flowctl tree says {visible}")
+        width, height, pixel = self.screenshot(label)
+        check((width, height) == (WIDTH, HEIGHT), f"{label}: a {width}x{height} screenshot")
+        centre = pixel(WIDTH // 2, (HEIGHT + HEADER) // 2)
+        check(centre == colour_of(visible), f"{label}: the content area shows #{bytes(centre).hex()}, "
+              f"screen {visible}'s colour is #{bytes(colour_of(visible)).hex()}")
+        header = pixel(WIDTH // 2, 4)
+        check(header != centre and header != (0x14, 0x14, 0x17), f"{label}: no header drawn (#{bytes(header).hex()})")
+        if modal:
+            edge = pixel(8, HEADER + 8)
+            check(edge != centre and max(edge) < 0x80, f"{label}: the modal's presenter is not dimmed around it (#{bytes(edge).hex()})")
+        print(f"  ok  {label}: screen {visible} #{bytes(centre).hex()}")
+        return visible
+
+    def inject(self, index):
+        self.flowctl("inject", json.dumps({"didPressButton": {"index": index}}))
+
+    def close(self):
+        for process in (self.shell, self.flowd):
+            if process and process.poll() is None:
+                process.kill()
+                process.wait()
+        if self.options.keep:
+            target = os.path.join(self.options.keep, os.path.basename(self.logs))
+            shutil.copytree(self.shots, target, dirs_exist_ok=True)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def walk(stack):
+    """The tutorial, the student editor and the tabbed modal app, by flowctl inject and the shell's back and tabs."""
+    stack.expect_place("menu")
+    stack.inject(0)
+    stack.expect_place("tutorial-welcome")
+    stack.inject(1)
+    stack.expect_place("tutorial-all-set")
+    stack.command("back")
+    stack.expect_place("back-to-welcome")
+    stack.command("swipe begin")
+    stack.command("swipe cancel")
+    welcome = stack.expect_place("swipe-cancelled")
+    stack.command("key escape")
+    menu = stack.expect_place("escape-to-menu")
+    check(menu != welcome, "escape went back")
+    stack.inject(4)
+    stack.expect_place("students")
+    stack.inject(0)
+    stack.expect_place("student-ann")
+    stack.inject(0)
+    stack.expect_place("student-age")
+    stack.command("swipe begin")
+    stack.command("swipe commit")
+    stack.expect_place("swipe-committed")
+    stack.command("key alt+left")
+    stack.expect_place("back-to-list")
+    stack.inject(2)  # Back to menu
+    menu = stack.expect_place("menu-again")
+    stack.inject(5)  # Contacts and events: a modal with a tab bar
+    contacts = stack.expect_place("contacts-modal", modal=True)
+    stack.command("tab 1")
+    events = stack.expect_place("events-tab", modal=True)
+    check(events != contacts, "tab 1 shows the other tab's screen")
+    stack.inject(0)  # an event's detail, pushed in the tab's stack
+    stack.expect_place("event-detail", modal=True)
+    stack.command("tab 0")
+    check(stack.expect_place("contacts-tab", modal=True) == contacts, "tab 0 shows the first tab's screen again")
+    stack.command("key escape")  # at the root of the modal's tab: closes the modal
+    check(stack.expect_place("modal-closed") == menu, "escape closed the modal")
+
+
+def test_walk(options):
+    stack = Stack(options, "walk")
+    try:
+        stack.start_shell()
+        stack.start_flowd()
+        walk(stack)
+    finally:
+        stack.close()
+
+
+def test_kills(options):
+    stack = Stack(options, "kills")
+    try:
+        stack.start_flowd()  # flowd first: the shell connects to it; its screens wait for the display
+        stack.start_shell()
+        stack.expect_place("menu")
+        stack.inject(4)
+        stack.inject(0)
+        ann = stack.expect_place("student-ann")
+
+        # A screen process is SIGKILLed: its last frame stays until the restarted process draws.
+        tree = stack.tree()
+
+        def screen_pid(node):
+            if node.get("kind") == "NODE_KIND_SCREEN" and int(node["id"]) == ann:
+                return node["screen"].get("pid")
+            for child in (node.get("children") or []) + ([node["presented"]] if node.get("presented") else []):
+                found = screen_pid(child)
+                if found:
+                    return found
+        pid = screen_pid(tree["window"])
+        check(pid, "the visible screen's process is in the tree")
+        os.kill(int(pid), signal.SIGKILL)
+        stack.shell_lines.wait("kept: the last frame of screen")
+        _, _, pixel = stack.screenshot("screen-killed")
+        check(pixel(WIDTH // 2, (HEIGHT + HEADER) // 2) == colour_of(ann), "the killed screen's last frame stays in place")
+        stack.shell_lines.wait("drawn: screen", 30)
+        check(stack.expect_place("screen-restarted") == ann, "the same screen, drawn by its new process")
+
+        # flowd is SIGKILLed: the shell keeps the picture, reconnects, and the screens come back.
+        stack.flowd.kill()
+        stack.flowd.wait()
+        stack.shell_lines.wait("flowd: gone")
+        _, _, pixel = stack.screenshot("flowd-killed")
+        check(pixel(WIDTH // 2, (HEIGHT + HEADER) // 2) == colour_of(ann), "the picture stays while flowd is away")
+        stack.start_flowd()
+        stack.shell_lines.wait("flowd: connected", 30)
+        check(stack.expect_place("flowd-restored") == ann, "flowd restored the place")
+
+        # The shell is SIGKILLed: its clients lose the display, flowd restarts them, the new shell shows them.
+        stack.shell.kill()
+        stack.shell.wait()
+        stack.start_shell()
+        check(stack.expect_place("shell-restarted") == ann, "the user's place is unchanged")
+        stack.command("back")
+        stack.expect_place("back-after-kills")
+    finally:
+        stack.close()
+
+
+def test_claims(options):
+    """A forged secret and another client's secret are protocol errors; an unclaimed surface is never shown."""
+    stack = Stack(options, "claims")
+    try:
+        stack.start_shell()
+        stack.start_flowd()
+        menu = stack.expect_place("menu")
+        environment = dict(stack.environment, WAYLAND_DISPLAY=stack.wayland)
+        forger = os.path.join(stack.bin, "colour-screen")
+        forged = subprocess.run(stack.prefix + [forger, "--forge", "0123456789abcdef0123456789abcdef"], capture_output=True,
+                                text=True, env=environment, timeout=30)
+        check(forged.returncode == 3, f"a forged secret is refused with a protocol error: {forged.returncode} {forged.stderr}")
+        stack.shell_lines.wait("refused claim: no screen has the secret")
+        token = next(line.split("token ")[1].split()[0] for line in stack.flowd_lines.all if "claims screen" in line)
+        stolen = subprocess.run(stack.prefix + [forger, "--forge", token], capture_output=True, text=True, env=environment, timeout=30)
+        check(stolen.returncode == 3, f"another client's secret is refused: {stolen.returncode} {stolen.stderr}")
+        stack.shell_lines.wait("refused claim: screen")
+        unclaimed = subprocess.Popen(stack.prefix + [forger, "--unclaimed"], stdout=subprocess.PIPE, text=True, env=environment)
+        check(unclaimed.stdout.readline().startswith("drawn"), "the unclaimed client drew")
+        check(stack.expect_place("unclaimed-not-shown") == menu, "the unclaimed surface is not shown")
+        unclaimed.kill()
+        unclaimed.wait()
+    finally:
+        stack.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="the folder of flowd and flowctl")
+    parser.add_argument("--shell-build", required=True, help="the folder of flowd-shell and colour-screen")
+    parser.add_argument("--keep", help="copy the screenshots here")
+    parser.add_argument("--logs", default=os.path.join(tempfile.gettempdir(), "flowd-shell-tests"), help="the processes' logs")
+    parser.add_argument("tests", nargs="*", help="walk, kills, claims (default: all)")
+    options = parser.parse_args()
+    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims}
+    failed = 0
+    for name in options.tests or list(tests):
+        print(f"shell test: {name}")
+        started = time.monotonic()
+        try:
+            tests[name](options)
+            print(f"  passed in {time.monotonic() - started:.1f} s")
+        except Exception:
+            failed += 1
+            traceback.print_exc()
+            print(f"  FAILED (logs in {options.logs}/{name})")
+    print(f"shell tests: {len(options.tests or tests) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
