@@ -159,6 +159,9 @@ void flowd_back(int phase) {
     struct slot *slot = slot_for_screen(shell.visible);
     /* Back pops a stacked screen; at the root of a modal's content it closes the modal. */
     bool close = shell.in_modal && slot && !shell.visible_stacked;
+    /* flowd does not animate what the user removed (REASON_USER_NAVIGATION); a tap or a key has not
+     * moved anything yet, so the shell animates it itself. A committed swipe already moved. */
+    if (phase == FLOWD_PHASE_IMMEDIATE) shell.own_back = shell.visible;
     int result = close ? flowd_display_close_modal(shell.flowd, shell.visible, (flowd_phase)phase, &failure)
                        : flowd_display_back(shell.flowd, shell.visible, (flowd_phase)phase, &failure);
     sent(result, &failure);

@@ -332,7 +332,10 @@ void layout_apply(const flowd_scene *scene) {
      * already where it ends. */
     struct motion motion = {0};
     bool swiped = shell.swipe.active && shell.swipe.screen == scene->from_screen;
-    if (scene->animated && !swiped && scene->from_screen != scene->to_screen) {
+    bool own = shell.own_back && scene->from_screen == shell.own_back
+               && (scene->transition == FLOWD_TRANSITION_POP || scene->transition == FLOWD_TRANSITION_DISMISS);
+    if (scene->transition != FLOWD_TRANSITION_NONE) shell.own_back = 0;
+    if ((scene->animated || own) && !swiped && scene->from_screen != scene->to_screen) {
         motion.running = true;
         motion.start_ms = shell_now_ms();
         switch (scene->transition) {

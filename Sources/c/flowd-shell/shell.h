@@ -110,6 +110,7 @@ struct shell {
     bool back_applies, in_modal, visible_stacked; /* what back does on the visible screen */
     uint32_t tab_count, selected_tab; uint64_t tab_bar_screens[16];
     uint64_t last_pong;
+    uint64_t own_back; /* the screen the shell's own back (a tap, a key) left: its pop is animated here */
 
     struct motion motion;
     struct swipe swipe;
