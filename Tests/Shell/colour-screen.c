@@ -37,6 +37,43 @@ static struct wl_compositor *compositor;
 static struct wl_shm *shm;
 static struct xdg_wm_base *wm_base;
 static struct window windows[MAX_WINDOWS];
+/* FLOWD_SHELL_FIGURES=1 (scripts/shell-figures): a visible screen at an even stack index taps its
+ * first button (a push), one at an odd index goes back, each once it drew; the tap's time goes to
+ * standard error, for the time to the shell's first frame of the next screen. */
+static bool figures;
+static flowd_screen_host *figures_host;
+static uint64_t tap_screen, tap_due_ms;
+static int tap_index;
+
+static uint64_t now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+static void plan_tap(uint64_t screen, const flowd_placement *placement) {
+    if (!figures || !placement->visible) return;
+    tap_screen = screen;
+    tap_index = flowd_placement_stack_index(placement);
+    tap_due_ms = now_ms() + 30;
+}
+
+static void tap_if_due(void) {
+    if (!tap_screen || now_ms() < tap_due_ms) return;
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    fprintf(stderr, "colour-screen: tap: screen %llu %s at %lld.%06ld\n", (unsigned long long)tap_screen,
+            tap_index % 2 == 0 ? "push" : "back", (long long)at.tv_sec, at.tv_nsec / 1000);
+    if (tap_index % 2 == 0) flowd_screen_send_json(figures_host, tap_screen, "{\"didPressButton\":{\"index\":0}}", NULL);
+    else flowd_screen_back(figures_host, tap_screen, FLOWD_PHASE_IMMEDIATE, NULL);
+    tap_screen = 0;
+}
+
+static void placement_changed(flowd_screen_host *host, const flowd_placement_changed *change, void *user) {
+    (void)host;
+    (void)user;
+    plan_tap(change->screen_id, &change->placement);
+}
 
 uint32_t colour_of(uint64_t screen);
 uint32_t colour_of(uint64_t screen) {
@@ -146,6 +183,7 @@ static void placed(flowd_screen_host *host, const flowd_place *place, void *user
     } else {
         flowd_shell_claim(display, window->surface, place->display_token); /* a new Place: a new secret */
     }
+    plan_tap(place->screen_id, &place->placement);
     wl_display_flush(display);
 }
 
@@ -238,18 +276,23 @@ int main(int argc, char **argv) {
     options.socket_path = socket_path;
     options.callbacks.placed = placed;
     options.callbacks.dismissed = dismissed;
+    options.callbacks.placement_changed = placement_changed;
+    figures = getenv("FLOWD_SHELL_FIGURES") != NULL;
     flowd_error error;
     flowd_screen_host *host = flowd_screen_open(&options, &error);
     if (!host) {
         fprintf(stderr, "colour-screen: %s\n", error.message);
         return 1;
     }
+    figures_host = host;
     for (;;) {
         while (wl_display_prepare_read(display) != 0) wl_display_dispatch_pending(display);
         wl_display_flush(display);
         struct pollfd fds[2] = {{.fd = wl_display_get_fd(display), .events = POLLIN},
                                 {.fd = flowd_screen_fd(host), .events = flowd_screen_events(host)}};
-        int result = poll(fds, fds[1].fd >= 0 ? 2 : 1, flowd_screen_timeout_ms(host));
+        int timeout = flowd_screen_timeout_ms(host);
+        if (tap_screen) timeout = timeout < 0 || timeout > 10 ? 10 : timeout;
+        int result = poll(fds, fds[1].fd >= 0 ? 2 : 1, timeout);
         if (result < 0 && errno != EINTR) {
             wl_display_cancel_read(display);
             break;
@@ -267,6 +310,7 @@ int main(int argc, char **argv) {
             return 75;
         }
         if (flowd_screen_dispatch(host) != 0) break;
+        tap_if_due();
     }
     const flowd_end *end = flowd_screen_end(host);
     int status = end->reason == FLOWD_END_ERROR ? 1 : 0;

@@ -150,13 +150,14 @@ class Stack:
         line = self.shell_lines.wait("flowd-shell: WAYLAND_DISPLAY=")
         self.wayland = line.split("=", 1)[1].split()[0]
 
-    def start_flowd(self, app="launcher"):
+    def start_flowd(self, app="launcher", spawned=True, extra=(), environment=None):
         self.flowd_log = open(os.path.join(self.logs, "flowd.log"), "a")
-        environment = dict(self.environment, WAYLAND_DISPLAY=self.wayland)
+        environment = dict(self.environment, WAYLAND_DISPLAY=self.wayland, **(environment or {}))
+        spawning = ["--spawn-screens", os.path.join(self.bin, "colour-screen"), "--restart-screens", "20/10",
+                    "--screen-env", ",".join(["WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", *sorted(set(environment) - set(self.environment) - {"WAYLAND_DISPLAY"})])]
         self.flowd = subprocess.Popen(self.prefix + [
             os.path.join(self.bin, "flowd"), "--app", app, "--socket", self.socket, "--state", os.path.join(self.state, "journal"),
-            "--spawn-screens", os.path.join(self.bin, "colour-screen"), "--screen-env", "WAYLAND_DISPLAY,XDG_RUNTIME_DIR",
-            "--restart-screens", "20/10"],
+            *(spawning if spawned else []), *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment, text=True, bufsize=1)
         self.flowd_lines = Lines(self.flowd.stderr, self.flowd_log)
         self.wait_flowd_ready()

@@ -97,7 +97,7 @@ static const char *visible_title(void) {
 
 static void draw_header(void) {
     char key[256];
-    snprintf(key, sizeof key, "%d|%d|%s|%d", shell.width, shell.back_applies + 2 * shell.in_modal, visible_title(), shell.connected);
+    snprintf(key, sizeof key, "%d|%d|%s|%d", shell.width, shell.back_applies + 2 * shell.in_modal + 4 * shell.visible_stacked, visible_title(), shell.connected);
     if (!strcmp(key, header_drawn) && shell.chrome_header) return;
     snprintf(header_drawn, sizeof header_drawn, "%s", key);
     if (shell.chrome_header) wlr_scene_node_destroy(shell.chrome_header);
@@ -109,7 +109,7 @@ static void draw_header(void) {
     cairo_paint(cr);
     if (shell.back_applies) {
         cairo_set_source_rgb(cr, 0.55, 0.75, 1.0);
-        text(cr, shell.in_modal ? "\xe2\x9c\x95 Close" : "\xe2\x80\xb9 Back", "Sans 14", 12, SHELL_HEADER / 2.0, 120, false);
+        text(cr, shell.in_modal && !shell.visible_stacked ? "\xe2\x9c\x95 Close" : "\xe2\x80\xb9 Back", "Sans 14", 12, SHELL_HEADER / 2.0, 120, false);
     }
     cairo_set_source_rgb(cr, 1, 1, 1);
     text(cr, visible_title(), "Sans Bold 15", 140, SHELL_HEADER / 2.0, shell.width - 280, true);
@@ -448,6 +448,11 @@ bool layout_tick(uint64_t now) {
     }
     layout_place();
     return shell.motion.running;
+}
+
+bool layout_visible_drawn(void) {
+    struct slot *slot = slot_for_screen(shell.visible);
+    return slot && slot->view && slot->view->drawn && slot->view->node;
 }
 
 bool layout_settled(const char **why) {

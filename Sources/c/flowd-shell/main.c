@@ -66,6 +66,13 @@ static void output_frame(struct wl_listener *listener, void *data) {
     bool moving = layout_tick(shell_now_ms());
     struct wlr_scene_output *scene_output = wlr_scene_get_scene_output(shell.scene, shell.output);
     wlr_scene_output_commit(scene_output);
+    /* The first frame on the output with the visible screen's own surface: for scripts/shell-figures. */
+    if (shell.visible != shell.presented && layout_visible_drawn()) {
+        struct timespec at;
+        clock_gettime(CLOCK_MONOTONIC, &at);
+        shell.presented = shell.visible;
+        shell_say("presented: screen %llu at %lld.%06ld", (unsigned long long)shell.visible, (long long)at.tv_sec, at.tv_nsec / 1000);
+    }
     if (shell.headless && shell.output->frame_pending) wl_event_source_timer_update(shell.vblank, 16);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);

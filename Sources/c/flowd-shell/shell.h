@@ -110,6 +110,7 @@ struct shell {
     bool back_applies, in_modal, visible_stacked; /* what back does on the visible screen */
     uint32_t tab_count, selected_tab; uint64_t tab_bar_screens[16];
     uint64_t last_pong;
+    uint64_t presented; /* the visible screen last reported as presented */
     uint64_t own_back; /* the screen the shell's own back (a tap, a key) left: its pop is animated here */
 
     struct motion motion;
@@ -151,6 +152,7 @@ void layout_attach(struct view *view); /* puts a claimed view into its slot (or 
 void layout_view_drawn(struct view *view);
 void layout_title_changed(void);
 bool layout_settled(const char **why);
+bool layout_visible_drawn(void); /* the visible screen's own surface has a frame in its slot */
 
 /* flowd.c: the display connection */
 void flowd_start(void);
