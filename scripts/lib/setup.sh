@@ -160,6 +160,9 @@ ensure_gtk() {
     local missing=()
     pkg-config --exists gtk4 2>/dev/null || missing+=(libgtk-4-dev)
     command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+    # its claim under flowd-shell: the protocol's client code is generated with wayland-scanner
+    command -v wayland-scanner >/dev/null 2>&1 || missing+=(libwayland-bin)
+    pkg-config --exists wayland-protocols 2>/dev/null || missing+=(wayland-protocols)
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "setup: installing ${missing[*]} (the GTK host of the demo)" >&2
     apt_install "${missing[@]}"

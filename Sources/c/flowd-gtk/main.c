@@ -17,13 +17,15 @@
 #include <sys/socket.h>
 
 #include "scene.h"
+#include "shelled.h"
 
 static const char *const demo_kinds[] = {"business", "directory", "directory-detail", "item", "login", "login-success",
                                          "menu", "profile", "student-age", "student-name", "students", "summary", "tutorial"};
 
 typedef struct app {
     flowd_screen_host *host;
-    scene *scene;
+    scene *scene;        /* its own windows, with header bars (NULL under flowd-shell) */
+    shelled *shelled;    /* under flowd-shell: one undecorated toplevel per screen (NULL otherwise) */
     GMainLoop *loop;
     guint watch, timer;
     int watched_fd;
@@ -77,7 +79,7 @@ static void ping_for_sync(app *a) {
 static gboolean dispatch(gpointer user) {
     app *a = user;
     int done = flowd_screen_dispatch(a->host);
-    scene_sync(a->scene);
+    if (a->scene) scene_sync(a->scene);
     if (a->sync_done) {
         a->sync_done = a->sync_wanted = false;
         a->sync_nonce = 0;
@@ -143,16 +145,20 @@ static void ponged(flowd_screen_host *host, uint64_t nonce, void *user) {
 
 /* The library's callbacks carry the app; the scene takes the screens. */
 static void placed(flowd_screen_host *host, const flowd_place *place, void *user) {
-    scene_placed(host, place, ((app *)user)->scene);
+    app *a = user;
+    a->shelled ? shelled_placed(host, place, a->shelled) : scene_placed(host, place, a->scene);
 }
 static void updated(flowd_screen_host *host, const flowd_update *update, void *user) {
-    scene_updated(host, update, ((app *)user)->scene);
+    app *a = user;
+    a->shelled ? shelled_updated(host, update, a->shelled) : scene_updated(host, update, a->scene);
 }
 static void placement_changed(flowd_screen_host *host, const flowd_placement_changed *change, void *user) {
-    scene_placement_changed(host, change, ((app *)user)->scene);
+    app *a = user;
+    if (a->scene) scene_placement_changed(host, change, a->scene); /* the shell places the surfaces */
 }
 static void dismissed(flowd_screen_host *host, const flowd_dismiss *dismiss, void *user) {
-    scene_dismissed(host, dismiss, ((app *)user)->scene);
+    app *a = user;
+    a->shelled ? shelled_dismissed(host, dismiss, a->shelled) : scene_dismissed(host, dismiss, a->scene);
 }
 
 static void connection(flowd_screen_host *host, const flowd_connection_event *event, void *user) {
@@ -171,6 +177,10 @@ static void refused(flowd_screen_host *host, const flowd_error *error, void *use
 
 static gboolean take_shot(gpointer user) {
     app *a = user;
+    if (!a->scene) {
+        answer("error under flowd-shell the shell takes the screenshots (grim)");
+        return G_SOURCE_REMOVE;
+    }
     if (scene_animating(a->scene)) return G_SOURCE_CONTINUE;
     const char *failed = scene_screenshot(a->scene, a->shot_path);
     failed ? answer("error %s", failed) : answer("ok %s", a->shot_path);
@@ -190,6 +200,9 @@ static void command(app *a, char *line) {
         ping_for_sync(a);
         rearm(a);
         return; /* answered at the Pong */
+    } else if (a->shelled && strcmp(line, "quit") && strcmp(line, "cut") && strcmp(line, "shot")) {
+        answer("error under flowd-shell this host only draws; the shell navigates (its --control)");
+        return;
     } else if (!strcmp(line, "front")) {
         uint64_t id;
         const char *kind, *title, *body;
@@ -280,7 +293,12 @@ int main(int argc, char **argv) {
     }
     app a = {.watched_fd = -1};
     a.loop = g_main_loop_new(NULL, FALSE);
-    a.scene = scene_new(NULL, "flowd");
+    if (shelled_available()) {
+        a.shelled = shelled_new();
+        fprintf(stderr, "flowd-gtk: under flowd-shell: one toplevel per screen, the shell draws the chrome\n");
+    } else {
+        a.scene = scene_new(NULL, "flowd");
+    }
     flowd_screen_options options;
     flowd_screen_options_init(&options);
     options.name = "flowd-gtk";
@@ -301,9 +319,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "flowd-gtk: %s\n", error.message);
         return 1;
     }
-    scene_set_host(a.scene, a.host);
-    scene_on_sent(a.scene, sent, &a);
-    g_signal_connect(scene_main_window(a.scene), "close-request", G_CALLBACK(main_closed), &a);
+    if (a.scene) {
+        scene_set_host(a.scene, a.host);
+        scene_on_sent(a.scene, sent, &a);
+        g_signal_connect(scene_main_window(a.scene), "close-request", G_CALLBACK(main_closed), &a);
+    } else {
+        shelled_set_host(a.shelled, a.host);
+        shelled_on_sent(a.shelled, sent, &a);
+    }
     if (control) {
         GIOChannel *input = g_io_channel_unix_new(0);
         g_io_add_watch(input, G_IO_IN | G_IO_HUP, control_ready, &a);
@@ -311,6 +334,7 @@ int main(int argc, char **argv) {
     rearm(&a);
     g_main_loop_run(a.loop);
     flowd_screen_free(a.host);
-    scene_free(a.scene);
+    if (a.scene) scene_free(a.scene);
+    if (a.shelled) shelled_free(a.shelled);
     return a.status;
 }

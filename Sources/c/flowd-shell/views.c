@@ -140,7 +140,10 @@ void views_pong(uint64_t nonce) {
 static void claim(struct wl_client *client, struct wl_resource *resource, struct wl_resource *surface_resource,
                   const char *secret) {
     struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
-    if (!wlr_surface_is_xdg_surface(surface) || wlr_xdg_surface_from_wlr_surface(surface)->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
+    /* A surface without a role yet may claim (GTK realizes its wl_surface before it makes the
+     * toplevel): the claim applies when the toplevel is announced. Any other role may not. */
+    bool xdg = wlr_surface_is_xdg_surface(surface);
+    if ((surface->role && !xdg) || (xdg && wlr_xdg_surface_from_wlr_surface(surface)->role == WLR_XDG_SURFACE_ROLE_POPUP)) {
         wl_resource_post_error(resource, FLOWD_SHELL_V1_ERROR_INVALID_CLAIM, "only an xdg_toplevel can show a screen");
         return;
     }

@@ -18,6 +18,10 @@ struct wl_surface;
  * surface again with the new token after each new Place of its screen. */
 int flowd_shell_claim(struct wl_display *display, struct wl_surface *surface, const char *token);
 
+/* 1 when the compositor on `display` is flowd-shell (it has flowd_shell_v1), else 0: a host then
+ * serves one toplevel per screen, without chrome of its own. Binds it for flowd_shell_claim. */
+int flowd_shell_available(struct wl_display *display);
+
 #ifdef __cplusplus
 }
 #endif
