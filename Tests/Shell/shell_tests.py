@@ -122,7 +122,8 @@ class Stack:
         self.bin = os.path.join(self.root, "bin")
         os.mkdir(self.bin)
         for source in [os.path.join(options.bin, "flowd"), os.path.join(options.bin, "flowctl"),
-                       os.path.join(options.shell_build, "flowd-shell"), os.path.join(options.shell_build, "colour-screen")]:
+                       os.path.join(options.shell_build, "flowd-shell"), os.path.join(options.shell_build, "colour-screen")] \
+                + ([options.gtk] if options.gtk else []):
             shutil.copy2(source, self.bin)  # a checkout under /root is out of nobody's reach
         self.run = os.path.join(self.root, "run")
         self.state = os.path.join(self.root, "state")
@@ -150,10 +151,10 @@ class Stack:
         line = self.shell_lines.wait("flowd-shell: WAYLAND_DISPLAY=")
         self.wayland = line.split("=", 1)[1].split()[0]
 
-    def start_flowd(self, app="launcher", spawned=True, extra=(), environment=None):
+    def start_flowd(self, app="launcher", spawned=True, extra=(), environment=None, screen="colour-screen"):
         self.flowd_log = open(os.path.join(self.logs, "flowd.log"), "a")
         environment = dict(self.environment, WAYLAND_DISPLAY=self.wayland, **(environment or {}))
-        spawning = ["--spawn-screens", os.path.join(self.bin, "colour-screen"), "--restart-screens", "20/10",
+        spawning = ["--spawn-screens", os.path.join(self.bin, screen), "--restart-screens", "20/10",
                     "--screen-env", ",".join(["WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", *sorted(set(environment) - set(self.environment) - {"WAYLAND_DISPLAY"})])]
         self.flowd = subprocess.Popen(self.prefix + [
             os.path.join(self.bin, "flowd"), "--app", app, "--socket", self.socket, "--state", os.path.join(self.state, "journal"),
@@ -371,15 +372,43 @@ def test_claims(options):
         stack.close()
 
 
+def test_gtk(options):
+    """flowd-gtk spawned for every screen under the shell: one undecorated toplevel per screen, claimed;
+    each step's visible screen is the tree's and its GTK surface has drawn (sync waits for that)."""
+    if not options.gtk:
+        print("  skipped: no --gtk binary")
+        return
+    stack = Stack(options, "gtk")
+    try:
+        stack.start_shell()
+        stack.start_flowd(screen=os.path.basename(options.gtk),
+                          environment={"GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"})
+        for label, step in [("gtk-menu", None), ("gtk-students", lambda: stack.inject(4)), ("gtk-ann", lambda: stack.inject(0)),
+                            ("gtk-back", lambda: stack.command("back")), ("gtk-escape", lambda: stack.command("key escape"))]:
+            if step:
+                step()
+            shown = stack.sync()
+            visible = stack.visible()
+            check(shown == visible, f"{label}: the shell shows {shown}, the tree says {visible}")
+            check(any(line.startswith(f"claim: screen {visible} ") for line in stack.shell_lines.all), f"{label}: screen {visible} was claimed")
+            _, _, pixel = stack.screenshot(label)
+            check(pixel(WIDTH // 2, HEIGHT - 20) != (0x14, 0x14, 0x17), f"{label}: the content area is empty")
+            print(f"  ok  {label}: screen {visible} drawn by flowd-gtk")
+        check(not any("refused claim" in line for line in stack.shell_lines.all), "no claim was refused")
+    finally:
+        stack.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the folder of flowd and flowctl")
     parser.add_argument("--shell-build", required=True, help="the folder of flowd-shell and colour-screen")
     parser.add_argument("--keep", help="copy the screenshots here")
+    parser.add_argument("--gtk", help="flowd-gtk, for the test under the shell")
     parser.add_argument("--logs", default=os.path.join(tempfile.gettempdir(), "flowd-shell-tests"), help="the processes' logs")
     parser.add_argument("tests", nargs="*", help="walk, kills, claims (default: all)")
     options = parser.parse_args()
-    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims}
+    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims, "gtk": test_gtk}
     failed = 0
     for name in options.tests or list(tests):
         print(f"shell test: {name}")
