@@ -35,12 +35,7 @@ extension DebugTree {
             var node = Flowd_V1_NavNode()
             node.id = id.rawValue
             guard let info = nodes[id] else { return node }
-            switch info.kind {
-            case .window: node.kind = .window
-            case .stack: node.kind = .stack
-            case .tabBar: node.kind = .tabBar
-            case .screen: node.kind = .screen
-            }
+            node.kind = Flowd_V1_NodeKind(info.kind)
             node.children = info.children.filter { $0 != .none }.map(navNode)
             if let modal = info.modal, modal != .none { node.presented = navNode(modal) }
             node.selectedTab = UInt32(info.selectedTab ?? 0)
@@ -59,5 +54,17 @@ extension Flowd_V1_ScreenInfo {
         kind = info.screenKind ?? ""
         flowID = info.owner?.rawValue ?? 0
         visible = info.placement?.isVisible ?? false
+    }
+}
+
+extension Flowd_V1_NodeKind {
+    /// The wire form of a node's kind (the debug tree's and the display's scene).
+    init(_ kind: NodeKind) {
+        switch kind {
+        case .window: self = .window
+        case .stack: self = .stack
+        case .tabBar: self = .tabBar
+        case .screen: self = .screen
+        }
     }
 }

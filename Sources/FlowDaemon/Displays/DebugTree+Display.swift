@@ -11,12 +11,7 @@ extension DebugTree {
             var node = Flowd_V1_DisplayNode()
             node.id = id.rawValue
             guard let info = nodes[id] else { return node }
-            switch info.kind {
-            case .window: node.kind = .window
-            case .stack: node.kind = .stack
-            case .tabBar: node.kind = .tabBar
-            case .screen: node.kind = .screen
-            }
+            node.kind = Flowd_V1_NodeKind(info.kind)
             node.children = info.children.filter { $0 != .none }.map(displayNode)
             if let modal = info.modal, modal != .none { node.presented = displayNode(modal) }
             node.selectedTab = UInt32(info.selectedTab ?? 0)
