@@ -252,7 +252,7 @@ def walk(stack):
     stack.expect_place("tutorial-welcome")
     stack.inject(1)
     stack.expect_place("tutorial-all-set")
-    stack.command("back")
+    stack.command("click 40 28")  # the header's back
     stack.expect_place("back-to-welcome")
     stack.command("swipe begin")
     stack.command("swipe cancel")
@@ -275,7 +275,7 @@ def walk(stack):
     menu = stack.expect_place("menu-again")
     stack.inject(5)  # Contacts and events: a modal with a tab bar
     contacts = stack.expect_place("contacts-modal", modal=True)
-    stack.command("tab 1")
+    stack.command(f"click {WIDTH * 3 // 4} {HEIGHT - INSET - TABBAR // 2}")  # the second tab of the modal's tab bar
     events = stack.expect_place("events-tab", modal=True)
     check(events != contacts, "tab 1 shows the other tab's screen")
     stack.inject(0)  # an event's detail, pushed in the tab's stack
@@ -383,10 +383,16 @@ def test_gtk(options):
         stack.start_shell()
         stack.start_flowd(screen=os.path.basename(options.gtk),
                           environment={"GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"})
-        for label, step in [("gtk-menu", None), ("gtk-students", lambda: stack.inject(4)), ("gtk-ann", lambda: stack.inject(0)),
+        # A click on the GTK menu's "Student editor" button (the fifth, 46 px apart from y = 127).
+        for label, step in [("gtk-menu", None), ("gtk-students", lambda: stack.command(f"click {WIDTH // 2} {127 + 4 * 46}")), ("gtk-ann", lambda: stack.inject(0)),
                             ("gtk-back", lambda: stack.command("back")), ("gtk-escape", lambda: stack.command("key escape"))]:
+            before = stack.visible()
             if step:
                 step()
+            # A click reaches flowd through flowd-gtk, not the shell: wait for the tree to move first.
+            deadline = time.monotonic() + 10
+            while step and stack.visible() == before and time.monotonic() < deadline:
+                time.sleep(0.05)
             shown = stack.sync()
             visible = stack.visible()
             check(shown == visible, f"{label}: the shell shows {shown}, the tree says {visible}")

@@ -7,7 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/backend.h>
+#include <linux/input-event-codes.h>
+#include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_input_device.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_pointer.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/types/wlr_xcursor_manager.h>
 #include <wlr/types/wlr_keyboard.h>
 #include <wlr/types/wlr_seat.h>
 #include <xkbcommon/xkbcommon.h>
@@ -19,6 +25,75 @@ struct keyboard {
 };
 
 static struct wl_listener new_input_listener;
+static struct wlr_cursor *cursor;
+static struct wlr_xcursor_manager *cursor_images;
+static struct wl_listener motion_listener, motion_absolute_listener, button_listener, axis_listener, frame_listener;
+
+/* ---- the pointer: the chrome takes its clicks (back, a tab); the rest goes to the surface under it,
+ * which is only ever a visible screen's (the dims cover the layers under a modal). */
+
+static void pointer_at(double x, double y, uint32_t time) {
+    double sx = 0, sy = 0;
+    struct wlr_scene_node *node = wlr_scene_node_at(&shell.scene->node, x, y, &sx, &sy);
+    if (node && node->type == WLR_SCENE_NODE_SURFACE) {
+        struct wlr_surface *surface = wlr_scene_surface_from_node(node)->surface;
+        wlr_seat_pointer_notify_enter(shell.seat, surface, sx, sy);
+        wlr_seat_pointer_notify_motion(shell.seat, time, sx, sy);
+    } else {
+        wlr_seat_pointer_clear_focus(shell.seat);
+        if (cursor_images && cursor) wlr_xcursor_manager_set_cursor_image(cursor_images, "left_ptr", cursor);
+    }
+}
+
+/* A click at (x, y): back in the header's left part, a tab in the tab bar, else to the surface. */
+static void pointer_button(double x, double y, uint32_t button, bool pressed, uint32_t time) {
+    pointer_at(x, y, time);
+    if (pressed && button == BTN_LEFT) {
+        if (y < SHELL_HEADER) {
+            if (x < 140 && shell.back_applies) flowd_back(FLOWD_PHASE_IMMEDIATE);
+            return;
+        }
+        int tab = layout_tab_at(x, y);
+        if (tab >= 0) {
+            flowd_select_tab((uint32_t)tab);
+            return;
+        }
+    }
+    wlr_seat_pointer_notify_button(shell.seat, time, button, pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED);
+    wlr_seat_pointer_notify_frame(shell.seat);
+}
+
+static void cursor_motion(struct wl_listener *listener, void *data) {
+    (void)listener;
+    struct wlr_event_pointer_motion *event = data;
+    wlr_cursor_move(cursor, event->device, event->delta_x, event->delta_y);
+    pointer_at(cursor->x, cursor->y, event->time_msec);
+}
+
+static void cursor_motion_absolute(struct wl_listener *listener, void *data) {
+    (void)listener;
+    struct wlr_event_pointer_motion_absolute *event = data;
+    wlr_cursor_warp_absolute(cursor, event->device, event->x, event->y);
+    pointer_at(cursor->x, cursor->y, event->time_msec);
+}
+
+static void cursor_button(struct wl_listener *listener, void *data) {
+    (void)listener;
+    struct wlr_event_pointer_button *event = data;
+    pointer_button(cursor->x, cursor->y, event->button, event->state == WLR_BUTTON_PRESSED, event->time_msec);
+}
+
+static void cursor_axis(struct wl_listener *listener, void *data) {
+    (void)listener;
+    struct wlr_event_pointer_axis *event = data;
+    wlr_seat_pointer_notify_axis(shell.seat, event->time_msec, event->orientation, event->delta, event->delta_discrete, event->source);
+}
+
+static void cursor_frame(struct wl_listener *listener, void *data) {
+    (void)listener;
+    (void)data;
+    wlr_seat_pointer_notify_frame(shell.seat);
+}
 
 static void keyboard_key(struct wl_listener *listener, void *data) {
     struct keyboard *keyboard = wl_container_of(listener, keyboard, key);
@@ -58,6 +133,10 @@ static void keyboard_destroy(struct wl_listener *listener, void *data) {
 static void new_input(struct wl_listener *listener, void *data) {
     (void)listener;
     struct wlr_input_device *device = data;
+    if (device->type == WLR_INPUT_DEVICE_POINTER) {
+        wlr_cursor_attach_input_device(cursor, device);
+        return;
+    }
     if (device->type != WLR_INPUT_DEVICE_KEYBOARD) return;
     struct keyboard *keyboard = calloc(1, sizeof *keyboard);
     if (!keyboard) return;
@@ -74,12 +153,27 @@ static void new_input(struct wl_listener *listener, void *data) {
     wl_signal_add(&device->keyboard->events.modifiers, &keyboard->modifiers);
     wl_signal_add(&device->events.destroy, &keyboard->destroy);
     wlr_seat_set_keyboard(shell.seat, device);
-    wlr_seat_set_capabilities(shell.seat, WL_SEAT_CAPABILITY_KEYBOARD);
 }
 
 void input_init(void) {
     new_input_listener.notify = new_input;
     wl_signal_add(&shell.backend->events.new_input, &new_input_listener);
+    /* Clients bind wl_pointer and wl_keyboard even before a device comes (the control channel's
+     * clicks and keys go through the same paths). */
+    wlr_seat_set_capabilities(shell.seat, WL_SEAT_CAPABILITY_KEYBOARD | WL_SEAT_CAPABILITY_POINTER);
+    cursor = wlr_cursor_create();
+    wlr_cursor_attach_output_layout(cursor, shell.layout);
+    cursor_images = wlr_xcursor_manager_create(NULL, 24);
+    motion_listener.notify = cursor_motion;
+    motion_absolute_listener.notify = cursor_motion_absolute;
+    button_listener.notify = cursor_button;
+    axis_listener.notify = cursor_axis;
+    frame_listener.notify = cursor_frame;
+    wl_signal_add(&cursor->events.motion, &motion_listener);
+    wl_signal_add(&cursor->events.motion_absolute, &motion_absolute_listener);
+    wl_signal_add(&cursor->events.button, &button_listener);
+    wl_signal_add(&cursor->events.axis, &axis_listener);
+    wl_signal_add(&cursor->events.frame, &frame_listener);
 }
 
 /* ---- the control channel */
@@ -164,12 +258,23 @@ static void command(char *line) {
         if (!shell.sync_timer) shell.sync_timer = wl_event_loop_add_timer(shell.loop, sync_check, NULL);
         wl_event_source_timer_update(shell.sync_timer, 20);
         shell_schedule_frame();
+    } else if (!strcmp(word, "click") && argument) {
+        char *second = strtok(NULL, " \t");
+        char *end1 = NULL, *end2 = NULL;
+        double x = strtod(argument, &end1), y = second ? strtod(second, &end2) : -1;
+        if (!second || *end1 || *end2 || x < 0 || y < 0 || x >= shell.width || y >= shell.height) {
+            shell_say("error: click takes X Y inside %dx%d", shell.width, shell.height);
+            return;
+        }
+        uint32_t time = (uint32_t)shell_now_ms();
+        pointer_button(x, y, BTN_LEFT, true, time);
+        pointer_button(x, y, BTN_LEFT, false, time + 1);
     } else if (!strcmp(word, "state")) {
         print_state();
     } else if (!strcmp(word, "quit")) {
         wl_display_terminate(shell.display);
     } else {
-        shell_say("error: unknown command '%s' (back, key escape, key alt+left, tap back, swipe begin|cancel|commit, tab N, sync, state, quit)", word);
+        shell_say("error: unknown command '%s' (back, key escape, key alt+left, tap back, swipe begin|cancel|commit, tab N, click X Y, sync, state, quit)", word);
     }
 }
 

@@ -450,6 +450,14 @@ bool layout_tick(uint64_t now) {
     return shell.motion.running;
 }
 
+int layout_tab_at(double px, double py) {
+    if (shell.tab_count == 0 || tab_layer < 0) return -1;
+    int x, y, width, height;
+    layer_area(tab_layer, &x, &y, &width, &height);
+    if (px < x || px >= x + width || py < y + height || py >= y + height + SHELL_TABBAR) return -1;
+    return (int)((px - x) * shell.tab_count / width);
+}
+
 bool layout_visible_drawn(void) {
     struct slot *slot = slot_for_screen(shell.visible);
     return slot && slot->view && slot->view->drawn && slot->view->node;

@@ -152,7 +152,8 @@ void layout_attach(struct view *view); /* puts a claimed view into its slot (or 
 void layout_view_drawn(struct view *view);
 void layout_title_changed(void);
 bool layout_settled(const char **why);
-bool layout_visible_drawn(void); /* the visible screen's own surface has a frame in its slot */
+bool layout_visible_drawn(void);
+int layout_tab_at(double x, double y); /* the tab under (x, y), or -1 */ /* the visible screen's own surface has a frame in its slot */
 
 /* flowd.c: the display connection */
 void flowd_start(void);
