@@ -363,6 +363,11 @@ def test_claims(options):
         stolen = subprocess.run(stack.prefix + [forger, "--forge", token], capture_output=True, text=True, env=environment, timeout=30)
         check(stolen.returncode == 3, f"another client's secret is refused: {stolen.returncode} {stolen.stderr}")
         stack.shell_lines.wait("refused claim: screen")
+        # A claim for a surface whose toplevel was destroyed: refused, and the shell lives on.
+        gone = subprocess.run(stack.prefix + [forger, "--forge", token], capture_output=True, text=True, timeout=30,
+                              env=dict(environment, COLOUR_SCREEN_DESTROY_ROLE="1"))
+        check(gone.returncode == 3, f"a claim on a destroyed toplevel is refused: {gone.returncode} {gone.stderr}")
+        check(stack.shell.poll() is None, "the shell survived it")
         unclaimed = subprocess.Popen(stack.prefix + [forger, "--unclaimed"], stdout=subprocess.PIPE, text=True, env=environment)
         check(unclaimed.stdout.readline().startswith("drawn"), "the unclaimed client drew")
         check(stack.expect_place("unclaimed-not-shown") == menu, "the unclaimed surface is not shown")

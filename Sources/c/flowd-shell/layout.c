@@ -190,6 +190,9 @@ static void layer_area(int layer, int *x, int *y, int *width, int *height) {
     *y = SHELL_HEADER + inset;
     *width = shell.width - 2 * inset;
     *height = shell.height - SHELL_HEADER - bottom - 2 * inset;
+    /* deep modals on a small output: never an empty or negative area */
+    if (*width < 64) *width = 64;
+    if (*height < 64) *height = 64;
 }
 
 static void configure(struct slot *slot) {
@@ -243,7 +246,7 @@ static const flowd_scene_node *visible_leaf(const flowd_scene_node *node, const 
         if (node->presented) *deepest_presenter = node;
         if (node->kind == FLOWD_NODE_SCREEN || node->child_count == 0) return node;
         if (node->kind == FLOWD_NODE_TAB_BAR) {
-            if (!*tab_bar) *tab_bar = node;
+            *tab_bar = node; /* the innermost: the one flowd's select_tab acts on */
             uint32_t index = node->selected_tab < node->child_count ? node->selected_tab : 0;
             node = &node->children[index];
         } else {
@@ -264,11 +267,22 @@ static void take_screens(const flowd_scene_node *node, int layer, int depth) {
             slot->tree = wlr_scene_tree_create(&layer_trees[layer < MAX_LAYERS ? layer : MAX_LAYERS - 1]->node);
             wl_list_insert(shell.slots.prev, &slot->link);
             slot->layer = layer;
-            struct view *view = view_for_screen(node->id);
-            if (view) layout_attach(view);
         }
         slot->in_scene = true;
         snprintf(slot->token, sizeof slot->token, "%s", node->display_token);
+        /* Only a surface claimed with the current secret shows the screen: after a new Place (a
+         * resume, a restored flowd) the old surface's frame is kept until it claims again. */
+        if (slot->view && strcmp(slot->view->token, slot->token)) {
+            struct view *stale = slot->view;
+            views_keep_last_frame(stale, slot);
+            if (stale->node) wlr_scene_node_destroy(stale->node);
+            stale->node = NULL;
+            stale->screen = 0;
+            stale->token[0] = 0;
+            slot->view = NULL;
+        }
+        struct view *view = slot->view ? NULL : view_for_screen(node->id);
+        if (view && !strcmp(view->token, slot->token)) layout_attach(view);
         snprintf(slot->kind, sizeof slot->kind, "%s", node->screen_kind);
         if (slot->layer != layer && layer < MAX_LAYERS) {
             slot->layer = layer;

@@ -73,7 +73,7 @@ static void output_frame(struct wl_listener *listener, void *data) {
         shell.presented = shell.visible;
         shell_say("presented: screen %llu at %lld.%06ld", (unsigned long long)shell.visible, (long long)at.tv_sec, at.tv_nsec / 1000);
     }
-    if (shell.headless && shell.output->frame_pending) wl_event_source_timer_update(shell.vblank, 16);
+    if (shell.headless && shell.output->frame_pending && shell.vblank) wl_event_source_timer_update(shell.vblank, 16);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     wlr_scene_output_send_frame_done(scene_output, &now);
@@ -87,7 +87,19 @@ static int vblank(void *data) {
     return 0;
 }
 
-static struct wl_listener new_output_listener, frame_listener;
+static struct wl_listener new_output_listener, frame_listener, output_destroy_listener;
+
+/* The output is gone (the desktop window was closed): so is the shell. */
+static void output_destroyed(struct wl_listener *listener, void *data) {
+    (void)listener;
+    (void)data;
+    wl_list_remove(&frame_listener.link);
+    wl_list_remove(&output_destroy_listener.link);
+    if (shell.vblank) wl_event_source_remove(shell.vblank);
+    shell.vblank = NULL;
+    shell.output = NULL;
+    wl_display_terminate(shell.display);
+}
 
 static void new_output(struct wl_listener *listener, void *data) {
     (void)listener;
@@ -112,6 +124,8 @@ static void new_output(struct wl_listener *listener, void *data) {
     }
     frame_listener.notify = output_frame;
     wl_signal_add(&output->events.frame, &frame_listener);
+    output_destroy_listener.notify = output_destroyed;
+    wl_signal_add(&output->events.destroy, &output_destroy_listener);
     shell.vblank = wl_event_loop_add_timer(shell.loop, vblank, NULL);
     wlr_output_layout_add_auto(shell.layout, output);
     wlr_output_create_global(output);

@@ -143,13 +143,20 @@ static void claim(struct wl_client *client, struct wl_resource *resource, struct
     /* A surface without a role yet may claim (GTK realizes its wl_surface before it makes the
      * toplevel): the claim applies when the toplevel is announced. Any other role may not. */
     bool xdg = wlr_surface_is_xdg_surface(surface);
-    if ((surface->role && !xdg) || (xdg && wlr_xdg_surface_from_wlr_surface(surface)->role == WLR_XDG_SURFACE_ROLE_POPUP)) {
+    /* A destroyed xdg_surface leaves the role with no data behind it. */
+    struct wlr_xdg_surface *xdg_surface = xdg ? wlr_xdg_surface_from_wlr_surface(surface) : NULL;
+    if ((surface->role && !xdg) || (xdg && (!xdg_surface || xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP))) {
         wl_resource_post_error(resource, FLOWD_SHELL_V1_ERROR_INVALID_CLAIM, "only an xdg_toplevel can show a screen");
         return;
     }
     if (strlen(secret) >= SHELL_TOKEN_MAX || !*secret) {
         wl_resource_post_error(resource, FLOWD_SHELL_V1_ERROR_INVALID_CLAIM, "a secret is 32 hex digits");
         return;
+    }
+    /* One claim waits per surface: a new one replaces it. */
+    struct claim_wait *old, *next;
+    wl_list_for_each_safe(old, next, &shell.claim_waits, link) {
+        if (old->surface == surface) wait_free(old);
     }
     struct claim_wait *wait = calloc(1, sizeof *wait);
     if (!wait) {
@@ -256,13 +263,13 @@ static void new_xdg_surface(struct wl_listener *listener, void *data) {
     wlr_xdg_toplevel_set_maximized(xdg, true);
     wlr_xdg_toplevel_set_tiled(xdg, WLR_EDGE_TOP | WLR_EDGE_BOTTOM | WLR_EDGE_LEFT | WLR_EDGE_RIGHT);
     wlr_xdg_toplevel_set_size(xdg, (uint32_t)shell.width, (uint32_t)(shell.height - SHELL_HEADER));
-    /* A claim granted before the toplevel was announced applies now. */
+    /* A claim granted before the toplevel was announced is decided again now, against the scene
+     * of now: its secret may have been replaced since. */
     struct claim_wait *wait, *next;
     wl_list_for_each_safe(wait, next, &shell.claim_waits, link) {
-        if (wait->surface != xdg->surface || wait->screen == 0) continue;
-        struct slot *slot = slot_for_screen(wait->screen);
-        if (slot) bind(view, slot, wait->token);
-        wait_free(wait);
+        if (wait->surface != xdg->surface) continue;
+        wait->screen = 0;
+        if (decide(wait)) wait_free(wait);
     }
 }
 
