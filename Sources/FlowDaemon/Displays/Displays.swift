@@ -70,8 +70,9 @@ struct Displays {
     }
 
     /// 16 lowercase hex digits of `value`.
+    private static let digits = Array("0123456789abcdef".utf8)
+
     static func hex(_ value: UInt64) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var bytes = [UInt8](repeating: 0, count: 16)
         var rest = value
         for index in stride(from: 15, through: 0, by: -1) {
