@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,17 +31,27 @@ struct window {
     struct wl_buffer *buffer;
     int width, height;
     bool configured;
+    bool held; /* COLOUR_SCREEN_HOLD_KIND: its first frame waits for SIGUSR1 */
 };
+
+/* COLOUR_SCREEN_HOLD_KIND=KIND: a screen of that kind draws its first frame only after SIGUSR1, so
+ * a test sees what the shell shows while a new screen has not drawn yet. */
+static volatile sig_atomic_t released;
+static void release(int signal) {
+    (void)signal;
+    released = 1;
+}
 
 static struct wl_display *display;
 static struct wl_compositor *compositor;
 static struct wl_shm *shm;
 static struct xdg_wm_base *wm_base;
 static struct window windows[MAX_WINDOWS];
-/* FLOWD_SHELL_FIGURES=1 (scripts/shell-figures): a visible screen at an even stack index taps its
- * first button (a push), one at an odd index goes back, each once it drew; the tap's time goes to
- * standard error, for the time to the shell's first frame of the next screen. */
+/* FLOWD_SHELL_FIGURES=MS (Tests/Shell/shell_figures.py): a visible screen at an even stack index taps
+ * its first button (a push), one at an odd index goes back, MS after its Place; the tap's time goes
+ * to standard error, for the time to the shell's first frame of the next screen. */
 static bool figures;
+static int tap_after_ms;
 static flowd_screen_host *figures_host;
 static uint64_t tap_screen, tap_due_ms;
 static int tap_index;
@@ -55,7 +66,7 @@ static void plan_tap(uint64_t screen, const flowd_placement *placement) {
     if (!figures || !placement->visible) return;
     tap_screen = screen;
     tap_index = flowd_placement_stack_index(placement);
-    tap_due_ms = now_ms() + 30;
+    tap_due_ms = now_ms() + (uint64_t)tap_after_ms;
 }
 
 static void tap_if_due(void) {
@@ -105,6 +116,13 @@ static void global_remove(void *data, struct wl_registry *registry, uint32_t nam
 }
 static const struct wl_registry_listener registry_listener = {.global = global, .global_remove = global_remove};
 
+static void trace(const char *event, uint64_t screen) {
+    if (!figures) return;
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    fprintf(stderr, "colour-screen: trace: %s screen %llu at %lld.%06ld\n", event, (unsigned long long)screen, (long long)at.tv_sec, at.tv_nsec / 1000);
+}
+
 static void paint(struct window *window) {
     int width = window->width > 0 ? window->width : 400, height = window->height > 0 ? window->height : 300;
     int stride = width * 4, size = stride * height;
@@ -125,12 +143,15 @@ static void paint(struct window *window) {
     wl_surface_attach(window->surface, window->buffer, 0, 0);
     wl_surface_damage(window->surface, 0, 0, width, height);
     wl_surface_commit(window->surface);
+    trace("painted", window->screen);
 }
 
 static void surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial) {
     struct window *window = data;
     xdg_surface_ack_configure(xdg_surface, serial);
     window->configured = true;
+    if (window->held && !released) return;
+    window->held = false;
     paint(window);
 }
 static const struct xdg_surface_listener surface_listener = {.configure = surface_configure};
@@ -158,6 +179,7 @@ static struct window *window_of(uint64_t screen) {
 static void placed(flowd_screen_host *host, const flowd_place *place, void *user) {
     (void)host;
     (void)user;
+    trace("placed", place->screen_id);
     struct window *window = window_of(place->screen_id);
     if (!window) {
         for (int index = 0; index < MAX_WINDOWS && !window; index++) {
@@ -166,6 +188,8 @@ static void placed(flowd_screen_host *host, const flowd_place *place, void *user
         if (!window) return;
         memset(window, 0, sizeof *window);
         window->screen = place->screen_id;
+        const char *hold = getenv("COLOUR_SCREEN_HOLD_KIND");
+        window->held = hold && !strcmp(hold, place->kind);
         window->surface = wl_compositor_create_surface(compositor);
         window->xdg_surface = xdg_wm_base_get_xdg_surface(wm_base, window->surface);
         xdg_surface_add_listener(window->xdg_surface, &surface_listener, window);
@@ -281,7 +305,9 @@ int main(int argc, char **argv) {
     options.callbacks.placed = placed;
     options.callbacks.dismissed = dismissed;
     options.callbacks.placement_changed = placement_changed;
+    signal(SIGUSR1, release);
     figures = getenv("FLOWD_SHELL_FIGURES") != NULL;
+    tap_after_ms = figures ? atoi(getenv("FLOWD_SHELL_FIGURES")) : 0;
     flowd_error error;
     flowd_screen_host *host = flowd_screen_open(&options, &error);
     if (!host) {
@@ -315,6 +341,12 @@ int main(int argc, char **argv) {
         }
         if (flowd_screen_dispatch(host) != 0) break;
         tap_if_due();
+        for (int index = 0; released && index < MAX_WINDOWS; index++) {
+            if (windows[index].held && windows[index].configured) {
+                windows[index].held = false;
+                paint(&windows[index]);
+            }
+        }
     }
     const flowd_end *end = flowd_screen_end(host);
     int status = end->reason == FLOWD_END_ERROR ? 1 : 0;

@@ -35,12 +35,37 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
+TRACE = re.compile(r"trace: (\w+) screen (\d+) at (\d+\.\d{6})")
+
+
+def breakdown(taps, frames, lines, count):
+    """Where a navigation's time goes: for each step of the path, p50 and p99 of the time from the
+    tap to the first time it happened for the next screen (the screen's own trace lines, the shell's
+    FLOWD_SHELL_TRACE lines)."""
+    events = {}
+    for line in lines:
+        match = TRACE.search(line)
+        if match:
+            events.setdefault(match.group(1), []).append((int(match.group(2)), float(match.group(3))))
+    steps = {name: [] for name in ("placed", "scene", "claim", "painted", "granted", "drawn")}
+    for screen, tapped in taps[:count]:
+        shown = next((shown for shown, at in frames if at > tapped and shown != screen), None)
+        if shown is None:
+            continue
+        for name in steps:
+            at = next((at for who, at in events.get(name, []) if at > tapped and who in (shown, 0)), None)
+            if at is not None:
+                steps[name].append((at - tapped) * 1000)
+    return "          from the tap to: " + ", ".join(
+        f"{name} {percentile(values, 0.5):.1f}/{percentile(values, 0.99):.1f}" for name, values in steps.items() if values) + " ms (p50/p99)"
+
+
 def tap_to_frame(options, mode):
     stack = Stack(options, f"figures-{mode}")
     attached = None
     try:
-        stack.start_shell()
-        environment = {"FLOWD_SHELL_FIGURES": "1"}
+        stack.start_shell({"FLOWD_SHELL_TRACE": "1"})
+        environment = {"FLOWD_SHELL_FIGURES": str(options.tap_after)}
         if mode == "attached":
             stack.start_flowd("deep-stack", spawned=False)
             log = open(os.path.join(stack.logs, "attached.log"), "w")
@@ -68,8 +93,9 @@ def tap_to_frame(options, mode):
         latencies = latencies[:options.navigations]
         if len(latencies) < 10:
             return f"{mode}: only {len(latencies)} navigations measured (logs in {stack.logs})"
-        return (f"{mode:9} {len(latencies):4} navigations  p50 {percentile(latencies, 0.5):6.1f} ms  "
-                f"p99 {percentile(latencies, 0.99):6.1f} ms  max {max(latencies):6.1f} ms")
+        return (f"{mode:9} {len(latencies):4} navigations, taps {options.tap_after} ms after the Place  p50 {percentile(latencies, 0.5):6.1f} ms  "
+                f"p99 {percentile(latencies, 0.99):6.1f} ms  max {max(latencies):6.1f} ms\n"
+                + breakdown(taps, frames, taps_from() + stack.shell_lines.all, options.navigations))
     finally:
         if attached:
             attached.kill()
@@ -107,6 +133,9 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--shell-build", required=True)
     parser.add_argument("--navigations", type=int, default=200)
+    parser.add_argument("--tap-after", type=int, default=300,
+                        help="ms from a screen's Place to its tap: 300 taps at rest (the motion, 220 ms, is over), 30 in the middle of it")
+    parser.set_defaults(gtk=None)
     parser.add_argument("--keep")
     parser.add_argument("--logs", default="/tmp/flowd-shell-figures")
     parser.add_argument("modes", nargs="*", default=["attached", "pool", "cold"])

@@ -141,11 +141,11 @@ class Stack:
         self.shots_taken = 0
         self.wayland = "wayland-0"
 
-    def start_shell(self):
+    def start_shell(self, environment=None, extra=()):
         log = open(os.path.join(self.logs, "shell.log"), "a")
-        environment = dict(self.environment, WLR_BACKENDS="headless", WLR_RENDERER="pixman")
+        environment = dict(self.environment, WLR_BACKENDS="headless", WLR_RENDERER="pixman", **(environment or {}))
         self.shell = subprocess.Popen(self.prefix + [os.path.join(self.bin, "flowd-shell"), "--socket", self.socket, "--control",
-                                                     "--size", f"{WIDTH}x{HEIGHT}"],
+                                                     "--size", f"{WIDTH}x{HEIGHT}", *extra],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=environment, text=True, bufsize=1)
         self.shell_lines = Lines(self.shell.stdout, log)
         line = self.shell_lines.wait("flowd-shell: WAYLAND_DISPLAY=")
@@ -377,6 +377,43 @@ def test_claims(options):
         stack.close()
 
 
+def test_held(options):
+    """A pushed screen that has not drawn yet: the shell keeps the old picture (nothing slides in empty),
+    and slides the new one in once it draws; one that never draws moves in empty after --hold."""
+    stack = Stack(options, "held")
+    try:
+        stack.start_shell(extra=["--hold", "60000"])
+        stack.start_flowd(environment={"COLOUR_SCREEN_HOLD_KIND": "students"})
+        menu = stack.expect_place("menu")
+        stack.inject(4)
+        claimed = stack.shell_lines.wait("claim: screen")
+        while "(students)" not in claimed:
+            claimed = stack.shell_lines.wait("claim: screen")
+        students, pid = int(claimed.split()[2]), int(claimed.split("pid ")[1])
+        check(stack.visible() == students, "flowd placed the students list")
+        state = stack.command("state", "state:")
+        check(f"visible {students} " in state and "motion held" in state and f" {students}=claimed" in state, f"held: {state}")
+        width, height, pixel = stack.screenshot("held")
+        centre = pixel(WIDTH // 2, (HEIGHT + HEADER) // 2)
+        check(centre == colour_of(menu), f"while the list has not drawn, the menu stays: #{bytes(centre).hex()}")
+        right = pixel(WIDTH - 4, (HEIGHT + HEADER) // 2)
+        check(right == colour_of(menu), f"nothing has slid in at the right edge: #{bytes(right).hex()}")
+        os.kill(pid, signal.SIGUSR1)
+        check(stack.expect_place("drawn-slides-in") == students, "the list drew and shows")
+    finally:
+        stack.close()
+    stack = Stack(options, "held-timeout")
+    try:
+        stack.start_shell(extra=["--hold", "50"])
+        stack.start_flowd(environment={"COLOUR_SCREEN_HOLD_KIND": "students"})
+        stack.expect_place("menu")
+        stack.inject(4)
+        line = stack.shell_lines.wait("motion:")
+        check("has drawn nothing in 50 ms; it moves in empty" in line, line)
+    finally:
+        stack.close()
+
+
 def test_gtk(options):
     """flowd-gtk spawned for every screen under the shell: one undecorated toplevel per screen, claimed;
     each step's visible screen is the tree's and its GTK surface has drawn (sync waits for that)."""
@@ -419,7 +456,7 @@ def main():
     parser.add_argument("--logs", default=os.path.join(tempfile.gettempdir(), "flowd-shell-tests"), help="the processes' logs")
     parser.add_argument("tests", nargs="*", help="walk, kills, claims (default: all)")
     options = parser.parse_args()
-    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims, "gtk": test_gtk}
+    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims, "held": test_held, "gtk": test_gtk}
     failed = 0
     for name in options.tests or list(tests):
         print(f"shell test: {name}")

@@ -326,7 +326,12 @@ struct DaemonCore {
     /// The scene goes to the displays that do not have it yet (`Displays.takeScenes`).
     mutating func handScenesToDisplays() {
         for (display, scene) in app.takeScenes() {
-            if let connection = connections[display], !connection.isClosing { send(.displayScene(scene), to: connection) }
+            guard let connection = connections[display], !connection.isClosing else { continue }
+            send(.displayScene(scene), to: connection)
+            // Written now, ahead of the iteration's other writes: a display hears of a change before
+            // the screens it shows do, so a claim finds its secret known (no Ping barrier) and a
+            // dismissed screen's window going away is never taken for a crash (docs/shell.md).
+            connection.flush()
         }
     }
 

@@ -97,6 +97,7 @@ static void scene(flowd_display *display, const flowd_scene *received, void *use
     (void)display;
     (void)user;
     shell.scene_seq = received->seq;
+    shell_trace("scene", received->visible_screen);
     layout_apply(received);
     shell_say("scene: %llu visible %llu transition %d%s", (unsigned long long)received->seq,
               (unsigned long long)received->visible_screen, received->transition, received->animated ? " animated" : "");

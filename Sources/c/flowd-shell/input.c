@@ -180,10 +180,11 @@ void input_init(void) {
 
 static void print_state(void) {
     char line[1024];
-    int length = snprintf(line, sizeof line, "state: scene %llu visible %llu flowd %s tabs %u/%u back %s:",
+    int length = snprintf(line, sizeof line, "state: scene %llu visible %llu flowd %s tabs %u/%u back %s motion %s:",
                           (unsigned long long)shell.scene_seq, (unsigned long long)shell.visible,
                           shell.connected ? "connected" : "away", shell.selected_tab, shell.tab_count,
-                          shell.back_applies ? (shell.in_modal && !shell.visible_stacked ? "close" : "back") : "none");
+                          shell.back_applies ? (shell.in_modal && !shell.visible_stacked ? "close" : "back") : "none",
+                          !shell.motion.running ? "none" : shell.motion.waiting ? "held" : "moving");
     struct slot *slot;
     wl_list_for_each(slot, &shell.slots, link) {
         if (length > 900) break;

@@ -95,7 +95,10 @@ static const char *visible_title(void) {
     return slot && *slot->kind ? slot->kind : (shell.connected ? "" : "waiting for flowd");
 }
 
+/* The chrome follows a held motion: while it waits for the entering screen, the whole picture stays
+ * the old one (and draws no frame that would make the new screen's first one wait for the next). */
 static void draw_header(void) {
+    if (shell.motion.waiting) return;
     char key[256];
     snprintf(key, sizeof key, "%d|%d|%s|%d", shell.width, shell.back_applies + 2 * shell.in_modal + 4 * shell.visible_stacked, visible_title(), shell.connected);
     if (!strcmp(key, header_drawn) && shell.chrome_header) return;
@@ -122,6 +125,7 @@ static void draw_header(void) {
 }
 
 static void draw_tabs(void) {
+    if (shell.motion.waiting) return;
     char key[256];
     int length = snprintf(key, sizeof key, "%d|%d|%d|%u|%u", shell.width, shell.height, tab_layer, shell.tab_count, shell.selected_tab);
     for (uint32_t index = 0; index < shell.tab_count && index < 16 && length < 200; index++) {
@@ -159,8 +163,7 @@ static void draw_tabs(void) {
 }
 
 void layout_title_changed(void) {
-    draw_header();
-    shell_schedule_frame();
+    draw_header(); /* a header that changed damages the scene, which asks for a frame */
 }
 
 /* ---- slots */
@@ -200,7 +203,12 @@ static void configure(struct slot *slot) {
     layer_area(slot->layer, &x, &y, &width, &height);
     slot->width = width;
     slot->height = height;
-    if (slot->view) wlr_xdg_toplevel_set_size(slot->view->xdg, (uint32_t)width, (uint32_t)height);
+    /* wlroots 0.15 sends a configure for every set_size, and a client draws again for each: only a
+     * new size is sent. */
+    struct wlr_xdg_toplevel *toplevel = slot->view ? slot->view->xdg->toplevel : NULL;
+    if (toplevel && (toplevel->scheduled.width != (uint32_t)width || toplevel->scheduled.height != (uint32_t)height)) {
+        wlr_xdg_toplevel_set_size(slot->view->xdg, (uint32_t)width, (uint32_t)height);
+    }
 }
 
 void layout_attach(struct view *view) {
@@ -221,8 +229,35 @@ void layout_attach(struct view *view) {
     layout_place();
 }
 
+/* Whether `screen` has something to show: its surface's frame, or the kept one. */
+static bool has_frame(uint64_t screen) {
+    struct slot *slot = slot_for_screen(screen);
+    return slot && ((slot->view && slot->view->drawn && slot->view->node) || slot->kept);
+}
+
+/* A held motion runs from now; its first frame shows its first step already. */
+static void motion_run(void) {
+    if (!shell.motion.waiting) return;
+    shell.motion.waiting = false;
+    shell.motion.start_ms = shell_now_ms() - SHELL_FRAME_MS;
+    wl_event_source_timer_update(shell.motion_wait, 0);
+    draw_header();
+    draw_tabs();
+}
+
+static int motion_wait_over(void *data) {
+    (void)data;
+    if (shell.motion.waiting) shell_say("motion: screen %llu has drawn nothing in %d ms; it moves in empty",
+                                        (unsigned long long)shell.motion.entering, shell.hold_ms);
+    motion_run();
+    layout_place();
+    return 0;
+}
+
 void layout_view_drawn(struct view *view) {
     view->drawn = true;
+    if (shell.motion.waiting && view->screen == shell.motion.entering) motion_run();
+    shell_trace("drawn", view->screen);
     struct slot *slot = slot_for_screen(view->screen);
     if (slot && slot->kept) {
         wlr_scene_node_destroy(&slot->kept->node);
@@ -373,8 +408,16 @@ void layout_apply(const flowd_scene *scene) {
             motion.running = false;
         }
     }
-    /* A motion still running when the next scene comes ends at once. */
-    shell.motion = motion;
+    /* A push or a present whose screen has no frame yet holds the old picture (the motion at its
+     * first step) until that frame comes, so nothing slides in empty; a screen that never draws
+     * lets the motion run after --hold (500 ms). */
+    if (motion.running && motion.entering && !has_frame(motion.entering)) {
+        motion.waiting = true;
+        wl_event_source_timer_update(shell.motion_wait, shell.hold_ms > 0 ? shell.hold_ms : 1);
+    }
+    /* A motion still running (or held) when the next scene changes the visible screen ends at once;
+     * a scene that changes something else (transition NONE) leaves it running. */
+    if (scene->transition != FLOWD_TRANSITION_NONE || !shell.motion.running) shell.motion = motion;
     if (swiped) shell.swipe.active = false;
     wl_list_for_each_safe(slot, next, &shell.slots, link) {
         bool moving = shell.motion.running && (slot->screen == shell.motion.leaving || slot->screen == shell.motion.entering);
@@ -403,7 +446,9 @@ static bool shown(const struct slot *slot) {
 }
 
 void layout_place(void) {
-    double progress = shell.motion.running ? eased((double)(shell_now_ms() - shell.motion.start_ms) / SHELL_ANIMATION_MS) : 1;
+    double progress = !shell.motion.running ? 1
+                      : shell.motion.waiting ? 0
+                                             : eased((double)(shell_now_ms() - shell.motion.start_ms) / SHELL_ANIMATION_MS);
     struct slot *slot;
     wl_list_for_each(slot, &shell.slots, link) {
         bool enabled = shown(slot);
@@ -428,12 +473,13 @@ void layout_place(void) {
     /* A dim over every layer under the top one. */
     for (int layer = 1; layer < MAX_LAYERS; layer++) {
         bool on = layer <= top_layer || (shell.motion.running && shell.motion.dims && !shell.motion.dim_in && layer == top_layer + 1);
-        wlr_scene_node_set_enabled(&shell.dims[layer]->node, on);
-        if (!on) continue;
         float alpha = 0.5f;
         if (shell.motion.running && shell.motion.dims && layer == (shell.motion.dim_in ? top_layer : top_layer + 1)) {
             alpha = (float)(0.5 * (shell.motion.dim_in ? progress : 1 - progress));
         }
+        on = on && alpha > 0;
+        wlr_scene_node_set_enabled(&shell.dims[layer]->node, on);
+        if (!on) continue;
         float colour[4] = {0, 0, 0, alpha};
         wlr_scene_rect_set_color(shell.dims[layer], colour);
         wlr_scene_rect_set_size(shell.dims[layer], shell.width, shell.height - SHELL_HEADER);
@@ -448,11 +494,13 @@ void layout_place(void) {
     } else if (!focus && shell.seat->keyboard_state.focused_surface) {
         wlr_seat_keyboard_notify_clear_focus(shell.seat);
     }
-    shell_schedule_frame();
+    /* No frame is asked for here: what changed damaged the scene, and the damage asks for one. A
+     * frame asked for with nothing new would start the 16 ms frame clock for nothing, and the
+     * next screen's first frame would wait for it. */
 }
 
 bool layout_tick(uint64_t now) {
-    if (!shell.motion.running) return false;
+    if (!shell.motion.running || shell.motion.waiting) return false;
     if (now - shell.motion.start_ms >= SHELL_ANIMATION_MS) {
         shell.motion.running = false;
         struct slot *slot, *next;
@@ -502,5 +550,6 @@ void layout_init(void) {
         wlr_scene_node_set_enabled(&shell.dims[layer]->node, false);
     }
     shell.chrome = wlr_scene_tree_create(&shell.scene->node);
+    shell.motion_wait = wl_event_loop_add_timer(shell.loop, motion_wait_over, NULL);
     draw_header();
 }

@@ -18,6 +18,7 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_scene.h>
+#include <wlr/types/wlr_output_damage.h>
 #include <wlr/types/wlr_screencopy_v1.h>
 #include <wlr/types/wlr_seat.h>
 #include <wlr/types/wlr_xdg_output_v1.h>
@@ -27,11 +28,13 @@
 struct shell shell;
 
 static const char usage[] =
-    "usage: flowd-shell [--socket PATH] [--size WIDTHxHEIGHT] [--control] [--name NAME] [--verbose]\n"
+    "usage: flowd-shell [--socket PATH] [--size WIDTHxHEIGHT] [--hold MS] [--control] [--name NAME] [--verbose]\n"
     "\n"
     "A Wayland compositor that shows flowd's screens where its navigation model puts them.\n"
     "  --socket PATH   flowd's socket (default: $FLOWD_SOCKET, $XDG_RUNTIME_DIR/flowd/flowd.sock)\n"
     "  --size WxH      the output's size headless, and the window's on a desktop (default 800x600)\n"
+    "  --hold MS       how long a push or a modal waits for the new screen's first frame, keeping the\n"
+    "                  old picture, before it moves in empty (default 500, 0 to 60000)\n"
     "  --control       read commands on standard input (back, swipe, tab, sync; docs/shell.md)\n"
     "  --name NAME     the display's name in flowd's logs and flowctl tree (default flowd-shell)\n"
     "  --verbose       wlroots' own log at debug level\n"
@@ -53,19 +56,34 @@ void shell_say(const char *format, ...) {
     fflush(stdout);
 }
 
+void shell_trace(const char *event, uint64_t screen) {
+    if (!shell.trace) return;
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    shell_say("trace: %s screen %llu at %lld.%06ld", event, (unsigned long long)screen, (long long)at.tv_sec, at.tv_nsec / 1000);
+}
+
 void shell_schedule_frame(void) {
     if (shell.output) wlr_output_schedule_frame(shell.output);
 }
 
 /* A frame: the motion advances, the scene is drawn if anything changed, clients get their frame
  * callbacks. Headless outputs run at 1 mHz (their own timer never wakes us); after a frame that
- * drew, our one-shot 16 ms timer stands in for the vblank, so an idle shell makes no syscalls. */
+ * drew, our one-shot SHELL_FRAME_MS timer stands in for the vblank, so an idle shell makes no syscalls. */
 static void output_frame(struct wl_listener *listener, void *data) {
     (void)listener;
     (void)data;
     bool moving = layout_tick(shell_now_ms());
     struct wlr_scene_output *scene_output = wlr_scene_get_scene_output(shell.scene, shell.output);
-    wlr_scene_output_commit(scene_output);
+    /* wlroots 0.15 asks for a frame whenever any node moves, even one with nothing to draw (a new
+     * screen's empty slot), and a committed frame holds the next one for a frame: only a frame
+     * that shows something (or that a screenshot waits for) is committed, so the next screen's
+     * first frame goes out at once. */
+    if (moving || pixman_region32_not_empty(&scene_output->damage->current) || !wl_list_empty(&shell.screencopy->frames)) {
+        shell_trace("frame", shell.visible);
+        wlr_scene_output_commit(scene_output);
+        shell_trace("committed", shell.visible);
+    }
     /* The first frame on the output with the visible screen's own surface: for scripts/shell-figures. */
     if (shell.visible != shell.presented && layout_visible_drawn()) {
         struct timespec at;
@@ -73,7 +91,7 @@ static void output_frame(struct wl_listener *listener, void *data) {
         shell.presented = shell.visible;
         shell_say("presented: screen %llu at %lld.%06ld", (unsigned long long)shell.visible, (long long)at.tv_sec, at.tv_nsec / 1000);
     }
-    if (shell.headless && shell.output->frame_pending && shell.vblank) wl_event_source_timer_update(shell.vblank, 16);
+    if (shell.headless && shell.output->frame_pending && shell.vblank) wl_event_source_timer_update(shell.vblank, SHELL_FRAME_MS);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     wlr_scene_output_send_frame_done(scene_output, &now);
@@ -163,8 +181,20 @@ static bool parse_size(const char *text) {
     return true;
 }
 
+static bool parse_hold(const char *text) {
+    int hold = -1;
+    char end = 0;
+    if (sscanf(text, "%d%c", &hold, &end) != 1 || hold < 0 || hold > 60000) {
+        fprintf(stderr, "flowd-shell: --hold takes milliseconds from 0 to 60000, got '%s'\n", text);
+        return false;
+    }
+    shell.hold_ms = hold;
+    return true;
+}
+
 int main(int argc, char **argv) {
     bool verbose = false;
+    shell.hold_ms = 500;
     shell.width = 800;
     shell.height = 600;
     shell.name = "flowd-shell";
@@ -174,6 +204,7 @@ int main(int argc, char **argv) {
         if (!strcmp(arg, "--socket") && has_value) shell.flowd_socket = argv[++i];
         else if (!strcmp(arg, "--size") && has_value) { if (!parse_size(argv[++i])) return 2; }
         else if (!strcmp(arg, "--name") && has_value) shell.name = argv[++i];
+        else if (!strcmp(arg, "--hold") && has_value) { if (!parse_hold(argv[++i])) return 2; }
         else if (!strcmp(arg, "--control")) shell.control = true;
         else if (!strcmp(arg, "--verbose")) verbose = true;
         else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) { fputs(usage, stdout); return 0; }
@@ -189,6 +220,7 @@ int main(int argc, char **argv) {
     shell.loop = wl_display_get_event_loop(shell.display);
     const char *backends = getenv("WLR_BACKENDS");
     shell.headless = backends && !strcmp(backends, "headless");
+    shell.trace = getenv("FLOWD_SHELL_TRACE") != NULL;
     shell.backend = shell.headless ? wlr_headless_backend_create(shell.display) : wlr_backend_autocreate(shell.display);
     if (!shell.backend) {
         fprintf(stderr, "flowd-shell: no backend (a desktop session's WAYLAND_DISPLAY or DISPLAY, DRM, or WLR_BACKENDS=headless)\n");
@@ -205,7 +237,7 @@ int main(int argc, char **argv) {
     wlr_data_device_manager_create(shell.display);
     shell.layout = wlr_output_layout_create();
     wlr_xdg_output_manager_v1_create(shell.display, shell.layout);
-    wlr_screencopy_manager_v1_create(shell.display); /* grim, and the tests' screenshots */
+    shell.screencopy = wlr_screencopy_manager_v1_create(shell.display); /* grim, and the tests' screenshots */
     shell.scene = wlr_scene_create();
     wlr_scene_attach_output_layout(shell.scene, shell.layout);
     shell.seat = wlr_seat_create(shell.display, "seat0");

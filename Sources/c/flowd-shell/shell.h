@@ -18,9 +18,12 @@
 #define SHELL_TABBAR 56      /* the tab bar's height, at the bottom, when the visible screen is in tabs */
 #define SHELL_MODAL_INSET 32 /* a modal layer's margin on every side of the layer under it */
 #define SHELL_ANIMATION_MS 220
+/* A frame at 60 Hz: the headless output's frame clock. */
+#define SHELL_FRAME_MS 16
 #define SHELL_TOKEN_MAX 64
 
 struct wlr_scene_tree;
+struct wlr_screencopy_manager_v1;
 struct wlr_scene_buffer;
 struct wlr_scene_node;
 struct wlr_scene_rect;
@@ -56,6 +59,7 @@ struct slot {
 /* A motion between two scenes: one slot enters from an offset, another leaves to one. */
 struct motion {
     bool running;
+    bool waiting;                    /* held at its first step until the entering screen has a frame */
     uint64_t start_ms;
     uint64_t entering, leaving;      /* screens (0: none) */
     int enter_dx, enter_dy;          /* where the entering slot starts, relative to its place */
@@ -83,8 +87,10 @@ struct shell {
     struct wlr_output_layout *layout;
     struct wlr_seat *seat;
     struct wlr_output *output;
+    struct wlr_screencopy_manager_v1 *screencopy;
     struct wl_event_source *vblank; /* headless: our own frame clock (see output_frame) */
     bool headless;
+    bool trace; /* FLOWD_SHELL_TRACE: timed lines for scripts/shell-figures' breakdown */
     int width, height;
 
     /* the scene graph: background, one tree per layer with a dim rect under it, chrome on top */
@@ -114,6 +120,8 @@ struct shell {
     uint64_t own_back; /* the screen the shell's own back (a tap, a key) left: its pop is animated here */
 
     struct motion motion;
+    struct wl_event_source *motion_wait; /* starts a held motion anyway after hold_ms */
+    int hold_ms; /* --hold: how long a motion waits for its entering screen's first frame */
     struct swipe swipe;
 
     /* the control channel (--control): commands on stdin, answers on stdout */
@@ -133,6 +141,8 @@ extern struct shell shell;
 uint64_t shell_now_ms(void);
 void shell_schedule_frame(void);
 void shell_say(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* With FLOWD_SHELL_TRACE: `trace: EVENT screen N at SECONDS` (CLOCK_MONOTONIC). */
+void shell_trace(const char *event, uint64_t screen);
 
 /* views.c: toplevels and claims */
 void views_init(void);

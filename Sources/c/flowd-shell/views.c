@@ -76,6 +76,7 @@ static void bind(struct view *view, struct slot *slot, const char *token) {
     pid_t pid = 0;
     wl_client_get_credentials(view->client, &pid, NULL, NULL);
     shell_say("claim: screen %llu (%s) by pid %d", (unsigned long long)slot->screen, slot->kind, (int)pid);
+    shell_trace("granted", slot->screen);
     layout_attach(view);
     if (view->xdg->surface->buffer) layout_view_drawn(view);
 }
@@ -163,6 +164,7 @@ static void claim(struct wl_client *client, struct wl_resource *resource, struct
         wl_client_post_no_memory(client);
         return;
     }
+    shell_trace("claim", 0);
     wait->resource = resource;
     wait->client = client;
     wait->surface = surface;
