@@ -247,7 +247,7 @@ class Stack:
 
 def walk(stack):
     """The tutorial, the student editor and the tabbed modal app, by flowctl inject and the shell's back and tabs."""
-    stack.expect_place("menu")
+    first_menu = stack.expect_place("menu")
     stack.inject(0)
     stack.expect_place("tutorial-welcome")
     stack.inject(1)
@@ -257,18 +257,38 @@ def walk(stack):
     stack.command("swipe begin")
     stack.command("swipe cancel")
     welcome = stack.expect_place("swipe-cancelled")
+    # A pointer drag from the left edge: halfway, the menu under the welcome screen shows on the
+    # left; let go early, it cancels.
+    middle = (HEIGHT + HEADER) // 2
+    stack.command(f"press 4 {middle}")
+    stack.command(f"move 404 {middle}")
+    _, _, pixel = stack.screenshot("dragged-halfway")
+    check(pixel(100, middle) == colour_of(first_menu), f"the menu shows under the dragged screen: #{bytes(pixel(100, middle)).hex()}")
+    check(pixel(WIDTH - 100, middle) == colour_of(welcome), f"the dragged screen is on the right: #{bytes(pixel(WIDTH - 100, middle)).hex()}")
+    stack.command(f"move 150 {middle}")
+    stack.command("release")
+    check(stack.expect_place("drag-let-go-early") == welcome, "a drag let go early cancels")
     stack.command("key escape")
     menu = stack.expect_place("escape-to-menu")
     check(menu != welcome, "escape went back")
     stack.inject(4)
     stack.expect_place("students")
     stack.inject(0)
-    stack.expect_place("student-ann")
+    student = stack.expect_place("student-ann")
     stack.inject(0)
     stack.expect_place("student-age")
+    # A finger dragged from the left edge past a third of the width commits: back to Ann.
+    stack.command(f"touch down 2 {middle}")
+    stack.command(f"touch move 300 {middle}")
+    stack.command(f"touch move 520 {middle}")
+    stack.command("touch up")
+    ann = stack.expect_place("touch-swipe-committed")
+    check(ann == student, "the touch swipe went back to Ann")
+    stack.inject(0)
+    stack.expect_place("student-age-again")
     stack.command("swipe begin")
     stack.command("swipe commit")
-    stack.expect_place("swipe-committed")
+    check(stack.expect_place("swipe-committed") == ann, "the swipe went back to Ann")
     stack.command("key alt+left")
     stack.expect_place("back-to-list")
     stack.inject(2)  # Back to menu

@@ -328,16 +328,22 @@ static void take_screens(const flowd_scene_node *node, int layer, int depth) {
     if (node->presented) take_screens(node->presented, layer + 1, depth + 1);
 }
 
-static bool stack_index_above_zero(const flowd_scene_node *root, uint64_t screen) {
-    /* back applies when the screen is in a stack above its root */
+/* Whether `screen` is in a stack above its root (back applies), and the visible screen of what is
+ * under it there (`*below`, 0 if none), which a back swipe uncovers. */
+static bool stack_index_above_zero(const flowd_scene_node *root, uint64_t screen, uint64_t *below) {
     if (!root) return false;
     if (root->kind == FLOWD_NODE_STACK) {
         for (size_t index = 0; index < root->child_count; index++) {
-            if (root->children[index].kind == FLOWD_NODE_SCREEN && root->children[index].id == screen) return index > 0;
+            if (root->children[index].kind != FLOWD_NODE_SCREEN || root->children[index].id != screen) continue;
+            if (index == 0) return false;
+            const flowd_scene_node *bar = NULL, *presenter = NULL;
+            const flowd_scene_node *leaf = visible_leaf(&root->children[index - 1], &bar, &presenter);
+            *below = leaf && leaf->kind == FLOWD_NODE_SCREEN ? leaf->id : 0;
+            return true;
         }
     }
     for (size_t index = 0; index < root->child_count; index++) {
-        if (stack_index_above_zero(&root->children[index], screen)) return true;
+        if (stack_index_above_zero(&root->children[index], screen, below)) return true;
     }
     return false;
 }
@@ -367,7 +373,8 @@ void layout_apply(const flowd_scene *scene) {
     }
     shell.visible = scene->visible_screen ? scene->visible_screen : layer_visible[top_layer];
     shell.in_modal = top_layer > 0;
-    shell.visible_stacked = stack_index_above_zero(top_root, shell.visible);
+    shell.below_visible = 0;
+    shell.visible_stacked = stack_index_above_zero(top_root, shell.visible, &shell.below_visible);
     shell.back_applies = shell.in_modal || shell.visible_stacked;
     shell.tab_count = tab_bar ? (uint32_t)tab_bar->child_count : 0;
     shell.selected_tab = tab_bar ? tab_bar->selected_tab : 0;
@@ -439,8 +446,9 @@ static double eased(double progress) {
 static bool shown(const struct slot *slot) {
     if (shell.motion.running && (slot->screen == shell.motion.leaving || slot->screen == shell.motion.entering)) return true;
     if (shell.swipe.active && slot->layer == top_layer) {
-        /* the screen under the swiped one shows through */
+        /* the swiped screen, and the one under it in its stack, which it uncovers */
         if (slot->screen == shell.swipe.screen) return true;
+        if (shell.below_visible && slot->screen == shell.below_visible) return true;
     }
     return slot->in_scene && slot->layer <= top_layer && slot->layer < MAX_LAYERS && layer_visible[slot->layer] == slot->screen;
 }
@@ -467,6 +475,8 @@ void layout_place(void) {
         } else if (shell.swipe.active && slot->screen == shell.swipe.screen) {
             x += (int)(shell.swipe.progress * width);
             wlr_scene_node_raise_to_top(&slot->tree->node);
+        } else if (shell.swipe.active && slot->screen == shell.below_visible) {
+            x -= (int)((1 - shell.swipe.progress) * width / 3); /* as a pop moves it, following the finger */
         }
         wlr_scene_node_set_position(&slot->tree->node, x, y);
     }
@@ -510,6 +520,10 @@ bool layout_tick(uint64_t now) {
     }
     layout_place();
     return shell.motion.running;
+}
+
+void layout_visible_area(int *x, int *y, int *width, int *height) {
+    layer_area(top_layer, x, y, width, height);
 }
 
 int layout_tab_at(double px, double py) {

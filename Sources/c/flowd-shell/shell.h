@@ -21,6 +21,8 @@
 /* A frame at 60 Hz: the headless output's frame clock. */
 #define SHELL_FRAME_MS 16
 #define SHELL_TOKEN_MAX 64
+#define SHELL_SWIPE_EDGE 24      /* a back swipe starts this close to the visible screen's left edge */
+#define SHELL_SWIPE_COMMIT 0.35  /* let go past this fraction of the width, a back swipe commits */
 
 struct wlr_scene_tree;
 struct wlr_screencopy_manager_v1;
@@ -68,11 +70,16 @@ struct motion {
     bool dim_in;
 };
 
-/* A back swipe in progress (control channel `swipe`). */
+/* A back swipe in progress: dragged from the visible screen's left edge (pointer or touch), or the
+ * control channel's `swipe`. */
 struct swipe {
     bool active;
+    bool committed;   /* let go past SHELL_SWIPE_COMMIT: waits for flowd's pop */
     uint64_t screen;
-    double progress; /* 0..1 of the width */
+    double progress;  /* 0..1 of the width */
+    int32_t touch_id; /* the touch point dragging it, -1: the pointer or the control channel */
+    bool dragging;    /* a pointer or touch point holds it */
+    double origin_x;  /* where the drag began */
 };
 
 struct claim_wait;
@@ -115,6 +122,7 @@ struct shell {
     uint64_t visible;             /* the scene's visible screen */
     bool back_applies, in_modal, visible_stacked; /* what back does on the visible screen */
     uint32_t tab_count, selected_tab; uint64_t tab_bar_screens[16];
+    uint64_t below_visible; /* the screen under the visible one in its stack: a back swipe shows it */
     uint64_t last_pong;
     uint64_t presented; /* the visible screen last reported as presented */
     uint64_t own_back; /* the screen the shell's own back (a tap, a key) left: its pop is animated here */
@@ -155,6 +163,7 @@ void views_keep_last_frame(struct view *view, struct slot *slot);
 /* layout.c: the scene from flowd, slots, positions, motion, chrome */
 void layout_init(void);
 void layout_apply(const flowd_scene *scene);
+void layout_visible_area(int *x, int *y, int *width, int *height); /* the visible screen's layer */
 void layout_place(void);          /* positions every slot for the current motion and swipe */
 bool layout_tick(uint64_t now);   /* advances the motion; true while it runs */
 struct slot *slot_for_screen(uint64_t screen);
