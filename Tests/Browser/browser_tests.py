@@ -382,12 +382,26 @@ def test_inspector(ctx):
     wait(d, lambda d: d.find_elements(By.ID, "output"), "the inject form")
     offered = [o.text for o in d.find_elements(By.CSS_SELECTOR, "#shape option")]
     check('{"didPressButton":{"index":0}}' in offered, f"the menu's output shapes are offered: {offered}")
+    # The menu is no stack's pushed screen and in no modal: neither Back nor Close modal is offered.
+    check(not d.find_elements(By.ID, "back") and not d.find_elements(By.ID, "close") and d.find_elements(By.ID, "no-navigation"),
+          "the menu offers no Back and no Close modal")
+    # The root flow's node names the screen it shows by its id, not as a count.
+    root_flow = int(stack.tree()["rootFlow"]["id"])
+    wait(d, lambda d: f"shows screen #{menu_id}" in node(d, "flow", root_flow).text, f"the root flow showing screen #{menu_id}")
+    # Text that is not JSON is not sent: the page says so and stays connected (the inject below goes through).
+    area = d.find_element(By.ID, "output")
+    area.clear()
+    area.send_keys('{"didPressButton":')
+    d.find_element(By.ID, "inject").click()
+    wait(d, lambda d: d.find_element(By.ID, "result").text.startswith("not JSON: "), "the page saying the output is not JSON")
+    check(visible_screen(stack.tree())[0] == menu_id, "nothing was injected")
     area = d.find_element(By.ID, "output")
     area.clear()
     area.send_keys('{"didPressButton":{"index":5}}')
     d.find_element(By.ID, "inject").click()
     wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#navigation g.node[data-kind=tabbar]"), "a tab bar in the picture")
     check(visible_screen(stack.tree())[1]["kind"] == "directory", "the injected output opened the tabbed app")
+    check(d.find_element(By.ID, "status").text == "live", f"the inspector is still live: {d.find_element(By.ID, 'status').text!r}")
     # Select tab 2 from the inspector.
     bar = int(wait(d, lambda d: node(d, "tabbar").get_attribute("data-id"), "the tab bar's id"))
     click_node(d, "tabbar", bar)
@@ -419,6 +433,7 @@ def test_inspector(ctx):
     top, _ = visible_screen(stack.tree())
     click_node(d, "screen", top)
     wait(d, lambda d: d.find_elements(By.ID, "back"), "the back button")
+    check(not d.find_elements(By.ID, "close"), "a pushed screen in no modal offers no Close modal")
     tap(d, "#back")
     eventually(lambda: len(screens(stack.tree())) == 2, "back from the inspector")
     # Terminate the tutorial's flow.

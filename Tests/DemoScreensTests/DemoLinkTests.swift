@@ -159,6 +159,8 @@ import Testing
         press(0, on: SummaryScreen.self, in: tester)
         #expect(menuStatus(tester) == "Personal profile: saved Ada (leave on the stack)")
         #expect(tester.expectVisible(SummaryScreen.self) != nil, "the screens stay on the stack")
+        let finished = tester.state(SummaryScreen.self)
+        #expect(finished?.body == LauncherFlow.keptNote && finished?.buttons == [], "the summary says the flow finished: \(String(describing: finished))")
 
         // `menu` takes away what the entry left, and the menu is visible.
         let menu = try tester.open("menu")

@@ -125,4 +125,24 @@ struct TerminalKeysTests {
         #expect(keys.editing == nil)
         #expect(keys.key(UInt8(ascii: "e"), screen: .init(kind: "menu", state: CardState(title: "m", buttons: []))) == .hint("menu has no text field to edit"))
     }
+
+    /// The rule of every card host (docs/demo.md, "Screen contracts"): a press acts on what the field
+    /// shows. Here editing is a mode: while a line is edited every key is text and nothing is pressed;
+    /// Enter sends the line, Esc puts the field back as flowd has it; only then does a digit press.
+    @Test func aButtonIsPressedOnlyWithNothingPending() {
+        var keys = TerminalKeys()
+        _ = keys.key(UInt8(ascii: "e"), screen: form)
+        let typed = Array("bob1".utf8).map { keys.key($0, screen: form) }
+        #expect(typed == [.redraw, .redraw, .redraw, .redraw], "no key presses a button while a line is edited")
+        #expect(keys.key(13, screen: form) == .enterText("bob1"), "Enter sends the line")
+        #expect(keys.key(UInt8(ascii: "1"), screen: form) == .press(0))
+        _ = keys.key(UInt8(ascii: "e"), screen: form)
+        for byte in Array("bob".utf8) { _ = keys.key(byte, screen: form) }
+        #expect(keys.key(27, screen: form) == .redraw)
+        #expect(keys.editing == nil, "Esc leaves nothing pending")
+        var view = TerminalView(app: "launcher", screen: form)
+        view.editing = keys.editing
+        #expect(view.lines().contains("  Name: Ada"), "the field shows what flowd has again")
+        #expect(keys.key(UInt8(ascii: "1"), screen: form) == .press(0))
+    }
 }

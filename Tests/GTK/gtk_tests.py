@@ -9,6 +9,7 @@ process is restarted with its screen. scripts/test runs it.
 """
 
 import argparse
+import base64
 import contextlib
 import json
 import os
@@ -258,6 +259,34 @@ def open_editor_of_ann(gtk):
     return front
 
 
+def test_text_typed_without_enter_goes_before_a_press(context):
+    """The rule of every card host (docs/demo.md, "Screen contracts"): a name typed into the login's field
+    without Enter is sent before the press of Log in, so the login takes it; a second press does not send
+    it again; a field left as it was sends nothing (the profile keeps its name)."""
+    with flowd(context, ["serve", "--app", "launcher"], {"FLOWD_PYTHON_SCREENS": "0"}) as daemon:
+        gtk = Gtk(context.gtk, daemon.socket_path, context.display, os.path.join(daemon.directory, "gtk.log"))
+        try:
+            gtk.front()
+            gtk.send("press Log in")
+            check(gtk.front()[1] == "login", f"the login in front: {gtk.front()}")
+            gtk.send("fill bob")  # typed, no Enter
+            gtk.send("press Log in")
+            deadline = time.monotonic() + 15
+            while (front := gtk.front())[1:3] != ("login-success", "Welcome, bob"):
+                check(front[3] != "Enter a user name first.", "the press went without the typed name")
+                check(time.monotonic() < deadline, f"in front: {front}")
+                time.sleep(0.05)
+            outputs = subprocess.run([os.path.join(context.bin, "flowctl"), "history", "--json", "--socket", daemon.socket_path],
+                                     check=True, capture_output=True, text=True).stdout
+            texts = [json.loads(base64.b64decode(i["payload"]["data"])) for i in json.loads(outputs)["inputs"]
+                     if i.get("screenKind") == "login" and i.get("kind") == "output"]
+            check(texts == [{"didEnterText": {"text": "bob"}}, {"didPressButton": {"index": 0}}],
+                  f"the login's outputs: the text, then the press: {texts}")
+            print("  'bob' typed without Enter went as didEnterText before Log in's press: Welcome, bob")
+        finally:
+            gtk.close()
+
+
 def test_a_cut_connection_resumes_onto_the_same_screen(context):
     with flowd(context, ["serve", "--app", "launcher"], {"FLOWD_PYTHON_SCREENS": "0"}) as daemon:
         log = os.path.join(daemon.directory, "gtk.log")
@@ -438,7 +467,7 @@ def main():
     display = Display()
     context.display = display.name
     failed = 0
-    tests = [test_walk, test_a_cut_connection_resumes_onto_the_same_screen, test_a_killed_spawned_gtk_host_comes_back_with_its_screen,
+    tests = [test_walk, test_text_typed_without_enter_goes_before_a_press, test_a_cut_connection_resumes_onto_the_same_screen, test_a_killed_spawned_gtk_host_comes_back_with_its_screen,
              test_a_crashed_daemon_comes_back_with_the_same_screens, test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on]
     try:
         for test in tests:

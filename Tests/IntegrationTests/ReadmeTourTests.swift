@@ -154,9 +154,9 @@ struct ReadmeTourTests {
         "scripts/demo --web": Expectation(
             run: .untilInterrupted(ready: "demo: open the inspector", when: .ready),
             runAs: { $0 + " --debug --no-build --port \(freePort())" },
-            // Ctrl-C: its trap stops flowd-web and flowd and exits 130.
+            // Ctrl-C: its trap stops flowd-web and flowd, says how flowd ended (as the terminal demo does) and exits 130.
             status: 130,
-            shows: ["demo: open the screens", "demo: open the inspector", "http://"]),
+            shows: ["demo: open the screens", "demo: open the inspector", "http://", "demo: flowd stopped (exit 0)"]),
         #"export PATH="$PWD/.build/release:$PATH""#: Expectation(),
         "flowctl ping": Expectation(shows: ["pong from flowd", "(app launcher)", "µs"]),
         "flowctl stats": Expectation(shows: ["connections", "descriptors", "handles", "flows", "screens"]),

@@ -51,7 +51,7 @@ public final class LauncherFlow: Flow {
         case 1:
             startPersonalProfile(PersonalProfileFlow(), unwinding: .dismissAnimated, in: flow)
         case 3:
-            startPersonalProfile(PersonalProfileFlow(linkID: Self.keptProfile), unwinding: .leaveOnStack, in: flow)
+            startPersonalProfile(PersonalProfileFlow(linkID: Self.keptProfile, finishedNote: Self.keptNote), unwinding: .leaveOnStack, in: flow)
         case 2:
             startBusinessProfile(BusinessProfileFlow(), in: flow)
         case 4:
@@ -83,6 +83,8 @@ public final class LauncherFlow: Flow {
     /// The personal profile's `linkID` when its entry leaves it on the stack (`profile/kept`), so that
     /// a link to one of the two entries never continues in the other.
     static let keptProfile = "kept"
+    /// What the kept profile's summary says once it finished (its screens stay: the launcher leaves them).
+    public static let keptNote = "Saved, and the profile finished: the launcher left its screens on the stack. Go back to the menu."
 
     private func startPersonalProfile(_ app: PersonalProfileFlow, unwinding: Unwinding, in flow: FlowContext<LauncherFlow>) {
         open(app, .pushed(in: flow.context), in: flow, label: "Personal profile", unwinding: unwinding) { "saved \($0.name)" }
@@ -164,7 +166,7 @@ extension LauncherFlow: LinkHandling {
             case "business":
                 return .start(BusinessProfileFlow(), consuming: 2) { [unowned self] flow, app in startBusinessProfile(app, in: flow) }
             case Self.keptProfile:
-                return .start(PersonalProfileFlow(linkID: Self.keptProfile), consuming: 2) { [unowned self] flow, app in
+                return .start(PersonalProfileFlow(linkID: Self.keptProfile, finishedNote: Self.keptNote), consuming: 2) { [unowned self] flow, app in
                     startPersonalProfile(app, unwinding: .leaveOnStack, in: flow)
                 }
             default:

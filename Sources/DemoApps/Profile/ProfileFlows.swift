@@ -14,10 +14,14 @@ public final class PersonalProfileFlow: Flow {
     private var name: String
     /// Which place this profile is for links (the launcher's two personal-profile entries differ).
     public let linkID: String
+    /// What the summary says once "Done" finished the flow, for a parent that leaves the screens in
+    /// place (nil: the summary is not changed, the parent dismisses it).
+    public let finishedNote: String?
 
-    public init(name: String = "Ada", linkID: String = "") {
+    public init(name: String = "Ada", linkID: String = "", finishedNote: String? = nil) {
         self.name = name
         self.linkID = linkID
+        self.finishedNote = finishedNote
     }
 
     public func start(_ flow: FlowContext<PersonalProfileFlow>) {
@@ -31,7 +35,11 @@ public final class PersonalProfileFlow: Flow {
                 let summary = flow.show(
                     SummaryScreen.self, CardState(title: "Profile of \(name)", body: "Personal profile saved.", buttons: ["Done"]),
                     .pushed(in: flow.context))
-                summary.onOutput { [unowned self] _ in flow.finish(Profile(name: name)) }
+                summary.onOutput { [unowned self] _ in
+                    // Left in place, the summary says the flow finished, and offers nothing more to press.
+                    if let finishedNote { summary.update(CardState(title: "Profile of \(name)", body: finishedNote, buttons: [])) }
+                    flow.finish(Profile(name: name))
+                }
             }
         }
     }

@@ -323,7 +323,8 @@ extension Pages {
       if (tree.rootFlow) {
         svgPicture($("flows"), layout(tree.rootFlow, (f) => (f.children || []).map((node) => ({ node }))), (flow) => ({
           kind: "flow", id: num(flow.id), title: "#" + num(flow.id) + " " + flow.type,
-          sub: (flow.screenIds || []).length ? "running · screens " + flow.screenIds.map(num).join(", ") : "running",
+          // Screen ids, written as ids (#) so that "screen #2" does not read as a count.
+          sub: (flow.screenIds || []).length ? "running · shows screen" + (flow.screenIds.length === 1 ? " #" : "s #") + flow.screenIds.map(num).join(", #") : "running",
         }));
       } else $("flows").innerHTML = '<p class="hint padded">no flow runs</p>';
       svgPicture($("navigation"), layout(tree.window || { kind: "NODE_KIND_WINDOW", id: "1" }, (n) =>
@@ -359,12 +360,33 @@ extension Pages {
       return null;
     }
 
+    // Where screen `id` is: whether it is above its stack's root (back applies) and inside a modal
+    // presentation (close modal applies); null when it is not in the tree.
+    function placementOf(id) {
+      return (function visit(node, inModal) {
+        if (!node) return null;
+        const kids = node.children || [];
+        for (let i = 0; i < kids.length; i++) {
+          if (num(kids[i].id) === id) return { canGoBack: node.kind === "NODE_KIND_STACK" && i > 0, inModal };
+          const found = visit(kids[i], inModal);
+          if (found) return found;
+        }
+        if (node.presented) {
+          if (num(node.presented.id) === id) return { canGoBack: false, inModal: true };
+          return visit(node.presented, true);
+        }
+        return null;
+      })(tree.window, false);
+    }
+
     function drawSelection() {
       const box = $("selected");
       if (!selection) return;
       // Rebuilt only when the selection or what it offers changes: keeps what is typed and the buttons under the pointer.
       const selected = selection.kind === "flow" ? null : findNav(tree.window, selection.id);
+      const where = selection.kind === "screen" ? placementOf(selection.id) : null;
       const signature = selection.kind + selection.id + "/" + (selected ? (selected.children || []).length + (selected.screen ? selected.screen.kind : "") : "")
+        + (where ? (where.canGoBack ? "b" : "") + (where.inModal ? "m" : "") : "")
         + (viewing === null ? "" : "@" + viewing + (moment ? "+" : ""));
       if (box.dataset.for === signature) return;
       box.dataset.for = signature;
@@ -372,7 +394,8 @@ extension Pages {
       const add = (html) => { box.insertAdjacentHTML("beforeend", html); };
       const button = (label, id, message) => {
         const b = document.createElement("button"); b.textContent = label; b.id = id;
-        b.addEventListener("click", () => send(typeof message === "function" ? message() : message));
+        // A message built at the click (the inject form's) may be null: nothing to send, and the page says why.
+        b.addEventListener("click", () => { const built = typeof message === "function" ? message() : message; if (built) send(built); });
         return b;
       };
       if (viewing !== null) {
@@ -400,10 +423,12 @@ extension Pages {
         box.append(area);
         const row = document.createElement("div"); row.className = "row";
         row.append(
-          button("Inject output", "inject", () => { let output; try { output = JSON.parse(area.value); } catch (e) { $("result").textContent = "not JSON: " + e.message; $("result").className = "bad"; return null; } return { type: "inject", screen: selection.id, output }; }),
-          button("Back", "back", { type: "back", screen: selection.id }),
-          button("Close modal", "close", { type: "closeModal", screen: selection.id }));
+          button("Inject output", "inject", () => { let output; try { output = JSON.parse(area.value); } catch (e) { $("result").textContent = "not JSON: " + e.message; $("result").className = "bad"; return null; } return { type: "inject", screen: selection.id, output }; }));
+        // Only what applies where the screen is, as the terminal demo lists only the keys that do something.
+        if (where && where.canGoBack) row.append(button("Back", "back", { type: "back", screen: selection.id }));
+        if (where && where.inModal) row.append(button("Close modal", "close", { type: "closeModal", screen: selection.id }));
         box.append(row);
+        if (!(where && (where.canGoBack || where.inModal))) add('<p class="hint" id="no-navigation">Back and Close modal do not apply here: the screen is not above a stack\'s root, nor in a modal.</p>');
       } else if (selection.kind === "tabbar") {
         const node = findNav(tree.window, selection.id);
         add(`<p>Tab bar <b>${selection.id}</b></p>`);

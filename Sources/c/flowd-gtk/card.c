@@ -102,3 +102,8 @@ char *card_text_json(const char *text) {
     strcpy(at, "\"}}");
     return json;
 }
+
+char *card_pending_text_json(const char *typed, const char *sent) {
+    if (!strcmp(typed ? typed : "", sent ? sent : "")) return NULL;
+    return card_text_json(typed ? typed : "");
+}

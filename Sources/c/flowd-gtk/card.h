@@ -24,4 +24,10 @@ void card_free(card *card);
 char *card_press_json(size_t index);
 char *card_text_json(const char *text);
 
+/* The rule every host of the card kinds keeps (docs/demo.md, "Screen contracts"): text typed into the
+ * field and not sent goes as didEnterText before the output of a button pressed on the same card.
+ * `typed` is the field's value, `sent` the last text flowd has of it (sent by this host, else the
+ * state's, NULL as ""): the didEnterText JSON when they differ (malloc'd), else NULL. */
+char *card_pending_text_json(const char *typed, const char *sent);
+
 #endif

@@ -4,8 +4,9 @@
  *
  * Attached (the default), it shows every kind of the demo launcher; spawned by flowd
  * (--spawn-screens), the one screen it was started for. --control reads commands on standard input
- * and answers each on standard output, for the tests: sync, front, press LABEL, type TEXT, back,
- * escape, close, tab N (1-based, as people count tabs), dump, shot PATH, cut, quit. */
+ * and answers each on standard output, for the tests: sync, front, press LABEL, type TEXT (then
+ * Enter), fill TEXT (typed, no Enter), back, escape, close, tab N (1-based, as people count tabs),
+ * dump, shot PATH, cut, quit. */
 #include <flowd/screen.h>
 #include <glib-unix.h>
 #include <gtk/gtk.h>
@@ -225,7 +226,9 @@ static void command(app *a, char *line) {
     } else if (!strcmp(line, "press") && argument) {
         failed = scene_press(a->scene, argument);
     } else if (!strcmp(line, "type") && argument) {
-        failed = scene_type(a->scene, argument);
+        failed = scene_type(a->scene, argument, true);
+    } else if (!strcmp(line, "fill") && argument) {
+        failed = scene_type(a->scene, argument, false);
     } else if (!strcmp(line, "back")) {
         failed = scene_back(a->scene);
     } else if (!strcmp(line, "escape")) {
@@ -243,7 +246,7 @@ static void command(app *a, char *line) {
         g_main_loop_quit(a->loop);
         return;
     } else {
-        failed = "unknown command (sync, front, press, type, back, escape, close, tab, dump, shot, cut, quit)";
+        failed = "unknown command (sync, front, press, type, fill, back, escape, close, tab, dump, shot, cut, quit)";
     }
     failed ? answer("error %s", failed) : answer("ok");
     rearm(a); /* what the command sent is written at the next dispatch */

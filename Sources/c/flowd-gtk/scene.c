@@ -181,20 +181,41 @@ static void report(scene *sc, int sent, const flowd_error *error) {
     if (sc->sent) sc->sent(sc->sent_user);
 }
 
+/* Sends the entry's text when flowd does not have it yet (what the person typed without Enter), and
+ * remembers it as sent, so a second press does not send it again. */
+static void send_text(scene *sc, GtkWidget *entry) {
+    uint64_t id = id_of(entry, ID_KEY);
+    shown *s = find_shown(sc, id);
+    const char *sent = g_object_get_data(G_OBJECT(entry), "flowd-sent");
+    const char *typed = gtk_editable_get_text(GTK_EDITABLE(entry));
+    char *json = card_pending_text_json(typed, sent ? sent : (s ? s->state.text : NULL));
+    if (!json) return;
+    flowd_error error;
+    report(sc, flowd_screen_send_json(sc->host, id, json, &error), &error);
+    free(json);
+    g_object_set_data_full(G_OBJECT(entry), "flowd-sent", g_strdup(typed), g_free);
+}
+
+/* A button sends the text typed into its card's field first (docs/demo.md, "Screen contracts"). */
 static void pressed(GtkButton *button, gpointer user) {
     scene *sc = user;
+    for (GtkWidget *c = gtk_widget_get_first_child(gtk_widget_get_parent(GTK_WIDGET(button))); c; c = gtk_widget_get_next_sibling(c))
+        if (GTK_IS_ENTRY(c)) send_text(sc, c);
     flowd_error error;
     char *json = card_press_json((size_t)id_of(button, "flowd-index"));
     report(sc, flowd_screen_send_json(sc->host, id_of(button, ID_KEY), json, &error), &error);
     free(json);
 }
 
+/* Enter sends the text, even unchanged (as the terminal's Enter does). */
 static void entered(GtkEntry *entry, gpointer user) {
     scene *sc = user;
     flowd_error error;
-    char *json = card_text_json(gtk_editable_get_text(GTK_EDITABLE(entry)));
+    const char *typed = gtk_editable_get_text(GTK_EDITABLE(entry));
+    char *json = card_text_json(typed);
     report(sc, flowd_screen_send_json(sc->host, id_of(entry, ID_KEY), json, &error), &error);
     free(json);
+    g_object_set_data_full(G_OBJECT(entry), "flowd-sent", g_strdup(typed), g_free);
 }
 
 /* Back and close are gestures flowd hears begin and then commit, as a swipe would say them. */
@@ -595,13 +616,13 @@ const char *scene_press(scene *sc, const char *label) {
     return NULL;
 }
 
-const char *scene_type(scene *sc, const char *text) {
+const char *scene_type(scene *sc, const char *text, bool enter) {
     part *front = front_card(sc, NULL);
     if (!front) return "no screen in front";
     for (GtkWidget *child = gtk_widget_get_first_child(front->widget); child; child = gtk_widget_get_next_sibling(child))
         if (GTK_IS_ENTRY(child)) {
             gtk_editable_set_text(GTK_EDITABLE(child), text);
-            g_signal_emit_by_name(child, "activate"); /* as Enter does */
+            if (enter) g_signal_emit_by_name(child, "activate"); /* as Enter does */
             return NULL;
         }
     return "the screen in front has no text field";

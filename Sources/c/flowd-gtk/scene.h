@@ -30,7 +30,7 @@ void scene_sync(scene *scene);
 
 /* What a person does, also driven by the test channel: each returns NULL, or why it cannot. */
 const char *scene_press(scene *scene, const char *label);
-const char *scene_type(scene *scene, const char *text);
+const char *scene_type(scene *scene, const char *text, bool enter); /* enter: then Enter, as typed and sent */
 const char *scene_back(scene *scene);
 const char *scene_escape(scene *scene);
 const char *scene_close(scene *scene);

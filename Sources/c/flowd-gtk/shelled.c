@@ -65,9 +65,20 @@ static void report(shelled *sh, int result, const flowd_error *error) {
     if (sh->sent) sh->sent(sh->sent_user);
 }
 
+/* A button sends the text typed into the field and not sent first (docs/demo.md, "Screen contracts"). */
 static void pressed(GtkButton *button, gpointer user) {
     shelled_screen *s = user;
     flowd_error error;
+    for (GtkWidget *c = gtk_widget_get_first_child(gtk_widget_get_parent(GTK_WIDGET(button))); c; c = gtk_widget_get_next_sibling(c)) {
+        if (!GTK_IS_ENTRY(c)) continue;
+        const char *sent = g_object_get_data(G_OBJECT(c), "flowd-sent");
+        const char *typed = gtk_editable_get_text(GTK_EDITABLE(c));
+        char *text = card_pending_text_json(typed, sent ? sent : s->state.text);
+        if (!text) continue;
+        report(s->owner, flowd_screen_send_json(s->owner->host, s->id, text, &error), &error);
+        free(text);
+        g_object_set_data_full(G_OBJECT(c), "flowd-sent", g_strdup(typed), g_free);
+    }
     char *json = card_press_json(GPOINTER_TO_SIZE(g_object_get_data(G_OBJECT(button), "flowd-index")));
     report(s->owner, flowd_screen_send_json(s->owner->host, s->id, json, &error), &error);
     free(json);
@@ -76,9 +87,11 @@ static void pressed(GtkButton *button, gpointer user) {
 static void entered(GtkEntry *entry, gpointer user) {
     shelled_screen *s = user;
     flowd_error error;
-    char *json = card_text_json(gtk_editable_get_text(GTK_EDITABLE(entry)));
+    const char *typed = gtk_editable_get_text(GTK_EDITABLE(entry));
+    char *json = card_text_json(typed);
     report(s->owner, flowd_screen_send_json(s->owner->host, s->id, json, &error), &error);
     free(json);
+    g_object_set_data_full(G_OBJECT(entry), "flowd-sent", g_strdup(typed), g_free);
 }
 
 /* The screen's content only: the shell shows the title in its header. */
