@@ -171,8 +171,10 @@ struct DocExamplesTests {
             "flowctl: wrote range.rec (", " bytes): moment 1 and inputs 2 to the last; check it with `flowd replay range.rec`",
         ])),
         "flowd replay range.rec": Entry(app: "launcher", check: .shownLines),
-        "flowd replay range.rec --until 1 --serve -- --socket /tmp/range.sock":
-            Entry(check: .skip("serves until stopped; HistoryIntegrationTests serves a moment of an export and attaches to it")),
+        // Serves until Ctrl-C: stopped once it listens and flowctl reached it on the page's socket.
+        #"flowd replay range.rec --until 1 --serve -- --socket "${XDG_RUNTIME_DIR:-/tmp/flowd-$(id -u)}/range.sock""#: Entry(app: "launcher", check: .shows([
+            "flowd replay: serving app launcher at the moment after input 1 of 3 of range.rec, restored from the journal ",
+        ]), meanwhile: (ready: "listening on", commands: [#"flowctl ping --socket "${XDG_RUNTIME_DIR:-/tmp/flowd-$(id -u)}/range.sock""#])),
         "flowctl record bug.rec": Entry(app: "launcher", check: .shows([
             "flowctl: recording flowd at ", " (app launcher) to bug.rec from event ", ", with the state it starts from (",
             " records); Ctrl-C to stop", "flowctl: recorded ", " events to bug.rec",
