@@ -25,6 +25,7 @@ final class RawTerminal {
         guard isatty(descriptor) == 1, tcgetattr(descriptor, &saved) == 0 else {
             throw TerminalHost.Failure(description: "standard input is not a terminal; run demo-screens in a terminal, or give it --script FILE")
         }
+        saved = Self.baseline(from: saved)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             throw TerminalHost.Failure(description: "cannot create the signal pipe: \(String(cString: strerror(errno)))")
@@ -64,6 +65,18 @@ final class RawTerminal {
     }
 
     deinit { restore() }
+
+    /// The settings to restore on the way out: those found at the start, unless they are what a killed
+    /// full-screen program leaves behind (neither echo nor line editing), which are not worth keeping:
+    /// then those with echo, line editing, signal keys and CR/NL translation back on.
+    static func baseline(from found: termios) -> termios {
+        guard found.c_lflag & tcflag_t(ECHO | ICANON) == 0 else { return found }
+        var sane = found
+        sane.c_lflag |= tcflag_t(ECHO | ECHOE | ECHOK | ICANON | ISIG | IEXTEN)
+        sane.c_iflag |= tcflag_t(BRKINT | ICRNL | IXON)
+        sane.c_oflag |= tcflag_t(OPOST | ONLCR)
+        return sane
+    }
 
     /// Restores the terminal's settings and the previous signal handlers, once.
     func restore() {

@@ -40,7 +40,7 @@ public struct TerminalKeys: Sendable, Equatable {
     private enum Escape: Sendable, Equatable { case none, started, sequence }
 
     /// What a key that does nothing here says.
-    public static let noSuchKey = "that key does nothing here; the keys that do are listed below"
+    public static let noSuchKey = "that key does nothing here; the keys that do are on the keys line above"
 
     /// Not editing.
     public init() {}

@@ -10,12 +10,15 @@ import Glibc
 /// "presents"), each screen's kind, owner, host, process, visibility and
 /// pending acknowledgement, then the connections.
 public enum TreeRenderer {
+    /// `1 flow`, `2 flows`, `0 flows`.
+    static func count(_ number: some BinaryInteger, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+
     /// The whole tree, one line per item, ending with a newline.
     public static func render(_ tree: Flowd_V1_Tree) -> String {
         var out: [String] = []
         let stats = tree.stats
-        out.append("flowd app \(tree.app): \(stats.flows) flows, \(stats.screens) screens, \(stats.connections) connections, "
-                   + "\(stats.pendingAcks) pending acks (event \(tree.lastEventSeq))")
+        out.append("flowd app \(tree.app): \(count(stats.flows, "flow")), \(count(stats.screens, "screen")), "
+                   + "\(count(stats.connections, "connection")), \(count(stats.pendingAcks, "pending ack")) (event \(tree.lastEventSeq))")
         let hosts = Dictionary(tree.connections.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         flowsAndNavigation(tree, hosts: hosts, into: &out)
 

@@ -8,11 +8,12 @@ public enum UserNavigation: Hashable, Codable, Sendable, CustomStringConvertible
     /// The user closed the modal the screen is in (with everything inside it).
     case closeModal
 
-    /// `back(committed)`, `selectTab(1)`, `closeModal`: what logs and `flowctl` print.
+    /// `back(committed)`, `select tab 2`, `closeModal`: what logs and `flowctl` print (a tab counted from 1,
+    /// as a person reads it; the case holds the 0-based index).
     public var description: String {
         switch self {
         case .back(let phase): "back(\(phase.word))"
-        case .selectTab(let index): "selectTab(\(index))"
+        case .selectTab(let index): "select tab \(index + 1)"
         case .closeModal: "closeModal"
         }
     }

@@ -46,6 +46,11 @@ public struct SocketError: Error, CustomStringConvertible, Equatable {
     public var isTimeout: Bool { code == ETIMEDOUT }
     /// True when nothing listens on the path (or the path does not exist).
     public var isNoListener: Bool { untrustedServer == nil && (code == ECONNREFUSED || code == ENOENT) }
+    /// True when the path is longer than a Unix socket address holds (`maxPathLength`).
+    public var isPathTooLong: Bool { code == ENAMETOOLONG && path != nil }
+
+    /// The longest path a Unix socket address holds (108 bytes of `sun_path` with the final NUL): 107.
+    public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// E.g. `connect /tmp/flowd.sock: Connection refused`, or, for an untrusted server, who runs it and
     /// what to do.
@@ -58,6 +63,11 @@ public struct SocketError: Error, CustomStringConvertible, Equatable {
                 so nothing was sent. Remove \(server.directory) if it is not yours (as its owner or root), or use a \
                 socket in a directory of your own (--socket, FLOWD_SOCKET, or XDG_RUNTIME_DIR)
                 """
+        }
+        if isPathTooLong, let path {
+            // The words flowd says for the same path.
+            return "socket path \(path) is \(path.utf8.count) bytes, longer than the \(Self.maxPathLength) bytes a Unix "
+                + "socket address holds; choose a shorter path"
         }
         let reason = String(cString: strerror(code))
         if let path { return "\(operation) \(path): \(reason)" }

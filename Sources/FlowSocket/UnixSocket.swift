@@ -23,9 +23,8 @@ public final class UnixSocket {
     public static func connect(path: String) throws(SocketError) -> UnixSocket {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
         let bytes = Array(path.utf8)
-        guard bytes.count < capacity else {
+        guard bytes.count <= SocketError.maxPathLength else {
             throw SocketError(operation: "connect", path: path, code: ENAMETOOLONG)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in

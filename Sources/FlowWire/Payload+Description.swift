@@ -31,15 +31,15 @@ extension Flowd_V1_Payload {
 }
 
 extension Flowd_V1_UserNavigation {
-    /// `back(committed) on screen 6`, `selectTab(1) on screen 3`, `closeModal on screen 4`: the words
+    /// `back(committed) on screen 6`, `select tab 2 on screen 3`, `closeModal on screen 4`: the words
     /// FlowKit's `UserNavigation` prints.
     public var readableText: String { "\(actionText) on screen \(screenID)" }
 
-    /// `back(committed)`, `selectTab(1)`, `closeModal`.
+    /// `back(committed)`, `select tab 2` (counted from 1, as a person reads it), `closeModal`.
     public var actionText: String {
         switch action {
         case .back(let back): "back(\(back.phase.word))"
-        case .selectTab(let select): "selectTab(\(select.index))"
+        case .selectTab(let select): "select tab \(select.index + 1)"
         case .closeModal(let close): close.phase == .immediate ? "closeModal" : "closeModal(\(close.phase.word))"
         case nil: "no action"
         }

@@ -20,7 +20,7 @@ struct ReplayCommand: ParsableCommand {
 
             --serve starts a daemon at a moment of the recording instead: the state it starts from and its \
             first --until inputs (default: all) are written as a new journal (at --state after --, else in a \
-            new temporary folder), and `flowd serve` starts on it with the arguments after --, restoring \
+            new temporary folder, removed when serving ends), and `flowd serve` starts on it with the arguments after --, restoring \
             that moment as after a restart. Hosts attach and go on from there, so a bug report's reader \
             walks on from the broken moment. `flowctl history --export` writes such a file from any range \
             of a running daemon's history.
@@ -34,7 +34,7 @@ struct ReplayCommand: ParsableCommand {
               flowctl record bug.rec &  ...reproduce the bug...  ; kill -INT %1
               \(CommandContext.current.command.name) replay bug.rec              # the app named in the recording
               \(CommandContext.current.command.name) replay bug.rec --app \(CommandContext.current.command.apps[0].name)
-              \(CommandContext.current.command.name) replay bug.rec --until 12 --serve -- --socket /tmp/bug.sock
+              \(CommandContext.current.command.name) replay bug.rec --until 12 --serve -- --socket "${XDG_RUNTIME_DIR:-/tmp/flowd-$(id -u)}/bug.sock"
             """)
     }
 
@@ -126,6 +126,9 @@ struct ReplayCommand: ParsableCommand {
         }
         var arguments = serveArguments
         let path: String
+        // The folder made for the journal, removed with it when serving ends (however it ends but a second Ctrl-C).
+        var folder: String?
+        defer { if let folder { try? FileManager.default.removeItem(atPath: folder) } }
         if let given = Self.statePath(in: arguments) {
             path = given
         } else {
@@ -135,7 +138,8 @@ struct ReplayCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("\(context.command.name) replay: cannot make a folder for the journal: \(String(cString: strerror(errno)))\n".utf8))
                 throw ExitCode(1)
             }
-            path = String(cString: made) + "/" + ((file as NSString).lastPathComponent) + ".journal"
+            folder = String(cString: made)
+            path = folder! + "/" + ((file as NSString).lastPathComponent) + ".journal"
             arguments += ["--state", path]
         }
         do {

@@ -79,10 +79,10 @@ public struct ListenerError: Error, CustomStringConvertible, Sendable {
                 + "remove it or choose another path"
         case .directoryNotOwned(let owner):
             return "socket directory \(directory) belongs to uid \(owner), not to us (uid \(getuid())); "
-                + "use a directory you own"
+                + "use a private directory of your own, e.g. \(privatePath) (created with mode 0700)"
         case .directoryWritableByOthers(let mode):
             return "socket directory \(directory) has mode \(String(mode & 0o7777, radix: 8)) and is writable by "
-                + "group or others; run `chmod 700 \(directory)` or choose another path"
+                + "group or others; use a private subdirectory, e.g. \(privatePath) (created with mode 0700)"
         case .lockFailed(let errnoValue):
             return "cannot take the lock \(path).lock: \(errorText(errnoValue)); check the directory's permissions"
         case .lockHeld(let pid):
@@ -103,6 +103,14 @@ public struct ListenerError: Error, CustomStringConvertible, Sendable {
         case .system(let error):
             return "cannot listen on \(path): \(error); check the path and its directory"
         }
+    }
+
+    /// The same socket name in a subdirectory of this user's own, beside the refused directory (flowd's
+    /// default `/tmp/flowd-<uid>` when the refused directory is `/tmp`).
+    private var privatePath: String {
+        let directory = UnixSocketPath.parentDirectory(of: path)
+        let name = path.split(separator: "/").last.map(String.init) ?? "flowd.sock"
+        return (directory == "/" ? "" : directory) + "/flowd-\(getuid())/" + name
     }
 
     private func errorText(_ errnoValue: Int32) -> String { String(cString: strerror(errnoValue)) }

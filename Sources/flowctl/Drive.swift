@@ -16,6 +16,8 @@ func screenOrVisible(_ screen: UInt64?, connection: ConnectionOptions) -> UInt64
 struct Inject: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send an output to the flow owning a screen, as if the screen had sent it.",
+        // SCREEN is the optional one: the arguments are read as [SCREEN] OUTPUT, not SCREEN [OUTPUT].
+        usage: "flowctl inject [<screen>] <output> [<options>]",
         discussion: """
             OUTPUT is the JSON of the screen module's Output (application/json). Without SCREEN, the \
             visible screen. The daemon logs the injection with flowctl's process id. Prints the daemon's \

@@ -14,8 +14,8 @@ struct Flowctl: ParsableCommand {
             See docs/flowctl.md for every command with its output.
 
             Exit codes: 0 success, 1 the daemon refused or failed the request, \
-            64 bad arguments, 69 no daemon at the socket, 77 another user serves the socket \
-            (refused before anything is sent).
+            64 bad arguments, 69 no daemon at the socket, 73 a socket path longer than the 107 bytes a Unix \
+            socket address holds (as flowd), 77 another user serves the socket (refused before anything is sent).
 
             Examples:
               flowctl tree
@@ -64,11 +64,12 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
-/// Prints the error to stderr and exits: 69 when no daemon runs, 77 when another user serves the
-/// socket, else 1.
+/// Prints the error to stderr and exits: 69 when no daemon runs, 73 for a socket path longer than a
+/// Unix socket address holds (as flowd), 77 when another user serves the socket, else 1.
 func fail(_ error: ClientError) -> Never {
     FileHandle.standardError.write(Data("flowctl: \(error)\n".utf8))
     if case .noDaemon = error { Foundation.exit(69) }
+    if case .socket(let failure) = error, failure.isPathTooLong { Foundation.exit(73) }
     if case .socket(let failure) = error, failure.untrustedServer != nil { Foundation.exit(77) }
     Foundation.exit(1)
 }

@@ -90,7 +90,7 @@ struct TerminalKeysTests {
         #expect(keys.key(UInt8(ascii: "b"), screen: form) == .back)
         #expect(keys.key(UInt8(ascii: "t"), screen: form) == .hint("next tab: profile is not in a tab bar"))
         #expect(keys.key(UInt8(ascii: "c"), screen: form) == .hint("close modal: profile is not in a modal presentation"))
-        #expect(keys.key(UInt8(ascii: "x"), screen: form) == .hint("'x': that key does nothing here; the keys that do are listed below"))
+        #expect(keys.key(UInt8(ascii: "x"), screen: form) == .hint("'x': that key does nothing here; the keys that do are on the keys line above"))
         // An arrow key (ESC [ A) is one key that does nothing, not three.
         #expect([27, 91, 65].map { keys.key($0, screen: form) } == [nil, nil, .hint(TerminalKeys.noSuchKey)])
         #expect(keys.key(UInt8(ascii: "b"), screen: form) == .back, "the sequence ended; keys work again")

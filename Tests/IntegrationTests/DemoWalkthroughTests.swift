@@ -166,7 +166,8 @@ struct InteractiveDemoTests {
             cd '\(repositoryRoot)' && FLOWD_SOCKET='\(socket)' FLOWD_DEMO_LOGS='\(directory)' XDG_STATE_HOME='\(directory)/state' NO_COLOR=1 scripts/demo --debug --no-build; \
             echo "DEMO-EXITED $?"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; read
             """)
-        try terminal.waitFor("flowd demos", "[8] Quit", "keys: 1-8 press · q quit", "watch: .build/debug/flowctl watch --socket")
+        try terminal.waitFor("flowd demos", "[8] Quit", "keys: 1-8 press · q quit", "watch: .build/debug/flowctl watch --socket",
+                             "PATH for flowd and flowctl: export PATH=")
         #expect(!(try terminal.screen()).contains("\u{1B}"), "NO_COLOR: no escape sequences reach the screen")
         try terminal.press("1")
         try terminal.waitFor("Welcome", "[2] Next", "stack depth 2")
@@ -275,6 +276,84 @@ struct InteractiveDemoTests {
         try terminal.waitFor("Students", "stack depth 2")
         try terminal.press("b")
         try terminal.waitFor("flowd demos", "stack depth 1")
+        try terminal.press("q")
+        try terminal.waitFor("DEMO-EXITED 0")
+    }
+
+    /// The README's way to kill the demo's flowd (docs/demo.md says the same) kills that daemon and no
+    /// other: a flowd of something else, running meanwhile, still answers. The demo ends without bash's
+    /// "Killed" line, and says what happened.
+    @Test func theDocumentedKillOfTheDemosFlowdLeavesAnotherFlowdAlone() throws {
+        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        let demoPage = try String(contentsOfFile: repositoryRoot + "/docs/demo.md", encoding: .utf8)
+        let command = try #require(readme.firstMatch(of: /`(kill -9 [^`]*flowd[^`]*)`/).map { String($0.1) },
+                                   "README.md names the command that kills the demo's flowd")
+        #expect(demoPage.contains("`\(command)`"), "docs/demo.md gives the same command as README.md: \(command)")
+        let bystander = try DaemonProcess()
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The command runs where the README's reader is, the checkout: its .build/demo is the demo's logs folder.
+        let logs = directory + "/checkout/.build/demo"
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        let terminal = try Terminal(command: """
+            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(directory)/flowd.sock' FLOWD_DEMO_LOGS='\(logs)' XDG_STATE_HOME='\(directory)/state' NO_COLOR=1 scripts/demo --debug --no-build; \
+            echo "DEMO-EXITED $?"; read
+            """)
+        try terminal.waitFor("flowd demos", "[8] Quit")
+        try terminal.press("1")
+        try terminal.waitFor("Welcome", "stack depth 2")
+        let kill = try ShellProcess(command, directory: directory + "/checkout", environment: ProcessInfo.processInfo.environment)
+        #expect(kill.waitForExit(timeoutSeconds: 30) == 0, "\(command): \(kill.output)")
+        try terminal.waitFor("DEMO-EXITED 0", "demo: flowd was killed (signal 9)")
+        let shown = try terminal.screen()
+        #expect(!shown.contains("Killed"), "no job-control line from bash:\n\(shown)")
+        #expect(!FileManager.default.fileExists(atPath: logs + "/flowd.pid"), "the pid file goes with the demo")
+        let ping = try ProductRun.run("flowctl", ["ping", "--socket", bystander.socketPath])
+        #expect(ping.status == 0 && ping.stdout.contains("pong from flowd"), "the other flowd lives on: \(ping.stderr)")
+    }
+
+    /// demo-screens SIGKILLed (docs/demo.md has the reader do it): the terminal comes back with echo and
+    /// line editing, off the alternate screen, and the next demo starts on a sane terminal.
+    @Test func aSIGKILLOfDemoScreensLeavesTheTerminalAsItWas() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let terminal = try Terminal(command: """
+            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(directory)/flowd.sock' FLOWD_DEMO_LOGS='\(directory)' XDG_STATE_HOME='\(directory)/state' NO_COLOR=1 scripts/demo --debug --no-build; \
+            echo "DEMO-EXITED $?"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; read
+            """)
+        try terminal.waitFor("flowd demos", "[8] Quit")
+        let pid = try #require(Int32(String(contentsOfFile: directory + "/demo-screens.pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, SIGKILL) == 0)
+        try terminal.waitFor("DEMO-EXITED 0", "demo: demo-screens was killed (signal 9); the terminal is restored", "icanon echo")
+        let screen = try terminal.screen()
+        #expect(!screen.contains("-icanon") && !screen.contains("-echo") && !screen.contains("Killed"), "\(screen)")
+        #expect(!screen.contains("flowd demos"), "off the alternate screen:\n\(screen)")
+    }
+
+    /// A terminal that a killed program left raw before the demo started is sane after it: neither
+    /// scripts/demo nor demo-screens keeps raw settings as the ones to put back.
+    @Test func aTerminalLeftRawBeforeTheDemoIsSaneAfterIt() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let terminal = try Terminal(command: """
+            stty -echo -icanon; cd '\(repositoryRoot)' && FLOWD_SOCKET='\(directory)/flowd.sock' FLOWD_DEMO_LOGS='\(directory)' XDG_STATE_HOME='\(directory)/state' NO_COLOR=1 scripts/demo --debug --no-build; \
+            echo "DEMO-EXITED $?"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo; read
+            """)
+        try terminal.waitFor("flowd demos", "[8] Quit")
+        try terminal.press("q")
+        try terminal.waitFor("DEMO-EXITED 0", "icanon echo")
+    }
+
+    /// A journal flowd cannot restore is moved aside, and the demo says so on its screen (not only in flowd.log).
+    @Test func aDamagedJournalMovedAsideIsSaidOnTheScreen() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(FileManager.default.createFile(atPath: directory + "/launcher.journal", contents: Data(repeating: 0x5a, count: 300)))
+        let terminal = try Terminal(command: """
+            cd '\(repositoryRoot)' && FLOWD_SOCKET='\(directory)/flowd.sock' FLOWD_DEMO_LOGS='\(directory)' XDG_STATE_HOME='\(directory)/state' NO_COLOR=1 scripts/demo --debug --no-build; \
+            echo "DEMO-EXITED $?"; read
+            """)
+        try terminal.waitFor("flowd demos", "the journal could not be restored; flowd moved it aside to", "launcher.journal.refused-")
         try terminal.press("q")
         try terminal.waitFor("DEMO-EXITED 0")
     }

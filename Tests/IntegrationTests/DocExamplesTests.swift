@@ -171,8 +171,10 @@ struct DocExamplesTests {
             "flowctl: wrote range.rec (", " bytes): moment 1 and inputs 2 to the last; check it with `flowd replay range.rec`",
         ])),
         "flowd replay range.rec": Entry(app: "launcher", check: .shownLines),
-        "flowd replay range.rec --until 1 --serve -- --socket /tmp/range.sock":
-            Entry(check: .skip("serves until stopped; HistoryIntegrationTests serves a moment of an export and attaches to it")),
+        // Serves until Ctrl-C: stopped once it listens and flowctl reached it on the page's socket.
+        #"flowd replay range.rec --until 1 --serve -- --socket "${XDG_RUNTIME_DIR:-/tmp/flowd-$(id -u)}/range.sock""#: Entry(app: "launcher", check: .shows([
+            "flowd replay: serving app launcher at the moment after input 1 of 3 of range.rec, restored from the journal ",
+        ]), meanwhile: (ready: "listening on", commands: [#"flowctl ping --socket "${XDG_RUNTIME_DIR:-/tmp/flowd-$(id -u)}/range.sock""#])),
         "flowctl record bug.rec": Entry(app: "launcher", check: .shows([
             "flowctl: recording flowd at ", " (app launcher) to bug.rec from event ", ", with the state it starts from (",
             " records); Ctrl-C to stop", "flowctl: recorded ", " events to bug.rec",
@@ -191,8 +193,9 @@ struct DocExamplesTests {
         "scripts/demo -- --log-level debug": Entry(check: .skip("interactive, and builds release")),
         "scripts/demo --headless --spawned": Entry(check: .shows(["screen processes spawned", "demo: every app reached its expected result; no screen lost; flowd exited 0"]), runAs: debugBuild),
         "scripts/kill-screens --kills 10": Entry(check: .shows(["kill-screens: the walk with kills reached the clean walk's results; no screen lost; no process left"]), runAs: debugBuild),
-        ".build/release/flowctl watch --socket /tmp/flowd-1000/flowd.sock": Entry(check: .skip("the release build and uid 1000's demo socket; ReadmeTourTests runs flowctl watch on its demo")),
-        ".build/release/flowctl open students/Bob/age --socket /tmp/flowd-1000/flowd.sock": Entry(check: .skip("the release build and uid 1000's demo socket; docs/flowctl.md's flowctl open students/Bob/age runs here")),
+        ".build/release/flowctl watch": Entry(check: .skip("runs until Ctrl-C; ReadmeTourTests runs flowctl watch beside its demo")),
+        // On the suite's build, against the launcher on the default socket (FLOWD_SOCKET), as the demo's.
+        ".build/release/flowctl open students/Bob/age": Entry(app: "launcher", check: .shownLines, runAs: { $0.replacingOccurrences(of: ".build/release/", with: "") }),
         // The steps the kills fall on and the times vary from run to run; the rest is the page's.
         "scripts/kill-screens --kills 10 --seed 3": Entry(check: .shows([
             "== 10 of 10 kills done (seed 3), at steps done [", "screen processes spawned (24 in the clean walk)",

@@ -121,7 +121,7 @@ struct FlowctlDriveTests {
         #expect(daemon.logText.contains("pid=\(terminator.process.processIdentifier)"))
 
         let tree = try flowctl(["tree"], daemon).stdout
-        #expect(tree.contains("flowd app modal: 1 flows, 1 screens"), "\(tree)")
+        #expect(tree.contains("flowd app modal: 1 flow, 1 screen,"), "\(tree)")
         #expect(!tree.contains("ModalDetailFlow"))
         #expect(try host.settle().compactMap(\.placementChanged).map(\.screenID) == [home.screenID])
 

@@ -22,6 +22,19 @@ struct FlowctlTests {
         #expect(run.stderr.contains("start one with"))
     }
 
+    /// A socket path longer than a Unix socket address holds: flowctl says it in flowd's words and exits
+    /// with flowd's code for it (73), not a raw "File name too long".
+    @Test func aSocketPathTooLongIsRefusedInFlowdsWordsWithFlowdsCode() throws {
+        let path = "/tmp/" + String(repeating: "a", count: 128) + ".sock"
+        #expect(path.utf8.count == 138)
+        let client = try ProductRun.run("flowctl", ["ping", "--socket", path])
+        let daemon = try ProductRun.run("flowd", ["--socket", path, "--no-state"])
+        let words = "socket path \(path) is 138 bytes, longer than the 107 bytes a Unix socket address holds; choose a shorter path"
+        #expect(daemon.status == 73 && daemon.stderr.contains(words), "flowd: \(daemon.status) \(daemon.stderr)")
+        #expect(client.status == daemon.status, "flowctl exits as flowd does: \(client.status) \(client.stderr)")
+        #expect(client.stderr == "flowctl: \(words)\n", "\(client.stderr)")
+    }
+
     /// Another user served the socket first (the directory was theirs): flowctl refuses the server
     /// before it sends anything, names it and the directory's owner, and exits 77.
     @Test(.enabled(if: Impostor.possible, Impostor.reason))

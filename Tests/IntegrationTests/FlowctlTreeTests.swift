@@ -14,7 +14,7 @@ struct FlowctlTreeTests {
 
         var run = try flowctl(["tree"], daemon)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("flowd app modal: 1 flows, 1 screens"))
+        #expect(run.stdout.contains("flowd app modal: 1 flow, 1 screen,"))
         #expect(run.stdout.contains("  flow 1 ModalFlow  screen \(home.screenID)\n"))
         #expect(run.stdout.contains("    stack \(home.placement.path[1].id)  1 screen deep\n"), "\(run.stdout)")
         #expect(run.stdout.contains("      [0] screen \(home.screenID) item  flow 1 ModalFlow  host #\(hostID) raw-host pid \(getpid())  visible\n"), "\(run.stdout)")

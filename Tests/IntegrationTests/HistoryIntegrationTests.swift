@@ -133,6 +133,19 @@ struct HistoryIntegrationTests {
         let host = try RawClient(path: served)
         try host.handshake(provides: BuiltInApps.kinds)
         #expect(try host.settle().contains { $0.place != nil }, "the served moment's screens are placed for the new host")
+        // Stopped, it removes the temporary folder it made for the journal.
+        let folder = try #require(Self.journalFolder(in: daemon.stderr), "\(daemon.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder))
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0, "\(daemon.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder), "replay --serve removed \(folder)")
+    }
+
+    /// The folder of the temporary journal `flowd replay --serve` says it restored from.
+    static func journalFolder(in stderr: String) -> String? {
+        guard let said = stderr.range(of: "restored from the journal ") else { return nil }
+        let path = stderr[said.upperBound...].prefix { $0 != "\n" }
+        return path.hasSuffix(".journal") ? (String(path) as NSString).deletingLastPathComponent : nil
     }
 
     @Test func flowctlPrintsTheHistoryAndMomentsAndRefusesWhatIsNotThere() throws {
@@ -181,6 +194,11 @@ struct HistoryIntegrationTests {
         run = try ProductRun.run("flowd", ["replay", file, "--serve", "--", "--socket", walk.daemon.directory + "/s4", "--state", existing])
         #expect(run.status == 1 && run.stderr.contains("\(existing) exists"), "\(run.stderr)")
         #expect(FileManager.default.contents(atPath: existing) == Data("mine".utf8), "a file in the way is kept as it was")
+        // A socket flowd refuses (directly in /tmp): nothing served, and the temporary folder made for it is gone.
+        run = try ProductRun.run("flowd", ["replay", file, "--serve", "--", "--socket", "/tmp/flowd-history-test-\(getpid()).sock"])
+        #expect(run.status == 73 && run.stderr.contains("use a private"), "\(run.stderr)")
+        let folder = try #require(Self.journalFolder(in: run.stderr), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder), "replay --serve removed \(folder)")
     }
 
     @Test func withoutAJournalAndAfterACompactionTheHistoryIsWhatARestoreWouldReplay() throws {

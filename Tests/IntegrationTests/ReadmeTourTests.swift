@@ -82,8 +82,9 @@ enum PageCommands {
 //
 // How the commands run:
 // - each in its own `bash -e -o pipefail -c COMMAND` (a failure anywhere on a line, or in a pipe, fails
-//   the line), in a temporary directory of the test (the files the tour writes, bug.rec and tree.svg, land
-//   there, not in the checkout), with NO_COLOR=1;
+//   the line), in a temporary directory of the test that stands for the checkout, with a `.build` folder
+//   as a built checkout has (the files the tour writes, .build/bug.rec and .build/tree.svg, land there,
+//   not in the real checkout), with NO_COLOR=1;
 // - `PATH` starts with the bin directory of the build the suite built (debug), not the README's
 //   `.build/release`: the suite never builds release. The README's `export PATH=...` line still runs (in
 //   its own shell, so it changes nothing for the others) and must exit 0;
@@ -178,11 +179,11 @@ struct ReadmeTourTests {
         // The inputs above are in the history: the presses, the back and the termination.
         "flowctl history": Expectation(shows: ["flowd app launcher version ", " inputs since the ", #"output {"didPressButton":{"index":1}}"#, "back(committed)", "terminate"]),
         "flowctl at 1": Expectation(shows: ["moment 1 of ", ", after input 1 at ", "\nflows\n", "\nnavigation\n", "\nstates\n", "  screen 2 menu  {"]),
-        "flowctl record bug.rec": Expectation(
+        "flowctl record .build/bug.rec": Expectation(
             run: .untilInterrupted(ready: "recording flowd at", when: .afterKeys([(key: "1", shows: "Welcome"), (key: "2", shows: "All set")])),
-            shows: ["to bug.rec", "recorded", "events to bug.rec"], files: [(path: "bug.rec", contains: "")]),
-        "flowd replay bug.rec": Expectation(shows: ["same placements", "inputs replayed against app launcher"]),
-        "flowctl dot | dot -Tsvg > tree.svg": Expectation(files: [(path: "tree.svg", contains: "<svg")], needs: ["dot"]),
+            shows: ["to .build/bug.rec", "recorded", "events to .build/bug.rec"], files: [(path: ".build/bug.rec", contains: "")]),
+        "flowd replay .build/bug.rec": Expectation(shows: ["same placements", "inputs replayed against app launcher"]),
+        "flowctl dot | dot -Tsvg > .build/tree.svg": Expectation(files: [(path: ".build/tree.svg", contains: "<svg")], needs: ["dot"]),
     ]
 
     @Test func everyCommandOfTheTourDoesWhatItsCommentSays() throws {
@@ -232,7 +233,7 @@ final class Tour {
 
     init() throws {
         work = directory + "/work"
-        for sub in ["work", "run", "state", "logs"] {
+        for sub in ["work", "work/.build", "run", "state", "logs"] {
             try FileManager.default.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)
         }
         var environment = ProcessInfo.processInfo.environment

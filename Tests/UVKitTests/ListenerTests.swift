@@ -101,7 +101,22 @@ import Testing
         #expect(chmod(directory, 0o777) == 0)
         let error = try #require(throws: ListenerError.self) { try listenUntilClosed(t, directory + "/s") }
         #expect(error.isUnsafeDirectory)
-        #expect(error.description.contains("chmod 700 \(directory)"))
+        // The advice names a private subdirectory; a chmod of a shared directory (/tmp) would break it for everyone.
+        #expect(error.description.contains("use a private subdirectory, e.g. \(directory)/flowd-\(getuid())/s (created with mode 0700)"))
+        #expect(!error.description.contains("chmod"))
+        try t.finish()
+    }
+
+    /// A socket directly in /tmp (sticky, writable by all, root's): refused, with a private subdirectory as
+    /// the way out, never a chmod of /tmp.
+    @Test func socketDirectlyInTmpIsRefusedWithAPrivateSubdirectoryAsAdvice() throws {
+        let t = try TestLoop()
+        let path = "/tmp/flowd-listener-test-\(getpid()).sock"
+        let error = try #require(throws: ListenerError.self) { try listenUntilClosed(t, path) }
+        #expect(error.isUnsafeDirectory)
+        #expect(error.description.contains("e.g. /tmp/flowd-\(getuid())/flowd-listener-test-\(getpid()).sock (created with mode 0700)"), "\(error)")
+        #expect(!error.description.contains("chmod"), "\(error)")
+        #expect(access(path, F_OK) != 0, "nothing was created in /tmp")
         try t.finish()
     }
 

@@ -304,10 +304,10 @@ class LoginScreens:
             keys = ["editing: typing replaces it, Backspace edits it, Enter sends, Esc cancels" if self.replaces
                     else "editing: type, Enter sends, Backspace erases, Esc cancels"]
         lines += ["", "─" * width, "keys: " + " · ".join(keys)]
-        # The line scripts/demo gives every screen host (how to watch flowd), as the Swift screens show it.
+        # The lines scripts/demo gives every screen host (how to attach flowctl), as the Swift screens show them.
         note = os.environ.get("FLOWD_DEMO_NOTE", "")
-        if note:
-            lines.append(note[:width])
+        for line in note.split("\n") if note else []:
+            lines.append(line[:width])
         if self.status:
             lines.append(self.status[:width])
         os.write(self.tty, ("\x1b[H\x1b[2J" + "\r\n".join(lines)).encode())

@@ -217,7 +217,9 @@ final class Timeline {
             what = "work \(request.rawValue) failed: \(message)"
         case .timerStarted(let request, let deadline):
             entry.kind = "timer started"
-            what = "timer \(request.rawValue) started, due at \(deadline) ms"
+            // The deadline is wall-clock milliseconds since the epoch: said as the wait from the input's time.
+            let due = time > 0 ? "due \(Int64(deadline) - time / 1_000_000) ms later" : "due at \(deadline) ms since the epoch"
+            what = "timer \(request.rawValue) started, \(due)"
         case .openLink(let link):
             entry.kind = "open link"
             entry.payload = EventPayloads.link("\(link)")
