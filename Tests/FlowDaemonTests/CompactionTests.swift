@@ -1,6 +1,6 @@
 import DemoApps
 import FlowApp
-import FlowDaemon
+@testable import FlowDaemon
 import FlowDaemonTesting
 import FlowJournal
 import FlowKit
@@ -240,19 +240,47 @@ extension CompactionTests {
         #expect(kept.count == 1, "\(damage): the journal is moved aside, not deleted")
     }
 
+    /// The checkpoint record the daemon wrote decodes to what it encodes, holds the tally's memento,
+    /// and restores on its own (a journal of that record alone) to the runtime image the daemon had
+    /// when it took it; the inputs after it follow it in the journal.
     @Test func aCheckpointRecordReadsBackAsItWasWritten() throws {
         let path = makeTemporaryDirectory() + "/tally.journal"
         let daemon = try Self.tally(path, every: 2) { KeptTallyFlow() }
         let (host, answer) = EmbeddedDaemonTests.host(daemon)
         EmbeddedDaemonTests.ackAll(answer, on: host)
-        for _ in 0..<3 { try Self.press(0, daemon, host: host) }
+        for _ in 0..<2 { try Self.press(0, daemon, host: host) }
+        let stats = daemon.daemon.stats()
+        try #require(stats.journalCheckpoints == 1, "the second input is compacted: \(stats.journalCheckpoints) taken, \(stats.lastCheckpointRefusal)")
+        let whenTaken = daemon.daemon.runtimeImage()
+        try Self.press(0, daemon, host: host)
+        let after = daemon.daemon.runtimeImage()
+        #expect(after != whenTaken, "the third press changed the tally")
         daemon.crash()
-        let journal = try Journal(path: path, identity: .init(app: "tally", appVersion: "1"))
-        let records = try journal.records()
-        #expect(records.first?.kind == 65, "a compacted journal starts with its checkpoint")
+
+        let identity = Journal.Identity(app: "tally", appVersion: "1")
+        let records = try { try Journal(path: path, identity: identity).records() }()
+        let first = try #require(records.first)
+        #expect(first.kind == Checkpoint.kind, "a compacted journal starts with its checkpoint")
         #expect(records.dropFirst().allSatisfy { $0.kind < 64 || $0.kind == 67 },
                 "then inputs (with the time they were received, kind 67) only: the tally has no link to name")
         #expect(records.dropFirst().first?.kind == 67, "the first input after the checkpoint has its time again")
+        #expect(records.dropFirst().filter { $0.kind < 64 }.count == 1, "the one input after it")
+
+        let checkpoint = try Checkpoint(decoding: first.body)
+        #expect(checkpoint.encoded == first.body, "it encodes back to the bytes written")
+        #expect(checkpoint.place == "", "the tally opens no link: its place is the app's start")
+        #expect(checkpoint.mementos.values.map { String(decoding: $0, as: UTF8.self) } == ["2"], "the tally's memento: 2 presses")
+
+        // That record alone, as a journal: the restore is the daemon when it took it.
+        let alonePath = makeTemporaryDirectory() + "/tally.journal"
+        do { try Journal(path: alonePath, identity: identity).rewrite([first]) }
+        let alone = try Self.tally(alonePath, every: 0) { KeptTallyFlow() }
+        #expect(alone.daemon.stats().restoredInputs == 0)
+        #expect(alone.daemon.runtimeImage() == whenTaken, "the checkpoint alone restores the image the daemon had when it took it")
+        // The whole journal: the checkpoint and the input after it.
+        let whole = try Self.tally(path, every: 0) { KeptTallyFlow() }
+        #expect(whole.daemon.stats().restoredInputs == 1)
+        #expect(whole.daemon.runtimeImage() == after)
     }
 }
 
