@@ -55,35 +55,58 @@ struct CompactionTests {
         EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
     }
 
+    /// The one place of the walk a checkpoint is refused at, and why. `profile/business` is reached from
+    /// the menu in one step, but a checkpoint's rebuild opens its link one segment at a time, and
+    /// `profile` is a place of its own (the personal profile): the rebuild starts the personal profile,
+    /// then replaces it with the business profile, and is left with a dismissal in flight the live app
+    /// never had. The journal keeps its history there instead, and a crash replays it.
+    static let refusedPlaces = ["profile/business: the dismissals in flight differ"]
+
     @Test func theLauncherCompactsAtEveryPlaceAndEachCrashRestoresTheSameTree() throws {
         let path = makeTemporaryDirectory() + "/launcher.journal"
-        var (daemon, host, debug) = try Self.launcher(path, every: 4)
+        // Compacting after every input: each place the walk reaches is tried as a checkpoint.
+        var (daemon, host, debug) = try Self.launcher(path, every: 1)
         var restores = 0
-        var (taken, refused) = (UInt64(0), UInt64(0))
-        // Each demo app by hand from the menu and back, twice, with a crash after every step.
+        var refusals: Set<String> = []
+        var refusedSoFar: UInt64 = 0
+        /// Notes the place and the reason of a refusal since the last look at this daemon.
+        func look(at place: String) {
+            let stats = daemon.daemon.stats()
+            if stats.journalCheckpointsRefused > refusedSoFar { refusals.insert("\(place): \(stats.lastCheckpointRefusal)") }
+            refusedSoFar = stats.journalCheckpointsRefused
+        }
+        // Each demo app by hand from the menu and back, twice, with a crash after every walk.
         let walks: [[Int]] = [[4, 1, 0], [4], [0], [6], [5], [1], [2]]
         for round in 0..<2 {
             for walk in walks {
-                for button in walk { try Self.press(button, daemon, host: host) }
+                for button in walk {
+                    try Self.press(button, daemon, host: host)
+                    look(at: daemon.daemon.tree().place)
+                }
+                let place = daemon.daemon.tree().place
+                let held = daemon.daemon.stats().journalInputs
+                let refused = Self.refusedPlaces.contains { $0.hasPrefix(place + ": ") }
+                #expect(refused ? held > 0 : held == 0,
+                        "round \(round), walk \(walk): at \(place) the journal holds \(held) inputs after its checkpoint")
                 let before = Self.everything(daemon)
-                let stats = daemon.daemon.stats()
-                taken += stats.journalCheckpoints
-                refused += stats.journalCheckpointsRefused
-                if stats.journalCheckpointsRefused > 0 { print("refused at \(walk): \(stats.lastCheckpointRefusal)") }
                 daemon = try daemon.crashAndRestore()
                 (daemon, host, debug) = Self.attach(daemon)
                 restores += 1
+                refusedSoFar = 0
+                look(at: place)
                 #expect(Self.everything(daemon) == before, "round \(round), walk \(walk): the restored tree is the one before the crash")
+                #expect(daemon.daemon.stats().restoredInputs == held, "round \(round), walk \(walk): the checkpoint and the inputs after it")
                 #expect(daemon.daemon.invariantViolations().isEmpty)
-                // Back to the menu by its link.
+                // Back to the menu by its link: compacted there.
                 guard case .linkOpened? = PlaceTests.open("menu", daemon, host: host, debug: debug) else {
                     Issue.record("menu did not open")
                     return
                 }
+                look(at: "menu")
+                #expect(daemon.daemon.stats().journalInputs == 0, "round \(round), walk \(walk): compacted at the menu")
             }
         }
-        print("taken \(taken) refused \(refused)")
-        #expect(taken >= 5)
+        #expect(refusals.sorted() == Self.refusedPlaces, "the places a checkpoint was refused at, and why")
         #expect(restores == 2 * walks.count)
         _ = debug
     }
@@ -319,3 +342,4 @@ extension CompactionTests {
         #expect(restored.daemon.runtimeImage() == before)
     }
 }
+
