@@ -109,11 +109,23 @@ private var dbusCanRun: Bool {
 }
 
 /// `--pin` puts the server under test on its own CPU and the load on the other, says so above the
-/// table, and the relay row holds flowd's CPU against the C relay server's. Shapes only, no timing.
+/// table, and the relay row holds flowd's CPU against the C relay server's. Where flowd ran is read
+/// from flowd itself: `--flowd` is a wrapper that writes its process's `Cpus_allowed_list`
+/// (/proc/PID/status, the affinity flowd inherits) and then execs flowd in the same process. No timing.
 @Test(.timeLimit(.minutes(2)))
-func pinnedRunSaysWhereItRan() throws {
+func pinnedRunPutsFlowdOnTheCPUItNames() throws {
     let flowd = productsDirectory.appendingPathComponent("flowd").path
-    let run = try ProductRun.run("flowbench", ["flowd-relay", "--quick", "--pin", "--flowd", flowd])
+    let directory = makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let wrapper = directory + "/flowd", affinity = directory + "/affinity"
+    try """
+        #!/bin/sh
+        grep '^Cpus_allowed_list:' /proc/$$/status >> '\(affinity)'
+        exec '\(flowd)' "$@"
+
+        """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+    chmod(wrapper, 0o755)
+    let run = try ProductRun.run("flowbench", ["flowd-relay", "--quick", "--pin", "--flowd", wrapper])
     guard CPU.allowedCount >= 2 else {
         #expect(run.status != 0 && run.stderr.contains("--pin needs 2 CPUs or more"), "\(run.stderr)")
         return
@@ -121,8 +133,16 @@ func pinnedRunSaysWhereItRan() throws {
     #expect(run.status == 0, "flowbench flowd-relay --pin failed:\n\(run.stderr)\n\(run.stdout)")
     let lines = run.stdout.split(separator: "\n").map(String.init)
     #expect(lines.first?.hasPrefix("flowbench --quick --pin on ") == true, "\(run.stdout)")
-    #expect(lines.contains { $0.hasPrefix("pinned: the server under test on CPU ") && $0.contains(", flowbench and its load on CPU ") },
-            "\(run.stdout)")
+    // "pinned: the server under test on CPU 1, flowbench and its load on CPU 0"
+    let pinned = try #require(lines.first { $0.hasPrefix("pinned: the server under test on CPU ") }, "\(run.stdout)")
+    let cpus = pinned.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+    try #require(cpus.count == 2 && cpus[0] != cpus[1], "\(pinned)")
+    let started = try String(contentsOfFile: affinity, encoding: .utf8).split(separator: "\n")
+    #expect(!started.isEmpty, "flowd never started")
+    for line in started {
+        #expect(line.split(separator: "\t").last.map(String.init) == "\(cpus[0])",
+                "flowd ran with \(line), not on the server's CPU alone (\(pinned))")
+    }
     let relayRow = try #require(lines.first { $0.hasPrefix("| flowd-relay ") }, "no flowd-relay row in:\n\(run.stdout)")
     #expect(relayRow.contains(" CPU (target <= 2 "), "\(relayRow)")
 }

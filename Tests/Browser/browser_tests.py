@@ -17,6 +17,7 @@ import http.server
 import os
 import re
 import shutil
+import signal
 import ssl
 import tempfile
 import socket
@@ -32,6 +33,10 @@ from harness import (ActionChains, By, StaleElementReferenceException, Keys, Sta
                      visible_screen, wait)
 
 EDITOR_KINDS = "student-name,student-age"
+# flowd's resume grace in these tests (seconds; 5 by default): a closed tab's screens are held this
+# long for it to come back. Long enough for a reload to resume (test_reload_mid_flow), short so the
+# tests that wait it out (they poll flowd's resumesExpired) do not wait 5 s each.
+RESUME_GRACE = 3
 
 
 class Context:
@@ -80,6 +85,37 @@ def eventually(condition, what):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def resumes_expired(stack):
+    """How many held hosts flowd gave up on after the resume grace (`flowctl stats`' resumesExpired)."""
+    return int(stack.stats().get("resumesExpired", 0))
+
+
+def flowd_keeps(stack, text):
+    """Whether flowd keeps `text` among what hosts saved for screens (SaveState): a recording started
+    now carries those records in the state it starts from (docs/flowctl.md, "Recording format"), so
+    `flowctl record` is started, stopped once it says it records, and its file searched for `text`."""
+    path = os.path.join(stack.dir, "kept.rec")
+    if os.path.exists(path):
+        os.remove(path)
+    record = subprocess.Popen([os.path.join(stack.bin, "flowctl"), "record", path, "--socket", stack.socket],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        said = ""
+        while "Ctrl-C to stop" not in said:
+            line = record.stderr.readline()
+            check(line, f"flowctl record ended without starting: {said}")
+            said += line
+        record.send_signal(signal.SIGINT)
+        record.wait(timeout=20)
+    finally:
+        if record.poll() is None:
+            record.kill()
+            record.wait()
+        record.stderr.close()
+    with open(path, "rb") as f:
+        return text.encode() in f.read()
 
 
 def tab_connections(stack):
@@ -562,11 +598,14 @@ def test_a_closed_tab_leaves_its_place_to_the_next(ctx):
     eventually(lambda: acked_everything(ctx.stack), "every command acked")
     before = ctx.stack.tree()
     top_before, _ = visible_screen(before)
+    expired = resumes_expired(ctx.stack)
     closed = int(d.find_element(By.TAG_NAME, "body").get_attribute("data-connection"))
     d.close()
     ctx.switch(ctx.tab_b)
     eventually(lambda: closed not in tab_connections(ctx.stack), "the closed tab's connection gone")
-    time.sleep(6)  # past the resume grace (5 s): nobody resumes, the screens wait
+    # Past the resume grace: nobody resumed, flowd let the hold go and the screens wait.
+    eventually(lambda: resumes_expired(ctx.stack) == expired + 1, f"flowd to give up on the closed tab after its {RESUME_GRACE} s grace")
+    check(int(ctx.stack.stats().get("screensHeld", 0)) == 0, f"no screen held any more: {ctx.stack.stats()}")
     check(ctx.stack.alive(), "flowd and flowd-web still run")
     waiting = ctx.stack.tree()
     check(sorted(screens(waiting)) == sorted(screens(before)), "the same screens, waiting for a host")
@@ -634,13 +673,16 @@ def test_a_draft_outlives_its_tab(ctx):
     field = d.find_element(By.ID, "field")
     field.send_keys(Keys.END + "by")  # "Bobby", not sent: no Enter, no button
     check(field.get_attribute("value") == "Bobby", "typed into the field")
-    time.sleep(1)  # the draft reaches flowd (one message per keystroke)
+    # The draft reaches flowd (one message per keystroke) before the tab closes.
+    eventually(lambda: flowd_keeps(ctx.stack, "Bobby"), "flowd keeping the draft 'Bobby'")
     check("Edit Bob" in stage(d).text, "nothing was sent: the flow still says Edit Bob")
+    expired = resumes_expired(ctx.stack)
     closed = int(d.find_element(By.TAG_NAME, "body").get_attribute("data-connection"))
     d.close()
     ctx.switch(ctx.tab_a)
     eventually(lambda: closed not in tab_connections(ctx.stack), "the closed tab's connection gone")
-    time.sleep(6)  # past the resume grace: the screen goes to the next host of its kind, tab A
+    # Past the resume grace: the screen goes to the next host of its kind, tab A.
+    eventually(lambda: resumes_expired(ctx.stack) == expired + 1, f"flowd to give up on the closed tab after its {RESUME_GRACE} s grace")
     on_screen(d, "student-name", "Edit Bob")
     field = d.find_element(By.ID, "field")
     check(field.get_attribute("value") == "Bobby", f"the draft came back: {field.get_attribute('value')!r}")
@@ -749,7 +791,7 @@ def main():
     parser.add_argument("--screenshots", help="save the demo's and the inspector's screenshots here")
     args = parser.parse_args()
     started = time.monotonic()
-    stack = Stack(os.path.abspath(args.bin))
+    stack = Stack(os.path.abspath(args.bin), flowd_arguments=["--resume-grace", str(RESUME_GRACE)])
     driver = chrome()
     failures = 0
     ctx = Context(stack, driver, args.screenshots)

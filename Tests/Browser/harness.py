@@ -31,10 +31,10 @@ WAIT = 15  # seconds any DOM condition may take; a failure names the condition
 class Stack:
     """flowd (the demo launcher, every kind hosted by browser tabs) and flowd-web on a random port."""
 
-    def __init__(self, bin_dir, web_arguments=()):
+    def __init__(self, bin_dir, web_arguments=(), flowd_arguments=()):
         self.bin = bin_dir
         self.dir = tempfile.mkdtemp(prefix="fwb.", dir="/tmp")  # short: socket paths stay under 107 bytes
-        self.flowd = FlowdProcess(os.path.join(bin_dir, "flowd"), ["--app", "launcher"], self.dir,
+        self.flowd = FlowdProcess(os.path.join(bin_dir, "flowd"), ["--app", "launcher", *flowd_arguments], self.dir,
                                   log_path=os.path.join(self.dir, "flowd.log"), environment={"FLOWD_PYTHON_SCREENS": "0"})
         self.socket = self.flowd.socket_path
         self.web_log = os.path.join(self.dir, "web.log")
@@ -71,6 +71,10 @@ class Stack:
         """flowctl's stdout for `arguments`, on this daemon (fails the test on a non-zero exit)."""
         return subprocess.run([os.path.join(self.bin, "flowctl"), *arguments, "--socket", self.socket],
                               check=True, capture_output=True, text=True, timeout=20).stdout
+
+    def stats(self):
+        """`flowctl stats --json` of the daemon (proto3 JSON: counters that are 0 are left out)."""
+        return json.loads(self.flowctl("stats", "--json"))
 
     def alive(self):
         return self.flowd.poll() is None and self.web.poll() is None

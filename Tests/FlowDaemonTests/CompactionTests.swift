@@ -1,6 +1,6 @@
 import DemoApps
 import FlowApp
-import FlowDaemon
+@testable import FlowDaemon
 import FlowDaemonTesting
 import FlowJournal
 import FlowKit
@@ -55,35 +55,58 @@ struct CompactionTests {
         EmbeddedDaemonTests.ackAll(host.readBodies(), on: host)
     }
 
+    /// The one place of the walk a checkpoint is refused at, and why. `profile/business` is reached from
+    /// the menu in one step, but a checkpoint's rebuild opens its link one segment at a time, and
+    /// `profile` is a place of its own (the personal profile): the rebuild starts the personal profile,
+    /// then replaces it with the business profile, and is left with a dismissal in flight the live app
+    /// never had. The journal keeps its history there instead, and a crash replays it.
+    static let refusedPlaces = ["profile/business: the dismissals in flight differ"]
+
     @Test func theLauncherCompactsAtEveryPlaceAndEachCrashRestoresTheSameTree() throws {
         let path = makeTemporaryDirectory() + "/launcher.journal"
-        var (daemon, host, debug) = try Self.launcher(path, every: 4)
+        // Compacting after every input: each place the walk reaches is tried as a checkpoint.
+        var (daemon, host, debug) = try Self.launcher(path, every: 1)
         var restores = 0
-        var (taken, refused) = (UInt64(0), UInt64(0))
-        // Each demo app by hand from the menu and back, twice, with a crash after every step.
+        var refusals: Set<String> = []
+        var refusedSoFar: UInt64 = 0
+        /// Notes the place and the reason of a refusal since the last look at this daemon.
+        func look(at place: String) {
+            let stats = daemon.daemon.stats()
+            if stats.journalCheckpointsRefused > refusedSoFar { refusals.insert("\(place): \(stats.lastCheckpointRefusal)") }
+            refusedSoFar = stats.journalCheckpointsRefused
+        }
+        // Each demo app by hand from the menu and back, twice, with a crash after every walk.
         let walks: [[Int]] = [[4, 1, 0], [4], [0], [6], [5], [1], [2]]
         for round in 0..<2 {
             for walk in walks {
-                for button in walk { try Self.press(button, daemon, host: host) }
+                for button in walk {
+                    try Self.press(button, daemon, host: host)
+                    look(at: daemon.daemon.tree().place)
+                }
+                let place = daemon.daemon.tree().place
+                let held = daemon.daemon.stats().journalInputs
+                let refused = Self.refusedPlaces.contains { $0.hasPrefix(place + ": ") }
+                #expect(refused ? held > 0 : held == 0,
+                        "round \(round), walk \(walk): at \(place) the journal holds \(held) inputs after its checkpoint")
                 let before = Self.everything(daemon)
-                let stats = daemon.daemon.stats()
-                taken += stats.journalCheckpoints
-                refused += stats.journalCheckpointsRefused
-                if stats.journalCheckpointsRefused > 0 { print("refused at \(walk): \(stats.lastCheckpointRefusal)") }
                 daemon = try daemon.crashAndRestore()
                 (daemon, host, debug) = Self.attach(daemon)
                 restores += 1
+                refusedSoFar = 0
+                look(at: place)
                 #expect(Self.everything(daemon) == before, "round \(round), walk \(walk): the restored tree is the one before the crash")
+                #expect(daemon.daemon.stats().restoredInputs == held, "round \(round), walk \(walk): the checkpoint and the inputs after it")
                 #expect(daemon.daemon.invariantViolations().isEmpty)
-                // Back to the menu by its link.
+                // Back to the menu by its link: compacted there.
                 guard case .linkOpened? = PlaceTests.open("menu", daemon, host: host, debug: debug) else {
                     Issue.record("menu did not open")
                     return
                 }
+                look(at: "menu")
+                #expect(daemon.daemon.stats().journalInputs == 0, "round \(round), walk \(walk): compacted at the menu")
             }
         }
-        print("taken \(taken) refused \(refused)")
-        #expect(taken >= 5)
+        #expect(refusals.sorted() == Self.refusedPlaces, "the places a checkpoint was refused at, and why")
         #expect(restores == 2 * walks.count)
         _ = debug
     }
@@ -240,19 +263,47 @@ extension CompactionTests {
         #expect(kept.count == 1, "\(damage): the journal is moved aside, not deleted")
     }
 
+    /// The checkpoint record the daemon wrote decodes to what it encodes, holds the tally's memento,
+    /// and restores on its own (a journal of that record alone) to the runtime image the daemon had
+    /// when it took it; the inputs after it follow it in the journal.
     @Test func aCheckpointRecordReadsBackAsItWasWritten() throws {
         let path = makeTemporaryDirectory() + "/tally.journal"
         let daemon = try Self.tally(path, every: 2) { KeptTallyFlow() }
         let (host, answer) = EmbeddedDaemonTests.host(daemon)
         EmbeddedDaemonTests.ackAll(answer, on: host)
-        for _ in 0..<3 { try Self.press(0, daemon, host: host) }
+        for _ in 0..<2 { try Self.press(0, daemon, host: host) }
+        let stats = daemon.daemon.stats()
+        try #require(stats.journalCheckpoints == 1, "the second input is compacted: \(stats.journalCheckpoints) taken, \(stats.lastCheckpointRefusal)")
+        let whenTaken = daemon.daemon.runtimeImage()
+        try Self.press(0, daemon, host: host)
+        let after = daemon.daemon.runtimeImage()
+        #expect(after != whenTaken, "the third press changed the tally")
         daemon.crash()
-        let journal = try Journal(path: path, identity: .init(app: "tally", appVersion: "1"))
-        let records = try journal.records()
-        #expect(records.first?.kind == 65, "a compacted journal starts with its checkpoint")
+
+        let identity = Journal.Identity(app: "tally", appVersion: "1")
+        let records = try { try Journal(path: path, identity: identity).records() }()
+        let first = try #require(records.first)
+        #expect(first.kind == Checkpoint.kind, "a compacted journal starts with its checkpoint")
         #expect(records.dropFirst().allSatisfy { $0.kind < 64 || $0.kind == 67 },
                 "then inputs (with the time they were received, kind 67) only: the tally has no link to name")
         #expect(records.dropFirst().first?.kind == 67, "the first input after the checkpoint has its time again")
+        #expect(records.dropFirst().filter { $0.kind < 64 }.count == 1, "the one input after it")
+
+        let checkpoint = try Checkpoint(decoding: first.body)
+        #expect(checkpoint.encoded == first.body, "it encodes back to the bytes written")
+        #expect(checkpoint.place == "", "the tally opens no link: its place is the app's start")
+        #expect(checkpoint.mementos.values.map { String(decoding: $0, as: UTF8.self) } == ["2"], "the tally's memento: 2 presses")
+
+        // That record alone, as a journal: the restore is the daemon when it took it.
+        let alonePath = makeTemporaryDirectory() + "/tally.journal"
+        do { try Journal(path: alonePath, identity: identity).rewrite([first]) }
+        let alone = try Self.tally(alonePath, every: 0) { KeptTallyFlow() }
+        #expect(alone.daemon.stats().restoredInputs == 0)
+        #expect(alone.daemon.runtimeImage() == whenTaken, "the checkpoint alone restores the image the daemon had when it took it")
+        // The whole journal: the checkpoint and the input after it.
+        let whole = try Self.tally(path, every: 0) { KeptTallyFlow() }
+        #expect(whole.daemon.stats().restoredInputs == 1)
+        #expect(whole.daemon.runtimeImage() == after)
     }
 }
 
@@ -291,3 +342,4 @@ extension CompactionTests {
         #expect(restored.daemon.runtimeImage() == before)
     }
 }
+

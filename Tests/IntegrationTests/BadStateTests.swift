@@ -18,6 +18,7 @@ import Glibc
 struct BadStateTests {
     static let flowd = productsDirectory.appendingPathComponent("flowd").path
     static let deepStack = Journal.Identity(app: "deep-stack", appVersion: "1")
+    static let prlimit = Precondition.executable("/usr/bin/prlimit", "needs prlimit (util-linux)")
 
     // MARK: Another app, version or schema
 
@@ -330,7 +331,7 @@ struct BadStateTests {
         #expect(Self.bytes(file) == Array("mine".utf8))
     }
 
-    @Test(.enabled(if: Denied.possible, Denied.reason))
+    @Test(.needs(Denied.precondition))
     func aDirectoryWeCannotWriteIsExit74() throws {
         let denied = try Denied()
         defer { denied.remove() }
@@ -348,7 +349,7 @@ struct BadStateTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: state).isEmpty)
     }
 
-    @Test(.enabled(if: Denied.possible, Denied.reason))
+    @Test(.needs(Denied.precondition))
     func aJournalWeCannotReadIsExit74() throws {
         let denied = try Denied()
         defer { denied.remove() }
@@ -364,7 +365,7 @@ struct BadStateTests {
         #expect(Self.refused(path).isEmpty, "not moved aside")
     }
 
-    @Test(.enabled(if: Denied.possible, Denied.reason))
+    @Test(.needs(Denied.precondition))
     func aJournalWeCannotWriteIsExit74() throws {
         let denied = try Denied()
         defer { denied.remove() }
@@ -381,7 +382,7 @@ struct BadStateTests {
 
     /// Another app's journal in a directory flowd cannot write: it cannot be moved aside for a fresh
     /// start, so flowd does not start (rather than write over it).
-    @Test(.enabled(if: Denied.possible, Denied.reason))
+    @Test(.needs(Denied.precondition))
     func aJournalThatCannotBeMovedAsideIsExit74() throws {
         let denied = try Denied()
         defer { denied.remove() }
@@ -560,8 +561,9 @@ struct BadStateTests {
         #expect(!FileManager.default.fileExists(atPath: fresh) && !FileManager.default.fileExists(atPath: fresh + ".new"), "nothing half made")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit (util-linux)"))
+    @Test(.needs(BadStateTests.prlimit))
     func aDiskWithRoomAgainGetsTheInputsKeptInMemory() throws {
+        try Self.prlimit.require()
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/deep-stack.journal"
@@ -805,14 +807,17 @@ extension BadStateTests {
 /// `base` is a directory others can enter; the socket's directory is flowd's user's own.
 struct Denied {
     static let setpriv = "/usr/bin/setpriv"
-    static let possible = getuid() != 0 || FileManager.default.isExecutableFile(atPath: setpriv)
-    static let reason: Comment = "running as root without \(setpriv): permissions do not bite"
+    /// Permissions bite: the test is not root, or it runs flowd as nobody with setpriv.
+    static let precondition = Precondition(getuid() != 0 || FileManager.default.isExecutableFile(atPath: setpriv),
+                                           "running as root without \(setpriv) (util-linux): permissions do not bite")
     static let nobody: UInt32 = 65534
 
     let base: String
     let socketDirectory: String
 
+    /// Fails (on CI, where a test that needs it runs anyway) when permissions would not bite.
     init() throws {
+        try Self.precondition.require()
         base = makeTemporaryDirectory()
         chmod(base, 0o755)
         socketDirectory = base + "/socket"

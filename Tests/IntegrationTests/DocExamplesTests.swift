@@ -2,6 +2,10 @@ import FlowdTestSupport
 import Foundation
 import Testing
 
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,8 +69,11 @@ struct PageExample: CustomStringConvertible {
 // of one app share its daemon in page order, so an example meets the state the ones above it left, as a
 // reader's session would; `fresh` starts that app's daemon anew, `before` runs commands first (each must
 // exit 0). Checks: `.shownLines`: every line the page shows under the command is a line of its output
-// (stdout and stderr together, blank space at the ends aside); `.shows`: the output contains each text (for
-// output with pids, times or paths); the exit status is the page's `(exit N)`, else 0. A command that runs
+// (stdout and stderr together, blank space at the ends aside), and the page shows at least one (else the
+// example would be checked by its exit status alone); `.shows`: the output contains each text (for
+// output with pids, times or paths); `.svg`: the command wrote an SVG file (well-formed XML, an `svg` root)
+// with a node for each name (Graphviz's `<g class="node"><title>NAME</title>`) and each text in it; the
+// exit status is the page's `(exit N)`, else 0. A command that runs
 // until Ctrl-C (`flowctl record`) runs in the background while its entry's `meanwhile` commands run, and
 // then gets SIGINT.
 @Suite("docs' command examples", .serialized)
@@ -75,6 +82,7 @@ struct DocExamplesTests {
         enum Check: Sendable {
             case shownLines
             case shows([String])
+            case svg(file: String, nodes: [String], texts: [String])
             case skip(String)
         }
         var app: String? = nil
@@ -115,7 +123,11 @@ struct DocExamplesTests {
             "  #", " debug flowctl pid ",
         ])),
         "flowctl tree --json | jq -c '.rootFlow | {id, type}'": Entry(app: "modal", check: .shownLines, needs: ["jq"]),
-        "flowctl dot | dot -Tsvg > tree.svg": Entry(app: "modal", check: .shownLines, needs: ["dot"]),
+        // The modal app's tree (its detail presented, by `flowctl tree` above) drawn: its flows, the window, the
+        // two stacks and the two screens.
+        "flowctl dot | dot -Tsvg > tree.svg": Entry(app: "modal", check: .svg(
+            file: "tree.svg", nodes: ["f1", "f2", "n1", "n2", "n3", "n4", "n5"],
+            texts: ["flowd app modal", "ModalFlow", "ModalDetailFlow", "window", "stack 3", "stack 5", "screen 2", "screen 4"]), needs: ["dot"]),
         // The lines that do not depend on a host's acknowledgements (without a host, screens are "pending ack").
         "flowctl dot": Entry(app: "modal", check: .shows([
             "digraph flowd {\n", "  label=\"flowd app modal\"\n", ##"  f1 [label="flow 1\nModalFlow" shape=box style="rounded,filled" fillcolor="#e8e0f8"]"##,
@@ -243,6 +255,31 @@ struct DocExamplesTests {
     }
 }
 
+extension DocExamplesTests {
+    /// The harness's own checks fail what they should: a `.shownLines` example the page shows no output
+    /// for (it would pass on its exit status alone), a line the page shows that the output lacks, and an
+    /// SVG file cut short or without a node.
+    @Test func theChecksFailWhatTheyShould() {
+        let examples = PageExample.all(in: "```\n$ flowctl dot | dot -Tsvg > tree.svg\n$ flowctl where\nmenu\n```\n")
+        #expect(examples.map(\.command) == ["flowctl dot | dot -Tsvg > tree.svg", "flowctl where"])
+        #expect(examples.map(\.shown) == [[], ["menu"]])
+        withKnownIssue("a .shownLines example whose page shows no output fails, whatever the output") {
+            ExampleRun.checkShownLines(examples[0], output: "", context: "no output")
+        }
+        withKnownIssue("a line the page shows that the output lacks fails, a longer line too") {
+            ExampleRun.checkShownLines(examples[1], output: "menu/tutorial\n", context: "another line")
+        }
+        ExampleRun.checkShownLines(examples[1], output: "  menu \n", context: "the line")
+
+        let svg = #"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><g class="graph"><title>flowd</title>"#
+            + #"<g class="node"><title>f1</title><text>flow 1</text></g><g class="edge"><title>f1&#45;&gt;n2</title></g></g></svg>"#
+        let whole = SVGNodes(Data(svg.utf8))
+        #expect(whole.isWellFormed && whole.root == "svg" && whole.nodes == ["f1"] && whole.texts == ["flow 1"])
+        let cut = SVGNodes(Data(svg.utf8.dropLast(10)))
+        #expect(!cut.isWellFormed, "an SVG cut short is not well-formed")
+    }
+}
+
 /// The daemons and the working directory of one page's examples.
 final class ExampleRun {
     let page: String
@@ -299,9 +336,18 @@ final class ExampleRun {
         #expect(status == example.status, "expected exit \(example.status), as the page says: \(context)")
         switch entry.check {
         case .shownLines:
-            let lines = Set(output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-            for shown in example.shown where !lines.contains(shown.trimmingCharacters(in: .whitespaces)) {
-                Issue.record("expected the line the page shows, '\(shown)': \(context)")
+            Self.checkShownLines(example, output: output, context: context)
+        case .svg(let file, let nodes, let texts):
+            let path = work + "/" + file
+            guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else {
+                Issue.record("expected it to write \(file): \(context)")
+                break
+            }
+            let svg = SVGNodes(data)
+            #expect(svg.isWellFormed && svg.root == "svg", "\(file) is not an SVG document (root \(svg.root ?? "none"), \(svg.error ?? "no parse error")): \(context)")
+            #expect(Set(nodes).isSubset(of: svg.nodes), "\(file) has the nodes \(svg.nodes.sorted()), not all of \(nodes): \(context)")
+            for text in texts where !svg.texts.contains(text) {
+                Issue.record("expected the text '\(text)' drawn in \(file) (it draws \(svg.texts)): \(context)")
             }
         case .shows(let texts):
             for text in texts where !output.contains(text) {
@@ -309,6 +355,68 @@ final class ExampleRun {
             }
         case .skip:
             break
+        }
+    }
+
+    /// `.shownLines`: each line the page shows under `example` is a line of `output`; a page that shows
+    /// none fails (give the entry a check that says something, `.shows` or `.svg`).
+    static func checkShownLines(_ example: PageExample, output: String, context: @autoclosure () -> String,
+                                sourceLocation: SourceLocation = #_sourceLocation) {
+        guard !example.shown.isEmpty else {
+            Issue.record("""
+                the page shows no output under it, so .shownLines would check its exit status alone: show its \
+                output on the page, or check it with .shows or .svg: \(context())
+                """, sourceLocation: sourceLocation)
+            return
+        }
+        let lines = Set(output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        for shown in example.shown where !lines.contains(shown.trimmingCharacters(in: .whitespaces)) {
+            Issue.record("expected the line the page shows, '\(shown)': \(context())", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// What an SVG file Graphviz wrote holds: its root element, the names of its nodes (the `title` of each
+/// `<g class="node">`) and the text it draws.
+struct SVGNodes {
+    var root: String?
+    var nodes: Set<String> = []
+    var texts: [String] = []
+    var isWellFormed = false
+    var error: String?
+
+    init(_ data: Data) {
+        let reader = Reader()
+        let parser = XMLParser(data: data)
+        parser.delegate = reader
+        isWellFormed = parser.parse() && reader.closedRoot
+        error = parser.parserError.map { "\($0)" }
+        (root, nodes, texts) = (reader.root, reader.nodes, reader.texts)
+    }
+
+    private final class Reader: NSObject, XMLParserDelegate {
+        var root: String?
+        var nodes: Set<String> = []
+        var texts: [String] = []
+        var closedRoot = false
+        private var open: [(name: String, isNode: Bool)] = []
+        private var characters = ""
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            if root == nil { root = name }
+            open.append((name, name == "g" && attributes["class"] == "node"))
+            characters = ""
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { characters += string }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            open.removeLast()
+            if name == "title", open.last?.isNode == true { nodes.insert(characters) }
+            if name == "text" { texts.append(characters) }
+            if open.isEmpty && name == root { closedRoot = true }
+            characters = ""
         }
     }
 }

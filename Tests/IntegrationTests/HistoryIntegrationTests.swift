@@ -84,10 +84,19 @@ struct HistoryIntegrationTests {
         #expect(history.inputs.allSatisfy { $0.timeUnixNanos > 1_700_000_000_000_000_000 }, "each input has the time it was received")
         #expect(!history.fromCheckpoint && history.stopped.isEmpty)
         // What one input changed is what the moments before and after it say.
-        for input in history.inputs where !input.change.placed.isEmpty {
+        // A screen it placed is in the moment after it, unless the same input dismissed it; one it
+        // dismissed is not.
+        var placedAndShown = 0
+        for input in history.inputs where !input.change.placed.isEmpty || !input.change.dismissed.isEmpty {
             let after = Set(try walk.debug.moment(input.index).tree.screenIDs)
-            #expect(Set(input.change.placed).isSubset(of: after) || !input.change.dismissed.isEmpty, "input \(input.index)")
+            let placed = Set(input.change.placed), dismissed = Set(input.change.dismissed)
+            #expect(placed.subtracting(dismissed).isSubset(of: after),
+                    "input \(input.index) placed \(placed.sorted()), dismissed \(dismissed.sorted()); the moment after it has \(after.sorted())")
+            #expect(dismissed.isDisjoint(with: after),
+                    "input \(input.index) dismissed \(dismissed.sorted()); the moment after it has \(after.sorted())")
+            if !placed.subtracting(dismissed).isEmpty { placedAndShown += 1 }
         }
+        #expect(placedAndShown > 0, "the walk has inputs that placed screens it kept")
         // Pages: a small frame gets the history in several answers, none lost.
         let small = try FlowClient.connect(path: walk.daemon.socketPath, role: .debug, name: "small", maxFrameSize: 4096)
         #expect(try small.history().inputs.map(\.index) == history.inputs.map(\.index))

@@ -138,6 +138,8 @@ struct ReadmeTourTests {
         var status: Int32 = 0
         /// Text its output (stdout and stderr) must contain.
         var shows: [String] = []
+        /// Whole lines its output must have (blank space at their ends aside).
+        var lines: [String] = []
         /// Text the demo's terminal must show after it.
         var terminalShows: [String] = []
         /// Files (in the working directory) and text each must contain.
@@ -164,8 +166,8 @@ struct ReadmeTourTests {
         "flowd --list-apps": Expectation(shows: ["launcher ", "the demo launcher", "tutorial "]),
         "flowd describe tutorial": Expectation(shows: ["tutorial", "State", "Output", "didPressButton", "example"]),
         "flowctl tree": Expectation(shows: ["flowd app launcher", "flows", "navigation", "stack", "menu  flow 1 LauncherFlow", "visible", "connections", "screen-host demo-screens pid"]),
-        // At the menu: the launcher's own place.
-        "flowctl where": Expectation(shows: ["menu"]),
+        // At the menu: the launcher's own place, the whole line (a longer link, menu/x or a note, fails).
+        "flowctl where": Expectation(lines: ["menu"]),
         "flowctl watch": Expectation(
             run: .untilInterrupted(ready: "watching flowd at", when: .afterTheNextCommands),
             // It saw the injections, the back and the end of the tutorial's flow that follow it.
@@ -359,6 +361,10 @@ final class Tour {
         #expect(status == expectation.status, "expected exit \(expectation.status): \(context)")
         for text in expectation.shows where !output.contains(text) {
             Issue.record("expected '\(text)' in the output: \(context)")
+        }
+        let lines = Set(output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        for line in expectation.lines where !lines.contains(line) {
+            Issue.record("expected the line '\(line)' in the output: \(context)")
         }
         for (path, text) in expectation.files {
             let contents = FileManager.default.contents(atPath: work + "/" + path).map { String(decoding: $0, as: UTF8.self) }

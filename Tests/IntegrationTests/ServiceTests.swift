@@ -15,12 +15,15 @@ import Glibc
 @Suite("flowd as a systemd service")
 struct ServiceTests {
     static let socketActivate = "/usr/bin/systemd-socket-activate"
+    static let socketActivateTool = Precondition.executable(socketActivate, "needs systemd-socket-activate (Debian package systemd)")
+    static let systemdAnalyze = Precondition.executable("/usr/bin/systemd-analyze", "needs systemd-analyze (Debian package systemd)")
 
     // MARK: Socket activation
 
     /// scripts/test installs the `systemd` package when the tool is missing.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: socketActivate), "needs systemd-socket-activate (Debian package systemd)"))
+    @Test(.needs(socketActivateTool))
     func systemdSocketActivateHandsTheSocketToFlowd() throws {
+        try Self.socketActivateTool.require()
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/flowd.sock"
@@ -302,8 +305,9 @@ struct ServiceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: home).isEmpty, "a dry run wrote files")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "needs systemd-analyze (Debian package systemd)"))
+    @Test(.needs(systemdAnalyze))
     func theShippedUnitsPassSystemdAnalyzeVerify() throws {
+        try Self.systemdAnalyze.require()
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // As installed: ExecStart= names a flowd that exists.
