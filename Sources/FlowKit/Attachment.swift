@@ -1,7 +1,9 @@
 /// Where a placer attaches content.
 public enum Attachment: Hashable, Sendable {
-    /// As the window's content (replacing it).
+    /// As the main window's content (replacing it).
     case windowContent
+    /// As the content of a window a flow opened (replacing it; `PlacementRequest.openWindow`).
+    case content(ofWindow: NodeID)
     /// On top of a stack.
     case push(onto: NodeID)
     /// As the only content of a stack (replacing what it holds).

@@ -39,10 +39,30 @@ public struct DebugTree: Hashable, Codable, Sendable {
 
     /// The host first, then flows by id.
     public var flows: [FlowInfo]
-    /// Nodes depth-first from the window (content before modal).
+    /// Nodes depth-first from each window, the main one first (content before modal).
     public var nodes: [NodeInfo]
-    /// The visible screen.
+    /// The visible screen of the main window.
     public var visibleScreen: ScreenID?
+    /// The windows flows opened beside the main one, oldest first: each one's node, display and
+    /// visible screen. Empty with one window (and in trees from before windows).
+    public var otherWindows: [WindowInfo] = []
+
+    /// A window a flow opened.
+    public struct WindowInfo: Hashable, Codable, Sendable {
+        /// The window's node.
+        public var id: NodeID
+        /// The display it is on.
+        public var display: String
+        /// Its visible screen.
+        public var visibleScreen: ScreenID?
+
+        /// A window's entry.
+        public init(id: NodeID, display: String, visibleScreen: ScreenID?) {
+            self.id = id
+            self.display = display
+            self.visibleScreen = visibleScreen
+        }
+    }
 }
 
 extension FlowRuntime {
@@ -55,7 +75,7 @@ extension FlowRuntime {
                                    subFlows: flow.children.keys.sorted(), screens: flow.liveItems, initialScreen: flow.initialScreen))
         }
         var nodeInfos: [DebugTree.NodeInfo] = []
-        var pending: [NodeID] = [.window]
+        var pending: [NodeID] = model.windows.reversed()
         while let id = pending.popLast() {
             guard let node = model[id] else { continue }
             nodeInfos.append(.init(id: id, kind: node.kind,
@@ -67,7 +87,9 @@ extension FlowRuntime {
             if node.modal != .none { pending.append(node.modal) }
             pending.append(contentsOf: node.children.reversed().filter { $0 != .none })
         }
-        return DebugTree(flows: flowInfos, nodes: nodeInfos, visibleScreen: front)
+        var tree = DebugTree(flows: flowInfos, nodes: nodeInfos, visibleScreen: front)
+        tree.otherWindows = model.otherWindows.map { .init(id: $0.window, display: $0.display, visibleScreen: model.front(of: $0.window)) }
+        return tree
     }
 
     /// The placement of a live screen.

@@ -5,7 +5,7 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case unknownScreen, outputDecodingFailed, invalidPlacement, invalidNavigation
             case unknownFlow, stateEncodingFailed, notRunning, contextUnavailable, unknownRequest
-            case unknownLink, linkRefused
+            case unknownLink, linkRefused, displayUnavailable
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -35,6 +35,9 @@ public struct FlowKitError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A link was not opened for another reason: a flow declined, no flow handles links, a
         /// dismissal is in flight, or a flow failed while opening it (the message has the `LinkError`).
         public static let linkRefused = Code(.linkRefused)
+
+        /// A flow opened a window on a display no host provides (`window(on:whenAbsent: .fail)`).
+        public static let displayUnavailable = Code(.displayUnavailable)
 
         /// The code's name.
         public var description: String { value.rawValue }

@@ -34,7 +34,9 @@ extension FlowRuntime {
         guard model[screen]?.kind == .screen else {
             throw FlowKitError(.unknownScreen, "navigation \(navigation) from screen \(screen) ignored: no such screen is placed")
         }
-        let visible = model.front() == screen
+        // Visible in its own window: each window shows its front.
+        let window = model.windowOf(screen) ?? .window
+        let visible = model.front(of: window) == screen
         switch navigation {
         case .back(.begin):
             try requireVisible(visible, screen, navigation)
@@ -63,7 +65,7 @@ extension FlowRuntime {
             guard node.selectedTab != index else { return }
             try selectTab(index, of: bar)
             var told: Set<FlowID> = []
-            for id in [screen, model.front() ?? .none] {
+            for id in [screen, model.front(of: window) ?? .none] {
                 guard let owner = model[id]?.owner, told.insert(owner).inserted, let flow = controller(owner), flow.isRunning else { continue }
                 flow.onNavigation?(.tabSelected(bar: bar, index: index))
             }

@@ -8,7 +8,10 @@ extension FlowRuntime {
         var problems: [String] = []
         // Tree shape: reach everything from the window.
         var reached: Set<NodeID> = []
-        var pending: [NodeID] = [.window]
+        var pending: [NodeID] = model.windows.reversed()
+        for window in model.windows.dropFirst() where model[window]?.children.isEmpty ?? true {
+            problems.append("window \(window) is open and empty")
+        }
         while let id = pending.popLast() {
             guard let node = model[id] else { problems.append("\(id) is linked but not live"); continue }
             guard reached.insert(id).inserted else { problems.append("\(id) is reached twice"); continue }
@@ -41,7 +44,7 @@ extension FlowRuntime {
             if node.kind == .tabBar, !(0..<node.children.count).contains(node.selectedTab) { problems.append("tab bar \(id) selects \(node.selectedTab)") }
         }
         if reached.count != model.nodes.count {
-            problems.append("\(model.nodes.count - reached.count) nodes are not under the window")
+            problems.append("\(model.nodes.count - reached.count) nodes are not under a window")
         }
         // Ownership.
         var screenCount = 0

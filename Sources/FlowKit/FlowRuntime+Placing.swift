@@ -68,6 +68,14 @@ extension FlowRuntime {
                 throw FlowKitError(.invalidPlacement, "the window content could not be replaced; retry the placement")
             }
             model.setWindowContent(content)
+        case .content(let window):
+            guard window != .window, model[window]?.kind == .window, model.display(of: window) != nil else {
+                throw FlowKitError(.invalidPlacement, "node \(window) is not a window a flow opened; use the Window a window(on:) placement returned")
+            }
+            model.pin(window)
+            if let old = model[window]!.children.first { remove(old, cause: displacer, animated: false, group: nil) }
+            model.setWindowContent(content, of: window)
+            _ = model.unpin(window)
         case .push(let stack):
             try requireAttached(stack, .stack, for: "push onto")
             model.push(content, onto: stack)

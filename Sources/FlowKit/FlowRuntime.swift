@@ -48,6 +48,8 @@ public final class FlowRuntime {
 
     /// The navigation model (package access: the daemon reads it for debug output).
     package var model = NavigationModel()
+    /// The displays the hosts provide, by name (nil: not known, so a window may open on any).
+    package var availableDisplays: Set<String>?
     /// The tables an output and an update reach, in one stored value: each access to a class's
     /// stored property is checked for exclusivity at run time (~90 instructions), so the hot paths
     /// reach several of them through one access (`withTables`); everything else through the

@@ -1,8 +1,8 @@
 extension NavigationModel {
-    /// The screen the user sees: from the window, follow modals first, then the top of stacks and the
-    /// selected tab. O(depth).
-    package func front() -> NodeID? {
-        var current = NodeID.window
+    /// The screen the user sees in `window` (the main one by default): from the window, follow modals
+    /// first, then the top of stacks and the selected tab. O(depth).
+    package func front(of window: NodeID = .window) -> NodeID? {
+        var current = window
         while let node = nodes[current] {
             if node.modal != .none { current = node.modal; continue }
             switch node.kind {
@@ -23,7 +23,7 @@ extension NavigationModel {
     /// selected tab, on top of its stack) and no modal is presented on it or anything in front of it.
     /// An empty selected tab still leaves its tab bar reachable. O(depth).
     package func isUncovered(_ id: NodeID) -> Bool {
-        var current = NodeID.window
+        guard var current = windowOf(id) else { return false }
         var found = false
         while let node = nodes[current] {
             if current == id { found = true }
@@ -54,6 +54,11 @@ extension NavigationModel {
         return placement(of: id, node, front: front, path: path(from: first, above: node))
     }
 
+    /// The front of every window a flow opened (the main window's is `front()`); empty with one window.
+    package func otherFronts() -> [NodeID] {
+        otherWindows.isEmpty ? [] : otherWindows.compactMap { front(of: $0.window) }
+    }
+
     /// The placement of a live, attached screen, its path the same array as the screens' before it
     /// in the same container (`paths`, by the path's last step). A screen keeps its placement while
     /// it lives (the delivery, to place it again): one path array per container, not one per screen
@@ -76,7 +81,10 @@ extension NavigationModel {
             index = position
             topMost = position == (nodes[node.parent]?.children.count ?? 0) - 1
         }
-        return Placement(path: path, index: index, isTopMost: topMost, isVisible: id == front)
+        // In a window a flow opened, the screen is visible when it is that window's front.
+        var visible = id == front
+        if !visible, !otherWindows.isEmpty, case .otherWindow(let window, _)? = path.first { visible = self.front(of: window) == id }
+        return Placement(path: path, index: index, isTopMost: topMost, isVisible: visible)
     }
 
     /// The path from the window down to `first`, the step of `node`'s own container.
@@ -86,6 +94,10 @@ extension NavigationModel {
         while let container = nodes[current], let step = step(from: container) {
             steps.append(step)
             current = container.parent
+        }
+        // A modal presented on a window a flow opened (its `Window` context) starts at that window.
+        if current != .window, nodes[current]?.kind == .window, let last = steps.last, case .modal = last {
+            steps.append(.otherWindow(current, display: display(of: current) ?? ""))
         }
         steps.reverse()
         return steps
@@ -99,7 +111,8 @@ extension NavigationModel {
         case .stack: sharedPaths[.stack(id)] = nil
         case .tabBar:
             for tab in node.children.indices { sharedPaths[.tab(bar: id, index: tab, count: node.children.count)] = nil }
-        case .window, .screen: break
+        case .window: sharedPaths = sharedPaths.filter { step, _ in if case .otherWindow(id, _) = step { false } else { true } }
+        case .screen: break
         }
     }
 
@@ -110,7 +123,7 @@ extension NavigationModel {
         sharedPaths = sharedPaths.filter { step, _ in
             switch step {
             case .window: true
-            case .stack(let id), .tab(let id, _, _), .modal(let id): nodes.contains(id)
+            case .otherWindow(let id, _), .stack(let id), .tab(let id, _, _), .modal(let id): nodes.contains(id)
             }
         }
         pruneSharedPathsAt = max(64, sharedPaths.count * 2)
@@ -120,7 +133,7 @@ extension NavigationModel {
     private func step(from node: Node) -> PlacementStep? {
         switch node.relation {
         case .none: nil
-        case .windowContent: .window
+        case .windowContent: node.parent == .window ? .window : .otherWindow(node.parent, display: display(of: node.parent) ?? "")
         case .stackChild: .stack(node.parent)
         case .tab(let tab): .tab(bar: node.parent, index: tab, count: nodes[node.parent]?.children.count ?? 0)
         case .modal: .modal(presenter: node.parent)
@@ -144,6 +157,10 @@ extension NavigationModel {
         var candidates = touched
         if let old = frontAtCommit { candidates.insert(old) }
         if let front { candidates.insert(front) }
+        // Other windows' fronts, then and now: usually none (one window), so nothing allocates.
+        let otherFronts = otherFronts()
+        candidates.formUnion(otherFrontsAtCommit)
+        candidates.formUnion(otherFronts)
         for id in candidates.sorted() where !reported.contains(id) {
             guard let node = nodes[id], node.kind == .screen, node.reportedIndex >= 0 else { continue }
             let placement = placement(of: id, front: front, sharing: &paths)
@@ -168,6 +185,7 @@ extension NavigationModel {
         touched.removeAll(keepingCapacity: true)
         tabSwitchesSinceCommit.removeAll(keepingCapacity: true)
         frontAtCommit = front
+        otherFrontsAtCommit = otherFronts
         sharedPaths = paths
         pruneSharedPaths()
         return changes

@@ -1,11 +1,14 @@
-/// The navigation hierarchy: one window, stacks, tab bars and screens; any node presents at most one
-/// modal. Operations cost in proportion to the depth they touch; `commit()` reports what changed.
+/// The navigation hierarchy: windows, stacks, tab bars and screens; any node presents at most one
+/// modal. The main window (`NodeID.window`) always exists; a flow may open more, each on a display
+/// (`createWindow(display:)`), each with its own content and modals, and a screen is visible when
+/// it is the front of its own window (docs/windows.md). Operations cost in proportion to the depth
+/// they touch; `commit()` reports what changed.
 package struct NavigationModel {
     /// How a node hangs from its parent.
     package enum Relation: Hashable, Sendable {
-        /// Detached (or the window).
+        /// Detached (or a window).
         case none
-        /// The window's content.
+        /// A window's content.
         case windowContent
         /// Child `index` of a stack (0 is the bottom).
         case stackChild(Int)
@@ -64,6 +67,8 @@ package struct NavigationModel {
 
     /// Every live node by id.
     package internal(set) var nodes: NodeTable<Node> = [NodeID.window: Node(kind: .window)]
+    /// The windows flows opened beside the main one, oldest first, with the display each is on.
+    package private(set) var otherWindows: [(window: NodeID, display: String)] = []
     /// The id the next node gets (its natural id; see `assignedIDs`).
     package internal(set) var nextID: UInt64 = 2
     /// While a runtime rebuilds a checkpoint: the id each natural id becomes (`IDAssignment`).
@@ -71,6 +76,7 @@ package struct NavigationModel {
     var placedSinceCommit: [NodeID] = []
     var touched: Set<NodeID> = []
     var frontAtCommit: NodeID? = nil
+    var otherFrontsAtCommit: [NodeID] = []
     /// Tab bars whose selection changed since the last commit: their screens hear `.tabSelected`/`.tabDeselected`.
     var tabSwitchesSinceCommit: Set<NodeID> = []
     /// Containers that must not be collected while something is being placed into them.
@@ -92,15 +98,26 @@ package struct NavigationModel {
     /// Whether the node is live.
     package func contains(_ id: NodeID) -> Bool { nodes.contains(id) }
 
-    /// Whether the node hangs somewhere under the window (walks up: O(depth)).
-    package func isAttached(_ id: NodeID) -> Bool {
+    /// Whether the node hangs somewhere under a window (walks up: O(depth)).
+    package func isAttached(_ id: NodeID) -> Bool { windowOf(id) != nil }
+
+    /// The window a node hangs under (itself for a window), or nil when it is detached. O(depth).
+    package func windowOf(_ id: NodeID) -> NodeID? {
         var current = id
         while let node = nodes[current] {
-            if current == .window { return true }
-            if node.parent == .none { return false }
+            if node.kind == .window { return current } // windows exist only while registered
+            if node.parent == .none { return nil }
             current = node.parent
         }
-        return false
+        return nil
+    }
+
+    /// Every window: the main one first, then those flows opened, oldest first.
+    package var windows: [NodeID] { [.window] + otherWindows.map(\.window) }
+
+    /// The display a window is on: "" for the main window (the app's own display).
+    package func display(of window: NodeID) -> String? {
+        window == .window ? "" : otherWindows.first { $0.window == window }?.display
     }
 
     // MARK: creating
@@ -110,6 +127,14 @@ package struct NavigationModel {
         let id = makeID()
         nodes[id] = Node(kind: .screen, owner: owner)
         screenCount += 1
+        return id
+    }
+
+    /// Opens a window on `display`, empty; it closes (is removed) when its content goes.
+    package mutating func createWindow(display: String) -> NodeID {
+        let id = makeID()
+        nodes[id] = Node(kind: .window)
+        otherWindows.append((id, display))
         return id
     }
 
@@ -137,11 +162,11 @@ package struct NavigationModel {
 
     // MARK: attaching
 
-    /// Makes a detached node the window's content; the window must be empty.
-    package mutating func setWindowContent(_ id: NodeID) {
-        precondition(nodes[.window]!.children.isEmpty, "window content must be removed first")
-        nodes[.window]!.children = [id]
-        hang(id, from: .window, .windowContent)
+    /// Makes a detached node a window's content (the main window's by default); the window must be empty.
+    package mutating func setWindowContent(_ id: NodeID, of window: NodeID = .window) {
+        precondition(nodes[window]!.children.isEmpty, "window content must be removed first")
+        nodes[window]!.children = [id]
+        hang(id, from: window, .windowContent)
     }
 
     /// Pushes a detached screen onto a stack.
@@ -186,7 +211,7 @@ package struct NavigationModel {
     /// Lets an empty container be collected again (collects it now if it is empty).
     package mutating func unpin(_ id: NodeID) -> [Removed] {
         pinned.remove(id)
-        guard let node = nodes[id], node.kind != .window, node.kind != .screen, isEmpty(node) else { return [] }
+        guard let node = nodes[id], node.kind != .screen, id != .window, isEmpty(node) else { return [] }
         return remove(id)
     }
 
@@ -220,6 +245,7 @@ package struct NavigationModel {
         nodes[id] = nil
         pinned.remove(id)
         if node.kind == .screen { screenCount -= 1 }
+        if node.kind == .window { otherWindows.removeAll { $0.window == id } }
         forgetSharedPaths(of: id, node)
         out.append(Removed(id: id, kind: node.kind, owner: node.owner))
     }
@@ -245,7 +271,9 @@ package struct NavigationModel {
             if index == siblings.count, index > 0 { touched.insert(siblings[index - 1]) }
         }
         let container = nodes[parent]!
-        if container.kind == .stack || container.kind == .tabBar, !pinned.contains(parent), isEmpty(container) {
+        // An empty container goes, and so does a window a flow opened (the main one stays).
+        let collectable = container.kind == .stack || container.kind == .tabBar || (container.kind == .window && parent != .window)
+        if collectable, !pinned.contains(parent), isEmpty(container) {
             collect(parent, into: &out)
             detach(parent, relation: container.relation, from: container.parent, into: &out)
         }

@@ -1,7 +1,9 @@
 /// One container on the path from the window to a screen.
 public enum PlacementStep: Hashable, Codable, Sendable, CustomStringConvertible {
-    /// The window's content.
+    /// The main window's content.
     case window
+    /// The content of a window a flow opened (`window(on:)`): its id and the display it is on.
+    case otherWindow(NodeID, display: String)
     /// Inside the navigation stack with this id.
     case stack(NodeID)
     /// In tab `index` of the tab bar with this id, which has `count` tabs.
@@ -9,10 +11,11 @@ public enum PlacementStep: Hashable, Codable, Sendable, CustomStringConvertible 
     /// In the modal presented on this node.
     case modal(presenter: NodeID)
 
-    /// `window`, `stack#3`, `tabs#4:1`, `modal@#5`.
+    /// `window`, `window#7@customer`, `stack#3`, `tabs#4:1`, `modal@#5`.
     public var description: String {
         switch self {
         case .window: "window"
+        case .otherWindow(let id, let display): "window\(id)@\(display)"
         case .stack(let id): "stack\(id)"
         case .tab(let bar, let index, _): "tabs\(bar):\(index)"
         case .modal(let presenter): "modal@\(presenter)"

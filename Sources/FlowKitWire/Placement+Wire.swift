@@ -28,6 +28,10 @@ extension Flowd_V1_Placement {
             switch step {
             case .window:
                 path.append(element(.window, .window))
+            case .otherWindow(let window, let display):
+                var opened = element(.window, window)
+                opened.display = display
+                path.append(opened)
             case .stack(let id):
                 path.append(element(.stack, id))
             case .tab(let bar, let index, let count):
@@ -63,7 +67,7 @@ extension Placement {
             let id = NodeID(rawValue: container.id)
             func containment() -> PlacementStep? {
                 switch container.kind {
-                case .window: .window
+                case .window: id == .window || id == .none ? .window : .otherWindow(id, display: container.display)
                 case .stack: .stack(id)
                 case .tabBar: .tab(bar: id, index: Int(element.index), count: Int(container.tabCount))
                 case .screen, .unspecified, .UNRECOGNIZED: nil
@@ -75,7 +79,9 @@ extension Placement {
             }
             let presenter = element.presenterID != 0 ? NodeID(rawValue: element.presenterID) : id
             // Presented on a node inside the container (a screen, not on the wire): that node's place first.
-            if presenter != id, let step = containment() { path.append(step) }
+            // A window a flow opened can itself present: its own step comes first.
+            let openedWindow = container.kind == .window && id != .window && id != .none
+            if presenter != id || openedWindow, let step = containment() { path.append(step) }
             path.append(.modal(presenter: presenter))
         }
         var index = 0

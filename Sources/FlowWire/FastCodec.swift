@@ -30,7 +30,7 @@ package enum FastCodec {
         "flowd.v1.PlacementChanged": [1, 2, 3, 4],
         "flowd.v1.Place": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
         "flowd.v1.Placement": [1, 2, 3],
-        "flowd.v1.PathElement": [1, 2, 3, 4, 5, 6],
+        "flowd.v1.PathElement": [1, 2, 3, 4, 5, 6, 7],
     ]
 
     /// Oneofs (`message.oneof`) whose unlisted cases are declined, not dropped:
@@ -293,6 +293,7 @@ package enum FastCodec {
     private static func size(_ m: Flowd_V1_PathElement) -> Int {
         enumFieldSize(1, m.kind.rawValue) + fieldSize(2, m.id) + fieldSize(3, UInt64(m.index))
             + boolFieldSize(4, m.presented) + fieldSize(5, UInt64(m.tabCount)) + fieldSize(6, m.presenterID)
+            + bytesFieldSize(7, m.display.utf8.count)
     }
 
     private static func size(_ m: Flowd_V1_Placement) -> Int {
@@ -347,6 +348,7 @@ package enum FastCodec {
             w.boolField(4, element.presented)
             w.field(5, UInt64(element.tabCount))
             w.field(6, element.presenterID)
+            w.bytesField(7, element.display)
         }
         w.boolField(2, m.visible)
         w.boolField(3, m.topMost)

@@ -39,11 +39,14 @@ struct PlacementView: Encodable, Equatable {
     struct Step: Encodable, Equatable {
         /// "window", "stack", "tab" or "modal".
         var step: String
-        /// The stack's or tab bar's node id, or the node a modal is presented on; 0 for the window.
+        /// The stack's or tab bar's node id, or the node a modal is presented on; 0 for the main
+        /// window, a window's own id for a window a flow opened.
         var id: UInt64
         /// For a tab: which tab, and how many there are.
         var tab: Int?
         var tabCount: Int?
+        /// For a window a flow opened: the display it is on.
+        var display: String?
     }
 
     var path: [Step]
@@ -55,6 +58,7 @@ struct PlacementView: Encodable, Equatable {
         path = placement.path.map { step in
             switch step {
             case .window: Step(step: "window", id: 0)
+            case .otherWindow(let window, let display): Step(step: "window", id: window.rawValue, display: display)
             case .stack(let id): Step(step: "stack", id: id.rawValue)
             case .tab(let bar, let index, let count): Step(step: "tab", id: bar.rawValue, tab: index, tabCount: count)
             case .modal(let presenter): Step(step: "modal", id: presenter.rawValue)

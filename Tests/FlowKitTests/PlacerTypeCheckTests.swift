@@ -17,6 +17,10 @@ struct PlacerTypeCheckTests {
         typealias RequiredContext = NavigationStack
         func start(_ flow: FlowContext<NeedsStack>) { flow.show(S.self, .init()) }
     }
+    final class NeedsWindow: Flow {
+        typealias RequiredContext = Window
+        func start(_ flow: FlowContext<NeedsWindow>) { flow.show(S.self, .init()) }
+    }
     final class Chatty: Flow {
         typealias RequiredContext = Presenter
         typealias Output = Int
@@ -40,6 +44,8 @@ struct PlacerTypeCheckTests {
         """,
         "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1].withNavigationEmbedding()) { _, _ in } onEnd: { _ in }",
         "flow.start(Parent(), .presented(on: screen)) { _, _ in } onEnd: { ending in print(ending) }",
+        "flow.start(NeedsWindow(), window(on: \"customer\")) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsStack(), window(on: \"customer\", whenAbsent: .wait).withNavigationEmbedding()) { _, _ in } onEnd: { _ in }",
         "flow.start(Parent(), .presented(on: screen), onOutput: { _ in }, onFinish: { _, _ in }, onEnd: { _ in })",
     ])
     func correctPlacersTypecheck(_ body: String) throws {
@@ -54,10 +60,24 @@ struct PlacerTypeCheckTests {
         "flow.start(NeedsStack(), windowRoot.withTabBarEmbedding(count: 2)[1]) { _, _ in } onEnd: { _ in }",
     ])
     func presentingPlacersForAStackFlowDoNotCompile(_ body: String) throws {
+        try expectRefused(body, naming: "NavigationStack")
+    }
+
+    /// A flow that needs a window (`RequiredContext = Window`) takes only a window placer.
+    @Test(arguments: [
+        "flow.start(NeedsWindow(), presented(on: screen)) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsWindow(), windowRoot) { _, _ in } onEnd: { _ in }",
+        "flow.start(NeedsWindow(), window(on: \"customer\").withNavigationEmbedding()) { _, _ in } onEnd: { _ in }",
+    ])
+    func otherPlacersForAWindowFlowDoNotCompile(_ body: String) throws {
+        try expectRefused(body, naming: "Window")
+    }
+
+    private func expectRefused(_ body: String, naming context: String) throws {
         let result = try typecheck(Self.prelude.replacingOccurrences(of: "BODY", with: body))
         #expect(result.status != 0, "the compiler accepted: \(body)")
         #expect(result.output.contains("error:"))
-        #expect(result.output.contains("NavigationStack"), "the error should name the required context: \(result.output)")
+        #expect(result.output.contains(context), "the error should name the required context: \(result.output)")
     }
 
     /// Contexts come only from placements: an id cannot be turned into a stack, a tab bar or a
@@ -66,6 +86,7 @@ struct PlacerTypeCheckTests {
         FailingSnippet("flow.start(NeedsStack(), .pushed(in: NavigationStack(node: screen.id))) { _, _ in } onEnd: { _ in }", "have 'node:'"),
         FailingSnippet("flow.start(NeedsStack(), .root(of: NavigationStack(node: .window))) { _, _ in } onEnd: { _ in }", "have 'node:'"),
         FailingSnippet("let bar = TabBar(node: screen.id); flow.selectTab(0, of: bar)", "have 'node:'"),
+        FailingSnippet("flow.start(NeedsWindow(), content(of: Window(node: screen.id))) { _, _ in } onEnd: { _ in }", "have 'node:'"),
         FailingSnippet("flow.show(S.self, .init(), windowRoot.map { _ in Presenter(node: screen.id) })", "have 'node:'"),
         FailingSnippet("flow.show(S.self, .init(), presented(on: screen.id))", "NavigationContext"),
         FailingSnippet("flow.show(S.self, .init(), .presented(on: NodeID.window))", "NavigationContext"),

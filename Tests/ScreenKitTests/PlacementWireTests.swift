@@ -25,9 +25,24 @@ struct PlacementWireTests {
             Placement(path: [.window, .tab(bar: id(4), index: 1, count: 3), .modal(presenter: id(5)), .stack(id(8))],
                       index: 2, isTopMost: true, isVisible: false),
             Placement(path: [.window, .modal(presenter: id(2))], index: 0, isTopMost: true, isVisible: true),
+            // Windows a flow opened: its content, a stack in it, a modal on the window itself.
+            Placement(path: [.otherWindow(id(20), display: "customer")], index: 0, isTopMost: true, isVisible: true),
+            Placement(path: [.otherWindow(id(20), display: "customer"), .stack(id(21))], index: 1, isTopMost: true, isVisible: false),
+            Placement(path: [.otherWindow(id(20), display: "customer"), .modal(presenter: id(20))], index: 0, isTopMost: true, isVisible: true),
         ])
     func roundTrip(_ placement: Placement) {
         #expect(Placement(Flowd_V1_Placement(placement, screen: Self.screen)) == placement)
+    }
+
+    @Test("a window a flow opened is its path's first element, with its id and display")
+    func openedWindowOnTheWire() {
+        let wire = Flowd_V1_Placement(Placement(path: [.otherWindow(Self.id(20), display: "customer"), .stack(Self.id(21))], index: 0,
+                                                isTopMost: true, isVisible: true), screen: Self.screen)
+        #expect(wire.path.map(\.kind) == [.window, .stack, .screen])
+        #expect(wire.path.map(\.id) == [20, 21, 12])
+        #expect(wire.path.map(\.display) == ["customer", "", ""])
+        // The main window's element has no display, as before windows.
+        #expect(Flowd_V1_Placement(.sample, screen: Self.screen).path.allSatisfy { $0.display.isEmpty })
     }
 
     @Test("the wire form of the sample is the table of docs/protocol.md §7")

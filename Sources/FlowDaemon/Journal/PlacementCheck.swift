@@ -46,6 +46,9 @@ struct PlacementCheck: Equatable {
         for step in placement.path {
             switch step {
             case .window: mix(10)
+            case .otherWindow(let window, let display):
+                mix(14); mix(window.rawValue)
+                for byte in display.utf8 { mix(UInt64(byte)) }
             case .stack(let stack): mix(11); mix(stack.rawValue)
             case .tab(let bar, let index, let count): mix(12); mix(bar.rawValue); mix(UInt64(index)); mix(UInt64(count))
             case .modal(let presenter): mix(13); mix(presenter.rawValue)

@@ -171,6 +171,10 @@ public nonisolated struct Flowd_V1_PathElement: Sendable {
   /// (not itself on the path) or the previous element. 0 when not presented.
   public var presenterID: UInt64 = 0
 
+  /// Windows only: the display a window a flow opened is on (its id is not
+  /// 1). Empty for the app's main window (id 1), which is on the host's own.
+  public var display: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -711,7 +715,7 @@ nonisolated extension Flowd_V1_Payload: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Flowd_V1_PathElement: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PathElement"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{1}id\0\u{1}index\0\u{1}presented\0\u{3}tab_count\0\u{3}presenter_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{1}id\0\u{1}index\0\u{1}presented\0\u{3}tab_count\0\u{3}presenter_id\0\u{1}display\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -725,6 +729,7 @@ nonisolated extension Flowd_V1_PathElement: SwiftProtobuf.Message, SwiftProtobuf
       case 4: try { try decoder.decodeSingularBoolField(value: &self.presented) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.tabCount) }()
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.presenterID) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.display) }()
       default: break
       }
     }
@@ -749,6 +754,9 @@ nonisolated extension Flowd_V1_PathElement: SwiftProtobuf.Message, SwiftProtobuf
     if self.presenterID != 0 {
       try visitor.visitSingularUInt64Field(value: self.presenterID, fieldNumber: 6)
     }
+    if !self.display.isEmpty {
+      try visitor.visitSingularStringField(value: self.display, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -759,6 +767,7 @@ nonisolated extension Flowd_V1_PathElement: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.presented != rhs.presented {return false}
     if lhs.tabCount != rhs.tabCount {return false}
     if lhs.presenterID != rhs.presenterID {return false}
+    if lhs.display != rhs.display {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -13,51 +13,51 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x66lowd/v1/screen.proto\x12\x08\x66lowd.v1\"-\n\x07Payload\x12\x14\n\x0c\x63ontent_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"\x86\x01\n\x0bPathElement\x12 \n\x04kind\x18\x01 \x01(\x0e\x32\x12.flowd.v1.NodeKind\x12\n\n\x02id\x18\x02 \x01(\x04\x12\r\n\x05index\x18\x03 \x01(\r\x12\x11\n\tpresented\x18\x04 \x01(\x08\x12\x11\n\ttab_count\x18\x05 \x01(\r\x12\x14\n\x0cpresenter_id\x18\x06 \x01(\x04\"S\n\tPlacement\x12#\n\x04path\x18\x01 \x03(\x0b\x32\x15.flowd.v1.PathElement\x12\x0f\n\x07visible\x18\x02 \x01(\x08\x12\x10\n\x08top_most\x18\x03 \x01(\x08\"\xe4\x01\n\x05Place\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12 \n\x05state\x18\x03 \x01(\x0b\x32\x11.flowd.v1.Payload\x12&\n\tplacement\x18\x04 \x01(\x0b\x32\x13.flowd.v1.Placement\x12\x0e\n\x06serial\x18\x05 \x01(\x04\x12\x10\n\x08\x61nimated\x18\x06 \x01(\x08\x12\x0f\n\x07\x66low_id\x18\x07 \x01(\x04\x12\x11\n\tflow_type\x18\x08 \x01(\t\x12\x13\n\x0bsaved_state\x18\t \x01(\x0c\x12\x15\n\rdisplay_token\x18\n \x01(\t\"M\n\x06Update\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12 \n\x05state\x18\x03 \x01(\x0b\x32\x11.flowd.v1.Payload\"\xa3\x02\n\x10PlacementChanged\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\x31\n\x06\x63hange\x18\x03 \x01(\x0e\x32!.flowd.v1.PlacementChanged.Change\x12&\n\tplacement\x18\x04 \x01(\x0b\x32\x13.flowd.v1.Placement\"\x90\x01\n\x06\x43hange\x12\x16\n\x12\x43HANGE_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x43HANGE_COVERED\x10\x01\x12\x14\n\x10\x43HANGE_UNCOVERED\x10\x02\x12\x10\n\x0c\x43HANGE_MOVED\x10\x03\x12\x17\n\x13\x43HANGE_TAB_SELECTED\x10\x04\x12\x19\n\x15\x43HANGE_TAB_DESELECTED\x10\x05\"\x86\x02\n\x07\x44ismiss\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\x10\n\x08\x61nimated\x18\x03 \x01(\x08\x12(\n\x06reason\x18\x04 \x01(\x0e\x32\x18.flowd.v1.Dismiss.Reason\"\x9b\x01\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14REASON_FLOW_FINISHED\x10\x01\x12\x1a\n\x16REASON_FLOW_TERMINATED\x10\x02\x12\x1a\n\x16REASON_USER_NAVIGATION\x10\x03\x12\x13\n\x0fREASON_SHUTDOWN\x10\x04\x12\x12\n\x0eREASON_REMOVED\x10\x05\"(\n\x03\x41\x63k\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\",\n\tSaveState\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"L\n\x06Output\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\"\n\x07payload\x18\x02 \x01(\x0b\x32\x11.flowd.v1.Payload\x12\x0b\n\x03key\x18\x03 \x01(\x04\"\xb2\x01\n\x0eUserNavigation\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x1e\n\x04\x62\x61\x63k\x18\x02 \x01(\x0b\x32\x0e.flowd.v1.BackH\x00\x12)\n\nselect_tab\x18\x03 \x01(\x0b\x32\x13.flowd.v1.SelectTabH\x00\x12+\n\x0b\x63lose_modal\x18\x04 \x01(\x0b\x32\x14.flowd.v1.CloseModalH\x00\x12\x0b\n\x03key\x18\x05 \x01(\x04\x42\x08\n\x06\x61\x63tion\"0\n\x04\x42\x61\x63k\x12(\n\x05phase\x18\x01 \x01(\x0e\x32\x19.flowd.v1.NavigationPhase\"\x1a\n\tSelectTab\x12\r\n\x05index\x18\x01 \x01(\r\"6\n\nCloseModal\x12(\n\x05phase\x18\x01 \x01(\x0e\x32\x19.flowd.v1.NavigationPhase\"\x18\n\x08OpenLink\x12\x0c\n\x04link\x18\x01 \x01(\t\"\x84\x01\n\nLinkOpened\x12\x0c\n\x04link\x18\x01 \x01(\t\x12\x0f\n\x07started\x18\x02 \x03(\x04\x12\x0e\n\x06reused\x18\x03 \x03(\x04\x12\x0f\n\x07unwound\x18\x04 \x03(\x04\x12\x16\n\x0evisible_screen\x18\x05 \x01(\x04\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\r\n\x05place\x18\x07 \x01(\t*}\n\x08NodeKind\x12\x19\n\x15NODE_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10NODE_KIND_WINDOW\x10\x01\x12\x13\n\x0fNODE_KIND_STACK\x10\x02\x12\x15\n\x11NODE_KIND_TAB_BAR\x10\x03\x12\x14\n\x10NODE_KIND_SCREEN\x10\x04*\x87\x01\n\x0fNavigationPhase\x12\x1e\n\x1aNAVIGATION_PHASE_IMMEDIATE\x10\x00\x12\x1a\n\x16NAVIGATION_PHASE_BEGIN\x10\x01\x12\x1b\n\x17NAVIGATION_PHASE_CANCEL\x10\x02\x12\x1b\n\x17NAVIGATION_PHASE_COMMIT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x66lowd/v1/screen.proto\x12\x08\x66lowd.v1\"-\n\x07Payload\x12\x14\n\x0c\x63ontent_type\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"\x97\x01\n\x0bPathElement\x12 \n\x04kind\x18\x01 \x01(\x0e\x32\x12.flowd.v1.NodeKind\x12\n\n\x02id\x18\x02 \x01(\x04\x12\r\n\x05index\x18\x03 \x01(\r\x12\x11\n\tpresented\x18\x04 \x01(\x08\x12\x11\n\ttab_count\x18\x05 \x01(\r\x12\x14\n\x0cpresenter_id\x18\x06 \x01(\x04\x12\x0f\n\x07\x64isplay\x18\x07 \x01(\t\"S\n\tPlacement\x12#\n\x04path\x18\x01 \x03(\x0b\x32\x15.flowd.v1.PathElement\x12\x0f\n\x07visible\x18\x02 \x01(\x08\x12\x10\n\x08top_most\x18\x03 \x01(\x08\"\xe4\x01\n\x05Place\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12 \n\x05state\x18\x03 \x01(\x0b\x32\x11.flowd.v1.Payload\x12&\n\tplacement\x18\x04 \x01(\x0b\x32\x13.flowd.v1.Placement\x12\x0e\n\x06serial\x18\x05 \x01(\x04\x12\x10\n\x08\x61nimated\x18\x06 \x01(\x08\x12\x0f\n\x07\x66low_id\x18\x07 \x01(\x04\x12\x11\n\tflow_type\x18\x08 \x01(\t\x12\x13\n\x0bsaved_state\x18\t \x01(\x0c\x12\x15\n\rdisplay_token\x18\n \x01(\t\"M\n\x06Update\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12 \n\x05state\x18\x03 \x01(\x0b\x32\x11.flowd.v1.Payload\"\xa3\x02\n\x10PlacementChanged\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\x31\n\x06\x63hange\x18\x03 \x01(\x0e\x32!.flowd.v1.PlacementChanged.Change\x12&\n\tplacement\x18\x04 \x01(\x0b\x32\x13.flowd.v1.Placement\"\x90\x01\n\x06\x43hange\x12\x16\n\x12\x43HANGE_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x43HANGE_COVERED\x10\x01\x12\x14\n\x10\x43HANGE_UNCOVERED\x10\x02\x12\x10\n\x0c\x43HANGE_MOVED\x10\x03\x12\x17\n\x13\x43HANGE_TAB_SELECTED\x10\x04\x12\x19\n\x15\x43HANGE_TAB_DESELECTED\x10\x05\"\x86\x02\n\x07\x44ismiss\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\x12\x10\n\x08\x61nimated\x18\x03 \x01(\x08\x12(\n\x06reason\x18\x04 \x01(\x0e\x32\x18.flowd.v1.Dismiss.Reason\"\x9b\x01\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14REASON_FLOW_FINISHED\x10\x01\x12\x1a\n\x16REASON_FLOW_TERMINATED\x10\x02\x12\x1a\n\x16REASON_USER_NAVIGATION\x10\x03\x12\x13\n\x0fREASON_SHUTDOWN\x10\x04\x12\x12\n\x0eREASON_REMOVED\x10\x05\"(\n\x03\x41\x63k\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0e\n\x06serial\x18\x02 \x01(\x04\",\n\tSaveState\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"L\n\x06Output\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\"\n\x07payload\x18\x02 \x01(\x0b\x32\x11.flowd.v1.Payload\x12\x0b\n\x03key\x18\x03 \x01(\x04\"\xb2\x01\n\x0eUserNavigation\x12\x11\n\tscreen_id\x18\x01 \x01(\x04\x12\x1e\n\x04\x62\x61\x63k\x18\x02 \x01(\x0b\x32\x0e.flowd.v1.BackH\x00\x12)\n\nselect_tab\x18\x03 \x01(\x0b\x32\x13.flowd.v1.SelectTabH\x00\x12+\n\x0b\x63lose_modal\x18\x04 \x01(\x0b\x32\x14.flowd.v1.CloseModalH\x00\x12\x0b\n\x03key\x18\x05 \x01(\x04\x42\x08\n\x06\x61\x63tion\"0\n\x04\x42\x61\x63k\x12(\n\x05phase\x18\x01 \x01(\x0e\x32\x19.flowd.v1.NavigationPhase\"\x1a\n\tSelectTab\x12\r\n\x05index\x18\x01 \x01(\r\"6\n\nCloseModal\x12(\n\x05phase\x18\x01 \x01(\x0e\x32\x19.flowd.v1.NavigationPhase\"\x18\n\x08OpenLink\x12\x0c\n\x04link\x18\x01 \x01(\t\"\x84\x01\n\nLinkOpened\x12\x0c\n\x04link\x18\x01 \x01(\t\x12\x0f\n\x07started\x18\x02 \x03(\x04\x12\x0e\n\x06reused\x18\x03 \x03(\x04\x12\x0f\n\x07unwound\x18\x04 \x03(\x04\x12\x16\n\x0evisible_screen\x18\x05 \x01(\x04\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\r\n\x05place\x18\x07 \x01(\t*}\n\x08NodeKind\x12\x19\n\x15NODE_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10NODE_KIND_WINDOW\x10\x01\x12\x13\n\x0fNODE_KIND_STACK\x10\x02\x12\x15\n\x11NODE_KIND_TAB_BAR\x10\x03\x12\x14\n\x10NODE_KIND_SCREEN\x10\x04*\x87\x01\n\x0fNavigationPhase\x12\x1e\n\x1aNAVIGATION_PHASE_IMMEDIATE\x10\x00\x12\x1a\n\x16NAVIGATION_PHASE_BEGIN\x10\x01\x12\x1b\n\x17NAVIGATION_PHASE_CANCEL\x10\x02\x12\x1b\n\x17NAVIGATION_PHASE_COMMIT\x10\x03\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'flowd.v1.screen_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _NODEKIND._serialized_start=1815
-  _NODEKIND._serialized_end=1940
-  _NAVIGATIONPHASE._serialized_start=1943
-  _NAVIGATIONPHASE._serialized_end=2078
+  _NODEKIND._serialized_start=1832
+  _NODEKIND._serialized_end=1957
+  _NAVIGATIONPHASE._serialized_start=1960
+  _NAVIGATIONPHASE._serialized_end=2095
   _PAYLOAD._serialized_start=35
   _PAYLOAD._serialized_end=80
   _PATHELEMENT._serialized_start=83
-  _PATHELEMENT._serialized_end=217
-  _PLACEMENT._serialized_start=219
-  _PLACEMENT._serialized_end=302
-  _PLACE._serialized_start=305
-  _PLACE._serialized_end=533
-  _UPDATE._serialized_start=535
-  _UPDATE._serialized_end=612
-  _PLACEMENTCHANGED._serialized_start=615
-  _PLACEMENTCHANGED._serialized_end=906
-  _PLACEMENTCHANGED_CHANGE._serialized_start=762
-  _PLACEMENTCHANGED_CHANGE._serialized_end=906
-  _DISMISS._serialized_start=909
-  _DISMISS._serialized_end=1171
-  _DISMISS_REASON._serialized_start=1016
-  _DISMISS_REASON._serialized_end=1171
-  _ACK._serialized_start=1173
-  _ACK._serialized_end=1213
-  _SAVESTATE._serialized_start=1215
-  _SAVESTATE._serialized_end=1259
-  _OUTPUT._serialized_start=1261
-  _OUTPUT._serialized_end=1337
-  _USERNAVIGATION._serialized_start=1340
-  _USERNAVIGATION._serialized_end=1518
-  _BACK._serialized_start=1520
-  _BACK._serialized_end=1568
-  _SELECTTAB._serialized_start=1570
-  _SELECTTAB._serialized_end=1596
-  _CLOSEMODAL._serialized_start=1598
-  _CLOSEMODAL._serialized_end=1652
-  _OPENLINK._serialized_start=1654
-  _OPENLINK._serialized_end=1678
-  _LINKOPENED._serialized_start=1681
-  _LINKOPENED._serialized_end=1813
+  _PATHELEMENT._serialized_end=234
+  _PLACEMENT._serialized_start=236
+  _PLACEMENT._serialized_end=319
+  _PLACE._serialized_start=322
+  _PLACE._serialized_end=550
+  _UPDATE._serialized_start=552
+  _UPDATE._serialized_end=629
+  _PLACEMENTCHANGED._serialized_start=632
+  _PLACEMENTCHANGED._serialized_end=923
+  _PLACEMENTCHANGED_CHANGE._serialized_start=779
+  _PLACEMENTCHANGED_CHANGE._serialized_end=923
+  _DISMISS._serialized_start=926
+  _DISMISS._serialized_end=1188
+  _DISMISS_REASON._serialized_start=1033
+  _DISMISS_REASON._serialized_end=1188
+  _ACK._serialized_start=1190
+  _ACK._serialized_end=1230
+  _SAVESTATE._serialized_start=1232
+  _SAVESTATE._serialized_end=1276
+  _OUTPUT._serialized_start=1278
+  _OUTPUT._serialized_end=1354
+  _USERNAVIGATION._serialized_start=1357
+  _USERNAVIGATION._serialized_end=1535
+  _BACK._serialized_start=1537
+  _BACK._serialized_end=1585
+  _SELECTTAB._serialized_start=1587
+  _SELECTTAB._serialized_end=1613
+  _CLOSEMODAL._serialized_start=1615
+  _CLOSEMODAL._serialized_end=1669
+  _OPENLINK._serialized_start=1671
+  _OPENLINK._serialized_end=1695
+  _LINKOPENED._serialized_start=1698
+  _LINKOPENED._serialized_end=1830
 # @@protoc_insertion_point(module_scope)
