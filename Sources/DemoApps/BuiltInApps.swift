@@ -11,6 +11,7 @@ public enum BuiltInApps {
         DaemonApp(name: "deep-stack", summary: "a stack that grows on demand; finish unwinds it with one dismisser", make: deepStack),
         DaemonApp(name: "leave-in-place", summary: "a parent that leaves its sub-flow's screens in place", make: leaveInPlace),
         DaemonApp(name: "mirror", summary: "two tabs updated together, for slow-host tests", make: mirror),
+        DaemonApp(name: "till", summary: "a till: the cashier's screen and the customer's display, one flow behind two displays", make: till),
         DaemonApp(name: "modal", summary: "a home screen that presents a sub-flow modally in its own stack", make: modal),
         DaemonApp(name: "bench-relay", summary: "flowbench: output of screen A updates screen B and back (two hosts)", make: benchRelay),
         DaemonApp(name: "bench-echo", summary: "flowbench: $FLOWD_BENCH_SCREENS screens echo-0... in tabs, each output updates its screen", make: benchEcho),
@@ -64,6 +65,10 @@ public enum BuiltInApps {
 
     static func mirror() -> App {
         App(name: "mirror", modules: [ItemScreen.self, TutorialScreen.self], placer: windowRoot) { MirrorFlow() }
+    }
+
+    static func till() -> App {
+        App(name: "till", modules: [TillScreen.self, CustomerScreen.self, CustomerPayScreen.self], placer: windowRoot) { TillFlow() }
     }
 
     static func modal() -> App {

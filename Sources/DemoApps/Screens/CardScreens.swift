@@ -84,6 +84,7 @@ public var allCardScreens: [any CardScreen.Type] {
     TutorialScreen.self, ItemScreen.self, MenuScreen.self, ProfileScreen.self, BusinessScreen.self, SummaryScreen.self,
     StudentListScreen.self, NameEditorScreen.self, AgeEditorScreen.self, DirectoryListScreen.self,
     DirectoryDetailScreen.self, LoginScreen.self, LoginSuccessScreen.self,
+    TillScreen.self, CustomerScreen.self, CustomerPayScreen.self,
     ]
 }
 

@@ -2,9 +2,9 @@ import FlowKit
 import FlowWire
 
 extension DebugTree {
-    /// The navigation hierarchy as a display draws it, from the window: each screen with its kind,
-    /// visibility, owner and the secret of its current placement (`tokens`).
-    func displayWindow(tokens: [ScreenID: String]) -> Flowd_V1_DisplayNode {
+    /// The navigation hierarchy as a display draws it, from `window` (the main one by default): each
+    /// screen with its kind, visibility, owner and the secret of its current placement (`tokens`).
+    func displayWindow(_ window: NodeID = .window, tokens: [ScreenID: String]) -> Flowd_V1_DisplayNode {
         let nodes = Dictionary(uniqueKeysWithValues: self.nodes.map { ($0.id, $0) })
         let flowTypes = Dictionary(uniqueKeysWithValues: flows.map { ($0.id, $0.typeName) })
         func displayNode(_ id: NodeID) -> Flowd_V1_DisplayNode {
@@ -26,7 +26,14 @@ extension DebugTree {
             }
             return node
         }
-        return displayNode(.window)
+        return displayNode(window)
+    }
+
+    /// The visible screen of `window` with its placement (the main window by default).
+    func shown(in window: NodeID = .window) -> Displays.Shown? {
+        let visible = window == .window ? visibleScreen : otherWindows.first { $0.id == window }?.visibleScreen
+        guard let screen = visible, let placement = nodes.first(where: { $0.id == screen })?.placement else { return nil }
+        return Displays.Shown(screen: screen, placement: placement)
     }
 
     /// Whether `screen` is in the model.

@@ -24,6 +24,8 @@ struct Displays {
     /// The last scene's window and visible screen (nil: none sent yet).
     private var lastWindow: Flowd_V1_DisplayNode?
     private var lastShown: Shown?
+    /// The last scene's other windows (flows opened them on other displays), by window.
+    private var lastOthers: [NodeID: (window: Flowd_V1_DisplayNode, shown: Shown?)] = [:]
     /// Scenes sent in this daemon run.
     private(set) var seq: UInt64 = 0
 
@@ -87,14 +89,25 @@ struct Displays {
     mutating func takeScenes(tree: DebugTree?, app: String) -> [(connection: UInt64, scene: Flowd_V1_DisplayScene)] {
         guard hasScenesToHand else { return [] }
         let window = tree.map { $0.displayWindow(tokens: tokens) } ?? Self.emptyWindow
-        let shown = tree.flatMap(Self.shown)
-        let fresh = window != lastWindow
+        let shown = tree?.shown()
+        let others = (tree?.otherWindows ?? []).map { info in
+            (info: info, window: tree!.displayWindow(info.id, tokens: tokens), shown: tree!.shown(in: info.id))
+        }
+        let othersChanged = others.count != lastOthers.count || others.contains { lastOthers[$0.info.id]?.window != $0.window }
+        let fresh = window != lastWindow || othersChanged
         var transition = Flowd_V1_SceneTransition()
-        if fresh, lastWindow != nil {
-            transition.kind = Self.transition(from: lastShown, stillThere: lastShown.map { tree?.hasScreen($0.screen) ?? false } ?? false, to: shown)
-            transition.animated = animated && transition.kind != .none
-            transition.fromScreen = lastShown?.screen.rawValue ?? 0
-            transition.toScreen = shown?.screen.rawValue ?? 0
+        if window != lastWindow, lastWindow != nil {
+            transition = self.transition(from: lastShown, to: shown, in: tree)
+        }
+        let otherWindows = others.map { other in
+            var opened = Flowd_V1_DisplayWindow()
+            opened.window = other.window
+            opened.display = other.info.display
+            opened.visibleScreen = other.shown?.screen.rawValue ?? 0
+            if let last = lastOthers[other.info.id], last.window != other.window {
+                opened.transition = self.transition(from: last.shown, to: other.shown, in: tree)
+            }
+            return opened
         }
         changed = false
         animated = false
@@ -106,13 +119,29 @@ struct Displays {
             scene.app = app
             scene.window = window
             scene.visibleScreen = shown?.screen.rawValue ?? 0
-            if hasScene { scene.transition = transition }
+            scene.otherWindows = otherWindows
+            if hasScene {
+                scene.transition = transition
+            } else {
+                for index in scene.otherWindows.indices { scene.otherWindows[index].clearTransition() }
+            }
             scenes.append((connection, scene))
             connections[connection] = true
         }
         lastWindow = window
         lastShown = shown
+        lastOthers = Dictionary(uniqueKeysWithValues: others.map { ($0.info.id, ($0.window, $0.shown)) })
         return scenes
+    }
+
+    /// The transition of one window's visible screen from `old` to `new`, animated if a command asked.
+    private func transition(from old: Shown?, to new: Shown?, in tree: DebugTree?) -> Flowd_V1_SceneTransition {
+        var transition = Flowd_V1_SceneTransition()
+        transition.kind = Self.transition(from: old, stillThere: old.map { tree?.hasScreen($0.screen) ?? false } ?? false, to: new)
+        transition.animated = animated && transition.kind != .none
+        transition.fromScreen = old?.screen.rawValue ?? 0
+        transition.toScreen = new?.screen.rawValue ?? 0
+        return transition
     }
 
     private static var emptyWindow: Flowd_V1_DisplayNode {
@@ -120,13 +149,6 @@ struct Displays {
         window.id = NodeID.window.rawValue
         window.kind = .window
         return window
-    }
-
-    /// The visible screen of `tree`, with its placement.
-    private static func shown(_ tree: DebugTree) -> Shown? {
-        guard let screen = tree.visibleScreen,
-              let placement = tree.nodes.first(where: { $0.id == screen })?.placement else { return nil }
-        return Shown(screen: screen, placement: placement)
     }
 
     /// How the visible screen went from `old` (`stillThere`: it is still in the model) to `new`.

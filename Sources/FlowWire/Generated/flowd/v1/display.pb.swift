@@ -65,6 +65,52 @@ public nonisolated struct Flowd_V1_DisplayScene: Sendable {
   /// presentation, else of the window (0: none).
   public var visibleScreen: UInt64 = 0
 
+  /// The windows flows opened on other displays, oldest first; empty with one
+  /// window. A display draws the window whose display it is.
+  public var otherWindows: [Flowd_V1_DisplayWindow] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _window: Flowd_V1_DisplayNode? = nil
+  fileprivate var _transition: Flowd_V1_SceneTransition? = nil
+}
+
+/// A window a flow opened on a display (docs/flows.md, "Windows on several
+/// displays"): the same fields as the scene's own, for that window.
+public nonisolated struct Flowd_V1_DisplayWindow: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The window's node (kind NODE_KIND_WINDOW, its own id), its root and modals.
+  public var window: Flowd_V1_DisplayNode {
+    get {_window ?? Flowd_V1_DisplayNode()}
+    set {_window = newValue}
+  }
+  /// Returns true if `window` has been explicitly set.
+  public var hasWindow: Bool {self._window != nil}
+  /// Clears the value of `window`. Subsequent reads from it will return its default value.
+  public mutating func clearWindow() {self._window = nil}
+
+  /// The display it is on, as the flow named it ("customer").
+  public var display: String = String()
+
+  /// Its visible screen (0: none).
+  public var visibleScreen: UInt64 = 0
+
+  /// How this window's visible screen changed since the previous scene sent
+  /// to this display (NONE for a window new in this scene).
+  public var transition: Flowd_V1_SceneTransition {
+    get {_transition ?? Flowd_V1_SceneTransition()}
+    set {_transition = newValue}
+  }
+  /// Returns true if `transition` has been explicitly set.
+  public var hasTransition: Bool {self._transition != nil}
+  /// Clears the value of `transition`. Subsequent reads from it will return its default value.
+  public mutating func clearTransition() {self._transition = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -241,7 +287,7 @@ fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_DisplayScene: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DisplayScene"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{1}app\0\u{1}window\0\u{1}transition\0\u{3}visible_screen\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{1}app\0\u{1}window\0\u{1}transition\0\u{3}visible_screen\0\u{3}other_windows\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -254,6 +300,7 @@ nonisolated extension Flowd_V1_DisplayScene: SwiftProtobuf.Message, SwiftProtobu
       case 3: try { try decoder.decodeSingularMessageField(value: &self._window) }()
       case 4: try { try decoder.decodeSingularMessageField(value: &self._transition) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.visibleScreen) }()
+      case 6: try { try decoder.decodeRepeatedMessageField(value: &self.otherWindows) }()
       default: break
       }
     }
@@ -279,6 +326,9 @@ nonisolated extension Flowd_V1_DisplayScene: SwiftProtobuf.Message, SwiftProtobu
     if self.visibleScreen != 0 {
       try visitor.visitSingularUInt64Field(value: self.visibleScreen, fieldNumber: 5)
     }
+    if !self.otherWindows.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.otherWindows, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -288,6 +338,56 @@ nonisolated extension Flowd_V1_DisplayScene: SwiftProtobuf.Message, SwiftProtobu
     if lhs._window != rhs._window {return false}
     if lhs._transition != rhs._transition {return false}
     if lhs.visibleScreen != rhs.visibleScreen {return false}
+    if lhs.otherWindows != rhs.otherWindows {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_DisplayWindow: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DisplayWindow"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}window\0\u{1}display\0\u{3}visible_screen\0\u{1}transition\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._window) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.display) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.visibleScreen) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._transition) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._window {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.display.isEmpty {
+      try visitor.visitSingularStringField(value: self.display, fieldNumber: 2)
+    }
+    if self.visibleScreen != 0 {
+      try visitor.visitSingularUInt64Field(value: self.visibleScreen, fieldNumber: 3)
+    }
+    try { if let v = self._transition {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_DisplayWindow, rhs: Flowd_V1_DisplayWindow) -> Bool {
+    if lhs._window != rhs._window {return false}
+    if lhs.display != rhs.display {return false}
+    if lhs.visibleScreen != rhs.visibleScreen {return false}
+    if lhs._transition != rhs._transition {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

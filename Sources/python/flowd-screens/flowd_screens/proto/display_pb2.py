@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from flowd_screens.proto import screen_pb2 as flowd_dot_v1_dot_screen__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66lowd/v1/display.proto\x12\x08\x66lowd.v1\x1a\x15\x66lowd/v1/screen.proto\"\x96\x01\n\x0c\x44isplayScene\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0b\n\x03\x61pp\x18\x02 \x01(\t\x12%\n\x06window\x18\x03 \x01(\x0b\x32\x15.flowd.v1.DisplayNode\x12-\n\ntransition\x18\x04 \x01(\x0b\x32\x19.flowd.v1.SceneTransition\x12\x16\n\x0evisible_screen\x18\x05 \x01(\x04\"\x85\x02\n\x0b\x44isplayNode\x12\n\n\x02id\x18\x01 \x01(\x04\x12 \n\x04kind\x18\x02 \x01(\x0e\x32\x12.flowd.v1.NodeKind\x12\'\n\x08\x63hildren\x18\x03 \x03(\x0b\x32\x15.flowd.v1.DisplayNode\x12(\n\tpresented\x18\x04 \x01(\x0b\x32\x15.flowd.v1.DisplayNode\x12\x14\n\x0cselected_tab\x18\x05 \x01(\r\x12\x13\n\x0bscreen_kind\x18\x06 \x01(\t\x12\x0f\n\x07visible\x18\x07 \x01(\x08\x12\x0f\n\x07\x66low_id\x18\x08 \x01(\x04\x12\x11\n\tflow_type\x18\t \x01(\t\x12\x15\n\rdisplay_token\x18\n \x01(\t\"\xf1\x01\n\x0fSceneTransition\x12,\n\x04kind\x18\x01 \x01(\x0e\x32\x1e.flowd.v1.SceneTransition.Kind\x12\x10\n\x08\x61nimated\x18\x02 \x01(\x08\x12\x13\n\x0b\x66rom_screen\x18\x03 \x01(\x04\x12\x11\n\tto_screen\x18\x04 \x01(\x04\"v\n\x04Kind\x12\r\n\tKIND_NONE\x10\x00\x12\r\n\tKIND_PUSH\x10\x01\x12\x0c\n\x08KIND_POP\x10\x02\x12\x10\n\x0cKIND_PRESENT\x10\x03\x12\x10\n\x0cKIND_DISMISS\x10\x04\x12\x0c\n\x08KIND_TAB\x10\x05\x12\x10\n\x0cKIND_REPLACE\x10\x06\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66lowd/v1/display.proto\x12\x08\x66lowd.v1\x1a\x15\x66lowd/v1/screen.proto\"\xc6\x01\n\x0c\x44isplayScene\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x0b\n\x03\x61pp\x18\x02 \x01(\t\x12%\n\x06window\x18\x03 \x01(\x0b\x32\x15.flowd.v1.DisplayNode\x12-\n\ntransition\x18\x04 \x01(\x0b\x32\x19.flowd.v1.SceneTransition\x12\x16\n\x0evisible_screen\x18\x05 \x01(\x04\x12.\n\rother_windows\x18\x06 \x03(\x0b\x32\x17.flowd.v1.DisplayWindow\"\x8e\x01\n\rDisplayWindow\x12%\n\x06window\x18\x01 \x01(\x0b\x32\x15.flowd.v1.DisplayNode\x12\x0f\n\x07\x64isplay\x18\x02 \x01(\t\x12\x16\n\x0evisible_screen\x18\x03 \x01(\x04\x12-\n\ntransition\x18\x04 \x01(\x0b\x32\x19.flowd.v1.SceneTransition\"\x85\x02\n\x0b\x44isplayNode\x12\n\n\x02id\x18\x01 \x01(\x04\x12 \n\x04kind\x18\x02 \x01(\x0e\x32\x12.flowd.v1.NodeKind\x12\'\n\x08\x63hildren\x18\x03 \x03(\x0b\x32\x15.flowd.v1.DisplayNode\x12(\n\tpresented\x18\x04 \x01(\x0b\x32\x15.flowd.v1.DisplayNode\x12\x14\n\x0cselected_tab\x18\x05 \x01(\r\x12\x13\n\x0bscreen_kind\x18\x06 \x01(\t\x12\x0f\n\x07visible\x18\x07 \x01(\x08\x12\x0f\n\x07\x66low_id\x18\x08 \x01(\x04\x12\x11\n\tflow_type\x18\t \x01(\t\x12\x15\n\rdisplay_token\x18\n \x01(\t\"\xf1\x01\n\x0fSceneTransition\x12,\n\x04kind\x18\x01 \x01(\x0e\x32\x1e.flowd.v1.SceneTransition.Kind\x12\x10\n\x08\x61nimated\x18\x02 \x01(\x08\x12\x13\n\x0b\x66rom_screen\x18\x03 \x01(\x04\x12\x11\n\tto_screen\x18\x04 \x01(\x04\"v\n\x04Kind\x12\r\n\tKIND_NONE\x10\x00\x12\r\n\tKIND_PUSH\x10\x01\x12\x0c\n\x08KIND_POP\x10\x02\x12\x10\n\x0cKIND_PRESENT\x10\x03\x12\x10\n\x0cKIND_DISMISS\x10\x04\x12\x0c\n\x08KIND_TAB\x10\x05\x12\x10\n\x0cKIND_REPLACE\x10\x06\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'flowd.v1.display_pb2', globals())
@@ -22,11 +22,13 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   _DISPLAYSCENE._serialized_start=60
-  _DISPLAYSCENE._serialized_end=210
-  _DISPLAYNODE._serialized_start=213
-  _DISPLAYNODE._serialized_end=474
-  _SCENETRANSITION._serialized_start=477
-  _SCENETRANSITION._serialized_end=718
-  _SCENETRANSITION_KIND._serialized_start=600
-  _SCENETRANSITION_KIND._serialized_end=718
+  _DISPLAYSCENE._serialized_end=258
+  _DISPLAYWINDOW._serialized_start=261
+  _DISPLAYWINDOW._serialized_end=403
+  _DISPLAYNODE._serialized_start=406
+  _DISPLAYNODE._serialized_end=667
+  _SCENETRANSITION._serialized_start=670
+  _SCENETRANSITION._serialized_end=911
+  _SCENETRANSITION_KIND._serialized_start=793
+  _SCENETRANSITION_KIND._serialized_end=911
 # @@protoc_insertion_point(module_scope)
