@@ -383,8 +383,13 @@ static int decode_payload(fw_slice body, fw_arena *arena, flowd_payload *out, ch
     return 0;
 }
 
-static int decode_step(fw_slice body, flowd_path_step *out, char *why, size_t why_size) {
-    *out = (flowd_path_step){0};
+/* A string field: "" costs no allocation (a scene node has three, mostly empty; a path element one). */
+static const char *text_of(fw_arena *arena, fw_slice bytes, char *why, size_t why_size) {
+    return bytes.size ? string_of(arena, bytes, why, why_size) : "";
+}
+
+static int decode_step(fw_slice body, fw_arena *arena, flowd_path_step *out, char *why, size_t why_size) {
+    *out = (flowd_path_step){.display = ""};
     FOR_EACH_FIELD(body, "PathElement") {
         switch (f.number) {
         case 1: WANT(0, "PathElement"); out->kind = f.varint <= FLOWD_NODE_SCREEN ? (int)f.varint : 0; break;
@@ -393,6 +398,7 @@ static int decode_step(fw_slice body, flowd_path_step *out, char *why, size_t wh
         case 4: WANT(0, "PathElement"); out->presented = f.varint != 0; break;
         case 5: WANT(0, "PathElement"); out->tab_count = (uint32_t)f.varint; break;
         case 6: WANT(0, "PathElement"); out->presenter_id = f.varint; break;
+        case 7: WANT(2, "PathElement"); if (!(out->display = text_of(arena, f.bytes, why, why_size))) return -1; break;
         default: break;
         }
     }
@@ -419,7 +425,7 @@ static int decode_placement(fw_slice body, fw_arena *arena, flowd_placement *out
     FOR_EACH_FIELD(body, "Placement") {
         switch (f.number) {
         case 1:
-            if (decode_step(f.bytes, &path[at++], why, why_size) < 0) return -1;
+            if (decode_step(f.bytes, arena, &path[at++], why, why_size) < 0) return -1;
             break;
         case 2: WANT(0, "Placement"); out->visible = f.varint != 0; break;
         case 3: WANT(0, "Placement"); out->top_most = f.varint != 0; break;
@@ -522,11 +528,6 @@ int fw_decode_link_opened(fw_slice body, fw_arena *arena, flowd_link_opened *out
 
 /* ---- DisplayScene -------------------------------------------------------------------------------- */
 
-/* A string field of a scene: "" costs no allocation (a node has three, mostly empty). */
-static const char *text_of(fw_arena *arena, fw_slice bytes, char *why, size_t why_size) {
-    return bytes.size ? string_of(arena, bytes, why, why_size) : "";
-}
-
 /* A DisplayNode at `depth` (the window is 1), then its children and the node presented on it. The
  * recursion is bounded by FLOWD_SCENE_MAX_DEPTH, so a hostile frame cannot exhaust the stack. A
  * singular message field sent twice (`presented`): the last one wins (protobuf would merge them;
@@ -587,46 +588,94 @@ static int decode_node(fw_slice body, unsigned depth, fw_arena *arena, flowd_sce
 }
 
 /* SceneTransition's fields onto `out`: sent twice, the two merge, as protobuf merges them. */
-static int decode_transition(fw_slice body, flowd_scene *out, char *why, size_t why_size) {
+/* A transition's fields, for the scene's main window or one of its other windows. */
+typedef struct {
+    int *kind;
+    bool *animated;
+    uint64_t *from, *to;
+} transition_out;
+
+static int decode_transition(fw_slice body, transition_out out, char *why, size_t why_size) {
     FOR_EACH_FIELD(body, "SceneTransition") {
         switch (f.number) {
         case 1:
             WANT(0, "SceneTransition");
             /* A kind added after this library: some other change of the visible screen. */
-            out->transition = f.varint <= FLOWD_TRANSITION_REPLACE ? (int)f.varint : FLOWD_TRANSITION_REPLACE;
+            *out.kind = f.varint <= FLOWD_TRANSITION_REPLACE ? (int)f.varint : FLOWD_TRANSITION_REPLACE;
             break;
-        case 2: WANT(0, "SceneTransition"); out->animated = f.varint != 0; break;
-        case 3: WANT(0, "SceneTransition"); out->from_screen = f.varint; break;
-        case 4: WANT(0, "SceneTransition"); out->to_screen = f.varint; break;
+        case 2: WANT(0, "SceneTransition"); *out.animated = f.varint != 0; break;
+        case 3: WANT(0, "SceneTransition"); *out.from = f.varint; break;
+        case 4: WANT(0, "SceneTransition"); *out.to = f.varint; break;
         default: break;
         }
     }
     return 0;
 }
 
+/* A node from `body`, or an empty window node when nothing was sent, so a display never meets NULL. */
+static const flowd_scene_node *window_node(fw_slice body, bool sent, fw_arena *arena, char *why, size_t why_size) {
+    flowd_scene_node *root = fw_arena_alloc(arena, sizeof *root);
+    if (!root) {
+        fail(why, why_size, "out of memory");
+        return NULL;
+    }
+    if (sent) {
+        if (decode_node(body, 1, arena, root, why, why_size) < 0) return NULL;
+    } else {
+        *root = (flowd_scene_node){.kind = FLOWD_NODE_WINDOW, .screen_kind = "", .flow_type = "", .display_token = ""};
+    }
+    return root;
+}
+
+static int decode_window(fw_slice body, fw_arena *arena, flowd_scene_window *out, char *why, size_t why_size) {
+    *out = (flowd_scene_window){.display = ""};
+    fw_slice window = {0};
+    bool has_window = false;
+    transition_out transition = {&out->transition, &out->animated, &out->from_screen, &out->to_screen};
+    {
+        FOR_EACH_FIELD(body, "DisplayWindow") {
+            switch (f.number) {
+            case 1: WANT(2, "DisplayWindow"); window = f.bytes; has_window = true; break;
+            case 2: WANT(2, "DisplayWindow"); if (!(out->display = text_of(arena, f.bytes, why, why_size))) return -1; break;
+            case 3: WANT(0, "DisplayWindow"); out->visible_screen = f.varint; break;
+            case 4: WANT(2, "DisplayWindow"); if (decode_transition(f.bytes, transition, why, why_size) < 0) return -1; break;
+            default: break;
+            }
+        }
+    }
+    return (out->window = window_node(window, has_window, arena, why, why_size)) ? 0 : -1;
+}
+
 int fw_decode_display_scene(fw_slice body, fw_arena *arena, flowd_scene *out, char *why, size_t why_size) {
     *out = (flowd_scene){.app = ""};
     fw_slice window = {0};
     bool has_window = false;
+    size_t windows = 0;
+    transition_out transition = {&out->transition, &out->animated, &out->from_screen, &out->to_screen};
     {
         FOR_EACH_FIELD(body, "DisplayScene") {
             switch (f.number) {
             case 1: WANT(0, "DisplayScene"); out->seq = f.varint; break;
             case 2: WANT(2, "DisplayScene"); if (!(out->app = text_of(arena, f.bytes, why, why_size))) return -1; break;
             case 3: WANT(2, "DisplayScene"); window = f.bytes; has_window = true; break; /* the last wins */
-            case 4: WANT(2, "DisplayScene"); if (decode_transition(f.bytes, out, why, why_size) < 0) return -1; break;
+            case 4: WANT(2, "DisplayScene"); if (decode_transition(f.bytes, transition, why, why_size) < 0) return -1; break;
             case 5: WANT(0, "DisplayScene"); out->visible_screen = f.varint; break;
+            case 6: WANT(2, "DisplayScene"); windows++; break;
             default: break;
             }
         }
     }
-    flowd_scene_node *root = fw_arena_alloc(arena, sizeof *root);
-    if (!root) return fail(why, why_size, "out of memory");
-    if (has_window) {
-        if (decode_node(window, 1, arena, root, why, why_size) < 0) return -1;
-    } else { /* no window sent: an empty one, so that a display never meets NULL */
-        *root = (flowd_scene_node){.kind = FLOWD_NODE_WINDOW, .screen_kind = "", .flow_type = "", .display_token = ""};
+    if (windows) {
+        /* At least 2 bytes of the frame per window: the count is bounded by the frame size. */
+        flowd_scene_window *list = NULL;
+        if (windows > SIZE_MAX / sizeof *list || !(list = fw_arena_alloc(arena, windows * sizeof *list)))
+            return fail(why, why_size, "out of memory");
+        size_t at = 0;
+        FOR_EACH_FIELD(body, "DisplayScene") {
+            if (f.number == 6 && decode_window(f.bytes, arena, &list[at++], why, why_size) < 0) return -1;
+        }
+        out->other_windows = list;
+        out->other_window_count = windows;
     }
-    out->window = root;
-    return 0;
+    return (out->window = window_node(window, has_window, arena, why, why_size)) ? 0 : -1;
 }

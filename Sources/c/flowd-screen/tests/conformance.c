@@ -993,6 +993,56 @@ static void test_display_follows_push_and_pop_with_the_hosts_tokens(void) {
     flowd_screen_free(rec.host);
 }
 
+/* The till opens the customer's display as a window beside the main one: the host reads the window
+ * (its id and display) first on the customer's screens' paths, the display gets it in the scene with
+ * its own visible screen, and the Pay prompt is a PRESENT in that window only. */
+static const char *const TILL[] = {"till", "customer", "customer-pay", NULL};
+
+static void test_display_and_host_see_a_window_a_flow_opened(void) {
+    daemon_process *daemon = start("till", NULL);
+    record rec;
+    record_connect(&rec, daemon->socket_path, TILL, NULL);
+    barrier(&rec, 5000);
+    seen_screen *till = record_screen(&rec, "Till");
+    seen_screen *welcome = record_screen(&rec, "Welcome");
+    CHECK_EQ_INT(till->window_id, 1);
+    CHECK_STR(till->window_display, "");
+    CHECK(welcome->window_id != 1);
+    CHECK_STR(welcome->window_display, "customer");
+    CHECK(till->visible && welcome->visible); /* one front per window */
+
+    display_record shown;
+    display_connect(&shown, daemon->socket_path);
+    display_barrier(&shown, 5000);
+    const seen_scene *scene = display_last(&shown);
+    CHECK_EQ_INT(scene->visible_screen, till->id);
+    CHECK_EQ_INT(scene->window_count, 1);
+    CHECK_EQ_INT(scene->windows[0].id, welcome->window_id);
+    CHECK_STR(scene->windows[0].display, "customer");
+    CHECK_EQ_INT(scene->windows[0].visible_screen, welcome->id);
+    CHECK_STR(scene_node(scene, welcome->id)->token, welcome->token);
+
+    flowd_screen_send_json(rec.host, till->id, PRESS(0), NULL); /* Scan apple */
+    flowd_screen_send_json(rec.host, till->id, PRESS(3), NULL); /* Take payment */
+    barrier(&rec, 5000);
+    seen_screen *pay = record_screen(&rec, "Pay 1.00");
+    CHECK_EQ_INT(pay->window_id, welcome->window_id);
+    display_barrier(&shown, 5000);
+    scene = display_last(&shown);
+    CHECK_EQ_INT(scene->visible_screen, till->id);
+    CHECK_EQ_INT(scene->transition, FLOWD_TRANSITION_NONE);
+    CHECK_EQ_INT(scene->windows[0].visible_screen, pay->id);
+    CHECK_EQ_INT(scene->windows[0].transition, FLOWD_TRANSITION_PRESENT);
+
+    flowd_screen_send_json(rec.host, pay->id, PRESS(0), NULL); /* the customer pays */
+    barrier(&rec, 5000);
+    CHECK(pay->dismissed);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(display_last(&shown)->windows[0].transition, FLOWD_TRANSITION_DISMISS);
+    flowd_display_free(shown.display);
+    flowd_screen_free(rec.host);
+}
+
 static void test_display_closes_a_modal_and_selects_a_tab(void) {
     daemon_process *daemon = start("modal", NULL);
     display_record shown;
@@ -1537,6 +1587,7 @@ static const test tests[] = {
     TEST(a_reconnecting_host_gives_up_after_its_limit),
     TEST(display_follows_push_and_pop_with_the_hosts_tokens),
     TEST(display_closes_a_modal_and_selects_a_tab),
+    TEST(display_and_host_see_a_window_a_flow_opened),
     TEST(display_ends_when_flowd_goes_and_a_new_one_starts_from_the_next_scene),
     TEST(display_misuse_is_refused_before_sending),
     TEST(display_a_policy_refuses_ends_with_unauthorized),

@@ -389,6 +389,10 @@ static void set_placement(seen_screen *screen, const flowd_placement *placement)
     screen->modal = flowd_placement_is_modal(placement);
     screen->path_count = (int)(placement->path_count < 8 ? placement->path_count : 8);
     for (int i = 0; i < screen->path_count; i++) screen->path_kinds[i] = placement->path[i].kind;
+    if (placement->path_count) {
+        screen->window_id = placement->path[0].id;
+        snprintf(screen->window_display, sizeof screen->window_display, "%s", placement->path[0].display);
+    }
     uint32_t tab = 0;
     screen->tab_count = 0;
     flowd_placement_tab(placement, &tab, &screen->tab_count);
@@ -607,6 +611,18 @@ static void on_scene(flowd_display *display, const flowd_scene *scene, void *use
     seen->visible_screen = scene->visible_screen;
     if (!scene->window) check_failed(__FILE__, __LINE__, "a scene has a window");
     walk(seen, scene->window, 1, false);
+    for (size_t i = 0; i < scene->other_window_count; i++) {
+        const flowd_scene_window *window = &scene->other_windows[i];
+        if (!window->window || !window->display) check_failed(__FILE__, __LINE__, "a scene's window has a node and a display");
+        walk(seen, window->window, 1, false);
+        if (seen->window_count < 4) {
+            seen->windows[seen->window_count].id = window->window->id;
+            seen->windows[seen->window_count].visible_screen = window->visible_screen;
+            seen->windows[seen->window_count].transition = window->transition;
+            snprintf(seen->windows[seen->window_count].display, sizeof seen->windows[0].display, "%s", window->display);
+            seen->window_count++;
+        }
+    }
     rec->scene_count++;
 }
 

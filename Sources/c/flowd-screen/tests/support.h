@@ -68,6 +68,8 @@ typedef struct seen_screen {
     bool modal;
     int path_kinds[8];
     int path_count;
+    uint64_t window_id;      /* the first path element: 1, or a window a flow opened */
+    char window_display[32]; /* that element's display */
     uint32_t tab_count;
     char saved[256];
     char token[48];          /* Place.display_token */
@@ -124,9 +126,16 @@ typedef struct seen_scene {
     int transition;
     bool animated;
     uint64_t from_screen, to_screen, visible_screen;
-    seen_node nodes[80];  /* the tree depth-first, each node before its children, then its presented */
+    seen_node nodes[80];  /* the tree depth-first, each node before its children, then its presented;
+                             then each other window's */
     int node_count;
     int max_depth;
+    struct {
+        uint64_t id, visible_screen;
+        char display[32];
+        int transition;
+    } windows[4];         /* the other windows (the first four) */
+    int window_count;
 } seen_scene;
 
 typedef struct display_record {

@@ -131,6 +131,7 @@ typedef struct flowd_path_step {
     bool presented;         /* presented modally on the previous element */
     uint32_t tab_count;     /* tab bars: the number of tabs */
     uint64_t presenter_id;  /* presented elements: the node presented on */
+    const char *display;    /* windows: the display of a window a flow opened (its id is not 1); else "" */
 } flowd_path_step;
 
 typedef struct flowd_placement {
@@ -436,6 +437,17 @@ typedef enum flowd_transition_kind {
                                      library does not know */
 } flowd_transition_kind;
 
+/* A window a flow opened on another display (docs/flows.md, "Windows on several displays"): the
+ * display of that name draws it. */
+typedef struct flowd_scene_window {
+    const flowd_scene_node *window; /* never NULL: its node (FLOWD_NODE_WINDOW, its own id), root, modals */
+    const char *display;            /* the display the flow named, e.g. "customer" */
+    uint64_t visible_screen;        /* its visible screen (0: none) */
+    int transition;                 /* a flowd_transition_kind: since the previous scene to this display */
+    bool animated;
+    uint64_t from_screen, to_screen;
+} flowd_scene_window;
+
 typedef struct flowd_scene {
     uint64_t seq;                   /* counts flowd's scenes from 1 over all displays: there may be gaps */
     const char *app;
@@ -445,6 +457,9 @@ typedef struct flowd_scene {
     uint64_t from_screen;           /* the screen visible before (0: none) */
     uint64_t to_screen;             /* and after */
     uint64_t visible_screen;        /* the screen the user sees (0: none) */
+    /* The windows flows opened on other displays, oldest first (none with one window). */
+    const flowd_scene_window *other_windows;
+    size_t other_window_count;
 } flowd_scene;
 
 typedef struct flowd_display flowd_display;
