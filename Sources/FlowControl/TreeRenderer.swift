@@ -99,6 +99,11 @@ public enum TreeRenderer {
         if tree.hasWindow {
             navLines(tree.window, prefix: "", depth: 1, flowTypes: flowTypes, hosts: hosts, into: &out)
         }
+        for other in tree.otherWindows {
+            let heading = out.count
+            navLines(other.window, prefix: "", depth: 1, flowTypes: flowTypes, hosts: hosts, into: &out)
+            if heading < out.count { out[heading] += " on the display \(other.display)" }
+        }
     }
 
     /// Flow type names by id.
@@ -127,7 +132,7 @@ public enum TreeRenderer {
         let indent = String(repeating: "  ", count: depth)
         switch node.kind {
         case .window:
-            out.append("\(indent)\(prefix)window")
+            out.append(node.id == 1 || node.id == 0 ? "\(indent)\(prefix)window" : "\(indent)\(prefix)window \(node.id)")
         case .stack:
             out.append("\(indent)\(prefix)stack \(node.id)  \(node.children.count) screen\(node.children.count == 1 ? "" : "s") deep")
         case .tabBar:
@@ -201,9 +206,18 @@ extension Flowd_V1_Tree {
         allNodes.last { $0.kind == .screen && $0.screen.visible }
     }
 
-    /// The node with `id`, if the tree has it.
+    /// The node with `id`, if the tree has it: in the main window, or in a window a flow opened.
     public func node(_ id: UInt64) -> Flowd_V1_NavNode? {
-        allNodes.first { $0.id == id }
+        if let found = allNodes.first(where: { $0.id == id }) { return found }
+        var found: Flowd_V1_NavNode?
+        func walk(_ node: Flowd_V1_NavNode) {
+            if node.id == id { found = node }
+            guard found == nil else { return }
+            node.children.forEach(walk)
+            if node.hasPresented { walk(node.presented) }
+        }
+        for other in otherWindows where found == nil { walk(other.window) }
+        return found
     }
 
     /// The nearest tab bar around the screen `id` without crossing a modal, if any.

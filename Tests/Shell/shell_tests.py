@@ -434,6 +434,64 @@ def test_held(options):
         stack.close()
 
 
+def test_windows(options):
+    """The till under a shell with two outputs: the cashier's screen on the first, the customer's window
+    on the second (--displays customer); the Pay prompt rises there only; the customer's screen process,
+    flowd and the shell are SIGKILLed and both windows come back in their places."""
+    stack = Stack(options, "windows")
+    try:
+        stack.start_flowd("till")
+        stack.start_shell({"WLR_HEADLESS_OUTPUTS": "2"}, extra=["--displays", "customer"])
+        middle = (HEIGHT + HEADER) // 2
+
+        def both(label):
+            """After a sync: the main output shows flowctl tree's visible screen, the second the customer
+            window's visible screen (the shell's state, checked against the tree's window)."""
+            shown = stack.sync()
+            tree = stack.tree()
+            check(shown == stack.visible(tree), f"{label}: the shell shows {shown}, the tree {stack.visible(tree)}")
+            windows = tree.get("otherWindows") or []
+            check(len(windows) == 1 and windows[0].get("display") == "customer", f"{label}: the tree's windows: {windows}")
+            customer = int(windows[0].get("visibleScreen", 0))
+            state = stack.command("state", "state:")
+            check(f"output2=customer:{customer} " in state + " ", f"{label}: the second output shows {customer}: {state}")
+            width, height, pixel = stack.screenshot(label)
+            check((width, height) == (2 * WIDTH, HEIGHT), f"{label}: a {width}x{height} screenshot of both outputs")
+            check(pixel(WIDTH // 2, middle) == colour_of(shown), f"{label}: the main output shows #{bytes(pixel(WIDTH // 2, middle)).hex()}")
+            check(pixel(WIDTH + WIDTH // 2, HEIGHT // 2) == colour_of(customer),
+                  f"{label}: the customer's output shows #{bytes(pixel(WIDTH + WIDTH // 2, HEIGHT // 2)).hex()}, screen {customer}")
+            print(f"  ok  {label}: screen {shown} and, on the customer's display, screen {customer}")
+            return shown, customer
+
+        till, welcome = both("till-and-welcome")
+        stack.flowctl("inject", str(till), json.dumps({"didPressButton": {"index": 0}}))  # scan an apple
+        stack.flowctl("inject", str(till), json.dumps({"didPressButton": {"index": 3}}))  # take payment
+        till_again, pay = both("pay-prompt-on-the-customer-display")
+        check(till_again == till and pay != welcome, "the prompt rose on the customer's display only")
+        stack.flowctl("inject", str(pay), json.dumps({"didPressButton": {"index": 0}}))  # the customer pays
+        check(both("paid-and-idle") == (till, welcome), "paid: the customer's display is idle again")
+
+        # The customer's screen process is SIGKILLed: restarted, drawn again on its output.
+        claim = next(line for line in reversed(stack.shell_lines.all) if line.startswith(f"claim: screen {welcome} "))
+        os.kill(int(claim.split("pid ")[1]), signal.SIGKILL)
+        stack.shell_lines.wait("kept: the last frame of screen")
+        stack.shell_lines.wait("drawn: screen", 30)
+        check(both("customer-screen-restarted") == (till, welcome), "both windows in their places")
+        # flowd, then the shell, SIGKILLed: both windows come back in their places.
+        stack.flowd.kill()
+        stack.flowd.wait()
+        stack.shell_lines.wait("flowd: gone")
+        stack.start_flowd("till")
+        stack.shell_lines.wait("flowd: connected", 30)
+        check(both("flowd-restored") == (till, welcome), "flowd restored both windows")
+        stack.shell.kill()
+        stack.shell.wait()
+        stack.start_shell({"WLR_HEADLESS_OUTPUTS": "2"}, extra=["--displays", "customer"])
+        check(both("shell-restarted") == (till, welcome), "the new shell shows both windows")
+    finally:
+        stack.close()
+
+
 def test_gtk(options):
     """flowd-gtk spawned for every screen under the shell: one undecorated toplevel per screen, claimed;
     each step's visible screen is the tree's and its GTK surface has drawn (sync waits for that)."""
@@ -476,7 +534,7 @@ def main():
     parser.add_argument("--logs", default=os.path.join(tempfile.gettempdir(), "flowd-shell-tests"), help="the processes' logs")
     parser.add_argument("tests", nargs="*", help="walk, kills, claims (default: all)")
     options = parser.parse_args()
-    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims, "held": test_held, "gtk": test_gtk}
+    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims, "held": test_held, "windows": test_windows, "gtk": test_gtk}
     failed = 0
     for name in options.tests or list(tests):
         print(f"shell test: {name}")

@@ -29,7 +29,7 @@ extension DebugTree {
 
     /// The navigation hierarchy in wire form, from the window; `screen`
     /// fills in what the tree says about each screen.
-    func wireWindow(screen: (ScreenID, NodeInfo) -> Flowd_V1_ScreenInfo) -> Flowd_V1_NavNode {
+    func wireWindow(_ window: NodeID = .window, screen: (ScreenID, NodeInfo) -> Flowd_V1_ScreenInfo) -> Flowd_V1_NavNode {
         let nodes = Dictionary(uniqueKeysWithValues: self.nodes.map { ($0.id, $0) })
         func navNode(_ id: NodeID) -> Flowd_V1_NavNode {
             var node = Flowd_V1_NavNode()
@@ -42,7 +42,18 @@ extension DebugTree {
             if info.kind == .screen { node.screen = screen(id, info) }
             return node
         }
-        return navNode(.window)
+        return navNode(window)
+    }
+
+    /// The windows flows opened, in wire form (`Tree.other_windows`).
+    func wireOtherWindows(screen: (ScreenID, NodeInfo) -> Flowd_V1_ScreenInfo) -> [Flowd_V1_OtherWindow] {
+        otherWindows.map { info in
+            var window = Flowd_V1_OtherWindow()
+            window.window = wireWindow(info.id, screen: screen)
+            window.display = info.display
+            window.visibleScreen = info.visibleScreen?.rawValue ?? 0
+            return window
+        }
     }
 }
 

@@ -74,6 +74,7 @@ enum DebugViews {
         // Only the two parts a screen's line reads, borrowed: not the whole `Sources` per screen.
         let (delivery, connections) = (parts.delivery, parts.connections)
         tree.window = snapshot.wireWindow { screenInfo($0, $1, delivery: delivery, connections: connections) }
+        tree.otherWindows = snapshot.wireOtherWindows { screenInfo($0, $1, delivery: delivery, connections: connections) }
         return tree
     }
 

@@ -19,6 +19,7 @@ package enum TreeShape {
         var tree = Flowd_V1_Tree()
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
         tree.window = snapshot.wireWindow { _, info in Flowd_V1_ScreenInfo(flowsView: info) }
+        tree.otherWindows = snapshot.wireOtherWindows { _, info in Flowd_V1_ScreenInfo(flowsView: info) }
         return lines(tree)
     }
 

@@ -361,6 +361,8 @@ static void print_state(void) {
                           shell.connected ? "connected" : "away", shell.selected_tab, shell.tab_count,
                           shell.back_applies ? (shell.in_modal && !shell.visible_stacked ? "close" : "back") : "none",
                           !shell.motion.running ? "none" : shell.motion.waiting ? "held" : "moving");
+    windows_state(line, 700);
+    length = (int)strlen(line);
     struct slot *slot;
     wl_list_for_each(slot, &shell.slots, link) {
         if (length > 900) break;
@@ -401,8 +403,8 @@ static bool read_point(const char *first, double *x, double *y) {
     char *end1 = NULL, *end2 = NULL;
     *x = first ? strtod(first, &end1) : -1;
     *y = second ? strtod(second, &end2) : -1;
-    if (!first || !second || *end1 || *end2 || *x < 0 || *y < 0 || *x >= shell.width || *y >= shell.height) {
-        shell_say("error: a point is X Y inside %dx%d", shell.width, shell.height);
+    if (!first || !second || *end1 || *end2 || *x < 0 || *y < 0 || *x >= windows_layout_width() || *y >= shell.height) {
+        shell_say("error: a point is X Y inside %dx%d", windows_layout_width(), shell.height);
         return false;
     }
     return true;
@@ -470,8 +472,8 @@ static void command(char *line) {
         char *second = strtok(NULL, " \t");
         char *end1 = NULL, *end2 = NULL;
         double x = strtod(argument, &end1), y = second ? strtod(second, &end2) : -1;
-        if (!second || *end1 || *end2 || x < 0 || y < 0 || x >= shell.width || y >= shell.height) {
-            shell_say("error: click takes X Y inside %dx%d", shell.width, shell.height);
+        if (!second || *end1 || *end2 || x < 0 || y < 0 || x >= windows_layout_width() || y >= shell.height) {
+            shell_say("error: click takes X Y inside %dx%d", windows_layout_width(), shell.height);
             return;
         }
         uint32_t time = (uint32_t)shell_now_ms();

@@ -200,7 +200,12 @@ static void layer_area(int layer, int *x, int *y, int *width, int *height) {
 
 static void configure(struct slot *slot) {
     int x, y, width, height;
-    layer_area(slot->layer, &x, &y, &width, &height);
+    if (slot->window != 0) {
+        x = y = 0;
+        windows_area(slot->window, &width, &height); /* the whole output: no chrome there */
+    } else {
+        layer_area(slot->layer, &x, &y, &width, &height);
+    }
     slot->width = width;
     slot->height = height;
     /* wlroots 0.15 sends a configure for every set_size, and a client draws again for each: only a
@@ -291,7 +296,12 @@ static const flowd_scene_node *visible_leaf(const flowd_scene_node *node, const 
     return NULL;
 }
 
-static void take_screens(const flowd_scene_node *node, int layer, int depth) {
+/* The tree a slot of `window` (at `layer` in the main window) hangs in. */
+static struct wlr_scene_tree *slot_parent(int window, int layer) {
+    return window == 0 ? layer_trees[layer < MAX_LAYERS ? layer : MAX_LAYERS - 1] : windows_tree(window);
+}
+
+static void take_screens(const flowd_scene_node *node, int layer, int depth, int window) {
     if (!node || depth > 64) return;
     if (node->kind == FLOWD_NODE_SCREEN) {
         struct slot *slot = slot_for_screen(node->id);
@@ -299,9 +309,10 @@ static void take_screens(const flowd_scene_node *node, int layer, int depth) {
             slot = calloc(1, sizeof *slot);
             if (!slot) return;
             slot->screen = node->id;
-            slot->tree = wlr_scene_tree_create(&layer_trees[layer < MAX_LAYERS ? layer : MAX_LAYERS - 1]->node);
+            slot->tree = wlr_scene_tree_create(&slot_parent(window, layer)->node);
             wl_list_insert(shell.slots.prev, &slot->link);
             slot->layer = layer;
+            slot->window = window;
         }
         slot->in_scene = true;
         snprintf(slot->token, sizeof slot->token, "%s", node->display_token);
@@ -319,13 +330,18 @@ static void take_screens(const flowd_scene_node *node, int layer, int depth) {
         struct view *view = slot->view ? NULL : view_for_screen(node->id);
         if (view && !strcmp(view->token, slot->token)) layout_attach(view);
         snprintf(slot->kind, sizeof slot->kind, "%s", node->screen_kind);
-        if (slot->layer != layer && layer < MAX_LAYERS) {
+        if ((slot->layer != layer || slot->window != window) && layer < MAX_LAYERS) {
             slot->layer = layer;
-            wlr_scene_node_reparent(&slot->tree->node, &layer_trees[layer]->node);
+            slot->window = window;
+            wlr_scene_node_reparent(&slot->tree->node, &slot_parent(window, layer)->node);
         }
     }
-    for (size_t index = 0; index < node->child_count; index++) take_screens(&node->children[index], layer, depth + 1);
-    if (node->presented) take_screens(node->presented, layer + 1, depth + 1);
+    for (size_t index = 0; index < node->child_count; index++) take_screens(&node->children[index], layer, depth + 1, window);
+    if (node->presented) take_screens(node->presented, layer + 1, depth + 1, window);
+}
+
+void layout_take_window(const flowd_scene_node *window, int index) {
+    take_screens(window, 0, 0, index);
 }
 
 /* Whether `screen` is in a stack above its root (back applies), and the visible screen of what is
@@ -351,7 +367,8 @@ static bool stack_index_above_zero(const flowd_scene_node *root, uint64_t screen
 void layout_apply(const flowd_scene *scene) {
     struct slot *slot, *next;
     wl_list_for_each(slot, &shell.slots, link) slot->in_scene = false;
-    take_screens(scene->window, 0, 0);
+    take_screens(scene->window, 0, 0, 0);
+    windows_apply(scene);
 
     /* Layers along the visible path: a presentation on the path starts the next layer. */
     const flowd_scene_node *root = scene->window && scene->window->child_count ? &scene->window->children[0] : NULL;
@@ -444,6 +461,7 @@ static double eased(double progress) {
 
 /* Whether `slot` is drawn now: the visible screen of its layer, or moving. */
 static bool shown(const struct slot *slot) {
+    if (slot->window != 0) return windows_shows(slot->window, slot->screen);
     if (shell.motion.running && (slot->screen == shell.motion.leaving || slot->screen == shell.motion.entering)) return true;
     if (shell.swipe.active && slot->layer == top_layer) {
         /* the swiped screen, and the one under it in its stack, which it uncovers */
@@ -462,6 +480,10 @@ void layout_place(void) {
         bool enabled = shown(slot);
         wlr_scene_node_set_enabled(&slot->tree->node, enabled);
         if (!enabled) continue;
+        if (slot->window != 0) {
+            wlr_scene_node_set_position(&slot->tree->node, 0, 0); /* its output's tree is in place */
+            continue;
+        }
         int x, y, width, height;
         layer_area(slot->layer, &x, &y, &width, &height);
         if (shell.motion.running && slot->screen == shell.motion.entering) {

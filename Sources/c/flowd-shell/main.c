@@ -28,11 +28,13 @@
 struct shell shell;
 
 static const char usage[] =
-    "usage: flowd-shell [--socket PATH] [--size WIDTHxHEIGHT] [--hold MS] [--control] [--name NAME] [--verbose]\n"
+    "usage: flowd-shell [--socket PATH] [--size WIDTHxHEIGHT] [--hold MS] [--displays A,B] [--control] [--name NAME] [--verbose]\n"
     "\n"
     "A Wayland compositor that shows flowd's screens where its navigation model puts them.\n"
     "  --socket PATH   flowd's socket (default: $FLOWD_SOCKET, $XDG_RUNTIME_DIR/flowd/flowd.sock)\n"
     "  --size WxH      the output's size headless, and the window's on a desktop (default 800x600)\n"
+    "  --displays A,B  the displays of the outputs after the first, in order: each shows the window a flow\n"
+    "                  opened on that display (default: the windows in the order they opened)\n"
     "  --hold MS       how long a push or a modal waits for the new screen's first frame, keeping the\n"
     "                  old picture, before it moves in empty (default 500, 0 to 60000)\n"
     "  --control       read commands on standard input (back, swipe, tab, sync; docs/shell.md)\n"
@@ -122,7 +124,10 @@ static void output_destroyed(struct wl_listener *listener, void *data) {
 static void new_output(struct wl_listener *listener, void *data) {
     (void)listener;
     struct wlr_output *output = data;
-    if (shell.output) return; /* one output: the content area is the first one's */
+    if (shell.output) { /* the first output shows the main window; the others, windows flows opened */
+        windows_add_output(output);
+        return;
+    }
     wlr_output_init_render(output, shell.allocator, shell.renderer);
     struct wlr_output_mode *mode = wlr_output_preferred_mode(output);
     if (mode && !shell.headless) {
@@ -205,6 +210,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(arg, "--size") && has_value) { if (!parse_size(argv[++i])) return 2; }
         else if (!strcmp(arg, "--name") && has_value) shell.name = argv[++i];
         else if (!strcmp(arg, "--hold") && has_value) { if (!parse_hold(argv[++i])) return 2; }
+        else if (!strcmp(arg, "--displays") && has_value) { if (!windows_set_names(argv[++i])) return 2; }
         else if (!strcmp(arg, "--control")) shell.control = true;
         else if (!strcmp(arg, "--verbose")) verbose = true;
         else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) { fputs(usage, stdout); return 0; }
@@ -256,7 +262,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "flowd-shell: no free Wayland socket in %s\n", getenv("XDG_RUNTIME_DIR"));
         return 1;
     }
-    if (shell.headless) wlr_headless_add_output(shell.backend, (unsigned)shell.width, (unsigned)shell.height);
+    if (shell.headless) {
+        /* WLR_HEADLESS_OUTPUTS=N: N outputs side by side, the first for the main window. */
+        const char *count = getenv("WLR_HEADLESS_OUTPUTS");
+        int outputs = count && atoi(count) > 0 ? atoi(count) : 1;
+        if (outputs > 8) outputs = 8;
+        for (int index = 0; index < outputs; index++) wlr_headless_add_output(shell.backend, (unsigned)shell.width, (unsigned)shell.height);
+    }
     if (!wlr_backend_start(shell.backend)) {
         fprintf(stderr, "flowd-shell: the backend did not start\n");
         return 1;

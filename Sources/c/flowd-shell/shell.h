@@ -56,6 +56,7 @@ struct slot {
     int width, height;             /* the size its toplevel is configured to */
     bool in_scene;                 /* in the latest scene; false: leaving, destroyed after its animation */
     int layer;                     /* 0: the window's content; k: the k-th modal presentation */
+    int window;                    /* 0: the main window; k > 0: the window on output k + 1; -1: a window no output shows */
 };
 
 /* A motion between two scenes: one slot enters from an offset, another leaves to one. */
@@ -164,7 +165,18 @@ void views_keep_last_frame(struct view *view, struct slot *slot);
 void layout_init(void);
 void layout_apply(const flowd_scene *scene);
 void layout_visible_area(int *x, int *y, int *width, int *height); /* the visible screen's layer */
-void layout_place(void);          /* positions every slot for the current motion and swipe */
+void layout_place(void);
+void layout_take_window(const flowd_scene_node *window, int index); /* a window a flow opened: its screens' slots */
+
+/* windows.c: windows flows opened, each on an output of its own after the first */
+bool windows_set_names(const char *list);           /* --displays NAME,NAME */
+bool windows_add_output(struct wlr_output *output);  /* an output after the first */
+void windows_apply(const flowd_scene *scene);        /* which window each output shows */
+struct wlr_scene_tree *windows_tree(int window);
+bool windows_shows(int window, uint64_t screen);
+void windows_area(int window, int *width, int *height);
+int windows_layout_width(void);
+void windows_state(char *line, size_t size);          /* positions every slot for the current motion and swipe */
 bool layout_tick(uint64_t now);   /* advances the motion; true while it runs */
 struct slot *slot_for_screen(uint64_t screen);
 void layout_attach(struct view *view); /* puts a claimed view into its slot (or nowhere) */

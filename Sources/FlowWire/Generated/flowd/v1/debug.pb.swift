@@ -852,6 +852,10 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   /// last 256 entries).
   public var audit: [Flowd_V1_AuditEntry] = []
 
+  /// The windows flows opened on other displays, oldest first (docs/flows.md,
+  /// "Windows on several displays"); empty with one window.
+  public var otherWindows: [Flowd_V1_OtherWindow] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -861,6 +865,33 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   fileprivate var _stats: Flowd_V1_Stats? = nil
   fileprivate var _place: String? = nil
   fileprivate var _startState: Flowd_V1_StartState? = nil
+}
+
+/// A window a flow opened: its tree from its own window node, the display it
+/// is on, and its visible screen.
+public nonisolated struct Flowd_V1_OtherWindow: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var window: Flowd_V1_NavNode {
+    get {_window ?? Flowd_V1_NavNode()}
+    set {_window = newValue}
+  }
+  /// Returns true if `window` has been explicitly set.
+  public var hasWindow: Bool {self._window != nil}
+  /// Clears the value of `window`. Subsequent reads from it will return its default value.
+  public mutating func clearWindow() {self._window = nil}
+
+  public var display: String = String()
+
+  public var visibleScreen: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _window: Flowd_V1_NavNode? = nil
 }
 
 /// Start receiving Events. Filters combine with AND; empty means all.
@@ -2330,7 +2361,7 @@ nonisolated extension Flowd_V1_AuditEntry: SwiftProtobuf.Message, SwiftProtobuf.
 
 nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Tree"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0\u{3}start_state\0\u{1}audit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0\u{3}start_state\0\u{1}audit\0\u{3}other_windows\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2347,6 +2378,7 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 7: try { try decoder.decodeSingularStringField(value: &self._place) }()
       case 8: try { try decoder.decodeSingularMessageField(value: &self._startState) }()
       case 9: try { try decoder.decodeRepeatedMessageField(value: &self.audit) }()
+      case 10: try { try decoder.decodeRepeatedMessageField(value: &self.otherWindows) }()
       default: break
       }
     }
@@ -2384,6 +2416,9 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if !self.audit.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.audit, fieldNumber: 9)
     }
+    if !self.otherWindows.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.otherWindows, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2397,6 +2432,51 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs._place != rhs._place {return false}
     if lhs._startState != rhs._startState {return false}
     if lhs.audit != rhs.audit {return false}
+    if lhs.otherWindows != rhs.otherWindows {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_OtherWindow: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".OtherWindow"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}window\0\u{1}display\0\u{3}visible_screen\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._window) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.display) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.visibleScreen) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._window {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.display.isEmpty {
+      try visitor.visitSingularStringField(value: self.display, fieldNumber: 2)
+    }
+    if self.visibleScreen != 0 {
+      try visitor.visitSingularUInt64Field(value: self.visibleScreen, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_OtherWindow, rhs: Flowd_V1_OtherWindow) -> Bool {
+    if lhs._window != rhs._window {return false}
+    if lhs.display != rhs.display {return false}
+    if lhs.visibleScreen != rhs.visibleScreen {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
