@@ -460,6 +460,8 @@ def test_windows(options):
             check(pixel(WIDTH // 2, middle) == colour_of(shown), f"{label}: the main output shows #{bytes(pixel(WIDTH // 2, middle)).hex()}")
             check(pixel(WIDTH + WIDTH // 2, HEIGHT // 2) == colour_of(customer),
                   f"{label}: the customer's output shows #{bytes(pixel(WIDTH + WIDTH // 2, HEIGHT // 2)).hex()}, screen {customer}")
+            title_bar = pixel(WIDTH + WIDTH // 2, 4)
+            check(title_bar != colour_of(customer) and max(title_bar) < 0x60, f"{label}: the customer's output has its title bar: #{bytes(title_bar).hex()}")
             print(f"  ok  {label}: screen {shown} and, on the customer's display, screen {customer}")
             return shown, customer
 

@@ -88,11 +88,33 @@ static void text(cairo_t *cr, const char *string, const char *font_name, double 
 
 /* ---- the chrome */
 
-static const char *visible_title(void) {
-    struct view *view = view_for_screen(shell.visible);
+/* A screen's title: its toplevel's, else its kind. */
+const char *layout_screen_title(uint64_t screen) {
+    struct view *view = view_for_screen(screen);
     if (view && view->xdg->toplevel && view->xdg->toplevel->title && *view->xdg->toplevel->title) return view->xdg->toplevel->title;
-    struct slot *slot = slot_for_screen(shell.visible);
-    return slot && *slot->kind ? slot->kind : (shell.connected ? "" : "waiting for flowd");
+    struct slot *slot = slot_for_screen(screen);
+    return slot && *slot->kind ? slot->kind : "";
+}
+
+static const char *visible_title(void) {
+    const char *title = layout_screen_title(shell.visible);
+    return *title || shell.connected ? title : "waiting for flowd";
+}
+
+/* A header bar `width` wide with `title` centred, at the top of `parent` (another output's window). */
+struct wlr_scene_node *layout_title_bar(struct wlr_scene_tree *parent, int width, const char *title) {
+    struct image *image = image_create(width, SHELL_HEADER);
+    if (!image) return NULL;
+    cairo_t *cr = cairo_create(image->surface);
+    cairo_set_source_rgb(cr, 0.13, 0.15, 0.19);
+    cairo_paint(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    text(cr, title, "Sans Bold 15", 12, SHELL_HEADER / 2.0, width - 24, true);
+    cairo_destroy(cr);
+    cairo_surface_flush(image->surface);
+    struct wlr_scene_buffer *node = wlr_scene_buffer_create(&parent->node, &image->base);
+    wlr_buffer_drop(&image->base);
+    return node ? &node->node : NULL;
 }
 
 /* The chrome follows a held motion: while it waits for the entering screen, the whole picture stays
@@ -164,6 +186,7 @@ static void draw_tabs(void) {
 
 void layout_title_changed(void) {
     draw_header(); /* a header that changed damages the scene, which asks for a frame */
+    windows_draw_titles();
 }
 
 /* ---- slots */
@@ -201,8 +224,9 @@ static void layer_area(int layer, int *x, int *y, int *width, int *height) {
 static void configure(struct slot *slot) {
     int x, y, width, height;
     if (slot->window != 0) {
-        x = y = 0;
-        windows_area(slot->window, &width, &height); /* the whole output: no chrome there */
+        x = 0, y = SHELL_HEADER;
+        windows_area(slot->window, &width, &height); /* under its title: no other chrome there */
+        height -= SHELL_HEADER;
     } else {
         layer_area(slot->layer, &x, &y, &width, &height);
     }
@@ -270,6 +294,7 @@ void layout_view_drawn(struct view *view) {
         shell_say("drawn: screen %llu by its new surface", (unsigned long long)slot->screen);
     }
     if (view->screen == shell.visible) draw_header();
+    else windows_draw_titles();
     layout_place();
 }
 
@@ -481,7 +506,7 @@ void layout_place(void) {
         wlr_scene_node_set_enabled(&slot->tree->node, enabled);
         if (!enabled) continue;
         if (slot->window != 0) {
-            wlr_scene_node_set_position(&slot->tree->node, 0, 0); /* its output's tree is in place */
+            wlr_scene_node_set_position(&slot->tree->node, 0, SHELL_HEADER); /* its output's tree is in place */
             continue;
         }
         int x, y, width, height;

@@ -176,7 +176,11 @@ struct wlr_scene_tree *windows_tree(int window);
 bool windows_shows(int window, uint64_t screen);
 void windows_area(int window, int *width, int *height);
 int windows_layout_width(void);
-void windows_state(char *line, size_t size);          /* positions every slot for the current motion and swipe */
+void windows_state(char *line, size_t size);
+void windows_schedule_frames(void); /* a frame on every other output (frame callbacks) */
+void windows_draw_titles(void); /* each output's title bar: its window's visible screen's title */
+const char *layout_screen_title(uint64_t screen);
+struct wlr_scene_node *layout_title_bar(struct wlr_scene_tree *parent, int width, const char *title);          /* positions every slot for the current motion and swipe */
 bool layout_tick(uint64_t now);   /* advances the motion; true while it runs */
 struct slot *slot_for_screen(uint64_t screen);
 void layout_attach(struct view *view); /* puts a claimed view into its slot (or nowhere) */

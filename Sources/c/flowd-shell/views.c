@@ -214,6 +214,13 @@ static void view_commit(struct wl_listener *listener, void *data) {
     (void)data;
     struct view *view = wl_container_of(listener, view, commit);
     if (view->screen && !view->drawn && view->xdg->surface->buffer && view->xdg->mapped) layout_view_drawn(view);
+    /* A commit that asks for a frame callback and changes nothing on screen (GTK's frame clock asks
+     * before it draws) gets its frame: a frame with no damage commits nothing, but its clients hear
+     * frame done. */
+    if (!wl_list_empty(&view->xdg->surface->current.frame_callback_list)) {
+        shell_schedule_frame();
+        windows_schedule_frames();
+    }
 }
 
 static void view_map(struct wl_listener *listener, void *data) {
@@ -226,6 +233,7 @@ static void view_title(struct wl_listener *listener, void *data) {
     (void)data;
     struct view *view = wl_container_of(listener, view, title);
     if (view->screen == shell.visible) layout_title_changed();
+    else if (view->screen) windows_draw_titles(); /* it may be another output's visible screen */
 }
 
 static void view_destroy(struct wl_listener *listener, void *data) {

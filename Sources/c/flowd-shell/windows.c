@@ -28,6 +28,8 @@ struct window_output {
     uint64_t visible; /* that window's visible screen */
     char display[64]; /* the display it draws: from --displays, else the window's */
     int x;
+    struct wlr_scene_node *title; /* its title bar */
+    char title_drawn[160];
 };
 
 static struct window_output outputs[MAX_OUTPUTS];
@@ -142,6 +144,19 @@ void windows_apply(const flowd_scene *scene) {
             layout_take_window(window->window, -1); /* no output for it: its screens may claim, nothing shows */
         }
     }
+    windows_draw_titles();
+}
+
+void windows_draw_titles(void) {
+    for (int index = 0; index < output_count; index++) {
+        struct window_output *shown = &outputs[index];
+        if (!shown->output || !shown->tree) continue;
+        const char *title = shown->window ? layout_screen_title(shown->visible) : "";
+        if (shown->title && !strcmp(title, shown->title_drawn)) continue;
+        snprintf(shown->title_drawn, sizeof shown->title_drawn, "%s", title);
+        if (shown->title) wlr_scene_node_destroy(shown->title);
+        shown->title = layout_title_bar(shown->tree, shown->output->width > 0 ? shown->output->width : shell.width, title);
+    }
 }
 
 struct wlr_scene_tree *windows_tree(int window) {
@@ -173,5 +188,11 @@ void windows_state(char *line, size_t size) {
     for (int index = 0; index < output_count && length + 64 < size; index++) {
         length += (size_t)snprintf(line + length, size - length, " output%d=%s:%llu", index + 2,
                                    outputs[index].display[0] ? outputs[index].display : "-", (unsigned long long)outputs[index].visible);
+    }
+}
+
+void windows_schedule_frames(void) {
+    for (int index = 0; index < output_count; index++) {
+        if (outputs[index].output) wlr_output_schedule_frame(outputs[index].output);
     }
 }
