@@ -20,7 +20,7 @@
 #include "scene.h"
 #include "shelled.h"
 
-static const char *const demo_kinds[] = {"business", "directory", "directory-detail", "item", "login", "login-success",
+static const char *const demo_kinds[] = {"business", "till", "customer", "customer-pay", "directory", "directory-detail", "item", "login", "login-success",
                                          "menu", "profile", "student-age", "student-name", "students", "summary", "tutorial"};
 
 typedef struct app {
