@@ -51,6 +51,7 @@ extension FlowInput {
             case .back(let phase): body += [0, Self.phaseNumber(phase)]
             case .selectTab(let index): body.append(1); Self.append(UInt64(max(0, index)), to: &body)
             case .closeModal: body.append(2)
+            case .closeWindow: body.append(3)
             }
         case .dismissalCompleted(let screen, let outcome):
             Self.append(screen.rawValue, to: &body)
@@ -98,6 +99,7 @@ extension FlowInput {
                 guard index <= UInt64(Int.max) else { throw FlowInputDecodingError("tab index \(index) out of range") }
                 navigation = .selectTab(Int(index))
             case 2: navigation = .closeModal
+            case 3: navigation = .closeWindow
             case let other: throw FlowInputDecodingError("unknown navigation \(other)")
             }
             self = .userNavigation(navigation, screen: screen)

@@ -141,7 +141,7 @@ extension FlowRuntime.RemovalCause {
     var actor: FlowID? {
         switch self {
         case .unwind(let by), .displaced(let by): by
-        case .userBack, .userClosedModal, .lost: nil
+        case .userBack, .userClosedModal, .userClosedWindow, .lost: nil
         }
     }
 
@@ -149,7 +149,7 @@ extension FlowRuntime.RemovalCause {
     var ending: FlowEnding {
         switch self {
         case .unwind, .displaced: .terminated
-        case .userBack, .userClosedModal: .dismissedByUser
+        case .userBack, .userClosedModal, .userClosedWindow: .dismissedByUser
         case .lost(let screen): .screenLost(screen)
         }
     }
@@ -160,6 +160,7 @@ extension FlowRuntime.RemovalCause {
         case .unwind(let by), .displaced(let by): by == owner ? nil : .removed(screen)
         case .userBack: .popped(screen)
         case .userClosedModal: .modalClosed(screen)
+        case .userClosedWindow: .windowClosed(screen)
         case .lost(let lost): lost == screen ? .screenLost(screen) : .removed(screen)
         }
     }

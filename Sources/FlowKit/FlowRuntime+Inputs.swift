@@ -75,6 +75,12 @@ extension FlowRuntime {
                 throw FlowKitError(.invalidNavigation, "screen \(screen) is not inside a modal; there is nothing to close")
             }
             remove(modal, cause: .userClosedModal, animated: false, group: nil)
+        case .closeWindow:
+            // Any screen of the window names it, visible or not: the window goes as a whole.
+            guard window != .window else {
+                throw FlowKitError(.invalidNavigation, "screen \(screen) is in the app's main window, which the user cannot close; close a window a flow opened")
+            }
+            remove(window, cause: .userClosedWindow, animated: false, group: nil)
         }
     }
 

@@ -43,6 +43,7 @@ public final class FlowRuntime {
         case displaced(by: FlowID)
         case userBack
         case userClosedModal
+        case userClosedWindow
         case lost(ScreenID)
     }
 

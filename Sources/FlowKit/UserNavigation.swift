@@ -7,6 +7,8 @@ public enum UserNavigation: Hashable, Codable, Sendable, CustomStringConvertible
     case selectTab(Int)
     /// The user closed the modal the screen is in (with everything inside it).
     case closeModal
+    /// The user closed the window the screen is in, a window a flow opened (with everything in it).
+    case closeWindow
 
     /// `back(committed)`, `select tab 2`, `closeModal`: what logs and `flowctl` print (a tab counted from 1,
     /// as a person reads it; the case holds the 0-based index).
@@ -15,6 +17,7 @@ public enum UserNavigation: Hashable, Codable, Sendable, CustomStringConvertible
         case .back(let phase): "back(\(phase.word))"
         case .selectTab(let index): "select tab \(index + 1)"
         case .closeModal: "closeModal"
+        case .closeWindow: "closeWindow"
         }
     }
 }

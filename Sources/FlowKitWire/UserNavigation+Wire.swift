@@ -3,7 +3,7 @@ import FlowWire
 
 extension UserNavigation {
     /// The FlowKit form of a wire `UserNavigation`; nil when no action is set, its phase is unknown,
-    /// or it is a close-modal gesture that changes nothing yet (`begin`, `cancel`).
+    /// or it is a close gesture that changes nothing yet (`begin`, `cancel`).
     package init?(_ message: Flowd_V1_UserNavigation) {
         switch message.action {
         case .back(let back)?:
@@ -15,6 +15,9 @@ extension UserNavigation {
             // Only a close that applies changes anything; begin/cancel are informational.
             guard let phase = NavigationPhase(close.phase), phase.applies else { return nil }
             self = .closeModal
+        case .closeWindow(let close)?:
+            guard let phase = NavigationPhase(close.phase), phase.applies else { return nil }
+            self = .closeWindow
         case nil:
             return nil
         }
@@ -39,6 +42,10 @@ extension Flowd_V1_UserNavigation {
             var close = Flowd_V1_CloseModal()
             close.phase = .immediate
             action = .closeModal(close)
+        case .closeWindow:
+            var close = Flowd_V1_CloseWindow()
+            close.phase = .immediate
+            action = .closeWindow(close)
         }
     }
 }

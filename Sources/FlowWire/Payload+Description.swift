@@ -41,6 +41,7 @@ extension Flowd_V1_UserNavigation {
         case .back(let back): "back(\(back.phase.word))"
         case .selectTab(let select): "select tab \(select.index + 1)"
         case .closeModal(let close): close.phase == .immediate ? "closeModal" : "closeModal(\(close.phase.word))"
+        case .closeWindow(let close): close.phase == .immediate ? "closeWindow" : "closeWindow(\(close.phase.word))"
         case nil: "no action"
         }
     }

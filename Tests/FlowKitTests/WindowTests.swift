@@ -149,4 +149,25 @@ struct WindowTests {
         #expect(tester.runtime.model.windows == [.window, window])
         #expect(tester.runtime.invariantViolations() == [])
     }
+
+    @Test func theUserClosesAWindowAFlowOpenedButNotTheMainOne() throws {
+        let tester = FlowTester()
+        let till = TillFlow()
+        _ = tester.start(till, windowRoot)
+        let cashier = try #require(screen(titled: "cashier", in: tester))
+        try tester.send(.tap("open"), from: cashier, as: PlainScreen.self)
+        let basket = try #require(screen(titled: "basket", in: tester))
+        try tester.send(.tap("pay"), from: basket, as: PlainScreen.self)
+
+        #expect(throws: FlowKitError.self) { try tester.runtime.receiveUserNavigation(.closeWindow, from: cashier) }
+        #expect(tester.runtime.model.windows.count == 2, "a refused close changes nothing")
+        // Any screen of the window names it, the covered basket too: the window goes with its modal.
+        try tester.runtime.receiveUserNavigation(.closeWindow, from: basket)
+        tester.settle()
+        #expect(tester.runtime.model.windows == [.window])
+        #expect(screen(titled: "basket", in: tester) == nil && screen(titled: "pay", in: tester) == nil)
+        #expect(till.customer == ["ended dismissed by user"], "the customer's flow ended by the user: \(till.customer)")
+        #expect(tester.placement(of: cashier)?.isVisible == true)
+        #expect(tester.runtime.invariantViolations() == [])
+    }
 }

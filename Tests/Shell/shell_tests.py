@@ -490,6 +490,18 @@ def test_windows(options):
         stack.shell.wait()
         stack.start_shell({"WLR_HEADLESS_OUTPUTS": "2"}, extra=["--displays", "customer"])
         check(both("shell-restarted") == (till, welcome), "the new shell shows both windows")
+        # The user closes the customer's window from the shell: the window goes, the till stays.
+        stack.command("close-window 2")
+        deadline = time.monotonic() + 10
+        while stack.tree().get("otherWindows") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(not stack.tree().get("otherWindows"), "the customer's window is closed")
+        check(stack.sync() == till, "the till is still shown")
+        state = stack.command("state", "state:")
+        check("output2=customer:0 " in state + " ", f"the second output shows no window: {state}")
+        _, _, pixel = stack.screenshot("customer-window-closed")
+        check(pixel(WIDTH + WIDTH // 2, HEIGHT // 2) != colour_of(welcome), "the closed window's screen is gone from its output")
+        print("  ok  customer-window-closed: the till stays, the customer's output is empty")
     finally:
         stack.close()
 

@@ -105,6 +105,10 @@ extension AppCore {
             if injected { reply(to: host, seq: seq, "nothing to do for close-modal \(close.phase)") }
             return
         }
+        if case .closeWindow(let close)? = message.action, close.phase == .begin || close.phase == .cancel {
+            if injected { reply(to: host, seq: seq, "nothing to do for close-window \(close.phase)") }
+            return
+        }
         guard let navigation = UserNavigation(message) else {
             refuse(Flowd_V1_Error(code: .invalidNavigation, message: "UserNavigation has no action or an unknown phase", screenID: message.screenID), seq: seq, to: host)
             return

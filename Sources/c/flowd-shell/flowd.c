@@ -168,6 +168,13 @@ void flowd_back(int phase) {
     sent(result, &failure);
 }
 
+/* Closes the window `screen` is in (a window a flow opened, on another output). */
+void flowd_close_window(uint64_t screen, int phase) {
+    if (!shell.connected || !screen) return;
+    flowd_error failure;
+    sent(flowd_display_close_window(shell.flowd, screen, (flowd_phase)phase, &failure), &failure);
+}
+
 void flowd_select_tab(uint32_t index) {
     if (!shell.connected || index >= shell.tab_count) return;
     flowd_error failure;

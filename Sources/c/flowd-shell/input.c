@@ -454,6 +454,13 @@ static void command(char *line) {
         } else {
             shell_say("error: swipe takes begin, then cancel or commit");
         }
+    } else if (!strcmp(word, "close-window") && argument) {
+        /* the window on output N (2 and on): a window a flow opened */
+        char *end = NULL;
+        long output = strtol(argument, &end, 10);
+        uint64_t screen = end && !*end ? windows_visible((int)output) : 0;
+        if (!screen) shell_say("error: close-window takes the number of an output that shows a window (2 and on)");
+        else flowd_close_window(screen, FLOWD_PHASE_IMMEDIATE);
     } else if (!strcmp(word, "press") || !strcmp(word, "move") || !strcmp(word, "release") || !strcmp(word, "touch")) {
         point_command(word, argument);
     } else if (!strcmp(word, "tab") && argument) {
@@ -484,7 +491,7 @@ static void command(char *line) {
     } else if (!strcmp(word, "quit")) {
         wl_display_terminate(shell.display);
     } else {
-        shell_say("error: unknown command '%s' (back, key escape, key alt+left, tap back, swipe begin|cancel|commit, press X Y, move X Y, release, touch down|move X Y, touch up, tab N, click X Y, sync, state, quit)", word);
+        shell_say("error: unknown command '%s' (back, key escape, key alt+left, tap back, swipe begin|cancel|commit, press X Y, move X Y, release, touch down|move X Y, touch up, close-window N, tab N, click X Y, sync, state, quit)", word);
     }
 }
 

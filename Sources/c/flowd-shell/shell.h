@@ -194,6 +194,8 @@ int layout_tab_at(double x, double y); /* the tab under (x, y), or -1 */ /* the 
 void flowd_start(void);
 void flowd_back(int phase);          /* back or close-modal on the visible screen, as it applies */
 void flowd_select_tab(uint32_t index);
+void flowd_close_window(uint64_t screen, int phase); /* the window `screen` is in, a window a flow opened */
+uint64_t windows_visible(int output); /* the visible screen of output `output` (2 and on), or 0 */
 bool flowd_ping(uint64_t *nonce);
 
 /* input.c: keyboards and the control channel */

@@ -196,3 +196,8 @@ void windows_schedule_frames(void) {
         if (outputs[index].output) wlr_output_schedule_frame(outputs[index].output);
     }
 }
+
+uint64_t windows_visible(int output) {
+    int index = output - 2;
+    return index >= 0 && index < output_count && outputs[index].output ? outputs[index].visible : 0;
+}

@@ -379,6 +379,12 @@ int flowd_display_close_modal(flowd_display *display, uint64_t screen_id, flowd_
     return navigate(display, screen_id, FW_NAVIGATION_CLOSE_MODAL, (uint64_t)phase, error);
 }
 
+int flowd_display_close_window(flowd_display *display, uint64_t screen_id, flowd_phase phase, flowd_error *error) {
+    if (!display) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no display");
+    if (fl_check_phase(phase, error) < 0) return -1;
+    return navigate(display, screen_id, FW_NAVIGATION_CLOSE_WINDOW, (uint64_t)phase, error);
+}
+
 int flowd_display_select_tab(flowd_display *display, uint64_t screen_id, uint32_t index, flowd_error *error) {
     if (!display) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no display");
     return navigate(display, screen_id, FW_NAVIGATION_SELECT_TAB, index, error);

@@ -61,7 +61,7 @@ typedef struct fw_hello {
 void fw_encode_hello(fw_buffer *out, const fw_hello *hello);
 
 /* UserNavigation's actions: the oneof's field numbers. */
-enum { FW_NAVIGATION_BACK = 2, FW_NAVIGATION_SELECT_TAB = 3, FW_NAVIGATION_CLOSE_MODAL = 4 };
+enum { FW_NAVIGATION_BACK = 2, FW_NAVIGATION_SELECT_TAB = 3, FW_NAVIGATION_CLOSE_MODAL = 4, FW_NAVIGATION_CLOSE_WINDOW = 6 };
 
 /* UserNavigation {screen_id, action = {value (a phase, or the tab's index)}, key (0: none)}. */
 void fw_encode_navigation(fw_buffer *out, uint64_t screen_id, uint32_t action, uint64_t value, uint64_t key);

@@ -1039,6 +1039,21 @@ static void test_display_and_host_see_a_window_a_flow_opened(void) {
     CHECK(pay->dismissed);
     display_barrier(&shown, 5000);
     CHECK_EQ_INT(display_last(&shown)->windows[0].transition, FLOWD_TRANSITION_DISMISS);
+
+    /* The display closes the customer's window: begin and cancel change nothing, immediate closes it
+     * (the customer's flow ends, dismissed by the user); the main window cannot be closed. */
+    CHECK_EQ_INT(flowd_display_close_window(shown.display, welcome->id, FLOWD_PHASE_BEGIN, NULL), 0);
+    CHECK_EQ_INT(flowd_display_close_window(shown.display, welcome->id, FLOWD_PHASE_CANCEL, NULL), 0);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(display_last(&shown)->window_count, 1);
+    CHECK_EQ_INT(flowd_display_close_window(shown.display, till->id, FLOWD_PHASE_IMMEDIATE, NULL), 0);
+    display_barrier(&shown, 5000);
+    CHECK(shown.error_count == 1 && shown.errors[0].code == FLOWD_ERROR_INVALID_NAVIGATION && !shown.errors[0].fatal);
+    CHECK_EQ_INT(flowd_display_close_window(shown.display, welcome->id, FLOWD_PHASE_IMMEDIATE, NULL), 0);
+    display_barrier(&shown, 5000);
+    CHECK_EQ_INT(display_last(&shown)->window_count, 0);
+    barrier(&rec, 5000);
+    CHECK(welcome->dismissed);
     flowd_display_free(shown.display);
     flowd_screen_free(rec.host);
 }

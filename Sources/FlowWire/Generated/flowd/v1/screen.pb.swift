@@ -562,6 +562,14 @@ public nonisolated struct Flowd_V1_UserNavigation: Sendable {
     set {action = .closeModal(newValue)}
   }
 
+  public var closeWindow: Flowd_V1_CloseWindow {
+    get {
+      if case .closeWindow(let v)? = action {return v}
+      return Flowd_V1_CloseWindow()
+    }
+    set {action = .closeWindow(newValue)}
+  }
+
   /// Optional, as Output.key.
   public var key: UInt64 = 0
 
@@ -571,6 +579,7 @@ public nonisolated struct Flowd_V1_UserNavigation: Sendable {
     case back(Flowd_V1_Back)
     case selectTab(Flowd_V1_SelectTab)
     case closeModal(Flowd_V1_CloseModal)
+    case closeWindow(Flowd_V1_CloseWindow)
 
   }
 
@@ -579,6 +588,20 @@ public nonisolated struct Flowd_V1_UserNavigation: Sendable {
 
 /// Pop the screen off its stack.
 public nonisolated struct Flowd_V1_Back: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var phase: Flowd_V1_NavigationPhase = .immediate
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Close the window the screen is in: a window a flow opened on a display
+/// (the app's main window cannot be closed). Begin and cancel change nothing.
+public nonisolated struct Flowd_V1_CloseWindow: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
@@ -1154,7 +1177,7 @@ nonisolated extension Flowd_V1_Output: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Flowd_V1_UserNavigation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UserNavigation"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}back\0\u{3}select_tab\0\u{3}close_modal\0\u{1}key\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}screen_id\0\u{1}back\0\u{3}select_tab\0\u{3}close_modal\0\u{1}key\0\u{3}close_window\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1203,6 +1226,19 @@ nonisolated extension Flowd_V1_UserNavigation: SwiftProtobuf.Message, SwiftProto
         }
       }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.key) }()
+      case 6: try {
+        var v: Flowd_V1_CloseWindow?
+        var hadOneofValue = false
+        if let current = self.action {
+          hadOneofValue = true
+          if case .closeWindow(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.action = .closeWindow(v)
+        }
+      }()
       default: break
       }
     }
@@ -1229,11 +1265,14 @@ nonisolated extension Flowd_V1_UserNavigation: SwiftProtobuf.Message, SwiftProto
       guard case .closeModal(let v)? = self.action else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
     }()
-    case nil: break
+    default: break
     }
     if self.key != 0 {
       try visitor.visitSingularUInt64Field(value: self.key, fieldNumber: 5)
     }
+    try { if case .closeWindow(let v)? = self.action {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1270,6 +1309,36 @@ nonisolated extension Flowd_V1_Back: SwiftProtobuf.Message, SwiftProtobuf._Messa
   }
 
   public static func ==(lhs: Flowd_V1_Back, rhs: Flowd_V1_Back) -> Bool {
+    if lhs.phase != rhs.phase {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_CloseWindow: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CloseWindow"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}phase\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.phase) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.phase != .immediate {
+      try visitor.visitSingularEnumField(value: self.phase, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_CloseWindow, rhs: Flowd_V1_CloseWindow) -> Bool {
     if lhs.phase != rhs.phase {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

@@ -519,6 +519,8 @@ void flowd_display_stop(flowd_display *display);
  * again: a display that connects again starts from the new scene. */
 int flowd_display_back(flowd_display *display, uint64_t screen_id, flowd_phase phase, flowd_error *error);
 int flowd_display_close_modal(flowd_display *display, uint64_t screen_id, flowd_phase phase, flowd_error *error);
+/* Closes the window `screen_id` is in: a window a flow opened (the main window cannot be closed). */
+int flowd_display_close_window(flowd_display *display, uint64_t screen_id, flowd_phase phase, flowd_error *error);
 int flowd_display_select_tab(flowd_display *display, uint64_t screen_id, uint32_t index, flowd_error *error);
 /* Sends Ping; the `pong` callback gets the nonce once every frame sent before it was handled, and
  * after the scene that any navigation sent before it caused. */
