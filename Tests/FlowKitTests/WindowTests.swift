@@ -57,15 +57,20 @@ final class CustomerFlow: Flow {
 
 @Suite("Windows on several displays")
 struct WindowTests {
+    /// A tester running the till, and its cashier's screen.
+    func startTill() throws -> (FlowTester, TillFlow, ScreenID) {
+        let tester = FlowTester()
+        let till = TillFlow()
+        _ = tester.start(till, windowRoot)
+        return (tester, till, try #require(screen(titled: "cashier", in: tester)))
+    }
+
     func screen(titled title: String, in tester: FlowTester) -> ScreenID? {
         tester.screens(PlainScreen.self).first { tester.state(of: $0, as: PlainScreen.self)?.title == title }
     }
 
     @Test func aFlowOpensAWindowOnADisplayWhoseScreensAreVisibleBesideTheMainWindow() throws {
-        let tester = FlowTester()
-        let till = TillFlow()
-        _ = tester.start(till, windowRoot)
-        let cashier = try #require(screen(titled: "cashier", in: tester))
+        let (tester, till, cashier) = try startTill()
         try tester.send(.tap("open"), from: cashier, as: PlainScreen.self)
 
         let basket = try #require(screen(titled: "basket", in: tester))
@@ -126,10 +131,7 @@ struct WindowTests {
     }
 
     @Test func aWindowsContentCanBeAStackWithItsOwnBack() throws {
-        let tester = FlowTester()
-        let till = TillFlow()
-        _ = tester.start(till, windowRoot)
-        let cashier = try #require(screen(titled: "cashier", in: tester))
+        let (tester, till, cashier) = try startTill()
         try tester.send(.tap("open-stack"), from: cashier, as: PlainScreen.self)
         let first = try #require(screen(titled: "customer", in: tester))
         try tester.send(.tap("more"), from: first, as: PlainScreen.self)
@@ -151,10 +153,7 @@ struct WindowTests {
     }
 
     @Test func theUserClosesAWindowAFlowOpenedButNotTheMainOne() throws {
-        let tester = FlowTester()
-        let till = TillFlow()
-        _ = tester.start(till, windowRoot)
-        let cashier = try #require(screen(titled: "cashier", in: tester))
+        let (tester, till, cashier) = try startTill()
         try tester.send(.tap("open"), from: cashier, as: PlainScreen.self)
         let basket = try #require(screen(titled: "basket", in: tester))
         try tester.send(.tap("pay"), from: basket, as: PlainScreen.self)
