@@ -131,7 +131,7 @@ struct WindowTests {
     }
 
     @Test func aWindowsContentCanBeAStackWithItsOwnBack() throws {
-        let (tester, till, cashier) = try startTill()
+        let (tester, _, cashier) = try startTill()
         try tester.send(.tap("open-stack"), from: cashier, as: PlainScreen.self)
         let first = try #require(screen(titled: "customer", in: tester))
         try tester.send(.tap("more"), from: first, as: PlainScreen.self)
