@@ -537,6 +537,42 @@ def test_gtk(options):
         check(not any("refused claim" in line for line in stack.shell_lines.all), "no claim was refused")
     finally:
         stack.close()
+    gtk_updates(options)
+
+
+def gtk_updates(options):
+    """A GTK screen redraws for every Update: the till (flowd-gtk spawned for it) scans three items,
+    and after each scan the content area's picture changes. A headless output that told clients a
+    1 mHz refresh made GTK wait 1000 s between frames once its surface was on that output: no scan
+    was drawn."""
+    stack = Stack(options, "gtk-updates")
+    try:
+        stack.start_shell()
+        stack.start_flowd("till", screen=os.path.basename(options.gtk),
+                          environment={"GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"})
+        till = stack.sync()
+        check(till == stack.visible(), f"the shell shows {till}, the tree says {stack.visible()}")
+
+        def content(label):
+            _, _, pixel = stack.screenshot(label)
+            return bytes(b for y in range(HEADER, HEIGHT) for x in range(WIDTH) for b in pixel(x, y))
+
+        pictures = [content("gtk-till")]
+        for index, item in enumerate(["apple", "bread", "milk"]):
+            stack.inject(index)  # scan: an Update of the same screen, which stays visible
+            # The shell's sync does not wait for a client's next buffer: the picture is polled.
+            deadline = time.monotonic() + 5
+            while True:
+                picture = content(f"gtk-till-{item}")
+                if picture not in pictures or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+            check(picture not in pictures, f"scan {item}: flowd-gtk drew nothing new in 5 s (its picture is an earlier one)")
+            pictures.append(picture)
+            print(f"  ok  gtk-till-{item}: screen {till} redrawn by flowd-gtk after its Update")
+        check(stack.visible() == till, "the till stayed the visible screen")
+    finally:
+        stack.close()
 
 
 def main():

@@ -107,6 +107,15 @@ static int vblank(void *data) {
     return 0;
 }
 
+/* A headless output is set to 1 mHz so that the backend's own frame timer never fires (our vblank
+ * timer paces it), but wl_output.mode tells clients that rate: GTK 4 takes it as its refresh
+ * interval (1e9 / 1 mHz us, 1000 s) and then waits that long between two frames, so it never drew an
+ * Update after its first frame on an output. Clients hear the pace our SHELL_FRAME_MS timer really
+ * has; the backend's timer keeps its 1 mHz (wlr_output_update_custom_mode only advertises). */
+void shell_advertise_refresh(struct wlr_output *output) {
+    if (shell.headless) wlr_output_update_custom_mode(output, output->width, output->height, 1000000 / SHELL_FRAME_MS);
+}
+
 static struct wl_listener new_output_listener, frame_listener, output_destroy_listener;
 
 /* The output is gone (the desktop window was closed): so is the shell. */
@@ -141,6 +150,7 @@ static void new_output(struct wl_listener *listener, void *data) {
         return;
     }
     shell.output = output;
+    shell_advertise_refresh(output);
     if (!shell.headless && output->width > 0) {
         shell.width = output->width;
         shell.height = output->height;

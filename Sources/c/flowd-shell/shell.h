@@ -149,6 +149,7 @@ extern struct shell shell;
 
 uint64_t shell_now_ms(void);
 void shell_schedule_frame(void);
+void shell_advertise_refresh(struct wlr_output *output); /* headless: clients hear SHELL_FRAME_MS's rate */
 void shell_say(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* With FLOWD_SHELL_TRACE: `trace: EVENT screen N at SECONDS` (CLOCK_MONOTONIC). */
 void shell_trace(const char *event, uint64_t screen);

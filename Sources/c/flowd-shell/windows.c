@@ -101,6 +101,7 @@ bool windows_add_output(struct wlr_output *output) {
         return false;
     }
     shown->output = output;
+    shell_advertise_refresh(output);
     wlr_output_layout_add_auto(shell.layout, output);
     struct wlr_box *box = wlr_output_layout_get_box(shell.layout, output);
     shown->x = box ? box->x : 0;
