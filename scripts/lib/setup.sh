@@ -183,6 +183,7 @@ swift_build_environment=(HOME PATH USER LOGNAME TMPDIR LANG LC_ALL http_proxy ht
 swift_pinned() {
     local pinned=(TERM=dumb) name
     for name in "${swift_build_environment[@]}" "${swift_extra_environment[@]}"; do
+        if [ "$name" = PATH ]; then pinned+=("PATH=$(swift_path)"); continue; fi
         if [ -n "${!name+x}" ]; then pinned+=("$name=${!name}"); fi
     done
     # git's and SwiftPM's own settings (a CI may configure git or mirrors through them).
@@ -190,6 +191,18 @@ swift_pinned() {
         case "$name" in GIT_*|SWIFTPM_*) pinned+=("$name=${!name}") ;; esac
     done
     env -i "${pinned[@]}" "$@"
+}
+# PATH without this checkout's own .build folders (the README's tour puts .build/release first) and
+# without repeats, so that a terminal that added them plans nothing again.
+swift_path() {
+    local entry kept=":" IFS=:
+    for entry in $PATH; do
+        case "$entry" in "$flowd_root"/.build*|"") continue ;; esac
+        case "$kept" in *":$entry:"*) continue ;; esac
+        kept="$kept$entry:"
+    done
+    kept="${kept#:}"
+    printf '%s' "${kept%:}"
 }
 swift_extra_environment=()
 swift_build() {

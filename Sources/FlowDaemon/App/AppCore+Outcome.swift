@@ -18,7 +18,7 @@ extension AppCore {
             logger.info("app output: \(output)")
             return
         case .finished(let result, let report):
-            logger.info("app \(appName) finished with \(result); unwound \(report.outcomes.count) screens")
+            logger.info("app \(appName) finished with \(result); unwound \(report.outcomes.count) screen\(report.outcomes.count == 1 ? "" : "s")")
         case .ended(.terminated) where !isRunning:
             // A stop (a signal, the service manager): nothing went wrong, and the journal is kept.
             logger.info("app \(appName) stopped with flowd\(persistence.journal == nil ? "" : "; its journal is kept for the next start")")
