@@ -80,13 +80,15 @@ def test_walk(context):
             check(steps > 50, f"only {steps} steps walked")
             check(daemon.process.wait(15) == 0, "flowd exits 0 after the launcher's Quit")
             check(qt.process.wait(10) == 0, "flowd-qt exits 0 when flowd ends the session")
+            slid = re.search(r"slid (\d+) pushes and (\d+) pops", qt.logged())
+            check(slid and int(slid[1]) >= 10 and int(slid[2]) >= 3, f"the animated pushes and pops slid: {slid and slid[0]}")
             png = os.path.join(target, "qt-tutorial.png")
             with open(png, "rb") as file:
                 header = file.read(24)
             check(header[:8] == b"\x89PNG\r\n\x1a\n", f"{png} is a PNG")
             width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
             check(width >= 300 and height >= 300, f"{png} is the whole window: {width}x{height}")
-            print(f"  walked {steps} steps of {os.path.relpath(WALK, ROOT)}; the widgets agreed with flowctl tree after each")
+            print(f"  walked {steps} steps of {os.path.relpath(WALK, ROOT)}; the widgets agreed with flowctl tree after each; {slid[0]}")
         finally:
             qt.close()
 

@@ -258,6 +258,7 @@ int main(int argc, char **argv) {
     QApplication::setQuitOnLastWindowClosed(false);
     int status = application.exec();
     if (input) input->setEnabled(false);
+    if (a.scene) fprintf(stderr, "flowd-qt: slid %u pushes and %u pops\n", a.scene->pushes, a.scene->pops);
     a.loop.reset();
     flowd_screen_free(a.host);
     a.scene.reset();

@@ -297,9 +297,9 @@ Part *Scene::ensurePart(const flowd_path_step &step) {
     return p;
 }
 
-static void detach(Part *p) {
+static void detach(Part *p, bool leaveImage = false) {
     if (!p->owner) return;
-    p->owner->remove(p->widget);
+    p->owner->remove(p->widget, leaveImage);
     p->owner = nullptr;
 }
 
@@ -409,8 +409,14 @@ void Scene::placeParts() {
 void Scene::dropUnwanted() {
     // Detached first, all of them, then deleted: a container deleted before a child it holds would
     // delete that child with it.
-    for (auto &p : parts_)
-        if (!p->wanted) detach(p.get());
+    for (auto &p : parts_) {
+        if (p->wanted) continue;
+        // A screen popped by flowd with `animated` slides out: its image stays until the slide.
+        Part *owner = nullptr;
+        for (auto &c : parts_)
+            if (p->owner && c->stack == p->owner) owner = c.get();
+        detach(p.get(), animate_ && owner && owner->kind == Part::Stack && owner->wanted);
+    }
     for (auto it = parts_.begin(); it != parts_.end();) {
         if ((*it)->wanted) {
             ++it;
@@ -462,6 +468,7 @@ void Scene::chooseVisible() {
         int direction = 0;
         if (container->kind == Part::Stack && animate_ && now)
             direction = pick->index > now->property(INDEX).toUInt() ? 1 : -1;
+        (direction > 0 ? pushes : pops) += direction != 0;
         container->stack->show(pick->widget, direction);
     }
     for (auto &f : frames_) // a window shows its root part

@@ -51,6 +51,7 @@ public:
     // The widget tree as text lines, as flowd-gtk's `dump` (docs/native.md, "The Qt host").
     std::string dump();
     bool animating();                          // a stack is still sliding
+    unsigned pushes = 0, pops = 0;             // the slides drawn so far (flowd said `animated`)
     const char *screenshot(const char *path);  // a PNG of the front window
 
 private:

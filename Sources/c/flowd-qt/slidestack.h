@@ -4,6 +4,7 @@
 #define FLOWD_QT_SLIDESTACK_H
 
 #include <QEasingCurve>
+#include <QLabel>
 #include <QResizeEvent>
 #include <QVariantAnimation>
 #include <QWidget>
@@ -30,8 +31,20 @@ public:
         page->hide();
         pages_.push_back(page);
     }
-    void remove(QWidget *page) {
-        if (page == current_) current_ = nullptr;
+    // A page removed in front may leave an image of itself in front, which the next show() slides
+    // out (a pop: the page is gone from the model before its slide is drawn).
+    void remove(QWidget *page, bool leaveImage = false) {
+        if (page == current_) {
+            current_ = nullptr;
+            if (leaveImage && page->isVisible()) {
+                ghost_ = new QLabel(this);
+                ghost_->setPixmap(page->grab());
+                for (const QByteArray &name : page->dynamicPropertyNames()) ghost_->setProperty(name, page->property(name));
+                ghost_->setGeometry(page->geometry());
+                ghost_->show();
+                current_ = ghost_;
+            }
+        }
         if (page == leaving_) leaving_ = nullptr;
         pages_.erase(std::remove(pages_.begin(), pages_.end(), page), pages_.end());
         page->hide();
@@ -45,6 +58,7 @@ public:
         }
         leaving_ = direction ? current_ : nullptr;
         if (!leaving_ && current_) current_->hide();
+        if (!leaving_ && ghost_ && current_ == ghost_) dropGhost();
         current_ = page;
         direction_ = direction;
         page->show();
@@ -69,11 +83,17 @@ private:
     }
     void settle() {
         if (leaving_) leaving_->hide();
+        if (ghost_ && leaving_ == ghost_) dropGhost();
         leaving_ = nullptr;
         lay(1);
     }
+    void dropGhost() {
+        ghost_->deleteLater();
+        ghost_ = nullptr;
+    }
     std::vector<QWidget *> pages_;
     QWidget *current_ = nullptr, *leaving_ = nullptr;
+    QLabel *ghost_ = nullptr;
     int direction_ = 0;
     QVariantAnimation animation_;
 };
