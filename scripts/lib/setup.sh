@@ -168,6 +168,23 @@ ensure_gtk() {
     apt_install "${missing[@]}"
 }
 
+# ensure_qt: the Qt 6 host of the demo (Sources/c/flowd-qt, docs/native.md) builds against Qt 6
+# Widgets (qt6-base-dev) and, for the wl_surface it claims under flowd-shell, Qt's platform interface
+# (qt6-base-private-dev); under flowd-shell it runs on Qt's Wayland platform (qt6-wayland). Its
+# tests run it on Qt's offscreen platform, which qt6-base-dev brings. Installs what is missing.
+ensure_qt() {
+    local missing=()
+    pkg-config --exists Qt6Widgets 2>/dev/null || missing+=(qt6-base-dev)
+    [ -e "$(pkg-config --variable=includedir Qt6Gui 2>/dev/null)/QtGui/$(pkg-config --modversion Qt6Gui 2>/dev/null)/QtGui/qpa/qplatformnativeinterface.h" ] ||
+        missing+=(qt6-base-private-dev)
+    compgen -G "/usr/lib/*/qt6/plugins/platforms/libqwayland-generic.so" >/dev/null || missing+=(qt6-wayland)
+    command -v wayland-scanner >/dev/null 2>&1 || missing+=(libwayland-bin)
+    pkg-config --exists wayland-protocols 2>/dev/null || missing+=(wayland-protocols)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]} (the Qt host of the demo)" >&2
+    apt_install "${missing[@]}"
+}
+
 # swift_build ARGS...: `swift build` whose plan does not depend on the terminal it runs in.
 # - SwiftPM adds -color-diagnostics to every compile when stdout is a terminal whose TERM is not
 #   "dumb", so the same build run from tmux, an IDE or a pipe would change the flags and recompile
