@@ -185,6 +185,18 @@ ensure_qt() {
     apt_install "${missing[@]}"
 }
 
+# ensure_doc_examples: docs/native.md's examples (Tests/Docs/native_examples.py) build against GLib
+# (libglib2.0-dev), Qt 6 Core (ensure_qt) and cJSON (libcjson-dev). Installs what is missing.
+ensure_doc_examples() {
+    ensure_qt
+    local missing=()
+    pkg-config --exists glib-2.0 2>/dev/null || missing+=(libglib2.0-dev)
+    pkg-config --exists libcjson 2>/dev/null || missing+=(libcjson-dev)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]} (docs/native.md's examples)" >&2
+    apt_install "${missing[@]}"
+}
+
 # swift_build ARGS...: `swift build` whose plan does not depend on the terminal it runs in.
 # - SwiftPM adds -color-diagnostics to every compile when stdout is a terminal whose TERM is not
 #   "dumb", so the same build run from tmux, an IDE or a pipe would change the flags and recompile
