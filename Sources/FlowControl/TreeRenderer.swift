@@ -104,6 +104,16 @@ public enum TreeRenderer {
             navLines(other.window, prefix: "", depth: 1, flowTypes: flowTypes, hosts: hosts, into: &out)
             if heading < out.count { out[heading] += " on the display \(other.display)" }
         }
+        if tree.hasDisplays {
+            let displays = tree.displays.displays.map { display in
+                var details: [String] = []
+                if !display.name.isEmpty { details.append(display.name) }
+                if display.width > 0 || display.height > 0 { details.append("\(display.width)×\(display.height)") }
+                return details.isEmpty ? display.id : "\(display.id) (\(details.joined(separator: ", ")))"
+            }
+            out.append("")
+            out.append("displays: " + (displays.isEmpty ? "none provided" : displays.joined(separator: ", ")))
+        }
     }
 
     /// Flow type names by id.

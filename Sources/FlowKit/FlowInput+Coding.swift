@@ -10,6 +10,7 @@ extension FlowInput {
     enum Kind: Int64 {
         case output = 1, userNavigation = 2, dismissalCompleted = 3, screenLost = 4, terminate = 5, terminateAll = 6
         case timerFired = 7, workSucceeded = 8, workFailed = 9, timerStarted = 10, openLink = 11
+        case displaysChanged = 12
     }
 
     /// The kind and body this input is journaled as.
@@ -33,6 +34,7 @@ extension FlowInput {
         case .workFailed: .workFailed
         case .timerStarted: .timerStarted
         case .openLink: .openLink
+        case .displaysChanged: .displaysChanged
         }
         return kind.rawValue
     }
@@ -76,6 +78,14 @@ extension FlowInput {
             Self.append(deadline, to: &body)
         case .openLink(let link):
             body += link.description.utf8
+        case .displaysChanged(let displays):
+            Self.append(UInt64(displays.count), to: &body)
+            for display in displays {
+                Self.append(display.id, to: &body)
+                Self.append(display.name, to: &body)
+                Self.append(UInt64(max(0, display.width)), to: &body)
+                Self.append(UInt64(max(0, display.height)), to: &body)
+            }
         }
     }
 
@@ -143,6 +153,19 @@ extension FlowInput {
                 throw FlowInputDecodingError("a link that does not parse (\(error))")
             }
             return
+        case .displaysChanged:
+            let count = try reader.varint()
+            guard count <= UInt64(reader.remaining) else { throw FlowInputDecodingError("\(count) displays in \(reader.remaining) bytes") }
+            var displays: [Display] = []
+            for _ in 0..<count {
+                let id = try reader.string(), name = try reader.string()
+                let width = try reader.varint(), height = try reader.varint()
+                guard width <= UInt64(Int32.max), height <= UInt64(Int32.max) else {
+                    throw FlowInputDecodingError("the display \(id) is \(width)×\(height)")
+                }
+                displays.append(Display(id: id, name: name, width: Int(width), height: Int(height)))
+            }
+            self = .displaysChanged(displays)
         }
         guard reader.isAtEnd else { throw FlowInputDecodingError("\(reader.remaining) bytes after a \(known) input") }
     }
@@ -178,6 +201,11 @@ extension FlowInput {
         bytes.append(UInt8(value))
     }
 
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        append(UInt64(text.utf8.count), to: &bytes)
+        bytes += text.utf8
+    }
+
     private struct Reader {
         let bytes: [UInt8]
         var position = 0
@@ -209,6 +237,18 @@ extension FlowInput {
                 if byte & 0x80 == 0 { return value }
             }
             throw FlowInputDecodingError("a varint over 10 bytes")
+        }
+
+        /// A length-prefixed UTF-8 string.
+        mutating func string() throws(FlowInputDecodingError) -> String {
+            let length = try varint()
+            guard length <= UInt64(remaining) else { throw FlowInputDecodingError("a string of \(length) bytes in \(remaining)") }
+            let end = position + Int(length)
+            defer { position = end }
+            guard let text = String(validating: bytes[position..<end], as: UTF8.self) else {
+                throw FlowInputDecodingError("a string that is not UTF-8")
+            }
+            return text
         }
 
         mutating func rest() -> [UInt8] {

@@ -29,4 +29,7 @@ public enum FlowInput: Hashable, Sendable {
     /// Open a link through the flows (`FlowRuntime.open(_:)`): from a notification, a URL handler,
     /// `flowctl open`.
     case openLink(Link)
+    /// The displays the hosts and the shell provide changed: these are all of them now, by id. A
+    /// window placement with `whenAbsent: .fail` refuses a display not among them.
+    case displaysChanged([Display])
 }

@@ -173,6 +173,7 @@ extension FlowRuntime {
             } catch {
                 throw FlowKitError(error.code == .unknownLink ? .unknownLink : .linkRefused, error.description, link: error)
             }
+        case .displaysChanged(let displays): self.displays = displays
         }
         return nil
     }

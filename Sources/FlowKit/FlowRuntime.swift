@@ -49,8 +49,11 @@ public final class FlowRuntime {
 
     /// The navigation model (package access: the daemon reads it for debug output).
     package var model = NavigationModel()
-    /// The displays the hosts provide, by name (nil: not known, so a window may open on any).
-    package var availableDisplays: Set<String>?
+    /// The displays the hosts and the shell provide, by id (`FlowInput.displaysChanged`); nil while
+    /// none has said, so a window may open on any.
+    public internal(set) var displays: [Display]?
+    /// The ids of `displays`.
+    var availableDisplays: Set<String>? { displays.map { Set($0.map(\.id)) } }
     /// The tables an output and an update reach, in one stored value: each access to a class's
     /// stored property is checked for exclusivity at run time (~90 instructions), so the hot paths
     /// reach several of them through one access (`withTables`); everything else through the

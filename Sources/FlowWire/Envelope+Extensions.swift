@@ -50,6 +50,7 @@ extension Flowd_V1_Envelope.OneOf_Body {
         case .getMoment: "GetMoment"
         case .moment: "Moment"
         case .displayScene: "DisplayScene"
+        case .provideDisplays: "ProvideDisplays"
         }
     }
 }

@@ -21,6 +21,7 @@ import Testing
         .workFailed(RequestID(rawValue: 4), message: "the service is down — réessayez"), .workFailed(RequestID(rawValue: 5), message: ""),
         .timerStarted(RequestID(rawValue: 6), deadline: 1_700_000_002_000), .timerStarted(RequestID(rawValue: 7), deadline: UInt64.max),
         .openLink(link("students/Bob/age")), .openLink(link("directory/events/Party?x=1&from=a%20b")), .openLink(link("Zo%C3%AB")),
+        .displaysChanged([]), .displaysChanged([Display(id: "main", name: "HDMI-A-1", width: 1920, height: 1080), Display(id: "customer — ü")]),
     ]
 
     static func link(_ text: String) -> Link {
@@ -47,6 +48,7 @@ import Testing
         #expect(FlowInput.workFailed(RequestID(rawValue: 2), message: "no").encoded == (9, [2, 0x6E, 0x6F]))
         #expect(FlowInput.timerStarted(RequestID(rawValue: 2), deadline: 300).encoded == (10, [2, 0xAC, 0x02]))
         #expect(FlowInput.openLink(Self.link("a/b%20c")).encoded == (11, Array("a/b%20c".utf8)))
+        #expect(FlowInput.displaysChanged([Display(id: "c", name: "H", width: 300, height: 2)]).encoded == (12, [1, 1, 0x63, 1, 0x48, 0xAC, 0x02, 2]))
     }
 
     @Test func badBodiesAreErrorsNotTraps() {
@@ -64,14 +66,19 @@ import Testing
         #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 9, body: []) }
         #expect(throws: FlowInputDecodingError.self, "a deadline missing") { try FlowInput(kind: 10, body: [1]) }
         #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 10, body: [1, 2, 3]) }
-        #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 12, body: [1]) }
+        #expect(throws: FlowInputDecodingError.self, "a display missing") { try FlowInput(kind: 12, body: [1]) }
+        #expect(throws: FlowInputDecodingError.self, "a size missing") { try FlowInput(kind: 12, body: [1, 1, 0x63, 0]) }
+        #expect(throws: FlowInputDecodingError.self, "an id longer than the body") { try FlowInput(kind: 12, body: [1, 9, 0x63, 0, 0, 0]) }
+        #expect(throws: FlowInputDecodingError.self, "an id that is not UTF-8") { try FlowInput(kind: 12, body: [1, 1, 0xFF, 0, 0, 0]) }
+        #expect(throws: FlowInputDecodingError.self, "bytes after the displays") { try FlowInput(kind: 12, body: [0, 0]) }
+        #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 13, body: []) }
         #expect(throws: FlowInputDecodingError.self, "a link that does not parse") { try FlowInput(kind: 11, body: [1]) }
         #expect(throws: FlowInputDecodingError.self, "an empty link") { try FlowInput(kind: 11, body: []) }
         #expect(throws: FlowInputDecodingError.self, "a link that is not UTF-8") { try FlowInput(kind: 11, body: [0x61, 0xFF]) }
         #expect(throws: FlowInputDecodingError.self) { try FlowInput(kind: 11, body: Array("a//b".utf8)) }
         var generator = SeededGenerator(seed: 12)
         for _ in 0..<20_000 {
-            let kind = Int64.random(in: 0...12, using: &generator)
+            let kind = Int64.random(in: 0...13, using: &generator)
             let body = (0..<Int.random(in: 0...12, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if let input = try? FlowInput(kind: kind, body: body) {
                 let (again, bytes) = input.encoded

@@ -110,7 +110,7 @@ struct WindowTests {
 
     @Test func aDisplayNobodyProvidesFailsThePlacementOrWaitsAsTheAppChose() throws {
         let tester = FlowTester()
-        tester.runtime.availableDisplays = ["main"]
+        _ = try tester.runtime.handle(.displaysChanged([Display(id: "main", name: "HDMI-A-1", width: 1280, height: 800)]))
         let till = TillFlow()
         _ = tester.start(till, windowRoot)
         let cashier = try #require(screen(titled: "cashier", in: tester))
@@ -126,8 +126,13 @@ struct WindowTests {
         try tester.send(.tap("open-wait"), from: cashier, as: PlainScreen.self)
         let basket = try #require(screen(titled: "basket", in: tester), "with .wait the window opens in the model")
         #expect(tester.placement(of: basket)?.path.first.map { if case .otherWindow(_, "customer") = $0 { true } else { false } } == true)
-        tester.runtime.availableDisplays = ["main", "customer"]
+        _ = try tester.runtime.handle(.displaysChanged([Display(id: "main"), Display(id: "customer", width: 800, height: 480)]))
+        #expect(tester.runtime.displays?.map(\.id) == ["main", "customer"])
         #expect(tester.runtime.invariantViolations() == [])
+
+        // With the display provided, a failing placement opens too.
+        try tester.send(.tap("open"), from: cashier, as: PlainScreen.self)
+        #expect(till.customer.count == 1, "no second failure: \(till.customer)")
     }
 
     @Test func aWindowsContentCanBeAStackWithItsOwnBack() throws {

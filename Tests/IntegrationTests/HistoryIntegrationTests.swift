@@ -22,9 +22,12 @@ struct HistoryIntegrationTests {
         let debug: FlowClient
         /// (inputs in the history, the live tree's shape then), from the start.
         var seen: [(count: UInt64, shape: [String])] = []
+        /// The display that provided `displays` before the steps, connected till the walk's end.
+        var display: RawClient?
     }
 
-    static func walk(steps: Int, seed: UInt64, arguments: [String] = []) throws -> Walk {
+    /// `provide`: a display connects after the first screen and provides these displays.
+    static func walk(steps: Int, seed: UInt64, arguments: [String] = [], provide: Flowd_V1_Envelope.OneOf_Body? = nil) throws -> Walk {
         let daemon = try DaemonProcess(arguments: ["--app", "launcher"] + arguments, environment: ["FLOWD_PYTHON_SCREENS": "0"])
         let host = try RawClient(path: daemon.socketPath)
         try host.handshake(provides: BuiltInApps.kinds)
@@ -43,6 +46,13 @@ struct HistoryIntegrationTests {
         try settle()
         let debug = try FlowClient.connect(path: daemon.socketPath, role: .debug, name: "history-test")
         var walk = Walk(daemon: daemon, debug: debug)
+        if let provide {
+            let display = try RawClient(path: daemon.socketPath)
+            try display.handshake(role: .display)
+            try display.send(provide)
+            _ = try display.ping()
+            walk.display = display
+        }
         func look() throws { walk.seen.append((try debug.historyPage(limit: 1).count, try debug.tree().shapeLines)) }
         try look()
         var random = SeededGenerator(seed: seed)

@@ -453,6 +453,11 @@ def test_windows(options):
             windows = tree.get("otherWindows") or []
             check(len(windows) == 1 and windows[0].get("display") == "customer", f"{label}: the tree's windows: {windows}")
             customer = int(windows[0].get("visibleScreen", 0))
+            # The shell told flowd the displays it draws: main and customer, by connector, with their sizes.
+            displays = [(d.get("id"), d.get("name"), d.get("width"), d.get("height")) for d in (tree.get("displays") or {}).get("displays", [])]
+            check([(d[0], d[2], d[3]) for d in displays] == [("customer", WIDTH, HEIGHT), ("main", WIDTH, HEIGHT)]
+                  and all(d[1].startswith("HEADLESS-") for d in displays) and displays[0][1] != displays[1][1],
+                  f"{label}: the displays flowd knows: {displays}")
             state = stack.command("state", "state:")
             check(f"output2=customer:{customer} " in state + " ", f"{label}: the second output shows {customer}: {state}")
             width, height, pixel = stack.screenshot(label)

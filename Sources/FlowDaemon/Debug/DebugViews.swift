@@ -75,6 +75,9 @@ enum DebugViews {
         let (delivery, connections) = (parts.delivery, parts.connections)
         tree.window = snapshot.wireWindow { screenInfo($0, $1, delivery: delivery, connections: connections) }
         tree.otherWindows = snapshot.wireOtherWindows { screenInfo($0, $1, delivery: delivery, connections: connections) }
+        if let displays = runtime.displays {
+            tree.displays = Flowd_V1_DisplayList.with { $0.displays = displays.map(Flowd_V1_ProvidedDisplay.init) }
+        }
         return tree
     }
 

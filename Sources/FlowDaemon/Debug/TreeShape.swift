@@ -10,6 +10,10 @@ package enum TreeShape {
         var lines: [String] = []
         if tree.hasRootFlow { flowLines(tree.rootFlow, depth: 0, into: &lines) }
         if tree.hasWindow { navLines(tree.window, depth: 0, into: &lines) }
+        for other in tree.otherWindows {
+            lines.append("on the display \(other.display)")
+            navLines(other.window, depth: 1, into: &lines)
+        }
         return lines
     }
 

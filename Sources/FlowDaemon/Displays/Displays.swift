@@ -28,6 +28,8 @@ struct Displays {
     private var lastOthers: [NodeID: (window: Flowd_V1_DisplayNode, shown: Shown?)] = [:]
     /// Scenes sent in this daemon run.
     private(set) var seq: UInt64 = 0
+    /// The displays the connections provide.
+    var provided = ProvidedDisplays()
 
     /// Whether a display is connected.
     var isEmpty: Bool { connections.isEmpty }

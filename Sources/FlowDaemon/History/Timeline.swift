@@ -225,6 +225,9 @@ final class Timeline {
             entry.payload = EventPayloads.link("\(link)")
             what = "open \(link)"
             event.kind = .linkOpened
+        case .displaysChanged(let displays):
+            entry.kind = "displays"
+            what = displays.isEmpty ? "no display provided" : "displays " + displays.map(\.description).joined(separator: ", ")
         }
         if entry.screenID != 0 { what += " on \(entry.screenKind) screen \(entry.screenID)" }
         if entry.flowID != 0 { what += " (flow \(entry.flowID) \(entry.flowType))" }

@@ -58,7 +58,7 @@ struct Compaction {
                 """, ["place": "\(runtime.place?.description ?? "")", "inputs": "\(inputs)"])
         }
         do {
-            try journal.compact(to: checkpoint, savedStates: savedStates)
+            try journal.compact(to: checkpoint, savedStates: savedStates, displays: runtime.displays)
         } catch {
             refuse("\(error)")
             return Notice(.warning, "the journal was not compacted: \(error); it keeps its history", ["inputs": "\(inputs)"])

@@ -182,11 +182,16 @@ struct DaemonJournal {
 
     /// Rewrites the journal as `checkpoint` and the place it is at, dropping the history before it
     /// (docs/journal.md, "Compaction"). Throws the write's error; the journal is then as it was.
-    mutating func compact(to checkpoint: Checkpoint, savedStates: [ScreenID: Data] = [:]) throws(JournalError) {
+    mutating func compact(to checkpoint: Checkpoint, savedStates: [ScreenID: Data] = [:], displays: [Display]? = nil) throws(JournalError) {
         precondition(canCompact, "a journal is compacted only with everything committed")
         var records = [Journal.Record(kind: Checkpoint.kind, body: checkpoint.encoded)]
         for (screen, data) in savedStates.sorted(by: { $0.key < $1.key }) {
             records.append(Journal.Record(kind: Self.savedStateKind, body: Self.savedStateBody(data, for: screen)))
+        }
+        // The displays are not part of the place: the input that said them comes after the checkpoint.
+        if let displays {
+            let (kind, body) = FlowInput.displaysChanged(displays).encoded
+            records.append(Journal.Record(kind: kind, body: body))
         }
         if !checkpoint.place.isEmpty { records.append(Journal.Record(kind: Self.placeKind, body: Array(checkpoint.place.utf8))) }
         records[records.count - 1].check = check.stored

@@ -184,10 +184,15 @@ package struct ConnectionStateMachine {
                 return fail(.unexpectedMessage, "\(body.name) is for screen hosts; this connection has the \(role.name) role")
             }
             return .handle
+        case .provideDisplays:
+            guard role != .debug else {
+                return fail(.unexpectedMessage, "ProvideDisplays is for displays and screen hosts; this connection has the debug role")
+            }
+            return .handle
         case .openLink:
             // A notification screen, a URL handler (screen hosts) or `flowctl open` (debug).
             guard role != .display else {
-                return fail(.unexpectedMessage, "OpenLink is for screen hosts and debug clients; a display sends only UserNavigation, Ping and Shutdown")
+                return fail(.unexpectedMessage, "OpenLink is for screen hosts and debug clients; a display sends only ProvideDisplays, UserNavigation, Ping and Shutdown")
             }
             return .handle
         case .getTree, .getStats, .subscribe, .unsubscribe, .injectOutput, .injectNavigation, .terminateFlow, .describe, .getHistory, .getMoment:

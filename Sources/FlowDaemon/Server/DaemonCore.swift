@@ -227,6 +227,10 @@ struct DaemonCore {
             if hosts.remembersSavers {
                 hosts.savedState(saved.screenID, by: connection.id, hostsIt: app.host(of: saved.screenID) == connection.id, live: app.liveScreens)
             }
+        case .provideDisplays(let message):
+            if let problem = app.receiveProvideDisplays(message, from: connection.id) {
+                return reject(connection, .init(code: .badPayload, message: problem), replyTo: seq)
+            }
         case .openLink(let request):
             if let refusal = hosts.linkRefusal(from: connection.id, label: connection.label, now: loop.now) {
                 return send(.error(refusal), to: connection, replyTo: seq)

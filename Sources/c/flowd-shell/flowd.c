@@ -118,6 +118,8 @@ static void pong(flowd_display *display, uint64_t nonce, void *user) {
     if (shell.sync_waiting && nonce >= shell.sync_nonce) control_synced();
 }
 
+static void sent(int result, const flowd_error *failure);
+
 static void connect_now(void) {
     flowd_display_options options;
     flowd_display_options_init(&options);
@@ -139,7 +141,24 @@ static void connect_now(void) {
         return;
     }
     shell.flowd_io_fd = -1;
+    flowd_provide_displays();
     watch();
+}
+
+void flowd_provide_displays(void) {
+    if (!shell.flowd) return;
+    flowd_provided_display displays[FLOWD_MAX_PROVIDED_DISPLAYS];
+    int count = windows_provided(displays, FLOWD_MAX_PROVIDED_DISPLAYS);
+    if (count < 0) {
+        static bool said;
+        if (!said) shell_say("flowd: an output has no --displays name, so it shows any window: no displays provided");
+        said = true;
+        return;
+    }
+    flowd_error failure;
+    int result = flowd_display_provide(shell.flowd, displays, (size_t)count, &failure);
+    if (result == 0) shell_say("flowd: provides %d display(s)", count);
+    sent(result, &failure);
 }
 
 void flowd_start(void) {

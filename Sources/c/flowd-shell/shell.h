@@ -179,6 +179,9 @@ void windows_area(int window, int *width, int *height);
 int windows_layout_width(void);
 void windows_state(char *line, size_t size);
 void windows_schedule_frames(void); /* a frame on every other output (frame callbacks) */
+/* The displays this shell draws, for flowd: the first output as "main", each further one by its
+ * --displays name; -1 when an output has no name (it shows any window, so no list is true). */
+int windows_provided(flowd_provided_display *into, int max);
 void windows_draw_titles(void); /* each output's title bar: its window's visible screen's title */
 const char *layout_screen_title(uint64_t screen);
 struct wlr_scene_node *layout_title_bar(struct wlr_scene_tree *parent, int width, const char *title);          /* positions every slot for the current motion and swipe */
@@ -193,6 +196,7 @@ int layout_tab_at(double x, double y); /* the tab under (x, y), or -1 */ /* the 
 
 /* flowd.c: the display connection */
 void flowd_start(void);
+void flowd_provide_displays(void); /* tells flowd the displays the outputs draw (ProvideDisplays) */
 void flowd_back(int phase);          /* back or close-modal on the visible screen, as it applies */
 void flowd_select_tab(uint32_t index);
 void flowd_close_window(uint64_t screen, int phase); /* the window `screen` is in, a window a flow opened */

@@ -86,6 +86,7 @@ static void destroyed(struct wl_listener *listener, void *data) {
     shown->output = NULL;
     wlr_scene_node_set_enabled(&shown->tree->node, false);
     shell_say("output: %s is gone; the window on it is not drawn", shown->display[0] ? shown->display : "(none)");
+    flowd_provide_displays();
 }
 
 bool windows_add_output(struct wlr_output *output) {
@@ -115,7 +116,21 @@ bool windows_add_output(struct wlr_output *output) {
     wlr_output_create_global(output);
     output_count++;
     shell_say("output: %s for the display %s", output->name, output_count <= name_count ? names[output_count - 1] : "(the next window opened)");
+    flowd_provide_displays();
     return true;
+}
+
+int windows_provided(flowd_provided_display *into, int max) {
+    int count = 0;
+    if (shell.output && count < max)
+        into[count++] = (flowd_provided_display){"main", shell.output->name, (uint32_t)shell.output->width, (uint32_t)shell.output->height};
+    for (int index = 0; index < output_count; index++) {
+        struct wlr_output *output = outputs[index].output;
+        if (!output) continue;
+        if (index >= name_count) return -1; /* shows whichever window comes next: any display */
+        if (count < max) into[count++] = (flowd_provided_display){names[index], output->name, (uint32_t)output->width, (uint32_t)output->height};
+    }
+    return count;
 }
 
 /* Which window each output shows: the one of its --displays name, else the windows in order. */

@@ -31,6 +31,8 @@ struct flowd_display {
     flowd_welcome welcome;
     char *server, *app;
     uint64_t next_nonce;
+    fw_buffer provided; /* ProvideDisplays asked for before the Welcome, sent with it (size 0: none) */
+    bool has_provided;
 
     bool dispatching; /* inside flowd_display_dispatch: sends leave the flush to its end */
     flowd_end end;
@@ -133,6 +135,7 @@ void flowd_display_free(flowd_display *display) {
     free(display->socket_path);
     free(display->server);
     free(display->app);
+    fw_buffer_free(&display->provided);
     free(display);
 }
 
@@ -201,6 +204,13 @@ static void welcomed(flowd_display *display, const fw_welcome *message) {
     display->link.max_frame = fl_agreed_max_frame(display->options.max_frame_size, message->welcome.max_frame_size);
     display->welcomed = true;
     display->phase = DISPLAY_READY;
+    if (display->has_provided) {
+        display->has_provided = false;
+        fw_buffer provided = display->provided;
+        display->provided = (fw_buffer){0};
+        fl_send(&display->link, FW_PROVIDE_DISPLAYS, &provided, 0, NULL);
+        fw_buffer_free(&provided);
+    }
     CALL(display, welcomed, &display->welcome);
 }
 
@@ -388,6 +398,46 @@ int flowd_display_close_window(flowd_display *display, uint64_t screen_id, flowd
 int flowd_display_select_tab(flowd_display *display, uint64_t screen_id, uint32_t index, flowd_error *error) {
     if (!display) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no display");
     return navigate(display, screen_id, FW_NAVIGATION_SELECT_TAB, index, error);
+}
+
+int flowd_display_provide(flowd_display *display, const flowd_provided_display *displays, size_t count, flowd_error *error) {
+    if (!display) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no display");
+    if (display->phase == DISPLAY_ENDED) return fl_fail(error, FLOWD_ERROR_CLOSED, "the display has ended");
+    if (count > FLOWD_MAX_PROVIDED_DISPLAYS)
+        return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "%zu displays; flowd takes at most %d", count, FLOWD_MAX_PROVIDED_DISPLAYS);
+    if (count > 0 && !displays) return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "no displays array");
+    for (size_t i = 0; i < count; i++) {
+        const char *id = displays[i].id, *name = displays[i].name ? displays[i].name : "";
+        size_t length = id ? strlen(id) : 0;
+        if (length == 0 || length > FLOWD_MAX_DISPLAY_ID)
+            return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "display %zu: an id must be 1 to %d bytes", i, FLOWD_MAX_DISPLAY_ID);
+        if (strlen(name) > FLOWD_MAX_DISPLAY_ID)
+            return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "display '%s': a name must be at most %d bytes", id, FLOWD_MAX_DISPLAY_ID);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(displays[j].id, id) == 0)
+                return fl_fail(error, FLOWD_ERROR_INVALID_ARGUMENT, "the display '%s' is listed twice", id);
+    }
+    fw_buffer body = {0};
+    for (size_t i = 0; i < count; i++) {
+        fw_buffer one = {0};
+        fw_put_string_field(&one, 1, displays[i].id);
+        fw_put_string_field(&one, 2, displays[i].name ? displays[i].name : "");
+        fw_put_varint_field(&one, 3, displays[i].width);
+        fw_put_varint_field(&one, 4, displays[i].height);
+        fw_put_message_field(&body, 1, &one);
+        fw_buffer_free(&one);
+    }
+    if (body.failed) {
+        fw_buffer_free(&body);
+        return fl_fail(error, FLOWD_ERROR_NO_MEMORY, "out of memory");
+    }
+    if (display->phase != DISPLAY_READY) { /* sent with the Welcome */
+        fw_buffer_free(&display->provided);
+        display->provided = body;
+        display->has_provided = true;
+        return 0;
+    }
+    return send_body(display, FW_PROVIDE_DISPLAYS, &body, error);
 }
 
 int flowd_display_ping(flowd_display *display, uint64_t *nonce, flowd_error *error) {

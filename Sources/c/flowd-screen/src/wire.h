@@ -11,7 +11,7 @@ enum {
     FW_HELLO = 10, FW_WELCOME = 11, FW_ERROR = 12, FW_PING = 13, FW_PONG = 14, FW_SHUTDOWN = 15,
     FW_PLACE = 20, FW_UPDATE = 21, FW_PLACEMENT_CHANGED = 22, FW_DISMISS = 23, FW_ACK = 24,
     FW_OUTPUT = 30, FW_USER_NAVIGATION = 31, FW_OPEN_LINK = 32, FW_LINK_OPENED = 33, FW_SAVE_STATE = 34,
-    FW_DISPLAY_SCENE = 60,
+    FW_DISPLAY_SCENE = 60, FW_PROVIDE_DISPLAYS = 61,
 };
 
 /* The frame size limit before the handshake, and the default after it. */

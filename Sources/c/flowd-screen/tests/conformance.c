@@ -1202,7 +1202,22 @@ static void test_display_misuse_is_refused_before_sending(void) {
     CHECK_EQ_INT(error.code, FLOWD_ERROR_CLOSED);
     CHECK(strstr(error.message, "welcomed"));
     CHECK(flowd_display_timeout_ms(shown.display) >= 0); /* the handshake's deadline */
+    /* Displays: checked here, kept until the Welcome and sent with it. */
+    flowd_provided_display many[17];
+    for (int i = 0; i < 17; i++) many[i] = (flowd_provided_display){.id = i % 2 ? "odd" : "even"};
+    CHECK_EQ_INT(flowd_display_provide(shown.display, many, 17, &error), -1);
+    CHECK(error.code == FLOWD_ERROR_INVALID_ARGUMENT && strstr(error.message, "at most 16"));
+    CHECK_EQ_INT(flowd_display_provide(shown.display, many, 2, &error), 0);
+    CHECK_EQ_INT(flowd_display_provide(shown.display, many, 3, &error), -1);
+    CHECK(strstr(error.message, "'even' is listed twice"));
+    flowd_provided_display empty = {.id = ""}, unnamed = {.id = NULL};
+    CHECK_EQ_INT(flowd_display_provide(shown.display, &empty, 1, &error), -1);
+    CHECK_EQ_INT(flowd_display_provide(shown.display, &unnamed, 1, &error), -1);
+    CHECK(strstr(error.message, "1 to 64 bytes"));
+    CHECK_EQ_INT(flowd_display_provide(shown.display, NULL, 1, &error), -1);
     display_barrier(&shown, 5000);
+    CHECK_EQ_INT(flowd_display_provide(shown.display, many, 1, &error), 0); /* after the Welcome: at once */
+    CHECK_EQ_INT(flowd_display_provide(shown.display, NULL, 0, &error), 0); /* none: withdrawn */
     CHECK_EQ_INT(flowd_display_timeout_ms(shown.display), -1);
     CHECK_EQ_INT(flowd_display_welcome(shown.display)->max_frame_size, 1 << 20);
     uint64_t root = display_last(&shown)->visible_screen;

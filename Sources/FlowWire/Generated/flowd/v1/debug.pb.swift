@@ -856,6 +856,17 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   /// "Windows on several displays"); empty with one window.
   public var otherWindows: [Flowd_V1_OtherWindow] = []
 
+  /// The displays the connections provide (ProvideDisplays), by id; absent
+  /// while none has said, so a window may open on any.
+  public var displays: Flowd_V1_DisplayList {
+    get {_displays ?? Flowd_V1_DisplayList()}
+    set {_displays = newValue}
+  }
+  /// Returns true if `displays` has been explicitly set.
+  public var hasDisplays: Bool {self._displays != nil}
+  /// Clears the value of `displays`. Subsequent reads from it will return its default value.
+  public mutating func clearDisplays() {self._displays = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -865,6 +876,20 @@ public nonisolated struct Flowd_V1_Tree: Sendable {
   fileprivate var _stats: Flowd_V1_Stats? = nil
   fileprivate var _place: String? = nil
   fileprivate var _startState: Flowd_V1_StartState? = nil
+  fileprivate var _displays: Flowd_V1_DisplayList? = nil
+}
+
+/// The displays flowd knows of.
+public nonisolated struct Flowd_V1_DisplayList: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var displays: [Flowd_V1_ProvidedDisplay] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// A window a flow opened: its tree from its own window node, the display it
@@ -2361,7 +2386,7 @@ nonisolated extension Flowd_V1_AuditEntry: SwiftProtobuf.Message, SwiftProtobuf.
 
 nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Tree"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0\u{3}start_state\0\u{1}audit\0\u{3}other_windows\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{3}root_flow\0\u{1}window\0\u{1}connections\0\u{1}stats\0\u{3}last_event_seq\0\u{1}place\0\u{3}start_state\0\u{1}audit\0\u{3}other_windows\0\u{1}displays\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2379,6 +2404,7 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 8: try { try decoder.decodeSingularMessageField(value: &self._startState) }()
       case 9: try { try decoder.decodeRepeatedMessageField(value: &self.audit) }()
       case 10: try { try decoder.decodeRepeatedMessageField(value: &self.otherWindows) }()
+      case 11: try { try decoder.decodeSingularMessageField(value: &self._displays) }()
       default: break
       }
     }
@@ -2419,6 +2445,9 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if !self.otherWindows.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.otherWindows, fieldNumber: 10)
     }
+    try { if let v = self._displays {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2433,6 +2462,37 @@ nonisolated extension Flowd_V1_Tree: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs._startState != rhs._startState {return false}
     if lhs.audit != rhs.audit {return false}
     if lhs.otherWindows != rhs.otherWindows {return false}
+    if lhs._displays != rhs._displays {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_DisplayList: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DisplayList"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}displays\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.displays) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.displays.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.displays, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_DisplayList, rhs: Flowd_V1_DisplayList) -> Bool {
+    if lhs.displays != rhs.displays {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

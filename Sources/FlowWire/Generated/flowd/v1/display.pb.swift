@@ -11,8 +11,8 @@
 /// The display role (flowd-shell): a process that draws the screens of every
 /// host on one display learns the navigation model from flowd and sends the
 /// user's navigation back. It receives DisplayScene after its Welcome and after
-/// every change of the model; it may send UserNavigation (for any screen),
-/// Ping and Shutdown, nothing else (docs/protocol.md §24).
+/// every change of the model; it may send ProvideDisplays, UserNavigation (for
+/// any screen), Ping and Shutdown, nothing else (docs/protocol.md §24).
 
 import SwiftProtobuf
 
@@ -192,6 +192,47 @@ public nonisolated struct Flowd_V1_DisplayNode: @unchecked Sendable {
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// Display or screen host -> daemon: the displays this connection provides,
+/// all of them; each one replaces the connection's previous list, and an empty
+/// list withdraws them. A display sends it after Welcome and again when an
+/// output comes or goes. The daemon's displays are those of every connection
+/// that provides some (a window a flow opens with `whenAbsent: .fail` on a
+/// display nobody provides fails); they go when the connection closes.
+public nonisolated struct Flowd_V1_ProvideDisplays: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var displays: [Flowd_V1_ProvidedDisplay] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A display: what flows call it, what the device calls it, its size.
+public nonisolated struct Flowd_V1_ProvidedDisplay: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// What flows name it in `window(on:)` ("main", "customer"): 1 to 64 bytes
+  /// of UTF-8, unique within the message. "main" is the main window's.
+  public var id: String = String()
+
+  /// What the device calls it, for people ("HDMI-A-1"); at most 64 bytes.
+  public var name: String = String()
+
+  /// Its size in pixels (0: not known).
+  public var width: UInt32 = 0
+
+  public var height: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// How the visible screen changed.
@@ -521,6 +562,81 @@ nonisolated extension Flowd_V1_DisplayNode: SwiftProtobuf.Message, SwiftProtobuf
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_ProvideDisplays: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ProvideDisplays"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}displays\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.displays) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.displays.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.displays, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_ProvideDisplays, rhs: Flowd_V1_ProvideDisplays) -> Bool {
+    if lhs.displays != rhs.displays {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Flowd_V1_ProvidedDisplay: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ProvidedDisplay"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}name\0\u{1}width\0\u{1}height\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.id.isEmpty {
+      try visitor.visitSingularStringField(value: self.id, fieldNumber: 1)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    if self.width != 0 {
+      try visitor.visitSingularUInt32Field(value: self.width, fieldNumber: 3)
+    }
+    if self.height != 0 {
+      try visitor.visitSingularUInt32Field(value: self.height, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Flowd_V1_ProvidedDisplay, rhs: Flowd_V1_ProvidedDisplay) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.width != rhs.width {return false}
+    if lhs.height != rhs.height {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

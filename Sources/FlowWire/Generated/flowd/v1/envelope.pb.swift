@@ -27,306 +27,324 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 }
 
 /// The one message that crosses the socket. Exactly one body is set.
-public nonisolated struct Flowd_V1_Envelope: Sendable {
+public nonisolated struct Flowd_V1_Envelope: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// The sender's frame number on this connection: 1 for the first frame it
   /// sends, then +1 per frame. Each direction counts on its own.
-  public var seq: UInt64 = 0
+  public var seq: UInt64 {
+    get {_storage._seq}
+    set {_uniqueStorage()._seq = newValue}
+  }
 
   /// The `seq` of the peer's frame this one answers (Welcome to Hello, Pong to
   /// Ping, Tree to GetTree, Error to the offending frame, ...); 0 if none.
-  public var replyTo: UInt64 = 0
+  public var replyTo: UInt64 {
+    get {_storage._replyTo}
+    set {_uniqueStorage()._replyTo = newValue}
+  }
 
-  public var body: Flowd_V1_Envelope.OneOf_Body? = nil
+  public var body: OneOf_Body? {
+    get {return _storage._body}
+    set {_uniqueStorage()._body = newValue}
+  }
 
   /// Handshake (handshake.proto).
   public var hello: Flowd_V1_Hello {
     get {
-      if case .hello(let v)? = body {return v}
+      if case .hello(let v)? = _storage._body {return v}
       return Flowd_V1_Hello()
     }
-    set {body = .hello(newValue)}
+    set {_uniqueStorage()._body = .hello(newValue)}
   }
 
   public var welcome: Flowd_V1_Welcome {
     get {
-      if case .welcome(let v)? = body {return v}
+      if case .welcome(let v)? = _storage._body {return v}
       return Flowd_V1_Welcome()
     }
-    set {body = .welcome(newValue)}
+    set {_uniqueStorage()._body = .welcome(newValue)}
   }
 
   /// Both directions, any time after the handshake (control.proto).
   public var error: Flowd_V1_Error {
     get {
-      if case .error(let v)? = body {return v}
+      if case .error(let v)? = _storage._body {return v}
       return Flowd_V1_Error()
     }
-    set {body = .error(newValue)}
+    set {_uniqueStorage()._body = .error(newValue)}
   }
 
   public var ping: Flowd_V1_Ping {
     get {
-      if case .ping(let v)? = body {return v}
+      if case .ping(let v)? = _storage._body {return v}
       return Flowd_V1_Ping()
     }
-    set {body = .ping(newValue)}
+    set {_uniqueStorage()._body = .ping(newValue)}
   }
 
   public var pong: Flowd_V1_Pong {
     get {
-      if case .pong(let v)? = body {return v}
+      if case .pong(let v)? = _storage._body {return v}
       return Flowd_V1_Pong()
     }
-    set {body = .pong(newValue)}
+    set {_uniqueStorage()._body = .pong(newValue)}
   }
 
   public var shutdown: Flowd_V1_Shutdown {
     get {
-      if case .shutdown(let v)? = body {return v}
+      if case .shutdown(let v)? = _storage._body {return v}
       return Flowd_V1_Shutdown()
     }
-    set {body = .shutdown(newValue)}
+    set {_uniqueStorage()._body = .shutdown(newValue)}
   }
 
   /// Daemon -> screen host (screen.proto).
   public var place: Flowd_V1_Place {
     get {
-      if case .place(let v)? = body {return v}
+      if case .place(let v)? = _storage._body {return v}
       return Flowd_V1_Place()
     }
-    set {body = .place(newValue)}
+    set {_uniqueStorage()._body = .place(newValue)}
   }
 
   public var update: Flowd_V1_Update {
     get {
-      if case .update(let v)? = body {return v}
+      if case .update(let v)? = _storage._body {return v}
       return Flowd_V1_Update()
     }
-    set {body = .update(newValue)}
+    set {_uniqueStorage()._body = .update(newValue)}
   }
 
   public var placementChanged: Flowd_V1_PlacementChanged {
     get {
-      if case .placementChanged(let v)? = body {return v}
+      if case .placementChanged(let v)? = _storage._body {return v}
       return Flowd_V1_PlacementChanged()
     }
-    set {body = .placementChanged(newValue)}
+    set {_uniqueStorage()._body = .placementChanged(newValue)}
   }
 
   public var dismiss: Flowd_V1_Dismiss {
     get {
-      if case .dismiss(let v)? = body {return v}
+      if case .dismiss(let v)? = _storage._body {return v}
       return Flowd_V1_Dismiss()
     }
-    set {body = .dismiss(newValue)}
+    set {_uniqueStorage()._body = .dismiss(newValue)}
   }
 
   /// Screen host -> daemon (screen.proto).
   public var ack: Flowd_V1_Ack {
     get {
-      if case .ack(let v)? = body {return v}
+      if case .ack(let v)? = _storage._body {return v}
       return Flowd_V1_Ack()
     }
-    set {body = .ack(newValue)}
+    set {_uniqueStorage()._body = .ack(newValue)}
   }
 
   public var output: Flowd_V1_Output {
     get {
-      if case .output(let v)? = body {return v}
+      if case .output(let v)? = _storage._body {return v}
       return Flowd_V1_Output()
     }
-    set {body = .output(newValue)}
+    set {_uniqueStorage()._body = .output(newValue)}
   }
 
   public var userNavigation: Flowd_V1_UserNavigation {
     get {
-      if case .userNavigation(let v)? = body {return v}
+      if case .userNavigation(let v)? = _storage._body {return v}
       return Flowd_V1_UserNavigation()
     }
-    set {body = .userNavigation(newValue)}
+    set {_uniqueStorage()._body = .userNavigation(newValue)}
   }
 
   public var saveState: Flowd_V1_SaveState {
     get {
-      if case .saveState(let v)? = body {return v}
+      if case .saveState(let v)? = _storage._body {return v}
       return Flowd_V1_SaveState()
     }
-    set {body = .saveState(newValue)}
+    set {_uniqueStorage()._body = .saveState(newValue)}
   }
 
   /// Screen host or debug client -> daemon, and the answer (screen.proto).
   public var openLink: Flowd_V1_OpenLink {
     get {
-      if case .openLink(let v)? = body {return v}
+      if case .openLink(let v)? = _storage._body {return v}
       return Flowd_V1_OpenLink()
     }
-    set {body = .openLink(newValue)}
+    set {_uniqueStorage()._body = .openLink(newValue)}
   }
 
   public var linkOpened: Flowd_V1_LinkOpened {
     get {
-      if case .linkOpened(let v)? = body {return v}
+      if case .linkOpened(let v)? = _storage._body {return v}
       return Flowd_V1_LinkOpened()
     }
-    set {body = .linkOpened(newValue)}
+    set {_uniqueStorage()._body = .linkOpened(newValue)}
   }
 
   /// Debug role only (debug.proto).
   public var getTree: Flowd_V1_GetTree {
     get {
-      if case .getTree(let v)? = body {return v}
+      if case .getTree(let v)? = _storage._body {return v}
       return Flowd_V1_GetTree()
     }
-    set {body = .getTree(newValue)}
+    set {_uniqueStorage()._body = .getTree(newValue)}
   }
 
   public var tree: Flowd_V1_Tree {
     get {
-      if case .tree(let v)? = body {return v}
+      if case .tree(let v)? = _storage._body {return v}
       return Flowd_V1_Tree()
     }
-    set {body = .tree(newValue)}
+    set {_uniqueStorage()._body = .tree(newValue)}
   }
 
   public var subscribe: Flowd_V1_Subscribe {
     get {
-      if case .subscribe(let v)? = body {return v}
+      if case .subscribe(let v)? = _storage._body {return v}
       return Flowd_V1_Subscribe()
     }
-    set {body = .subscribe(newValue)}
+    set {_uniqueStorage()._body = .subscribe(newValue)}
   }
 
   public var unsubscribe: Flowd_V1_Unsubscribe {
     get {
-      if case .unsubscribe(let v)? = body {return v}
+      if case .unsubscribe(let v)? = _storage._body {return v}
       return Flowd_V1_Unsubscribe()
     }
-    set {body = .unsubscribe(newValue)}
+    set {_uniqueStorage()._body = .unsubscribe(newValue)}
   }
 
   public var event: Flowd_V1_Event {
     get {
-      if case .event(let v)? = body {return v}
+      if case .event(let v)? = _storage._body {return v}
       return Flowd_V1_Event()
     }
-    set {body = .event(newValue)}
+    set {_uniqueStorage()._body = .event(newValue)}
   }
 
   public var lagged: Flowd_V1_Lagged {
     get {
-      if case .lagged(let v)? = body {return v}
+      if case .lagged(let v)? = _storage._body {return v}
       return Flowd_V1_Lagged()
     }
-    set {body = .lagged(newValue)}
+    set {_uniqueStorage()._body = .lagged(newValue)}
   }
 
   public var injectOutput: Flowd_V1_InjectOutput {
     get {
-      if case .injectOutput(let v)? = body {return v}
+      if case .injectOutput(let v)? = _storage._body {return v}
       return Flowd_V1_InjectOutput()
     }
-    set {body = .injectOutput(newValue)}
+    set {_uniqueStorage()._body = .injectOutput(newValue)}
   }
 
   public var injectNavigation: Flowd_V1_InjectNavigation {
     get {
-      if case .injectNavigation(let v)? = body {return v}
+      if case .injectNavigation(let v)? = _storage._body {return v}
       return Flowd_V1_InjectNavigation()
     }
-    set {body = .injectNavigation(newValue)}
+    set {_uniqueStorage()._body = .injectNavigation(newValue)}
   }
 
   public var terminateFlow: Flowd_V1_TerminateFlow {
     get {
-      if case .terminateFlow(let v)? = body {return v}
+      if case .terminateFlow(let v)? = _storage._body {return v}
       return Flowd_V1_TerminateFlow()
     }
-    set {body = .terminateFlow(newValue)}
+    set {_uniqueStorage()._body = .terminateFlow(newValue)}
   }
 
   public var commandResult: Flowd_V1_CommandResult {
     get {
-      if case .commandResult(let v)? = body {return v}
+      if case .commandResult(let v)? = _storage._body {return v}
       return Flowd_V1_CommandResult()
     }
-    set {body = .commandResult(newValue)}
+    set {_uniqueStorage()._body = .commandResult(newValue)}
   }
 
   public var getStats: Flowd_V1_GetStats {
     get {
-      if case .getStats(let v)? = body {return v}
+      if case .getStats(let v)? = _storage._body {return v}
       return Flowd_V1_GetStats()
     }
-    set {body = .getStats(newValue)}
+    set {_uniqueStorage()._body = .getStats(newValue)}
   }
 
   public var stats: Flowd_V1_Stats {
     get {
-      if case .stats(let v)? = body {return v}
+      if case .stats(let v)? = _storage._body {return v}
       return Flowd_V1_Stats()
     }
-    set {body = .stats(newValue)}
+    set {_uniqueStorage()._body = .stats(newValue)}
   }
 
   public var describe: Flowd_V1_Describe {
     get {
-      if case .describe(let v)? = body {return v}
+      if case .describe(let v)? = _storage._body {return v}
       return Flowd_V1_Describe()
     }
-    set {body = .describe(newValue)}
+    set {_uniqueStorage()._body = .describe(newValue)}
   }
 
   public var appContract: Flowd_V1_AppContract {
     get {
-      if case .appContract(let v)? = body {return v}
+      if case .appContract(let v)? = _storage._body {return v}
       return Flowd_V1_AppContract()
     }
-    set {body = .appContract(newValue)}
+    set {_uniqueStorage()._body = .appContract(newValue)}
   }
 
   public var getHistory: Flowd_V1_GetHistory {
     get {
-      if case .getHistory(let v)? = body {return v}
+      if case .getHistory(let v)? = _storage._body {return v}
       return Flowd_V1_GetHistory()
     }
-    set {body = .getHistory(newValue)}
+    set {_uniqueStorage()._body = .getHistory(newValue)}
   }
 
   public var history: Flowd_V1_History {
     get {
-      if case .history(let v)? = body {return v}
+      if case .history(let v)? = _storage._body {return v}
       return Flowd_V1_History()
     }
-    set {body = .history(newValue)}
+    set {_uniqueStorage()._body = .history(newValue)}
   }
 
   public var getMoment: Flowd_V1_GetMoment {
     get {
-      if case .getMoment(let v)? = body {return v}
+      if case .getMoment(let v)? = _storage._body {return v}
       return Flowd_V1_GetMoment()
     }
-    set {body = .getMoment(newValue)}
+    set {_uniqueStorage()._body = .getMoment(newValue)}
   }
 
   public var moment: Flowd_V1_Moment {
     get {
-      if case .moment(let v)? = body {return v}
+      if case .moment(let v)? = _storage._body {return v}
       return Flowd_V1_Moment()
     }
-    set {body = .moment(newValue)}
+    set {_uniqueStorage()._body = .moment(newValue)}
   }
 
   /// Daemon -> display role (display.proto).
   public var displayScene: Flowd_V1_DisplayScene {
     get {
-      if case .displayScene(let v)? = body {return v}
+      if case .displayScene(let v)? = _storage._body {return v}
       return Flowd_V1_DisplayScene()
     }
-    set {body = .displayScene(newValue)}
+    set {_uniqueStorage()._body = .displayScene(newValue)}
+  }
+
+  /// Display role or screen host -> daemon (display.proto).
+  public var provideDisplays: Flowd_V1_ProvideDisplays {
+    get {
+      if case .provideDisplays(let v)? = _storage._body {return v}
+      return Flowd_V1_ProvideDisplays()
+    }
+    set {_uniqueStorage()._body = .provideDisplays(newValue)}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -374,10 +392,14 @@ public nonisolated struct Flowd_V1_Envelope: Sendable {
     case moment(Flowd_V1_Moment)
     /// Daemon -> display role (display.proto).
     case displayScene(Flowd_V1_DisplayScene)
+    /// Display role or screen host -> daemon (display.proto).
+    case provideDisplays(Flowd_V1_ProvideDisplays)
 
   }
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -386,637 +408,694 @@ fileprivate nonisolated let _protobuf_package = "flowd.v1"
 
 nonisolated extension Flowd_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{3}save_state\0\u{4}\u{6}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0\u{1}describe\0\u{3}app_contract\0\u{3}get_history\0\u{1}history\0\u{3}get_moment\0\u{1}moment\0\u{4}\u{3}display_scene\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}reply_to\0\u{2}\u{8}hello\0\u{1}welcome\0\u{1}error\0\u{1}ping\0\u{1}pong\0\u{1}shutdown\0\u{2}\u{5}place\0\u{1}update\0\u{3}placement_changed\0\u{1}dismiss\0\u{1}ack\0\u{2}\u{6}output\0\u{3}user_navigation\0\u{3}open_link\0\u{3}link_opened\0\u{3}save_state\0\u{4}\u{6}get_tree\0\u{1}tree\0\u{1}subscribe\0\u{1}unsubscribe\0\u{1}event\0\u{1}lagged\0\u{3}inject_output\0\u{3}inject_navigation\0\u{3}terminate_flow\0\u{3}command_result\0\u{3}get_stats\0\u{1}stats\0\u{1}describe\0\u{3}app_contract\0\u{3}get_history\0\u{1}history\0\u{3}get_moment\0\u{1}moment\0\u{4}\u{3}display_scene\0\u{3}provide_displays\0")
+
+  fileprivate class _StorageClass {
+    var _seq: UInt64 = 0
+    var _replyTo: UInt64 = 0
+    var _body: Flowd_V1_Envelope.OneOf_Body?
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _seq = source._seq
+      _replyTo = source._replyTo
+      _body = source._body
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.seq) }()
-      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.replyTo) }()
-      case 10: try {
-        var v: Flowd_V1_Hello?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .hello(let m) = current {v = m}
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._seq) }()
+        case 2: try { try decoder.decodeSingularUInt64Field(value: &_storage._replyTo) }()
+        case 10: try {
+          var v: Flowd_V1_Hello?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .hello(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .hello(v)
+          }
+        }()
+        case 11: try {
+          var v: Flowd_V1_Welcome?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .welcome(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .welcome(v)
+          }
+        }()
+        case 12: try {
+          var v: Flowd_V1_Error?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .error(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .error(v)
+          }
+        }()
+        case 13: try {
+          var v: Flowd_V1_Ping?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .ping(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .ping(v)
+          }
+        }()
+        case 14: try {
+          var v: Flowd_V1_Pong?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .pong(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .pong(v)
+          }
+        }()
+        case 15: try {
+          var v: Flowd_V1_Shutdown?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .shutdown(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .shutdown(v)
+          }
+        }()
+        case 20: try {
+          var v: Flowd_V1_Place?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .place(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .place(v)
+          }
+        }()
+        case 21: try {
+          var v: Flowd_V1_Update?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .update(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .update(v)
+          }
+        }()
+        case 22: try {
+          var v: Flowd_V1_PlacementChanged?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .placementChanged(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .placementChanged(v)
+          }
+        }()
+        case 23: try {
+          var v: Flowd_V1_Dismiss?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .dismiss(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .dismiss(v)
+          }
+        }()
+        case 24: try {
+          var v: Flowd_V1_Ack?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .ack(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .ack(v)
+          }
+        }()
+        case 30: try {
+          var v: Flowd_V1_Output?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .output(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .output(v)
+          }
+        }()
+        case 31: try {
+          var v: Flowd_V1_UserNavigation?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .userNavigation(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .userNavigation(v)
+          }
+        }()
+        case 32: try {
+          var v: Flowd_V1_OpenLink?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .openLink(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .openLink(v)
+          }
+        }()
+        case 33: try {
+          var v: Flowd_V1_LinkOpened?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .linkOpened(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .linkOpened(v)
+          }
+        }()
+        case 34: try {
+          var v: Flowd_V1_SaveState?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .saveState(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .saveState(v)
+          }
+        }()
+        case 40: try {
+          var v: Flowd_V1_GetTree?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .getTree(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .getTree(v)
+          }
+        }()
+        case 41: try {
+          var v: Flowd_V1_Tree?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .tree(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .tree(v)
+          }
+        }()
+        case 42: try {
+          var v: Flowd_V1_Subscribe?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .subscribe(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .subscribe(v)
+          }
+        }()
+        case 43: try {
+          var v: Flowd_V1_Unsubscribe?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .unsubscribe(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .unsubscribe(v)
+          }
+        }()
+        case 44: try {
+          var v: Flowd_V1_Event?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .event(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .event(v)
+          }
+        }()
+        case 45: try {
+          var v: Flowd_V1_Lagged?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .lagged(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .lagged(v)
+          }
+        }()
+        case 46: try {
+          var v: Flowd_V1_InjectOutput?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .injectOutput(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .injectOutput(v)
+          }
+        }()
+        case 47: try {
+          var v: Flowd_V1_InjectNavigation?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .injectNavigation(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .injectNavigation(v)
+          }
+        }()
+        case 48: try {
+          var v: Flowd_V1_TerminateFlow?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .terminateFlow(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .terminateFlow(v)
+          }
+        }()
+        case 49: try {
+          var v: Flowd_V1_CommandResult?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .commandResult(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .commandResult(v)
+          }
+        }()
+        case 50: try {
+          var v: Flowd_V1_GetStats?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .getStats(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .getStats(v)
+          }
+        }()
+        case 51: try {
+          var v: Flowd_V1_Stats?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .stats(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .stats(v)
+          }
+        }()
+        case 52: try {
+          var v: Flowd_V1_Describe?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .describe(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .describe(v)
+          }
+        }()
+        case 53: try {
+          var v: Flowd_V1_AppContract?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .appContract(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .appContract(v)
+          }
+        }()
+        case 54: try {
+          var v: Flowd_V1_GetHistory?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .getHistory(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .getHistory(v)
+          }
+        }()
+        case 55: try {
+          var v: Flowd_V1_History?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .history(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .history(v)
+          }
+        }()
+        case 56: try {
+          var v: Flowd_V1_GetMoment?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .getMoment(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .getMoment(v)
+          }
+        }()
+        case 57: try {
+          var v: Flowd_V1_Moment?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .moment(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .moment(v)
+          }
+        }()
+        case 60: try {
+          var v: Flowd_V1_DisplayScene?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .displayScene(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .displayScene(v)
+          }
+        }()
+        case 61: try {
+          var v: Flowd_V1_ProvideDisplays?
+          var hadOneofValue = false
+          if let current = _storage._body {
+            hadOneofValue = true
+            if case .provideDisplays(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._body = .provideDisplays(v)
+          }
+        }()
+        default: break
         }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .hello(v)
-        }
-      }()
-      case 11: try {
-        var v: Flowd_V1_Welcome?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .welcome(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .welcome(v)
-        }
-      }()
-      case 12: try {
-        var v: Flowd_V1_Error?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .error(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .error(v)
-        }
-      }()
-      case 13: try {
-        var v: Flowd_V1_Ping?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .ping(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .ping(v)
-        }
-      }()
-      case 14: try {
-        var v: Flowd_V1_Pong?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .pong(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .pong(v)
-        }
-      }()
-      case 15: try {
-        var v: Flowd_V1_Shutdown?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .shutdown(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .shutdown(v)
-        }
-      }()
-      case 20: try {
-        var v: Flowd_V1_Place?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .place(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .place(v)
-        }
-      }()
-      case 21: try {
-        var v: Flowd_V1_Update?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .update(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .update(v)
-        }
-      }()
-      case 22: try {
-        var v: Flowd_V1_PlacementChanged?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .placementChanged(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .placementChanged(v)
-        }
-      }()
-      case 23: try {
-        var v: Flowd_V1_Dismiss?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .dismiss(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .dismiss(v)
-        }
-      }()
-      case 24: try {
-        var v: Flowd_V1_Ack?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .ack(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .ack(v)
-        }
-      }()
-      case 30: try {
-        var v: Flowd_V1_Output?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .output(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .output(v)
-        }
-      }()
-      case 31: try {
-        var v: Flowd_V1_UserNavigation?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .userNavigation(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .userNavigation(v)
-        }
-      }()
-      case 32: try {
-        var v: Flowd_V1_OpenLink?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .openLink(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .openLink(v)
-        }
-      }()
-      case 33: try {
-        var v: Flowd_V1_LinkOpened?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .linkOpened(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .linkOpened(v)
-        }
-      }()
-      case 34: try {
-        var v: Flowd_V1_SaveState?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .saveState(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .saveState(v)
-        }
-      }()
-      case 40: try {
-        var v: Flowd_V1_GetTree?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .getTree(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .getTree(v)
-        }
-      }()
-      case 41: try {
-        var v: Flowd_V1_Tree?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .tree(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .tree(v)
-        }
-      }()
-      case 42: try {
-        var v: Flowd_V1_Subscribe?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .subscribe(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .subscribe(v)
-        }
-      }()
-      case 43: try {
-        var v: Flowd_V1_Unsubscribe?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .unsubscribe(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .unsubscribe(v)
-        }
-      }()
-      case 44: try {
-        var v: Flowd_V1_Event?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .event(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .event(v)
-        }
-      }()
-      case 45: try {
-        var v: Flowd_V1_Lagged?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .lagged(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .lagged(v)
-        }
-      }()
-      case 46: try {
-        var v: Flowd_V1_InjectOutput?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .injectOutput(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .injectOutput(v)
-        }
-      }()
-      case 47: try {
-        var v: Flowd_V1_InjectNavigation?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .injectNavigation(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .injectNavigation(v)
-        }
-      }()
-      case 48: try {
-        var v: Flowd_V1_TerminateFlow?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .terminateFlow(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .terminateFlow(v)
-        }
-      }()
-      case 49: try {
-        var v: Flowd_V1_CommandResult?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .commandResult(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .commandResult(v)
-        }
-      }()
-      case 50: try {
-        var v: Flowd_V1_GetStats?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .getStats(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .getStats(v)
-        }
-      }()
-      case 51: try {
-        var v: Flowd_V1_Stats?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .stats(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .stats(v)
-        }
-      }()
-      case 52: try {
-        var v: Flowd_V1_Describe?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .describe(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .describe(v)
-        }
-      }()
-      case 53: try {
-        var v: Flowd_V1_AppContract?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .appContract(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .appContract(v)
-        }
-      }()
-      case 54: try {
-        var v: Flowd_V1_GetHistory?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .getHistory(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .getHistory(v)
-        }
-      }()
-      case 55: try {
-        var v: Flowd_V1_History?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .history(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .history(v)
-        }
-      }()
-      case 56: try {
-        var v: Flowd_V1_GetMoment?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .getMoment(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .getMoment(v)
-        }
-      }()
-      case 57: try {
-        var v: Flowd_V1_Moment?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .moment(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .moment(v)
-        }
-      }()
-      case 60: try {
-        var v: Flowd_V1_DisplayScene?
-        var hadOneofValue = false
-        if let current = self.body {
-          hadOneofValue = true
-          if case .displayScene(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.body = .displayScene(v)
-        }
-      }()
-      default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if self.seq != 0 {
-      try visitor.visitSingularUInt64Field(value: self.seq, fieldNumber: 1)
-    }
-    if self.replyTo != 0 {
-      try visitor.visitSingularUInt64Field(value: self.replyTo, fieldNumber: 2)
-    }
-    switch self.body {
-    case .hello?: try {
-      guard case .hello(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
-    }()
-    case .welcome?: try {
-      guard case .welcome(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
-    }()
-    case .error?: try {
-      guard case .error(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
-    }()
-    case .ping?: try {
-      guard case .ping(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
-    }()
-    case .pong?: try {
-      guard case .pong(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
-    }()
-    case .shutdown?: try {
-      guard case .shutdown(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
-    }()
-    case .place?: try {
-      guard case .place(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
-    }()
-    case .update?: try {
-      guard case .update(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 21)
-    }()
-    case .placementChanged?: try {
-      guard case .placementChanged(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
-    }()
-    case .dismiss?: try {
-      guard case .dismiss(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 23)
-    }()
-    case .ack?: try {
-      guard case .ack(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 24)
-    }()
-    case .output?: try {
-      guard case .output(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
-    }()
-    case .userNavigation?: try {
-      guard case .userNavigation(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
-    }()
-    case .openLink?: try {
-      guard case .openLink(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
-    }()
-    case .linkOpened?: try {
-      guard case .linkOpened(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 33)
-    }()
-    case .saveState?: try {
-      guard case .saveState(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 34)
-    }()
-    case .getTree?: try {
-      guard case .getTree(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 40)
-    }()
-    case .tree?: try {
-      guard case .tree(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 41)
-    }()
-    case .subscribe?: try {
-      guard case .subscribe(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 42)
-    }()
-    case .unsubscribe?: try {
-      guard case .unsubscribe(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 43)
-    }()
-    case .event?: try {
-      guard case .event(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 44)
-    }()
-    case .lagged?: try {
-      guard case .lagged(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 45)
-    }()
-    case .injectOutput?: try {
-      guard case .injectOutput(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 46)
-    }()
-    case .injectNavigation?: try {
-      guard case .injectNavigation(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 47)
-    }()
-    case .terminateFlow?: try {
-      guard case .terminateFlow(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 48)
-    }()
-    case .commandResult?: try {
-      guard case .commandResult(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 49)
-    }()
-    case .getStats?: try {
-      guard case .getStats(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 50)
-    }()
-    case .stats?: try {
-      guard case .stats(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 51)
-    }()
-    case .describe?: try {
-      guard case .describe(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 52)
-    }()
-    case .appContract?: try {
-      guard case .appContract(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 53)
-    }()
-    case .getHistory?: try {
-      guard case .getHistory(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 54)
-    }()
-    case .history?: try {
-      guard case .history(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 55)
-    }()
-    case .getMoment?: try {
-      guard case .getMoment(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 56)
-    }()
-    case .moment?: try {
-      guard case .moment(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 57)
-    }()
-    case .displayScene?: try {
-      guard case .displayScene(let v)? = self.body else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 60)
-    }()
-    case nil: break
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._seq != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._seq, fieldNumber: 1)
+      }
+      if _storage._replyTo != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._replyTo, fieldNumber: 2)
+      }
+      switch _storage._body {
+      case .hello?: try {
+        guard case .hello(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      }()
+      case .welcome?: try {
+        guard case .welcome(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      }()
+      case .error?: try {
+        guard case .error(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+      }()
+      case .ping?: try {
+        guard case .ping(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+      }()
+      case .pong?: try {
+        guard case .pong(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
+      }()
+      case .shutdown?: try {
+        guard case .shutdown(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
+      }()
+      case .place?: try {
+        guard case .place(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+      }()
+      case .update?: try {
+        guard case .update(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 21)
+      }()
+      case .placementChanged?: try {
+        guard case .placementChanged(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
+      }()
+      case .dismiss?: try {
+        guard case .dismiss(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 23)
+      }()
+      case .ack?: try {
+        guard case .ack(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 24)
+      }()
+      case .output?: try {
+        guard case .output(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+      }()
+      case .userNavigation?: try {
+        guard case .userNavigation(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+      }()
+      case .openLink?: try {
+        guard case .openLink(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
+      }()
+      case .linkOpened?: try {
+        guard case .linkOpened(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 33)
+      }()
+      case .saveState?: try {
+        guard case .saveState(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 34)
+      }()
+      case .getTree?: try {
+        guard case .getTree(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 40)
+      }()
+      case .tree?: try {
+        guard case .tree(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 41)
+      }()
+      case .subscribe?: try {
+        guard case .subscribe(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 42)
+      }()
+      case .unsubscribe?: try {
+        guard case .unsubscribe(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 43)
+      }()
+      case .event?: try {
+        guard case .event(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 44)
+      }()
+      case .lagged?: try {
+        guard case .lagged(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 45)
+      }()
+      case .injectOutput?: try {
+        guard case .injectOutput(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 46)
+      }()
+      case .injectNavigation?: try {
+        guard case .injectNavigation(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 47)
+      }()
+      case .terminateFlow?: try {
+        guard case .terminateFlow(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 48)
+      }()
+      case .commandResult?: try {
+        guard case .commandResult(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 49)
+      }()
+      case .getStats?: try {
+        guard case .getStats(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 50)
+      }()
+      case .stats?: try {
+        guard case .stats(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 51)
+      }()
+      case .describe?: try {
+        guard case .describe(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 52)
+      }()
+      case .appContract?: try {
+        guard case .appContract(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 53)
+      }()
+      case .getHistory?: try {
+        guard case .getHistory(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 54)
+      }()
+      case .history?: try {
+        guard case .history(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 55)
+      }()
+      case .getMoment?: try {
+        guard case .getMoment(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 56)
+      }()
+      case .moment?: try {
+        guard case .moment(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 57)
+      }()
+      case .displayScene?: try {
+        guard case .displayScene(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 60)
+      }()
+      case .provideDisplays?: try {
+        guard case .provideDisplays(let v)? = _storage._body else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 61)
+      }()
+      case nil: break
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Flowd_V1_Envelope, rhs: Flowd_V1_Envelope) -> Bool {
-    if lhs.seq != rhs.seq {return false}
-    if lhs.replyTo != rhs.replyTo {return false}
-    if lhs.body != rhs.body {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._seq != rhs_storage._seq {return false}
+        if _storage._replyTo != rhs_storage._replyTo {return false}
+        if _storage._body != rhs_storage._body {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

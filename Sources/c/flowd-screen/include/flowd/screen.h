@@ -522,6 +522,23 @@ int flowd_display_close_modal(flowd_display *display, uint64_t screen_id, flowd_
 /* Closes the window `screen_id` is in: a window a flow opened (the main window cannot be closed). */
 int flowd_display_close_window(flowd_display *display, uint64_t screen_id, flowd_phase phase, flowd_error *error);
 int flowd_display_select_tab(flowd_display *display, uint64_t screen_id, uint32_t index, flowd_error *error);
+/* A display this process draws on (docs/protocol.md section 24, ProvideDisplays): `id` is what flows
+ * call it (window(on: "customer"); "main" is the main window's), `name` what the device calls it
+ * ("HDMI-A-1", may be NULL), and its size in pixels (0: not known). */
+typedef struct flowd_provided_display {
+    const char *id;
+    const char *name;
+    uint32_t width, height;
+} flowd_provided_display;
+#define FLOWD_MAX_PROVIDED_DISPLAYS 16
+#define FLOWD_MAX_DISPLAY_ID 64 /* bytes, for an id and for a name */
+/* Tells flowd the displays this process provides: all of them, each call replacing the last (count 0
+ * withdraws them); flowd drops them when the connection closes. Before the Welcome it is kept and
+ * sent with it; call it again after connecting anew. A window a flow opens with `whenAbsent: .fail`
+ * on a display no connection provides fails. Returns 0, or -1 with `error` filled in:
+ * FLOWD_ERROR_INVALID_ARGUMENT (over 16 displays, an id empty or over 64 bytes, a name over 64, an
+ * id twice), FLOWD_ERROR_CLOSED after the end. */
+int flowd_display_provide(flowd_display *display, const flowd_provided_display *displays, size_t count, flowd_error *error);
 /* Sends Ping; the `pong` callback gets the nonce once every frame sent before it was handled, and
  * after the scene that any navigation sent before it caused. */
 int flowd_display_ping(flowd_display *display, uint64_t *nonce, flowd_error *error);
