@@ -495,8 +495,11 @@ def test_windows(options):
         stack.shell.wait()
         stack.start_shell({"WLR_HEADLESS_OUTPUTS": "2"}, extra=["--displays", "customer"])
         check(both("shell-restarted") == (till, welcome), "the new shell shows both windows")
-        # The user closes the customer's window from the shell: the window goes, the till stays.
-        stack.command("close-window 2")
+        # A tap on the customer's title bar away from its close button changes nothing.
+        stack.command(f"click {WIDTH + WIDTH // 2} 20")
+        check(stack.sync() == till and len(stack.tree().get("otherWindows") or []) == 1, "a tap on the title itself closes nothing")
+        # The user closes the customer's window with its title bar's close button: the window goes, the till stays.
+        stack.command(f"click {2 * WIDTH - 28} 28")
         deadline = time.monotonic() + 10
         while stack.tree().get("otherWindows") and time.monotonic() < deadline:
             time.sleep(0.05)

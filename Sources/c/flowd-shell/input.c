@@ -124,6 +124,7 @@ static void pointer_button(double x, double y, uint32_t button, bool pressed, ui
     pointer_at(x, y, time);
     if (button == BTN_LEFT && (pressed ? drag_begin(-1, x, y) : drag_end(-1))) return;
     if (pressed && button == BTN_LEFT) {
+        if (windows_close_at(x, y)) return;
         if (y < SHELL_HEADER) {
             if (x < 140 && shell.back_applies) flowd_back(FLOWD_PHASE_IMMEDIATE);
             return;
@@ -179,6 +180,8 @@ static void touch_down_at(int32_t id, double x, double y, uint32_t time) {
             wlr_seat_touch_notify_down(shell.seat, wlr_scene_surface_from_node(node)->surface, time, id, sx, sy);
             break;
         }
+    } else if (windows_close_at(x, y)) {
+        /* another output's title bar: its close button closed the window */
     } else if (y < SHELL_HEADER && x < 140 && shell.back_applies) {
         flowd_back(FLOWD_PHASE_IMMEDIATE); /* the header's back, tapped */
     } else if (layout_tab_at(x, y) >= 0) {

@@ -110,6 +110,15 @@ struct wlr_scene_node *layout_title_bar(struct wlr_scene_tree *parent, int width
     cairo_paint(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
     text(cr, title, "Sans Bold 15", 12, SHELL_HEADER / 2.0, width - 24, true);
+    if (*title) { /* the window's close button: a tap closes the window (CloseWindow), as its flow's parent decides */
+        double centre = width - SHELL_HEADER / 2.0, arm = 9;
+        cairo_set_line_width(cr, 2.5);
+        cairo_move_to(cr, centre - arm, SHELL_HEADER / 2.0 - arm);
+        cairo_line_to(cr, centre + arm, SHELL_HEADER / 2.0 + arm);
+        cairo_move_to(cr, centre + arm, SHELL_HEADER / 2.0 - arm);
+        cairo_line_to(cr, centre - arm, SHELL_HEADER / 2.0 + arm);
+        cairo_stroke(cr);
+    }
     cairo_destroy(cr);
     cairo_surface_flush(image->surface);
     struct wlr_scene_buffer *node = wlr_scene_buffer_create(&parent->node, &image->base);

@@ -182,7 +182,10 @@ void windows_schedule_frames(void); /* a frame on every other output (frame call
 /* The displays this shell draws, for flowd: the first output as "main", each further one by its
  * --displays name; -1 when an output has no name (it shows any window, so no list is true). */
 int windows_provided(flowd_provided_display *into, int max);
-void windows_draw_titles(void); /* each output's title bar: its window's visible screen's title */
+void windows_draw_titles(void);
+/* A tap at (x, y) on another output's title bar: on its close button, closes that output's window
+ * (CloseWindow); true when a title bar took it. */
+bool windows_close_at(double x, double y); /* each output's title bar: its window's visible screen's title */
 const char *layout_screen_title(uint64_t screen);
 struct wlr_scene_node *layout_title_bar(struct wlr_scene_tree *parent, int width, const char *title);          /* positions every slot for the current motion and swipe */
 bool layout_tick(uint64_t now);   /* advances the motion; true while it runs */

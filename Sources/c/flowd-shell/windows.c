@@ -213,6 +213,19 @@ void windows_schedule_frames(void) {
     }
 }
 
+bool windows_close_at(double x, double y) {
+    if (y >= SHELL_HEADER) return false;
+    for (int index = 0; index < output_count; index++) {
+        struct window_output *shown = &outputs[index];
+        if (!shown->output || !shown->window || !shown->visible) continue;
+        int right = shown->x + shown->output->width;
+        if (x < shown->x || x >= right) continue;
+        if (x >= right - SHELL_HEADER) flowd_close_window(shown->visible, FLOWD_PHASE_IMMEDIATE);
+        return true; /* the title bar takes the tap */
+    }
+    return false;
+}
+
 uint64_t windows_visible(int output) {
     int index = output - 2;
     return index >= 0 && index < output_count && outputs[index].output ? outputs[index].visible : 0;
