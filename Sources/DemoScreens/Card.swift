@@ -115,6 +115,11 @@ public final class Card {
         return parts.isEmpty ? "window" : parts.joined(separator: " › ")
     }
 
+    /// The display of the window a flow opened that holds the card (nil: the main window).
+    public var otherWindowDisplay: String? {
+        if case .otherWindow(_, let display)? = placement.path.first { display } else { nil }
+    }
+
     /// `menu "flowd demos"`.
     public var label: String { "\(kind) \"\(state.title)\"" }
 }

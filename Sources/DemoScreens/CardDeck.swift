@@ -50,8 +50,15 @@ public final class CardDeck {
         }
     }
 
-    /// The card the user sees, if this host holds it.
+    /// The card the user sees in the main window, if this host holds it. With windows on other
+    /// displays several cards are visible, one per window: the terminal shows the main window's.
     public var visible: Card? {
-        cards.values.first { $0.placement.isVisible }
+        cards.values.first { $0.placement.isVisible && $0.otherWindowDisplay == nil }
+    }
+
+    /// The visible cards of windows flows opened on other displays, by display then screen id.
+    public var visibleInOtherWindows: [Card] {
+        cards.values.filter { $0.placement.isVisible && $0.otherWindowDisplay != nil }
+            .sorted { ($0.otherWindowDisplay ?? "", $0.id) < ($1.otherWindowDisplay ?? "", $1.id) }
     }
 }

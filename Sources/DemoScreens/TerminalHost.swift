@@ -105,6 +105,7 @@ public final class TerminalHost {
         visibleID = visible?.id
         view.screen = screen
         view.hostedElsewhere = visible == nil && !deck.cards.isEmpty
+        view.otherWindows = deck.visibleInOtherWindows.map { "\($0.otherWindowDisplay ?? ""): \($0.state.title)" }
         view.editing = keys.editing
         view.editingReplaces = keys.replacesText
         if view.hostedElsewhere {

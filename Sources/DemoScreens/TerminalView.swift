@@ -55,6 +55,9 @@ public struct TerminalView: Sendable, Equatable {
     public var status = ""
     /// A line always shown under the keys (scripts/demo: how to attach flowctl).
     public var note = ""
+    /// The windows flows opened on other displays, each "display: title" of its visible screen:
+    /// the terminal draws the main window and names these in one line.
+    public var otherWindows: [String] = []
 
     /// A view of `app` with nothing shown yet.
     public init(app: String, screen: Screen? = nil) {
@@ -101,6 +104,10 @@ public struct TerminalView: Sendable, Equatable {
             content.append("  Waiting for flowd to place a screen...")
         }
 
+        if !otherWindows.isEmpty {
+            content.append("")
+            content += Self.wrap("On other displays: " + otherWindows.joined(separator: " · "), width: width - 2).map { "  " + style.dim($0) }
+        }
         var footer = [String(repeating: "─", count: width)]
         footer += Self.wrap(keyHelp, width: width).map { style.dim($0) }
         if !note.isEmpty { footer += Self.wrap(note, width: width).map { style.dim($0) } }

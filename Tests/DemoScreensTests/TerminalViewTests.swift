@@ -8,6 +8,22 @@ struct TerminalViewTests {
         kind: "menu", state: CardState(title: "flowd demos", body: "Choose a demo.", buttons: LauncherFlow.entries),
         breadcrumb: "stack depth 1")
 
+    @Test func drawsTheMainWindowAndNamesTheWindowsOnOtherDisplays() {
+        var view = TerminalView(app: "till", screen: .init(kind: "till", state: CardState(title: "Till", buttons: ["Scan apple"])))
+        view.otherWindows = ["customer: Welcome", "rear: Map"]
+        let lines = view.lines()
+        #expect(lines.prefix(7) == [
+            "flowd demo · till · till                                                  window",
+            "",
+            "  Till",
+            "",
+            "  [1] Scan apple",
+            "",
+            "  On other displays: customer: Welcome · rear: Map",
+        ])
+        #expect(!TerminalView(app: "till", screen: menu).lines().contains { $0.contains("On other displays") }, "one window: no line")
+    }
+
     @Test func drawsTitleBodyNumberedButtonsBreadcrumbAndKeys() {
         let lines = TerminalView(app: "launcher", screen: menu).lines()
         #expect(lines == [
