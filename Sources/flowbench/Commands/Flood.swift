@@ -22,7 +22,7 @@ struct Flood: ParsableCommand {
         discussion: "docs/performance.md, \"Beside other programs\": the row with and without the unit's settings."))
     var neighbours: Int?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "The nice value of every flowd thread (a unit's Nice=; -10 stands for CPUWeight=1000 against the default 100).",
         discussion: "Below 0 needs CAP_SYS_NICE.", valueName: "nice"))
     var daemonNice: Int?

@@ -8,8 +8,10 @@ struct RelayRatios {
     let unjournaled: Benchmarks.RelayBaseline
     let dbus: DBusPeer
 
-    /// Microseconds of a latency in nanoseconds.
-    private static func micros(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1_000 }
+    /// Microseconds of a latency in nanoseconds (`signed`: the bits of a difference that may be below 0).
+    private static func micros(_ nanoseconds: UInt64, signed: Bool = false) -> Double {
+        (signed ? Double(Int64(bitPattern: nanoseconds)) : Double(nanoseconds)) / 1_000
+    }
 
     /// `part` against `whole`, rounded to 3 decimals (nil without a measure).
     private static func ratio(_ part: Double?, _ whole: Double?) -> Double? {
@@ -39,8 +41,8 @@ struct RelayRatios {
         ]
         // The journal's own cost: journaling against --no-state, the same run.
         var cost: [String: Any] = [
-            "p50_us": Self.micros(journaled.latency.p50) - Self.micros(unjournaled.latency.p50),
-            "p99_us": Self.micros(journaled.latency.p99) - Self.micros(unjournaled.latency.p99),
+            "p50_us": Self.micros(journaled.latency.p50 &- unjournaled.latency.p50, signed: true),
+            "p99_us": Self.micros(journaled.latency.p99 &- unjournaled.latency.p99, signed: true),
         ]
         if let with = journaled.serverCPU, let without = unjournaled.serverCPU { cost["cpu_us"] = ((with - without) / 10).rounded() / 100 }
         object["journal_cost"] = cost
