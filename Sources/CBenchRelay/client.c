@@ -687,3 +687,33 @@ int cbr_load_run_latency(cbr_load *load, uint32_t button, int window, int contro
     *count_out = count;
     return 0;
 }
+
+int cbr_set_scheduling(int pid, int nice, int rr_priority, char *error) {
+    // Every thread of the process: nice values and policies are per thread on Linux, and a unit's
+    // Nice= or CPUSchedulingPolicy= reaches them all (threads made later inherit the main thread's).
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    if (tasks == NULL) {
+        snprintf(error, CBR_ERROR_SIZE, "cannot list the threads of process %d: %s", pid, strerror(errno));
+        return -1;
+    }
+    int result = 0;
+    struct dirent *entry;
+    while (result == 0 && (entry = readdir(tasks)) != NULL) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        int tid = atoi(entry->d_name);
+        if (rr_priority > 0) {
+            struct sched_param param = {.sched_priority = rr_priority};
+            if (sched_setscheduler(tid, SCHED_RR | SCHED_RESET_ON_FORK, &param) != 0) {
+                snprintf(error, CBR_ERROR_SIZE, "cannot give thread %d SCHED_RR %d: %s (needs CAP_SYS_NICE or RLIMIT_RTPRIO)", tid, rr_priority, strerror(errno));
+                result = -1;
+            }
+        } else if (setpriority(PRIO_PROCESS, (id_t)tid, nice) != 0) {
+            snprintf(error, CBR_ERROR_SIZE, "cannot give thread %d nice %d: %s (a value below 0 needs CAP_SYS_NICE)", tid, nice, strerror(errno));
+            result = -1;
+        }
+    }
+    closedir(tasks);
+    return result;
+}

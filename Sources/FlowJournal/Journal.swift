@@ -56,12 +56,19 @@ public final class Journal {
         case sqlite(SQLiteJournal)
     }
 
+    /// Whether a commit is a memory copy into a mapped segment of the file allocated ahead (true:
+    /// the daemon's journal) rather than a `pwritev` (docs/journal.md, "A commit is a memory copy").
+    /// Both keep a commit through a crash of the process; while open, a mapped journal's file ends in
+    /// the zeros allocated ahead, which a reader takes for its end.
+    public let mapsAhead: Bool
+
     /// Opens the journal at `path` for `identity`, creating it if the file is new or empty. Refuses
     /// another app's, version's or schema's journal, a damaged file, a file that is not a journal,
-    /// and a journal another process holds, changing nothing.
-    public init(path: String, identity: Identity) throws(JournalError) {
+    /// and a journal another process holds, changing nothing. `mapsAhead`: commits are memory copies.
+    public init(path: String, identity: Identity, mapsAhead: Bool = false) throws(JournalError) {
         self.path = path
         self.identity = identity
+        self.mapsAhead = mapsAhead
         try Self.checkDirectory(of: path)
         lock = try Self.takeLock(path + ".lock", journal: path)
         do throws(JournalError) {
@@ -70,6 +77,7 @@ public final class Journal {
             close(lock)
             throw error
         }
+        if case .log(let log) = store { log.mapsAhead = mapsAhead }
     }
 
     deinit {
@@ -170,7 +178,9 @@ public final class Journal {
     public func rewrite(_ records: [Record]) throws(JournalError) {
         precondition(!records.isEmpty, "a rewritten journal starts with a checkpoint")
         _ = try log()  // an older flowd's SQLite journal is converted (and kept aside) first
-        store = .log(try JournalLog.create(path: path, identity: identity, first: records))
+        let log = try JournalLog.create(path: path, identity: identity, first: records)
+        log.mapsAhead = mapsAhead
+        store = .log(log)
     }
 
     /// Bytes in the journal's whole frames and header (what a restore reads).
@@ -200,6 +210,13 @@ public final class Journal {
         return 0
     }
 
+    /// Whether the torn bytes are all zeros: the space a mapped journal had allocated ahead when its
+    /// process was killed (or a file a power cut grew before its data was written). Reads them.
+    public var tornBytesAreZeros: Bool {
+        if case .log(let log) = store { return log.tornBytesAreZeros }
+        return false
+    }
+
     /// Where the SQLite journal went that the last write converted into a log, once: nil after that,
     /// and when nothing was converted.
     public func takeConvertedAside() -> String? {
@@ -220,6 +237,7 @@ public final class Journal {
         case .log(let log): return log
         case .sqlite(let journal):
             let log = try convert(journal)
+            log.mapsAhead = mapsAhead
             store = .log(log)
             return log
         }

@@ -37,10 +37,25 @@ final class JournalLog {
     private(set) var count = 0
     /// The records of the next frame written from `Journal.Record`s, kept between commits so that a commit allocates nothing.
     private var frame: [UInt8] = []
+    /// Whether a frame is copied into a mapped segment allocated ahead (`MappedSegment`) rather than
+    /// written with `pwritev`: what the daemon's commits do (docs/journal.md, "A commit is a memory copy").
+    var mapsAhead = false
+    /// The mapped end of the file while `mapsAhead` (nil until the first frame, and after a cut).
+    private var segment: MappedSegment?
+    /// Frames still written with `pwritev` after the file could not be mapped or allocated ahead
+    /// (a full disk, a file size limit, a file system without `mmap`): tried again after these.
+    private var unmappedFrames = 0
+    static let framesBeforeMappingAgain = 1_024
 
     /// Bytes after the last whole frame when the file was opened: a torn write that the first
-    /// append cuts away (0: none).
-    var tornBytes: Int { size - end }
+    /// append cuts away (0: none). The zeros a mapped segment allocates ahead are not counted.
+    var tornBytes: Int { segment == nil ? size - end : 0 }
+    /// Whether the torn bytes are all zeros (and there are some). Reads them.
+    var tornBytesAreZeros: Bool {
+        guard tornBytes > 0 else { return false }
+        var reader = FileReader(descriptor: descriptor, size: size, path: path)
+        do { return try reader.lastNonzeroByte(from: end) == nil } catch { return false }
+    }
     /// The bytes of the header and the whole frames.
     var byteCount: Int { end }
 
@@ -100,7 +115,14 @@ final class JournalLog {
         return log
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        // What was allocated ahead is cut away: a journal closed is its header and frames.
+        if segment != nil {
+            segment = nil
+            _ = ftruncate(descriptor, off_t(end))
+        }
+        close(descriptor)
+    }
 
     // MARK: Writing
 
@@ -134,7 +156,6 @@ final class JournalLog {
     /// Writes the frame of `count` records encoded in `records` at the end: all of it or, on an
     /// error, none (the file is cut back to its last whole frame). The first write cuts a torn frame away.
     private func writeFrame(count: Int, records: [UInt8]) throws(JournalError) {
-        if size > end { try cut(to: end) }
         guard records.count <= Int(UInt32.max), count <= Int(UInt32.max) else {
             throw .io(path: path, doing: "appending a batch of inputs", reason: "a batch of \(records.count) bytes is larger than a frame can hold (4 GiB)")
         }
@@ -143,6 +164,13 @@ final class JournalLog {
         var header = (UInt64(records.count) | UInt64(count) << 32, UInt64(bitPattern: nextSeq), UInt64(bitPattern: sum))
         header = (header.0.littleEndian, header.1.littleEndian, header.2.littleEndian)
         let total = Self.frameHeaderBytes + records.count
+        if mapsAhead, copyFrame(&header, records, total: total) {
+            end += total
+            nextSeq += 1
+            self.count += count
+            return
+        }
+        if size > end { try cut(to: end) }
         do throws(JournalError) {
             var (written, failure) = (-1, EINTR)
             while written < 0 && failure == EINTR {
@@ -175,6 +203,49 @@ final class JournalLog {
         self.count += count
     }
 
+    /// Copies the frame (`header`, then `records`, `total` bytes) to the end of the mapped segment,
+    /// mapping and allocating ahead first where needed. False when the file cannot be mapped or
+    /// allocated (the file is then cut back to its frames, and the frame goes through `pwritev`,
+    /// which succeeds or fails as it would have: an allocation ahead may fail where the frame fits).
+    private func copyFrame(_ header: inout (UInt64, UInt64, UInt64), _ records: [UInt8], total: Int) -> Bool {
+        if unmappedFrames > 0 {
+            unmappedFrames -= 1
+            return false
+        }
+        if let segment, segment.maps(end, count: total) {
+            // The common case: room in the segment, or one `posix_fallocate` ahead.
+        } else {
+            segment = nil
+            // A torn frame found at opening (or, past the mapping's end, zeros allocated ahead) is cut
+            // before the mapping starts at the end of the frames.
+            if size > end {
+                guard ftruncate(descriptor, off_t(end)) == 0 else { return unmapped() }
+                size = end
+            }
+            guard let fresh = MappedSegment(descriptor: descriptor, from: end, fileSize: size), fresh.maps(end, count: total) else {
+                return unmapped()
+            }
+            segment = fresh
+        }
+        guard let segment, segment.allocate(upTo: end + total, frames: end) == 0 else {
+            self.segment = nil
+            _ = ftruncate(descriptor, off_t(end))
+            size = end
+            return unmapped()
+        }
+        size = max(size, segment.allocatedEnd)
+        withUnsafeBytes(of: &header) { head in
+            records.withUnsafeBytes { body in segment.copy(head, body, at: end) }
+        }
+        return true
+    }
+
+    /// The frame goes through `pwritev`, and so do the next `framesBeforeMappingAgain`.
+    private func unmapped() -> Bool {
+        unmappedFrames = Self.framesBeforeMappingAgain
+        return false
+    }
+
     /// Forgets every frame (the header stays).
     func clear() throws(JournalError) {
         try cut(to: headerBytes)
@@ -183,6 +254,8 @@ final class JournalLog {
     }
 
     private func cut(to offset: Int) throws(JournalError) {
+        // No page of a mapping may lie past the end of the file when it is written.
+        segment = nil
         guard ftruncate(descriptor, off_t(offset)) == 0 else { throw Self.writeError(errno, path: path, doing: "cutting a torn frame away") }
         end = offset
         size = offset
@@ -428,8 +501,11 @@ struct FileReader {
     /// Whether a good frame with a sequence number from `seq` on starts anywhere after `offset`:
     /// what tells damage in the middle from a torn last write. Only runs when a frame is bad.
     mutating func goodFrame(after offset: Int, seqAtLeast seq: Int64) throws(JournalError) -> Bool {
+        // A frame holds at least one record, so its header is not all zeros: none starts after the
+        // last byte that is not zero (a tail allocated ahead, or grown by a power cut, is skipped whole).
+        guard let last = try lastNonzeroByte(from: offset + 1) else { return false }
         var at = offset + 1
-        while at + JournalLog.frameHeaderBytes <= size {
+        while at + JournalLog.frameHeaderBytes <= size, at <= last {
             if let header = try bytes(at: at, count: JournalLog.frameHeaderBytes) {
                 let found = Int64(bitPattern: JournalLog.get(header, at: 8, bytes: 8))
                 // Cheap tests first: a plausible sequence number and a length that fits.
@@ -438,5 +514,17 @@ struct FileReader {
             at += 1
         }
         return false
+    }
+
+    /// Where the last byte that is not zero lies from `offset` on; nil when there are only zeros.
+    mutating func lastNonzeroByte(from offset: Int) throws(JournalError) -> Int? {
+        var chunkEnd = size
+        while chunkEnd > offset {
+            let chunkStart = max(offset, chunkEnd - Self.windowBytes)
+            guard let chunk = try bytes(at: chunkStart, count: chunkEnd - chunkStart) else { return nil }
+            if let index = chunk.lastIndex(where: { $0 != 0 }) { return chunkStart + (index - chunk.startIndex) }
+            chunkEnd = chunkStart
+        }
+        return nil
     }
 }

@@ -203,6 +203,12 @@ int cbr_pin_to_cpu(int cpu, char *error);
 /// it cannot be read.
 int cbr_allowed_cpus(int *first, int *last);
 
+/// Gives every thread of process `pid` the nice value `nice`, or (when `rr_priority` > 0) SCHED_RR
+/// at that priority with SCHED_RESET_ON_FORK: what a unit's Nice= or CPUSchedulingPolicy=rr with
+/// CPUSchedulingResetOnFork=yes gives a service. 0, or -1 with `error` (CBR_ERROR_SIZE bytes) set.
+int cbr_set_scheduling(int pid, int nice, int rr_priority, char *error);
+
+
 // MARK: - The D-Bus peer (dbus.c): sd-bus through dbus-daemon, libsystemd loaded at run time
 
 /// Loads libsystemd.so.0 and its sd-bus functions (once); -1 and why if it cannot.

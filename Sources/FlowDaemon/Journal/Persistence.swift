@@ -116,7 +116,12 @@ struct Persistence {
         }
         history = nil
         notices.append(Notice(.info, "journal open", ["path": "\(path)"]))
-        if let torn = journal?.journal.tornBytes, torn > 0 {
+        if let torn = journal?.journal.tornBytes, torn > 0, journal?.journal.tornBytesAreZeros == true {
+            notices.append(Notice(.info, """
+                the journal ends in \(torn) zero bytes after its last batch (space allocated ahead for commits when \
+                flowd ended without closing it): the first write cuts them away
+                """, ["path": "\(path)"]))
+        } else if let torn = journal?.journal.tornBytes, torn > 0 {
             notices.append(Notice(.notice, """
                 the journal ends in a torn write (a crash or power cut while appending): the inputs before it are \
                 restored, and the first write cuts its \(torn) bytes away
@@ -167,7 +172,7 @@ struct Persistence {
 
     /// The journal at `path` for `app`.
     private func journal(at path: String, for app: FlowApp.App, logger: Logger) throws(JournalError) -> DaemonJournal {
-        DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version)),
+        DaemonJournal(journal: try Journal(path: path, identity: Journal.Identity(app: app.name, appVersion: app.version), mapsAhead: true),
                       backlogLimit: backlogLimit, logger: logger)
     }
 

@@ -25,7 +25,7 @@ struct All: ParsableCommand {
         let (dbusRow, dbus) = try Benchmarks.dbusCall(settings: settings)
         rows.append(dbusRow)
         Report.progress("flowd-relay")
-        rows.append(try Benchmarks.flowdRelay(flowd: flowd, settings: settings, baseline: relayBaseline, dbus: dbus))
+        rows.append(try Benchmarks.flowdRelay(flowd: flowd, settings: settings, baseline: relayBaseline, dbus: dbus).row)
 
         var echoRates: [Int: Double] = [:]
         for clients in settings.echoClients {

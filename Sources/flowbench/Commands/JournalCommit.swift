@@ -15,7 +15,9 @@ struct JournalCommit: ParsableCommand {
         abstract: "Time and CPU of one journal commit (a loop iteration's inputs) at 1, 16 and 256 inputs.",
         discussion: """
             Appends typical outputs (a button press as JSON) to a fresh journal in a scratch directory, one frame \
-            per commit, with the log flushed to the disk on a background thread every 1000 commits (as the daemon does).
+            per commit, with the log flushed to the disk on a background thread every 1000 commits (as the daemon does); \
+            each size twice: written with pwritev, and copied into the mapped end of the file (the daemon's way, \
+            docs/journal.md "A commit is a memory copy").
             """)
 
     @OptionGroup var options: BenchOptions
@@ -28,16 +30,18 @@ struct JournalCommit: ParsableCommand {
         guard count >= 10 else { throw ValidationError("--transactions must be at least 10, got \(count)") }
         var rows: [TableRow] = []
         for batch in [1, 16, 256] {
-            Report.progress("journal-commit, \(count) transactions of \(batch) inputs")
-            rows.append(try Self.measure(batch: batch, transactions: count))
+            for mapped in [false, true] {
+                Report.progress("journal-commit, \(count) transactions of \(batch) inputs\(mapped ? ", mapped" : "")")
+                rows.append(try Self.measure(batch: batch, transactions: count, mapped: mapped))
+            }
         }
         Report.emit(rows, quick: options.quick)
     }
 
-    static func measure(batch: Int, transactions: Int) throws -> TableRow {
+    static func measure(batch: Int, transactions: Int, mapped: Bool) throws -> TableRow {
         let directory = try OS.makeScratchDirectory()
         defer { OS.removeDirectory(directory) }
-        let journal = try Journal(path: directory + "/bench.journal", identity: .init(app: "bench", appVersion: "1"))
+        let journal = try Journal(path: directory + "/bench.journal", identity: .init(app: "bench", appVersion: "1"), mapsAhead: mapped)
         let flushes = DispatchQueue(label: "flowbench.journal.sync")
         var flushCount = 0
         let records = (0..<batch).map { index in
@@ -63,7 +67,8 @@ struct JournalCommit: ParsableCommand {
         func percentile(_ p: Double) -> UInt64 { nanos[min(nanos.count - 1, Int(Double(nanos.count) * p))] }
         let perInput = Double(percentile(0.5)) / Double(batch)
         return TableRow(
-            benchmark: "journal-commit", setting: "\(batch) inputs per commit, one frame appended, flushes off the writer",
+            benchmark: "journal-commit",
+            setting: "\(batch) inputs per commit, one frame \(mapped ? "copied into the mapped file" : "written (pwritev)"), flushes off the writer",
             count: Format.count(UInt64(transactions)), p50: Format.micros(percentile(0.5)), p99: Format.micros(percentile(0.99)),
             p999: Format.micros(percentile(0.999)), rate: Format.rate(1e9 / max(Double(percentile(0.5)), 1)),
             serverCPU: "\(Format.fixed(cpu / 1000, 1)) µs",

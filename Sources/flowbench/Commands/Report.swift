@@ -14,4 +14,12 @@ enum Report {
         print("")
         ResultTable(rows: rows).print()
     }
+
+    /// The same on stderr (when stdout carries one line for a script).
+    static func emitToStandardError(_ rows: [TableRow], quick: Bool) {
+        var text = "flowbench\(quick ? " --quick" : "")\(Pinning.isOn ? " --pin" : "") on \(OS.machineDescription)\n"
+        if let pinning = Pinning.description { text += pinning + "\n" }
+        text += "\n" + ResultTable(rows: rows).rendered + "\n"
+        FileHandle.standardError.write(Data(text.utf8))
+    }
 }

@@ -36,7 +36,7 @@ extension Benchmarks {
     /// `journaling: false` runs flowd with `--no-state`: the difference in CPU is what journaling
     /// two inputs per round trip costs the daemon. With `dbus`, the note also gives the ratios to the D-Bus call.
     static func flowdRelay(flowd: String, settings: BenchSettings, baseline: RelayBaseline?, journaling: Bool = true,
-                           dbus: DBusPeer? = nil) throws -> TableRow {
+                           dbus: DBusPeer? = nil) throws -> (row: TableRow, measured: RelayBaseline) {
         let server = try ServerUnderTest.flowd(
             executable: flowd, app: "bench-relay", arguments: flowdArguments + (journaling ? [] : ["--no-state"]))
         let hostB = try ChildProcess.flowbench(["_flow-peer", "--socket", server.socketPath])
@@ -66,7 +66,7 @@ extension Benchmarks {
             row.note += " vs baseline-relay"
         }
         if let dbus { row.note += "; " + dbusNote(summary, dbus) }
-        return row
+        return (row, RelayBaseline(latency: summary, serverCPU: cpu))
     }
 
     /// The next `Event` on a subscribed debug connection (other frames skipped); fails after 30 s

@@ -81,4 +81,17 @@ enum OS {
         let kernel = withUnsafeBytes(of: &names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         return "\(cores) cores, \(model ?? "unknown CPU"), Linux \(kernel)"
     }
+
+    /// The CPUs this process may run on, as the kernel lists them (`Cpus_allowed_list`: "0", "0-1").
+    static var allowedCPUs: String {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }
+        return line.map { $0.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces) } ?? "?"
+    }
+
+    /// The 1-, 5- and 15-minute load averages (`/proc/loadavg`), to tell a quiet run from a busy one.
+    static var loadAverage: [Double] {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).compactMap { Double($0) }
+    }
 }
