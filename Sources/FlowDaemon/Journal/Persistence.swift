@@ -152,7 +152,8 @@ struct Persistence {
             throw .state(.cannotOpen(path: path, reason: "it was written by version \(found) of the app, this is \(app.version); it cannot be kept aside to start a fresh one: \(why)"))
         }
         journalArchive = kept
-        carried = place ?? CarriedPlace(link: "", version: found, why: "", stateMissing: "the journal of version \(found) cannot be read", upgrade: true)
+        carried = place ?? CarriedPlace(link: "", version: found, why: "", stateMissing: "the journal of version \(found) names no place and ends without a stop",
+                                        upgrade: true)
         do {
             journal = try journal(at: path, for: app, logger: logger)
         } catch {
