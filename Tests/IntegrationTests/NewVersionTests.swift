@@ -108,9 +108,9 @@ struct NewVersionTests {
             #expect(try Self.studentButtons(frames) == ["Ann (20)", "Bob (30)", "Back to menu"], "the list kept Bob's age")
             #expect(try flowctl(["where"], new).stdout == "students/Bob\n")
             let lines = new.logText.split(separator: "\n").filter { $0.contains("upgraded the app") }
-            #expect(lines.count == 1 && lines[0].contains("info"), "one info line: \(lines)")
-            #expect(lines.first?.contains("2 of 2 mementos") == true, "the list's and Bob's editor's: \(lines)")
-            #expect(!new.logText.contains("error"), "\(new.logText)")
+            #expect(lines.count == 1 && lines[0].contains(" info "), "one info line: \(lines)")
+            #expect(lines.first?.contains("3 of 3 mementos") == true, "the launcher's, the list's and Bob's editor's: \(lines)")
+            #expect(!new.logText.contains(" error ") && !new.logText.contains(" warning "), "\(new.logText)")
             new.signal(SIGTERM)
             #expect(new.waitForExit() == 0, "\(new.logText)")
         }
