@@ -5,7 +5,9 @@ import FlowDaemonTesting
 import FlowJournal
 import FlowKit
 import FlowWire
+import FlowdTestSupport
 import Foundation
+import FlowdTestSupport
 import Testing
 
 /// Three versions of one app whose root flow keeps notes in its memento (docs/restore.md, "A new
