@@ -185,11 +185,7 @@ struct PlaceAcrossVersionsTests {
             let journal = try Journal(path: path, identity: .init(app: "launcher", appVersion: "4"))
             try journal.append([Journal.Record(kind: 63, body: [1]), Journal.Record(kind: 64, body: Array("directory/events/Party".utf8))])
         }
-        let log = LogLines()
-        let new = try EmbeddedDaemon(app: try Self.launcher(version: "4"), statePath: path, logger: log.logger) { $0.exitWhenAppFinishes = false }
-        let (host, answer) = EmbeddedDaemonTests.host(new, provides: BuiltInApps.kinds)
-        EmbeddedDaemonTests.ackAll(answer, on: host)
-        print("DEBUGLOG", log.lines)
+        let (new, _) = try Self.start(try Self.launcher(version: "4"), path: path)
         #expect(new.daemon.tree().place == "directory/events/Party")
         #expect(new.daemon.stats().placeCarriedOver == "directory/events/Party (version 4)")
         let kept = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("launcher.journal.refused-") }

@@ -17,10 +17,13 @@ extension AppCore {
         var outcome = persistence.restore(app, into: runtime)
         if case .refused(let why, let advice) = outcome {
             // The replay's runtime is dropped (it releases its flows); the app starts anew on a fresh one.
-            tell(persistence.startOver(app, why: why, advice: advice, logger: logger))
-            outcome = .nothing
             runtime = FlowRuntime()
             install(runtime: runtime)
+            // Its own statement: inside `tell(…)` the call would hold a copy of the core, and so of the
+            // old journal, whose lock the fresh journal then finds taken.
+            let notice = persistence.startOver(app, why: why, advice: advice, logger: logger)
+            tell(notice)
+            outcome = .nothing
         }
         var summary: CarriedSummary?
         if case .nothing = outcome, let carried = persistence.takeCarriedPlace() {
@@ -57,7 +60,8 @@ extension AppCore {
         case .refused(let why, let advice):
             // What was carried did not restore (a flow that decides differently from the same start):
             // the app starts at its start.
-            tell(persistence.startOver(app, why: why, advice: advice, logger: logger))
+            let notice = persistence.startOver(app, why: why, advice: advice, logger: logger)
+            tell(notice)
             let fresh = FlowRuntime()
             install(runtime: fresh)
             app.start(fresh)

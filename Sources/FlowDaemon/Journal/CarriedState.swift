@@ -72,7 +72,7 @@ struct CarriedState: Equatable {
 
     /// Starts `app` on `runtime`, a fresh one, with the mementos given back as their flows start, and
     /// opens the place one segment more at a time — each flow on the way has its memento before it
-    /// plans its part — up to the first segment this version refuses. `settle` takes the effects.
+    /// plans its part — to the longest part this version opens. `settle` takes the effects.
     func open(_ app: FlowApp.App, on runtime: FlowRuntime, settle: (FlowRuntime) -> Void) -> Opened {
         runtime.beginCarrying(mementos)
         app.start(runtime)
@@ -81,18 +81,23 @@ struct CarriedState: Equatable {
         if !place.isEmpty {
             do throws(LinkError) {
                 let link = try Link(parsing: place)
+                // A part may be refused where a longer one opens (a link that needs its next segment):
+                // every part is tried, and the place is the longest that opened.
+                var refusals: [String] = []
                 for count in 1...link.segments.count {
                     let whole = count == link.segments.count
                     let part = try Link(Array(link.segments.prefix(count)), query: whole ? link.query : [])
                     do throws(LinkError) {
                         _ = try runtime.open(part)
                     } catch {
-                        opened.refused.append("\(part): \(error.message)")
-                        break
+                        refusals.append("\(part): \(error.message)")
+                        continue
                     }
                     settle(runtime)
                     opened.place = "\(part)"
+                    refusals = []
                 }
+                opened.refused = refusals
             } catch {
                 opened.refused.append("\(place) is not a link: \(error.message)")
             }

@@ -168,7 +168,6 @@ struct Persistence {
     /// what to tell (a `RESTORED` event says the app starts fresh).
     mutating func startOver(_ app: FlowApp.App, why: String, advice: (String) -> String, logger: Logger) -> Notice {
         let path = journal?.journal.path
-        if let j = journal?.journal { print("DEBUGREF \(_getRetainCount(j))") }
         close()
         var notice = Notice(.error, "\(why); the app starts fresh without a journal")
         if let path {
