@@ -7,7 +7,6 @@ import FlowKit
 import FlowWire
 import FlowdTestSupport
 import Foundation
-import FlowdTestSupport
 import Testing
 
 /// Three versions of one app whose root flow keeps notes in its memento (docs/restore.md, "A new
