@@ -49,7 +49,7 @@ public enum BuiltInApps {
         // Version 5: a student's editor is identified by the name as it is now (`linkID`), and a
         // directory link to the detail on top does not push it again: links replay differently.
         // FLOWD_DEMO_VERSION starts it as another version, to try an upgrade: the journal of the
-        // version before does not replay, and the place it was at opens again (docs/demo.md).
+        // version before does not replay; the place it was at opens again, with the flows' mementos (docs/demo.md).
         let version = ProcessInfo.processInfo.environment["FLOWD_DEMO_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? "5"
         return App(name: "launcher", version: version, screens: screens, modules: allCardScreens.map { $0 as any ScreenModule.Type },
                    placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }

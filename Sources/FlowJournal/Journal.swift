@@ -123,6 +123,13 @@ public final class Journal {
     /// holds no records of kinds it did not know). Throws for a file that is not a journal, another
     /// schema, or damage.
     public static func lastRecord(ofKind kind: Int64, at path: String) throws(JournalError) -> (Identity, Record?) {
+        let (identity, found, _) = try lastRecords(ofKinds: [kind], at: path)
+        return (identity, found[kind])
+    }
+
+    /// As `lastRecord(ofKind:at:)`, for several kinds at once, and the journal's very last record
+    /// (nil for an empty journal): a stop's last words are the latter (docs/restore.md).
+    public static func lastRecords(ofKinds kinds: Set<Int64>, at path: String) throws(JournalError) -> (Identity, [Int64: Record], Record?) {
         var first = [UInt8](repeating: 0, count: JournalLog.magic.count)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
@@ -131,7 +138,22 @@ public final class Journal {
         guard read == first.count, first == JournalLog.magic else {
             throw .notAJournal(path: path, reason: "it is not a flowd log (an older flowd's SQLite journal holds no such records)")
         }
-        return try JournalLog.lastRecord(ofKind: kind, at: path)
+        return try JournalLog.lastRecords(ofKinds: kinds, at: path)
+    }
+
+    /// Keeps the journal at `path` (and its WAL and shared-memory files, for an older flowd's) as
+    /// `PATH.previous`, the one archive slot: what was there before is replaced. An upgrade of the app
+    /// keeps the old version's journal there until the next one (docs/restore.md). Returns the slot.
+    public static func archive(_ path: String) throws(JournalError) -> String {
+        let target = "\(path).previous"
+        for extra in ["-wal", "-shm"] where !FileManager.default.fileExists(atPath: path + extra) { unlink(target + extra) }
+        for extra in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + extra) {
+            guard rename(path + extra, target + extra) == 0 else {
+                throw .cannotOpen(path: path + extra, reason: "cannot rename it to \(target + extra): \(String(cString: strerror(errno)))")
+            }
+        }
+        JournalLog.syncDirectory(of: path)
+        return target
     }
 
     /// Appends `records` as one batch: all of them or, on an error, none. An older flowd's SQLite

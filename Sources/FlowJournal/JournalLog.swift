@@ -358,6 +358,13 @@ final class JournalLog {
     /// no lock: the identity in its header and the last record of `kind` in its whole frames. Throws
     /// for a file that is not a log of this schema, and for damage.
     static func lastRecord(ofKind kind: Int64, at path: String) throws(JournalError) -> (Journal.Identity, Journal.Record?) {
+        let (identity, found, _) = try lastRecords(ofKinds: [kind], at: path)
+        return (identity, found[kind])
+    }
+
+    /// As `lastRecord(ofKind:at:)`, for several kinds at once, and the log's very last record.
+    static func lastRecords(ofKinds kinds: Set<Int64>, at path: String) throws(JournalError)
+        -> (Journal.Identity, [Int64: Journal.Record], Journal.Record?) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
@@ -368,16 +375,18 @@ final class JournalLog {
             throw .notAJournal(path: path, reason: "it is not a flowd log")
         }
         let (length, identity) = try checkHeader(&reader, identity: nil, path: path)
+        var found: [Int64: Journal.Record] = [:]
         var last: Journal.Record?
         _ = try walk(&reader, from: length) { seq, count, bytes throws(JournalError) in
             let decoded = JournalBatch.decode(bytes, count: count) { record in
-                if record.kind == kind { last = record }
+                if kinds.contains(record.kind) { found[record.kind] = record }
+                last = record
                 return true
             }
             guard decoded != nil else { throw .corrupt(path: path, reason: "batch \(seq) does not hold the \(count) records it says") }
             return true
         }
-        return (identity, last)
+        return (identity, found, last)
     }
 
     // MARK: Files

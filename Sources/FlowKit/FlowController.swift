@@ -88,6 +88,14 @@ public class FlowController {
     /// Gives the flow back the memento it had at a checkpoint.
     func restoreMemento(_ data: Data) throws {}
 
+    /// The flow's memento and its layout version, as a stop leaves it for the app's next version.
+    func carriedMemento() throws -> (version: Int, data: Data)? { nil }
+
+    /// Gives the flow a memento another version of the app left (`LinkHandling.restoreCarried`).
+    func restoreCarried(_ data: Data, version: Int) throws(MementoRefused) {
+        throw MementoRefused("\(typeName) keeps no memento")
+    }
+
     /// What tells the parent's handler the flow ended without a result (typed in `FlowNode`); taken
     /// before the release, which drops the handler.
     func endedReporter() -> ((FlowEnding) -> Void)? { nil }

@@ -52,6 +52,17 @@ final class FlowNode<F: Flow>: FlowController {
         try handling.restoreMemento(data)
     }
 
+    override func carriedMemento() throws -> (version: Int, data: Data)? {
+        guard let handling = flow as? any LinkHandling else { return nil }
+        return try handling.carriedMemento()
+    }
+
+    override func restoreCarried(_ data: Data, version: Int) throws(MementoRefused) {
+        guard let handling = flow as? any LinkHandling else { throw MementoRefused("\(typeName) does not handle links, so it keeps no memento") }
+        guard (try? handling.encodedMemento()) != nil else { throw MementoRefused("\(typeName) keeps no memento in this version") }
+        try handling.restoreCarried(data, version: version)
+    }
+
     /// Tells the parent an output.
     func reportOutput(_ output: F.Output) { handler?(.output(output)) }
 

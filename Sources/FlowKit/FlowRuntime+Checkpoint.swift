@@ -154,6 +154,8 @@ struct Rebuilding {
         /// `(type name, id)`; a flow takes the oldest live one of its type under its parent not
         /// taken yet, so it gets its memento back as it starts.
         case paired([FlowID: [(String, FlowID)]])
+        /// Carrying mementos from another version of the app: the ids are the natural ones.
+        case natural
     }
 
     var flowIDs: FlowIDs
@@ -163,12 +165,18 @@ struct Rebuilding {
     var failures: [String] = []
     /// The id each natural id took.
     var chosen: [UInt64: UInt64] = [:]
+    /// Mementos another version of the app left, by the flow's key, removed as they are given.
+    var carried: [String: CarriedMemento] = [:]
+    /// What became of them so far.
+    var report = CarryReport()
 
     mutating func flowID(natural: UInt64, parent: FlowID, typeName: String) -> FlowID {
         let id: UInt64
         switch flowIDs {
         case .assigned(let flows):
             id = flows[natural] ?? IDAssignment.transient(natural)
+        case .natural:
+            id = natural
         case .paired(var live):
             if let index = live[parent]?.firstIndex(where: { $0.0 == typeName }) {
                 id = live[parent]![index].1.rawValue
@@ -184,6 +192,9 @@ struct Rebuilding {
 }
 
 extension FlowRuntime {
+    /// The screens placed now, by id (scans them: for an upgrade's start, not the hot path).
+    package var screenIDs: [ScreenID] { Array(screens.keys) }
+
     /// The counters the next ids come from.
     package var idCounters: IDCounters {
         IDCounters(flow: nextFlow, node: model.nextID, request: nextRequest)
@@ -224,8 +235,78 @@ extension FlowRuntime {
         return problems
     }
 
+    /// Begins carrying `mementos`, which another version of the app left at a stop, on this fresh
+    /// runtime: until `endCarrying`, a flow that starts where one of them was (`carryKey(of:)`) takes it
+    /// back right after its `start` returns, decoded or migrated (`LinkHandling.mementoMigrations`).
+    /// Ids are numbered as usual.
+    package func beginCarrying(_ mementos: [CarriedMemento]) {
+        rebuilding = Rebuilding(flowIDs: .natural, mementos: [:])
+        rebuilding?.carried = Dictionary(mementos.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Ends carrying: what was given back, what was refused and why, and what no flow started to take.
+    package func endCarrying() -> CarryReport {
+        var report = rebuilding?.report ?? CarryReport()
+        report.unclaimed = (rebuilding?.carried.keys).map { $0.sorted() } ?? []
+        rebuilding = nil
+        return report
+    }
+
+    /// The mementos of the running flows that keep one, each named by the flow's place among the
+    /// flows, for the app's next version (a stop leaves them). Throws when one does not encode.
+    package func carriedMementos() throws -> [CarriedMemento] {
+        var found: [CarriedMemento] = []
+        for flow in controllers.values.sorted(by: { $0.id < $1.id }) where flow.isRunning {
+            if let (version, data) = try flow.carriedMemento() {
+                found.append(CarriedMemento(key: carryKey(of: flow), version: version, data: data))
+            }
+        }
+        return found
+    }
+
+    /// A flow's place among the flows, the same in every version whose flows have the same names and
+    /// link ids: each flow from the root as its type name, `[linkID]` when it has one, and `#N` when it
+    /// is the Nth running sibling of that name (`LauncherFlow/StudentsFlow/EditStudentFlow[Bob]`).
+    func carryKey(of flow: FlowController) -> String {
+        var parts: [String] = []
+        var current: FlowController? = flow
+        while let node = current, node.id != .host {
+            let name = Self.keySegment(of: node)
+            let earlier = node.parent?.children.values.filter { $0.id < node.id && $0.isRunning && Self.keySegment(of: $0) == name }.count ?? 0
+            parts.append(earlier == 0 ? name : "\(name)#\(earlier + 1)")
+            current = node.parent
+        }
+        return parts.reversed().joined(separator: "/")
+    }
+
+    private static func keySegment(of flow: FlowController) -> String {
+        guard let id = flow.linkIdentity?.id, !id.isEmpty else { return flow.typeName }
+        return "\(flow.typeName)[\(id)]"
+    }
+
+    /// A screen's place for the app's next version: its owner's `carryKey`, its kind and which of the
+    /// owner's live screens of that kind it is (`LauncherFlow/LoginFlow:login#1`). Nil when it is gone.
+    package func carryKey(ofScreen screen: ScreenID) -> String? {
+        guard let kind = readRecord(screen, { $0.outlet.kind }), let owner = model[screen]?.owner,
+              let flow = controller(owner) else { return nil }
+        let same = flow.liveItems.filter { readRecord($0, { $0.outlet.kind }) == kind }
+        let index = (same.firstIndex(of: screen) ?? 0) + 1
+        return "\(owner == .host ? "" : carryKey(of: flow)):\(kind)#\(index)"
+    }
+
     /// Gives a flow just started during a rebuild its memento.
     func restoreMemento(of flow: FlowController) {
+        if rebuilding?.carried.isEmpty == false {
+            let key = carryKey(of: flow)
+            guard let carried = rebuilding?.carried.removeValue(forKey: key) else { return }
+            do throws(MementoRefused) {
+                try flow.restoreCarried(carried.data, version: carried.version)
+                rebuilding?.report.carried.append(key)
+            } catch {
+                rebuilding?.report.refused.append(CarryReport.Refusal(key: key, reason: error.description))
+            }
+            return
+        }
         guard let data = rebuilding?.mementos.removeValue(forKey: flow.id) else { return }
         do {
             try flow.restoreMemento(data)

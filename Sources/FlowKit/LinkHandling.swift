@@ -44,6 +44,16 @@ public protocol LinkHandling: Flow {
     /// screens shown): set the fields and update the screens it shows. Start nothing and show nothing
     /// new here; the checkpoint is refused when the tree it rebuilds differs.
     func restore(_ memento: Memento)
+
+    /// The layout of `Memento`, kept with it when a stop leaves it for the app's next version (default
+    /// 1). A new version decodes a memento of its own layout version with `Codable` (a field added as
+    /// an optional decodes as nil); raise it when `Memento` changes so that an older one must be
+    /// converted, and say how in `mementoMigrations` (docs/restore.md, "A new version of the app").
+    static var mementoVersion: Int { get }
+
+    /// How mementos of older layout versions become today's `Memento`, one per version read (default:
+    /// none, so a memento of another layout version is dropped, with a warning naming the flow).
+    static var mementoMigrations: [MementoMigration<Memento>] { get }
 }
 
 /// The memento of a flow that keeps nothing beyond its place.

@@ -100,6 +100,9 @@ struct Stats: ParsableCommand {
                 """)
             // Only when it happened: the place a journal this version could not replay was at, opened again.
             if !stats.placeCarriedOver.isEmpty { print("place carried over \(stats.placeCarriedOver)") }
+            if !stats.carriedOver.isEmpty { print("carried over      \(stats.carriedOver)") }
+            // The previous version's journal, kept in the one archive slot until the next upgrade.
+            if !stats.journalArchive.isEmpty { print("journal archive   \(stats.journalArchive)") }
         }
     }
 }

@@ -33,7 +33,7 @@ struct NewVersionTests {
 
         let new = try DaemonProcess(arguments: arguments, environment: ["FLOWD_PYTHON_SCREENS": "0", "FLOWD_DEMO_VERSION": "6"],
                                     directory: directory)
-        #expect(new.waitForLog("the place it was at is open again in this version"), "\(new.logText)")
+        #expect(new.waitForLog("upgraded the app from version 5 to 6: carried the place students/Bob/age"), "\(new.logText)")
         let host = try RawClient(path: new.socketPath)
         try host.handshake(provides: BuiltInApps.kinds)
         let places = try host.settle().compactMap(\.place)
@@ -45,11 +45,76 @@ struct NewVersionTests {
         #expect(try flowctl(["where"], new).stdout == "students/Bob/age\n")
         let stats = try flowctl(["stats"], new)
         #expect(stats.stdout.contains("students/Bob/age (version 5)"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("journal archive   \(directory)/state/flowd/launcher@") && stats.stdout.contains(".journal.previous\n"),
+                "the old journal's archive slot: \(stats.stdout)")
 
         // Back walks the real stack to the menu: each back uncovers the screen below.
         for (index, expected) in ["students/Bob", "students", "menu"].enumerated() {
             _ = try host.back(from: places[places.count - 1 - index].screenID)
             #expect(try flowctl(["where"], new).stdout == expected + "\n")
         }
+    }
+
+    /// Sends `{"didEnterText":{"text":TEXT}}` for `screen`.
+    static func enter(_ text: String, on screen: UInt64, _ host: RawClient) throws {
+        var output = Flowd_V1_Output()
+        output.screenID = screen
+        output.payload = .json(Data(#"{"didEnterText":{"text":"\#(text)"}}"#.utf8))
+        try host.send(.output(output))
+    }
+
+    /// The students' list as the list screen among `frames` shows it last (its buttons).
+    static func studentButtons(_ frames: [Flowd_V1_Envelope]) throws -> [String] {
+        let states = frames.compactMap { frame -> Flowd_V1_Payload? in
+            switch frame.body {
+            case .place(let place) where place.kind == StudentListScreen.kind: place.state
+            default: nil
+            }
+        }
+        return try CardState(binaryPayload: try #require(states.last).data).buttons
+    }
+
+    /// The demo's upgrade walk: an age edited, the launcher stopped and started as version 6 — the
+    /// list keeps the age (the students flow's memento, carried), the upgrade says so in one info
+    /// line, and a second upgrade (to 7) keeps one archive slot, the journal of version 6.
+    @Test func theStudentsListSurvivesTwoUpgradesWithOneArchiveSlot() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = ["--app", "launcher"]
+        do {
+            let old = try DaemonProcess(arguments: arguments, environment: ["FLOWD_PYTHON_SCREENS": "0"], directory: directory)
+            let host = try RawClient(path: old.socketPath)
+            try host.handshake(provides: BuiltInApps.kinds)
+            var screen = try #require(try host.settle().compactMap(\.place).first { $0.kind == MenuScreen.kind }).screenID
+            for (index, kind) in [(4, StudentListScreen.kind), (1, NameEditorScreen.kind), (0, AgeEditorScreen.kind)] {
+                _ = try host.press(index, on: screen)
+                screen = try #require(try host.settle().compactMap(\.place).first { $0.kind == kind }).screenID
+            }
+            try Self.enter("30", on: screen, host)
+            _ = try host.settle()
+            _ = try host.press(0, on: screen)  // Done: back to Bob's editor
+            _ = try host.settle()
+            #expect(try flowctl(["where"], old).stdout == "students/Bob\n")
+            old.signal(SIGTERM)
+            #expect(old.waitForExit() == 0, "\(old.logText)")
+        }
+        for (version, before) in [("6", "5"), ("7", "6")] {
+            let new = try DaemonProcess(arguments: arguments + ["--log-level", "info"],
+                                        environment: ["FLOWD_PYTHON_SCREENS": "0", "FLOWD_DEMO_VERSION": version], directory: directory)
+            #expect(new.waitForLog("upgraded the app from version \(before) to \(version)"), "\(new.logText)")
+            let host = try RawClient(path: new.socketPath)
+            try host.handshake(provides: BuiltInApps.kinds)
+            let frames = try host.settle()
+            #expect(try Self.studentButtons(frames) == ["Ann (20)", "Bob (30)", "Back to menu"], "the list kept Bob's age")
+            #expect(try flowctl(["where"], new).stdout == "students/Bob\n")
+            let lines = new.logText.split(separator: "\n").filter { $0.contains("upgraded the app") }
+            #expect(lines.count == 1 && lines[0].contains(" info "), "one info line: \(lines)")
+            #expect(lines.first?.contains("3 of 3 mementos") == true, "the launcher's, the list's and Bob's editor's: \(lines)")
+            #expect(!new.logText.contains(" error ") && !new.logText.contains(" warning "), "\(new.logText)")
+            new.signal(SIGTERM)
+            #expect(new.waitForExit() == 0, "\(new.logText)")
+        }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory + "/state/flowd").filter { $0.contains(".journal.") && !$0.hasSuffix(".lock") }
+        #expect(kept.count == 1 && kept[0].hasSuffix(".journal.previous"), "one archive slot after two upgrades: \(kept)")
     }
 }

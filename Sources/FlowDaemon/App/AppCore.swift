@@ -226,7 +226,12 @@ struct AppCore {
         guard isRunning else { return }
         isRunning = false
         let runtime = self.runtime
-        persistence.freeze { runtime?.place?.description }
+        let app = self.app
+        let saved = delivery.savedStates
+        persistence.freeze(place: { runtime?.place?.description }, carried: {
+            guard let runtime, let app else { return nil }
+            return CarriedState.take(of: runtime, app: app, place: runtime.place?.description ?? "", savedStates: saved)
+        })
         delivery.holdsScreensOfLostHosts = false
         perform(delivery.stopPool())
     }

@@ -51,6 +51,8 @@ enum DebugViews {
         stats.poolMisses = pool.misses
         stats.unchangedUpdates = parts.runtime?.unchangedUpdates ?? 0
         stats.placeCarriedOver = parts.persistence.placeCarriedOver
+        stats.journalArchive = parts.persistence.journalArchive
+        stats.carriedOver = parts.persistence.carriedOver
         let compaction = parts.persistence.compaction
         stats.journalCheckpoints = UInt64(compaction.taken)
         stats.journalCheckpointsRefused = UInt64(compaction.refused)

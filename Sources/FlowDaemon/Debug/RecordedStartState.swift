@@ -39,6 +39,13 @@ enum RecordedStartState {
             } catch {
                 return "is a checkpoint that does not decode (\(error))"
             }
+        case CarriedState.kind:
+            do throws(CarriedState.Unreadable) {
+                _ = try CarriedState(decoding: Array(record.body))
+                return nil
+            } catch {
+                return "is a carried state that does not decode (\(error))"
+            }
         case DaemonJournal.savedStateKind:
             var reader = JournalBatch.Reader(bytes: Array(record.body))
             return reader.varint() == nil ? "is a saved state that names no screen" : nil

@@ -283,14 +283,23 @@ struct DaemonJournal {
 
     /// The daemon is shutting down: what was recorded is committed, with the place it led to
     /// (`place`, asked before the unwinding begins), and nothing after it.
-    mutating func freeze(place: () -> String?) {
+    mutating func freeze(place: () -> String?, carried: () -> CarriedState? = { nil }) {
         guard mode == .recording else { return }
+        if !pending.isEmpty { notePlace(place) }
+        // What a next version of the app carries: last in the journal, so that it is known to be current.
+        if let state = carried() { pending.append(kind: CarriedState.kind, body: state.encoded) }
         if !pending.isEmpty {
-            notePlace(place)
             // The check of the state before the unwinding, whose commands `observe` still adds.
             pending.setCheckOnLast(check.stored)
         }
         mode = .frozen
+    }
+
+    /// Starts this fresh journal with `records` (what an upgrade carried), as one batch.
+    mutating func begin(with records: [Journal.Record]) throws(JournalError) {
+        precondition(canCompact && held == 0, "a journal begins with what an upgrade carried only when it is new")
+        try journal.append(records)
+        mark &+= 1
     }
 
     /// The app ended because its root screen was lost (its host failed; no choice of the user or the

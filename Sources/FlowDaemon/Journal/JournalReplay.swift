@@ -113,7 +113,8 @@ struct JournalReplay {
 
     /// Starts `app` in `runtime`, a fresh one, with its flow events silenced: from `first` when that is
     /// a checkpoint (rebuilt at its place, with its ids, counters, check and keys; true: `first` was
-    /// consumed), else from nothing (false: `first`, if any, is still to be stepped).
+    /// consumed) or the start an upgrade made (`CarriedState`: its mementos given back, its place
+    /// opened), else from nothing (false: `first`, if any, is still to be stepped).
     mutating func begin<Ledger: ReplayLedger>(_ app: FlowApp.App, first: Journal.Record?, ledger journal: inout Ledger,
                                               into runtime: FlowRuntime) -> Result<Bool, Divergence> {
         runtime.reportsFlowEvents = false
@@ -128,6 +129,25 @@ struct JournalReplay {
             } catch {
                 return .failure(Divergence(description: "its checkpoint does not restore: \(error)"))
             }
+        }
+        if let first, first.kind == CarriedState.kind {
+            // A journal an upgrade started: the app starts as the upgrade started it, with the mementos
+            // it carried, at the place it opened.
+            let carried: CarriedState
+            do throws(CarriedState.Unreadable) {
+                carried = try CarriedState(decoding: first.body)
+            } catch {
+                return .failure(Divergence(description: "its start from another version does not restore: \(error)"))
+            }
+            let opened = carried.open(app, on: runtime) { settle($0, journal: &journal) }
+            guard opened.place == carried.place else {
+                return .failure(Divergence(description: "its start from another version opens \(opened.place.isEmpty ? "no place" : opened.place), not \(carried.place)"))
+            }
+            lastPlace = carried.place
+            if let check = first.check, check != journal.storedCheck {
+                return .failure(Divergence(description: "the placements of its start from another version differ from the journaled ones"))
+            }
+            return .success(true)
         }
         app.start(runtime)
         settle(runtime, journal: &journal)
@@ -150,6 +170,12 @@ struct JournalReplay {
             guard let screen = reader.varint() else { return diverged("a saved state after input \(inputs) does not name its screen") }
             screens.save(Data(record.body[reader.offset...]), for: ScreenID(rawValue: screen))
             savedStates += 1
+            if let check = record.check, check != journal.storedCheck {
+                return diverged("the placements after input \(inputs) differ from the journaled ones")
+            }
+            return .success(())
+        case CarriedState.kind:
+            // What a stop left for a next version of the app: not for this one.
             if let check = record.check, check != journal.storedCheck {
                 return diverged("the placements after input \(inputs) differ from the journaled ones")
             }

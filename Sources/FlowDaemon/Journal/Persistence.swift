@@ -20,7 +20,19 @@ struct Persistence {
         var version: String
         /// Why the journal did not replay.
         var why: String
+        /// What the journal's last stop left for a next version (nil: it ends without it).
+        var state: CarriedState?
+        /// Why no state was carried, when `state` is nil.
+        var stateMissing = ""
+        /// Whether this is a planned upgrade (another version's journal, kept in the archive slot) rather
+        /// than a journal that did not replay.
+        var upgrade = false
     }
+
+    /// The archive slot of an upgrade, `PATH.previous`, while it exists (`Stats.journal_archive`).
+    private(set) var journalArchive = ""
+    /// What the start carried from another version's journal, in a few words (`Stats.carried_over`).
+    var carriedOver = ""
 
     /// The place of a journal refused at start, until the core opens it (`takeCarriedPlace`).
     private var carried: CarriedPlace?
@@ -90,14 +102,14 @@ struct Persistence {
         } catch {
             let refused = error
             switch error {
-            case .otherApp, .otherAppVersion, .otherSchema, .notAJournal, .corrupt: break  // moved aside below
+            case .otherApp, .otherSchema, .notAJournal, .corrupt: break  // moved aside below
+            case .otherAppVersion(_, let found, _):
+                // A planned upgrade: the old journal goes to the one archive slot, replaced by the next.
+                return try upgrade(at: path, from: found, for: app, logger: logger)
             case .diskFull(let path): throw .state(.cannotOpen(path: path, reason: "its disk is full; free space"))
             case .fileTooLarge(let path):
                 throw .state(.cannotOpen(path: path, reason: "it is at the file size limit of this process (ulimit -f); raise the limit"))
             default: throw .state(error)
-            }
-            if case .otherAppVersion(_, let found, _) = refused {
-                carried = Self.lastPlace(at: path, version: found, why: "\(refused)")
             }
             let kept: String
             do {
@@ -116,6 +128,7 @@ struct Persistence {
         }
         history = nil
         notices.append(Notice(.info, "journal open", ["path": "\(path)"]))
+        if FileManager.default.fileExists(atPath: "\(path).previous") { journalArchive = "\(path).previous" }
         if let torn = journal?.journal.tornBytes, torn > 0, journal?.journal.tornBytesAreZeros == true {
             notices.append(Notice(.info, """
                 the journal ends in \(torn) zero bytes after its last batch (space allocated ahead for commits when \
@@ -128,6 +141,31 @@ struct Persistence {
                 """, ["path": "\(path)"]))
         }
         return notices
+    }
+
+    /// Opens a fresh journal at `path` for `app` after keeping the one of version `found` in the archive
+    /// slot: what its last stop left for a next version is carried (`takeCarriedPlace`). The upgrade is
+    /// said once the app has started (`AppCore.startRuntime`), in one line.
+    private mutating func upgrade(at path: String, from found: String, for app: FlowApp.App, logger: Logger) throws(DaemonError) -> [Notice] {
+        var place = Self.lastPlace(at: path, version: found, why: "the journal was written by version \(found) of the app, this is \(app.version)")
+        place?.upgrade = true
+        let kept: String
+        do {
+            kept = try Journal.archive(path)
+        } catch {
+            let why = if case .cannotOpen(_, let why) = error { why } else { "\(error)" }
+            throw .state(.cannotOpen(path: path, reason: "it was written by version \(found) of the app, this is \(app.version); it cannot be kept aside to start a fresh one: \(why)"))
+        }
+        journalArchive = kept
+        carried = place ?? CarriedPlace(link: "", version: found, why: "", stateMissing: "the journal of version \(found) names no place and ends without a stop",
+                                        upgrade: true)
+        do {
+            journal = try journal(at: path, for: app, logger: logger)
+        } catch {
+            throw .state(.cannotOpen(path: path, reason: "it was written by version \(found) of the app and kept as \(kept), but a fresh journal cannot be opened: \(error)"))
+        }
+        history = nil
+        return [Notice(.info, "journal open", ["path": "\(path)"])]
     }
 
     /// The journal kept did not replay at start (`why`): it is moved aside and a fresh one opened at
@@ -152,11 +190,30 @@ struct Persistence {
         return notice
     }
 
-    /// The last place journaled in the journal at `path` (any version's), if one names a place.
+    /// The last place journaled in the journal at `path` (any version's) and what its last stop left for
+    /// a next version (a `CarriedState`, when it is the journal's last record: after a crash, or when
+    /// inputs followed, there is none), if either names anything.
     private static func lastPlace(at path: String, version: String, why: String) -> CarriedPlace? {
-        guard let (_, record) = try? Journal.lastRecord(ofKind: DaemonJournal.placeKind, at: path), let record, !record.body.isEmpty
-        else { return nil }
-        return CarriedPlace(link: String(decoding: record.body, as: UTF8.self), version: version, why: why)
+        let found: (Journal.Identity, [Int64: Journal.Record], Journal.Record?)
+        do {
+            found = try Journal.lastRecords(ofKinds: [DaemonJournal.placeKind], at: path)
+        } catch {
+            return CarriedPlace(link: "", version: version, why: why, stateMissing: "its journal cannot be read (\(error))")
+        }
+        let link = found.1[DaemonJournal.placeKind].map { String(decoding: $0.body, as: UTF8.self) } ?? ""
+        var place = CarriedPlace(link: link, version: version, why: why)
+        if let last = found.2, last.kind == CarriedState.kind {
+            do throws(CarriedState.Unreadable) {
+                let state = try CarriedState(decoding: last.body)
+                place.state = state
+                if !state.place.isEmpty { place.link = state.place }
+            } catch {
+                place.stateMissing = "what its last stop left does not read (\(error))"
+            }
+        } else {
+            place.stateMissing = "the journal of version \(version) does not end with a stop (a crash, or a flowd that kept no mementos), so only the place is carried"
+        }
+        return place.link.isEmpty && place.state == nil ? nil : place
     }
 
     /// The place of a journal refused at start, taken (the core opens it once the app started).
@@ -168,6 +225,13 @@ struct Persistence {
     /// The carried place `link` is open again (`Stats.place_carried_over`).
     mutating func carriedOver(_ link: String, from version: String) {
         placeCarriedOver = "\(link) (version \(version))"
+    }
+
+    /// Starts the fresh journal from `records`, what an upgrade carried (`CarriedState` first): the
+    /// restore that follows replays them as any journal. Throws the write's error.
+    mutating func begin(with records: [Journal.Record]) throws(JournalError) {
+        guard journal != nil else { return }
+        try journal?.begin(with: records)
     }
 
     /// The journal at `path` for `app`.
@@ -323,7 +387,7 @@ struct Persistence {
     mutating func commitBeforeExit(now: UInt64) { journal?.commitBeforeExit(now: now) }
 
     /// The daemon is shutting down: nothing more is journaled; `place` is where the user was.
-    mutating func freeze(place: () -> String?) { journal?.freeze(place: place) }
+    mutating func freeze(place: () -> String?, carried: () -> CarriedState?) { journal?.freeze(place: place, carried: carried) }
 
     /// The app ended because its root screen was lost: the journal is kept for the next start.
     mutating func keepForNextStart() { journal?.keepForNextStart() }

@@ -495,6 +495,22 @@ public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
     set {_uniqueStorage()._journalInputs = newValue}
   }
 
+  /// The one archive slot of an upgrade: the journal of the app's previous version
+  /// (PATH.previous), kept until the next upgrade replaces it; empty when there is
+  /// none (docs/restore.md, "A new version of the app").
+  public var journalArchive: String {
+    get {_storage._journalArchive}
+    set {_uniqueStorage()._journalArchive = newValue}
+  }
+
+  /// What the start carried from a journal of another version (or one that did
+  /// not replay), as "PLACE, N of M mementos, N of M saved states (version V)";
+  /// empty when it carried nothing.
+  public var carriedOver: String {
+    get {_storage._carriedOver}
+    set {_uniqueStorage()._carriedOver = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1587,7 +1603,7 @@ nonisolated extension Flowd_V1_StateRecord: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0\u{3}journal_checkpoints\0\u{3}journal_checkpoints_refused\0\u{3}last_checkpoint_refusal\0\u{3}journal_bytes\0\u{3}journal_inputs\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0\u{3}journal_checkpoints\0\u{3}journal_checkpoints_refused\0\u{3}last_checkpoint_refusal\0\u{3}journal_bytes\0\u{3}journal_inputs\0\u{3}journal_archive\0\u{3}carried_over\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -1621,6 +1637,8 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _lastCheckpointRefusal: String = String()
     var _journalBytes: UInt64 = 0
     var _journalInputs: UInt64 = 0
+    var _journalArchive: String = String()
+    var _carriedOver: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1662,6 +1680,8 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _lastCheckpointRefusal = source._lastCheckpointRefusal
       _journalBytes = source._journalBytes
       _journalInputs = source._journalInputs
+      _journalArchive = source._journalArchive
+      _carriedOver = source._carriedOver
     }
   }
 
@@ -1711,6 +1731,8 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 29: try { try decoder.decodeSingularStringField(value: &_storage._lastCheckpointRefusal) }()
         case 30: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalBytes) }()
         case 31: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalInputs) }()
+        case 32: try { try decoder.decodeSingularStringField(value: &_storage._journalArchive) }()
+        case 33: try { try decoder.decodeSingularStringField(value: &_storage._carriedOver) }()
         default: break
         }
       }
@@ -1812,6 +1834,12 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if _storage._journalInputs != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._journalInputs, fieldNumber: 31)
       }
+      if !_storage._journalArchive.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._journalArchive, fieldNumber: 32)
+      }
+      if !_storage._carriedOver.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._carriedOver, fieldNumber: 33)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1852,6 +1880,8 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._lastCheckpointRefusal != rhs_storage._lastCheckpointRefusal {return false}
         if _storage._journalBytes != rhs_storage._journalBytes {return false}
         if _storage._journalInputs != rhs_storage._journalInputs {return false}
+        if _storage._journalArchive != rhs_storage._journalArchive {return false}
+        if _storage._carriedOver != rhs_storage._carriedOver {return false}
         return true
       }
       if !storagesAreEqual {return false}
