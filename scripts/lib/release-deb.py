@@ -21,16 +21,27 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VERSION = os.environ.get("FLOWD_VERSION", "")
 ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True, check=True).stdout.strip()
+MULTIARCH = subprocess.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+LIBDIR = f"lib/{MULTIARCH}"
 MAINTAINER = "%s <%s>" % (os.environ.get("DEBFULLNAME", "flowd developers"),
                           os.environ.get("DEBEMAIL", "flowd-developers@lists.flowd.dev"))
 # Reproducible: every file's time and the changelog's date are the last commit's.
 EPOCH = int(subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%ct"], capture_output=True, text=True)
             .stdout.strip() or time.time())
+
+
+# The years of the repository's history, for the copyright notice.
+_first = subprocess.run(["git", "-C", ROOT, "log", "--reverse", "--format=%cd", "--date=format:%Y"],
+                        capture_output=True, text=True).stdout.split()
+_last = time.strftime("%Y", time.gmtime(EPOCH))
+YEARS = _last if not _first or _first[0] == _last else f"{_first[0]}-{_last}"
 
 
 def fail(message):
@@ -89,14 +100,14 @@ class Package:
 
     def doc(self):
         """copyright and the Debian changelog, which every package carries."""
-        self.write(f"/usr/share/doc/{self.name}/copyright", COPYRIGHT)
+        self.write(f"/usr/share/doc/{self.name}/copyright", COPYRIGHT.replace("@YEARS@", YEARS))
         date = email.utils.formatdate(EPOCH, usegmt=False, localtime=False).replace("-0000", "+0000")
         self.write_gzip(f"/usr/share/doc/{self.name}/changelog.gz",
                         f"flowd ({VERSION}) unstable; urgency=medium\n\n"
                         f"  * flowd {VERSION}, built from the flowd repository by scripts/release deb;\n"
                         f"    its changes are in docs/CHANGELOG.md.\n\n -- {MAINTAINER}  {date}\n")
 
-    def build(self, out):
+    def build(self, out, compression):
         depends = list(self.depends)
         if self.binaries:
             depends[:0] = shlibdeps([self.path(b) for b in self.binaries], self.root)
@@ -112,7 +123,8 @@ class Package:
                 size += os.path.getsize(full)
                 with open(full, "rb") as f:
                     sums.append(f"{hashlib.md5(f.read()).hexdigest()}  {os.path.relpath(full, self.root)}\n")
-        description = "\n".join(" " + (line if line else ".") for line in self.description.strip().split("\n"))
+        paragraphs = [textwrap.fill(" ".join(p.split()), 72) for p in self.description.strip().split("\n\n")]
+        description = "\n .\n".join("\n".join(" " + line for line in p.split("\n")) for p in paragraphs)
         control = (f"Package: {self.name}\nSource: flowd\nVersion: {VERSION}\nArchitecture: {ARCH}\n"
                    f"Maintainer: {MAINTAINER}\nInstalled-Size: {(size + 1023) // 1024}\n"
                    + (f"Depends: {', '.join(depends)}\n" if depends else "")
@@ -130,7 +142,7 @@ class Package:
                     os.utime(full, (EPOCH, EPOCH))
         os.makedirs(out, exist_ok=True)
         deb = os.path.join(out, f"{self.name}_{VERSION}_{ARCH}.deb")
-        sh(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", self.root, deb],
+        sh(["dpkg-deb", "--root-owner-group"] + compression + ["--build", self.root, deb],
            env=dict(os.environ, SOURCE_DATE_EPOCH=str(EPOCH)))
         print(f"release-deb: {os.path.basename(deb)}  {os.path.getsize(deb):>10} bytes  Depends: {', '.join(depends)}")
 
@@ -141,7 +153,7 @@ def shlibdeps(binaries, root):
     os.makedirs(os.path.join(scratch, "debian"), exist_ok=True)
     with open(os.path.join(scratch, "debian", "control"), "w") as f:
         f.write("Source: flowd\n\nPackage: flowd\nArchitecture: any\n")
-    out = sh(["dpkg-shlibdeps", "-O", "-l" + os.path.join(os.path.dirname(root), "libflowd-screen0", "usr/lib")]
+    out = sh(["dpkg-shlibdeps", "-O", "-l" + os.path.join(os.path.dirname(root), "libflowd-screen0", "usr", LIBDIR)]
              + binaries, cwd=scratch)
     match = re.search(r"shlibs:Depends=(.*)", out)
     return [d.strip() for d in match.group(1).split(",")] if match else []
@@ -149,7 +161,7 @@ def shlibdeps(binaries, root):
 
 COPYRIGHT = """flowd: the Flow pattern daemon, its tools, and libflowd-screen.
 
-Copyright: the flowd developers.
+Copyright (C) @YEARS@ the flowd developers.
 
 The flowd repository declares no licence of its own yet; until it does, ask the
 flowd developers before you redistribute these packages.
@@ -210,7 +222,10 @@ def add_tool(package, name, binary, docs):
     for page in docs[name]["man"]:
         with open(page, "rb") as f:
             package.write_gzip(f"/usr/share/man/man1/{os.path.basename(page)}.gz", f.read())
-    package.install(docs[name]["bash"], f"/usr/share/bash-completion/completions/{name}")
+    # Sourced by bash-completion, not run: without the #! line swift-argument-parser writes.
+    with open(docs[name]["bash"]) as f:
+        bash = f.read()
+    package.write(f"/usr/share/bash-completion/completions/{name}", re.sub(r"\A#!.*\n", "", bash))
     package.install(docs[name]["zsh"], f"/usr/share/zsh/vendor-completions/_{name}")
     package.install(docs[name]["fish"], f"/usr/share/fish/vendor_completions.d/{name}.fish")
 
@@ -250,14 +265,15 @@ def main():
     # libflowd-screen, built for /usr, staged with make install.
     stage = os.path.join(work, "c-stage")
     build = os.path.join(work, "c-build")
-    make = ["make", "-s", "-C", os.path.join(ROOT, "Sources/c/flowd-screen"), f"BUILD={build}", "PREFIX=/usr"]
+    make = ["make", "-s", "-C", os.path.join(ROOT, "Sources/c/flowd-screen"), f"BUILD={build}", "PREFIX=/usr", f"LIBDIR={LIBDIR}"]
     sh(make + ["all"])
     sh(make + [f"DESTDIR={stage}", "install"])
-    library = sorted(n for n in os.listdir(os.path.join(stage, "usr/lib")) if re.fullmatch(r"libflowd-screen\.so\.\d+\.\d+\.\d+", n))
+    staged = os.path.join(stage, "usr", LIBDIR)
+    library = sorted(n for n in os.listdir(staged) if re.fullmatch(r"libflowd-screen\.so\.\d+\.\d+\.\d+", n))
     if library != [f"libflowd-screen.so.{VERSION}"]:
         fail(f"libflowd-screen's shared library is {library}, not libflowd-screen.so.{VERSION}: "
              "its Makefile must read the version from Sources/FlowWire/FlowdVersion.swift")
-    soname = re.search(r"SONAME\s+(\S+)", sh(["objdump", "-p", os.path.join(stage, "usr/lib", library[0])])).group(1)
+    soname = re.search(r"SONAME\s+(\S+)", sh(["objdump", "-p", os.path.join(staged, library[0])])).group(1)
     major = soname.rsplit(".", 1)[1]
     lib_name = f"libflowd-screen{major}"
 
@@ -265,9 +281,10 @@ def main():
                   "libflowd-screen speaks flowd's wire protocol from C or any toolkit: a screen host\n"
                   "shows the screens flowd places and sends back what the user did. It needs only\n"
                   "the C library and never blocks.\n\nThis package holds the shared library.")
-    lib.install(os.path.join(stage, "usr/lib", library[0]), f"/usr/lib/{library[0]}")
-    lib.link(f"/usr/lib/{soname}", library[0])
-    lib.binaries.append(f"/usr/lib/{library[0]}")
+    lib.install(os.path.join(staged, library[0]), f"/usr/{LIBDIR}/{library[0]}")
+    sh(["strip", "--strip-unneeded", "--remove-section=.comment", "--remove-section=.note", lib.path(f"/usr/{LIBDIR}/{library[0]}")])
+    lib.link(f"/usr/{LIBDIR}/{soname}", library[0])
+    lib.binaries.append(f"/usr/{LIBDIR}/{library[0]}")
     lib.control_files["shlibs"] = f"libflowd-screen {major} {lib_name} (>= {VERSION})\n"
     lib.control_files["triggers"] = "activate-noawait ldconfig\n"
 
@@ -278,9 +295,10 @@ def main():
                   "flowd-screen.pc and the manual flowd-screen(3).",
                   depends=[f"{lib_name} (= {VERSION})"])
     dev.install(os.path.join(stage, "usr/include/flowd/screen.h"), "/usr/include/flowd/screen.h")
-    dev.install(os.path.join(stage, "usr/lib/libflowd-screen.a"), "/usr/lib/libflowd-screen.a")
-    dev.link("/usr/lib/libflowd-screen.so", soname)
-    dev.install(os.path.join(stage, "usr/lib/pkgconfig/flowd-screen.pc"), "/usr/lib/pkgconfig/flowd-screen.pc")
+    dev.install(os.path.join(staged, "libflowd-screen.a"), f"/usr/{LIBDIR}/libflowd-screen.a")
+    sh(["strip", "--strip-debug", "--remove-section=.comment", dev.path(f"/usr/{LIBDIR}/libflowd-screen.a")])
+    dev.link(f"/usr/{LIBDIR}/libflowd-screen.so", soname)
+    dev.install(os.path.join(staged, "pkgconfig/flowd-screen.pc"), f"/usr/{LIBDIR}/pkgconfig/flowd-screen.pc")
     with open(os.path.join(stage, "usr/share/man/man3/flowd-screen.3"), "rb") as f:
         dev.write_gzip("/usr/share/man/man3/flowd-screen.3.gz", f.read())
 
@@ -324,8 +342,10 @@ def main():
         print("release-deb: no flowd-shell package (wlroots' development files are not installed; "
               "scripts/libflowd-screen shell installs them)")
 
+    # quick: fast to write (scripts/test); full: as small as dpkg-deb makes them.
+    compression = ["-Zgzip", "-z1"] if args.man == "quick" else ["-Zxz"]
     for package in packages:
-        package.build(args.out)
+        package.build(args.out, compression)
 
 
 SHELL_MAN = r""".TH FLOWD-SHELL 1 "" "flowd @VERSION@" "flowd"
