@@ -47,6 +47,16 @@ def main(argv):
     # The same link, into OUTPUT, with or without the runtime linked in.
     args = [a for a in args if a != "-static-stdlib"]
     args[args.index("-o") + 1] = os.path.abspath(output)
+    if mode == "--dynamic":
+        # Objects compiled with -static-stdlib ask for CoreFoundation, _FoundationCShims and
+        # _FoundationCollections, which the shared toolchain has inside libFoundation*.so: empty
+        # archives of those names satisfy the request.
+        stubs = os.path.join(os.path.dirname(os.path.abspath(output)), "stub-libraries")
+        os.makedirs(stubs, exist_ok=True)
+        for name in ("CoreFoundation", "_FoundationCShims", "_FoundationCollections"):
+            with open(os.path.join(stubs, f"lib{name}.a"), "wb") as f:
+                f.write(b"!<arch>\n")
+        args += ["-L", stubs]
     if mode == "--static":
         args.insert(args.index("-emit-executable"), "-static-stdlib")
         # Objects compiled without -static-stdlib name only the shared runtime in their autolink
