@@ -216,12 +216,44 @@ def cli_docs(tools, mode, work):
     return result
 
 
+def tidy_mdoc(text):
+    """generate-manual's mdoc, as lintian wants it: the NAME entry unquoted and, for a subcommand,
+    named as its page (flowd.serve; `man flowd.serve`) so that whatis can read it
+    (bad-whatis-entry), the SYNOPSIS still saying `flowd serve`; a blank line a .Pp between text
+    and dropped elsewhere (groff's "Empty input line")."""
+    if not text.startswith(".\\\" ") and ".Dd " not in text[:200]:
+        return text
+    lines = text.split("\n")
+    out = []
+    name = None
+    for index, line in enumerate(lines):
+        match = re.fullmatch(r'\.N([md]) "(.*)"', line)
+        if match and name is None and match.group(1) == "m":
+            name = match.group(2)
+            out.append(".Nm " + name.replace(" ", "."))
+            continue
+        if match and match.group(1) == "d":
+            out.append(".Nd " + match.group(2))
+            continue
+        if line == ".Nm" and name and " " in name:
+            out.append(f'.Nm "{name}"')
+            continue
+        if line == "":
+            before = out[-1] if out else "."
+            after = lines[index + 1] if index + 1 < len(lines) else "."
+            if not before.startswith(".") and after and not after.startswith("."):
+                out.append(".Pp")
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
 def add_tool(package, name, binary, docs):
     package.install(binary, f"/usr/bin/{name}", 0o755)
     package.binaries.append(f"/usr/bin/{name}")
     for page in docs[name]["man"]:
-        with open(page, "rb") as f:
-            package.write_gzip(f"/usr/share/man/man1/{os.path.basename(page)}.gz", f.read())
+        with open(page) as f:
+            package.write_gzip(f"/usr/share/man/man1/{os.path.basename(page)}.gz", tidy_mdoc(f.read()))
     # Sourced by bash-completion, not run: without the #! line swift-argument-parser writes.
     with open(docs[name]["bash"]) as f:
         bash = f.read()
