@@ -112,7 +112,7 @@ let package = Package(
         .target(name: "DemoScreens", dependencies: ["DemoApps", "FlowKit", "ScreenKit"]),
         .executableTarget(
             name: "demo-screens",
-            dependencies: ["DemoScreens", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["DemoScreens", "FlowWire", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The browser side of flowd (docs/web.md): a tab as a screen host, the inspector as a debug
         // client, and the JSON messages they exchange with the page. No HTTP here.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DemoScreens
+import FlowWire
 import Foundation
 import ScreenKit
 
@@ -30,7 +31,8 @@ struct DemoScreensCommand: ParsableCommand {
               DEMO_SCREENS_SCRIPT=walk.txt flowd --spawn-screens demo-screens --screen-env DEMO_SCREENS_SCRIPT
               DEMO_SCREENS_SCRIPT=walk.txt DEMO_SCREENS_PROGRESS=/tmp/walk.progress flowd --spawn-screens demo-screens \\
                 --screen-env DEMO_SCREENS_SCRIPT,DEMO_SCREENS_PROGRESS
-            """)
+            """,
+        version: FlowdVersion.string)
 
     @Option(name: .long, help: ArgumentHelp("flowd's socket (attached mode).", valueName: "path"))
     var socket: String?

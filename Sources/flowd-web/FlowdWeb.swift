@@ -26,7 +26,8 @@ struct FlowdWeb: AsyncParsableCommand {
               flowd-web --socket /tmp/flowd-1000/flowd.sock
               flowd-web --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem   # from a laptop: https://THIS-HOST:8471/...
               openssl req -x509 -newkey rsa:2048 -nodes -days 365 -subj /CN=myhost -keyout key.pem -out cert.pem
-            """)
+            """,
+        version: FlowdVersion.string)
 
     @Option(name: .long, help: ArgumentHelp("flowd's socket (default: $FLOWD_SOCKET, else the per-user default).", valueName: "path"))
     var socket: String?
