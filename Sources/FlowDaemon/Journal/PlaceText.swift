@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 
 /// The user's place as the journal, the stop record and an upgrade keep it (docs/journal.md, record
 /// kind 64): the main window's link, then on a line of its own the link of each window a flow opened
@@ -22,5 +23,10 @@ enum PlaceText {
     static func lines(_ text: String) -> [String] {
         text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
             .filter { $0.offset == 0 || !$0.element.isEmpty }.map { String($0.element) }
+    }
+
+    /// The place on one line, for a log line or `Stats` ("students/Bob + customer/pay").
+    static func said(_ text: String) -> String {
+        text.replacingOccurrences(of: "\n", with: " + ")
     }
 }
