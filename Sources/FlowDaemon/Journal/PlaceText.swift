@@ -25,8 +25,11 @@ enum PlaceText {
             .filter { $0.offset == 0 || !$0.element.isEmpty }.map { String($0.element) }
     }
 
-    /// The place on one line, for a log line or `Stats` ("students/Bob + customer/pay").
+    /// The place on one line, for a log line or `Stats`: `students/Bob`, or with other windows
+    /// `students/Bob + customer/pay` (`the start + customer/pay` when the main window has no link).
     static func said(_ text: String) -> String {
-        text.replacingOccurrences(of: "\n", with: " + ")
+        let lines = lines(text)
+        guard lines.count > 1 else { return text }
+        return ([lines[0].isEmpty ? "the start" : lines[0]] + lines.dropFirst()).joined(separator: " + ")
     }
 }
