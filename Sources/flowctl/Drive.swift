@@ -289,8 +289,9 @@ struct Open: ParsableCommand {
 
     func run() throws {
         let links = Self.links(in: link)
-        // LinkOpened.place is the main window's: said only when one link was given (no other windows).
-        for link in links { open(link, saysPlace: links.count == 1) }
+        // LinkOpened.place is the main window's: said only for a single link (not `flowctl where`'s windows).
+        let oneLink = !link.contains("\n")
+        for link in links { open(link, saysPlace: oneLink) }
     }
 
     private func open(_ link: String, saysPlace: Bool) {
