@@ -220,6 +220,7 @@ public struct WindowPlace: Hashable, Sendable, CustomStringConvertible {
     /// The link to the window's visible screen; nil when no segment names it.
     public var link: Link?
 
+    /// A window's place: its display and the link to its visible screen (nil: none names it).
     public init(display: String, link: Link?) {
         (self.display, self.link) = (display, link)
     }
