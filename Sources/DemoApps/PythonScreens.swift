@@ -1,5 +1,10 @@
 import FlowApp
+import FlowKit
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The demo's screens written in Python (scripts/screens/login_screen.py:
 /// `login` and `login-success`), and how the launcher finds and runs them.
@@ -34,7 +39,7 @@ public enum PythonScreens {
     public static let decision: Decision = {
         let decision = decide(environment: ProcessInfo.processInfo.environment, executable: executablePath())
         if case .fallback(let reason) = decision {
-            FileHandle.standardError.write(Data("flowd: notice: \(reason)\n".utf8))
+            StandardError.write("flowd: notice: \(reason)\n")
         }
         return decision
     }()
@@ -76,32 +81,34 @@ public enum PythonScreens {
         return nil
     }
 
-    /// Nil if `python3 script --check` succeeds, else what is wrong.
+    /// Nil if `python3 script --check` succeeds, else what is wrong. Spawned with posix_spawn, not
+    /// Foundation's `Process`: a static flowd links no full Foundation (docs/performance.md, "On a device").
     package static func check(script: String) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--check"]
         // A file, not a pipe: reading a pipe to its end can wait forever when
         // another child of this process inherited its write end.
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("flowd-python-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-        guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath) else {
-            return "cannot create \(outputPath) for python3's output"
-        }
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            try? output.close()
-            return "cannot start python3: \(error)"
-        }
-        process.waitUntilExit()
-        try? output.close()
-        let text = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0 else {
-            return process.terminationStatus == 127 ? "python3 is not on PATH" : (text.isEmpty ? "python3 exited \(process.terminationStatus)" : text)
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let arguments = ["/usr/bin/env", "python3", script, "--check"]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0]!, &actions, nil, &argv, environ)
+        guard spawned == 0 else { return "cannot start python3: \(String(cString: strerror(spawned)))" }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let text = (FileManager.default.contents(atPath: outputPath).map { String(decoding: $0, as: UTF8.self) } ?? "")
+            .filter { !$0.isNewline }.trimmingSpaces
+        let exited = status & 0x7f == 0
+        let code = (status >> 8) & 0xff
+        guard exited, code == 0 else {
+            if exited, code == 127 { return "python3 is not on PATH" }
+            return text.isEmpty ? (exited ? "python3 exited \(code)" : "python3 was killed by signal \(status & 0x7f)") : text
         }
         return nil
     }

@@ -35,9 +35,14 @@ extension Journal {
     }
 
     /// The directory part of `path`: `.` for a bare name, `/` for a file in the root.
-    static func directory(of path: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
-        return directory.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : directory
+    package static func directory(of path: String) -> String {
+        // As NSString's deletingLastPathComponent, without bridging to it (full Foundation).
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        var directory = trimmed[..<slash]
+        while directory.count > 1, directory.hasSuffix("/") { directory = directory.dropLast() }
+        return directory.isEmpty ? "/" : String(directory)
     }
 
     /// The refusal of a symbolic link found at `file` where flowd opens or creates `what` next to the

@@ -353,10 +353,12 @@ public final class Journal {
 
     /// `now` as `YYYYMMDD-HHMMSS` in UTC.
     private static func stamp(_ now: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: now)
+        // gmtime_r, not DateFormatter: that one links full Foundation and ICU's data into a static flowd.
+        var seconds = time_t(now.timeIntervalSince1970.rounded(.down))
+        var fields = tm()
+        guard gmtime_r(&seconds, &fields) != nil else { return "\(Int(now.timeIntervalSince1970))" }
+        func two(_ value: Int32) -> String { (value < 10 ? "0" : "") + "\(value)" }
+        return "\(fields.tm_year + 1900)" + two(fields.tm_mon + 1) + two(fields.tm_mday) + "-" + two(fields.tm_hour) + two(fields.tm_min) + two(fields.tm_sec)
     }
 
     /// `name`, or `name-2`, `name-3`… : the first that does not exist.
@@ -385,7 +387,7 @@ public final class Journal {
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             var bytes = [UInt8](repeating: 0, count: 32)
             let count = pread(fd, &bytes, bytes.count, 0)
-            let pid = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let pid = String(String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).filter { !$0.isWhitespace })
             if pid == "\(getpid())", waited < 100 {
                 waited += 1
                 usleep(5_000)

@@ -68,6 +68,6 @@ enum ContractText {
 
     /// JSON as inline code in a table cell.
     private static func cell(_ value: JSONValue) -> String {
-        "`" + value.text.replacingOccurrences(of: "|", with: "\\|") + "`"
+        "`" + value.text.replacing("|", with: "\\|") + "`"
     }
 }

@@ -46,8 +46,8 @@ public struct FlowdCommand: Sendable {
     /// What it prints goes to `output` (standard output by default); errors and help for bad
     /// arguments go to standard error, as ArgumentParser writes them.
     public func run(_ arguments: [String], output: @escaping @Sendable (String) -> Void = { print($0) }) -> Int32 {
-        CommandContext.lock.lock()
-        defer { CommandContext.lock.unlock() }
+        CommandContext.lock.wait()
+        defer { CommandContext.lock.signal() }
         CommandContext.install(CommandContext(command: self, output: output))
         do {
             var parsed = try RootCommand.parseAsRoot(arguments)
@@ -57,7 +57,7 @@ public struct FlowdCommand: Sendable {
             let code = RootCommand.exitCode(for: error).rawValue
             let message = RootCommand.fullMessage(for: error)
             if !message.isEmpty {
-                if code == 0 { output(message) } else { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+                if code == 0 { output(message) } else { StandardError.write((message + "\n")) }
             }
             return code
         }
@@ -65,8 +65,8 @@ public struct FlowdCommand: Sendable {
 
     /// The help text of `subcommand` (nil: the top level), as `--help` prints it.
     public func help(_ subcommand: String? = nil) -> String {
-        CommandContext.lock.lock()
-        defer { CommandContext.lock.unlock() }
+        CommandContext.lock.wait()
+        defer { CommandContext.lock.signal() }
         CommandContext.install(CommandContext(command: self, output: { _ in }))
         let type: ParsableCommand.Type = switch subcommand {
         case "serve": ServeCommand.self
@@ -91,7 +91,8 @@ struct CommandContext: Sendable {
     let command: FlowdCommand
     let output: @Sendable (String) -> Void
 
-    static let lock = NSLock()
+    /// A semaphore, not NSLock: a static flowd links no full Foundation.
+    static let lock = DispatchSemaphore(value: 1)
 
     nonisolated(unsafe) private static var installed: CommandContext?
 

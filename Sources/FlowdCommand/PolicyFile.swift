@@ -26,12 +26,12 @@ enum PolicyFile {
             path = defaultPath(app: app)
             guard FileManager.default.fileExists(atPath: path) else { return nil }
         }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw Failure(description: "cannot read the policy file \(path): \((error as NSError).localizedDescription); flowd does not start without the policy it was given")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            // The reason from the system (no NSError bridging: a static flowd links no full Foundation).
+            let reason = access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "it could not be read"
+            throw Failure(description: "cannot read the policy file \(path): \(reason); flowd does not start without the policy it was given")
         }
+        let text = String(decoding: data, as: UTF8.self)
         do {
             return (path, try AppPolicy(parsing: text, source: path))
         } catch {

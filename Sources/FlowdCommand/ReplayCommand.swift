@@ -77,14 +77,14 @@ struct ReplayCommand: ParsableCommand {
         do {
             recording = try Recording.read(path: file)
         } catch {
-            FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
+            StandardError.write("\(context.command.name) replay: \(error)\n")
             throw ExitCode(FileManager.default.isReadableFile(atPath: file) ? 65 : 66)
         }
         let name = app ?? recording.tree.app
         guard let chosen = context.command.app(named: name) else {
             let advice = "pass --app NAME (\(context.command.appChoices))"
-            FileHandle.standardError.write(Data(
-                "\(context.command.name) replay: the recording ran app '\(name)', which \(context.command.name) does not run; \(advice)\n".utf8))
+            StandardError.write(
+                "\(context.command.name) replay: the recording ran app '\(name)', which \(context.command.name) does not run; \(advice)\n")
             throw ExitCode(64)
         }
         if serve {
@@ -99,7 +99,7 @@ struct ReplayCommand: ParsableCommand {
             }
             context.output("same placements (\(result.compared)); \(result.inputs) inputs replayed against app \(name)")
         } catch let error as ReplayError {
-            FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
+            StandardError.write("\(context.command.name) replay: \(error)\n")
             throw ExitCode(1)
         }
     }
@@ -116,12 +116,12 @@ struct ReplayCommand: ParsableCommand {
         do {
             made = try ReplayedJournal.records(of: recording, app: app, until: until)
         } catch {
-            FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
+            StandardError.write("\(context.command.name) replay: \(error)\n")
             throw ExitCode(1)
         }
         if let until, until > made.recordedInputs {
-            FileHandle.standardError.write(Data(
-                "\(context.command.name) replay: --until \(until): the recording holds \(made.recordedInputs) inputs; give 0 to \(made.recordedInputs)\n".utf8))
+            StandardError.write(
+                "\(context.command.name) replay: --until \(until): the recording holds \(made.recordedInputs) inputs; give 0 to \(made.recordedInputs)\n")
             throw ExitCode(64)
         }
         var arguments = serveArguments
@@ -135,24 +135,24 @@ struct ReplayCommand: ParsableCommand {
             // A folder of this process's own (mkdtemp: mode 0700, never one that was there).
             var template = Array((FileManager.default.temporaryDirectory.path + "/flowd-replay-XXXXXX").utf8CString)
             guard let made = mkdtemp(&template) else {
-                FileHandle.standardError.write(Data("\(context.command.name) replay: cannot make a folder for the journal: \(String(cString: strerror(errno)))\n".utf8))
+                StandardError.write("\(context.command.name) replay: cannot make a folder for the journal: \(String(cString: strerror(errno)))\n")
                 throw ExitCode(1)
             }
             folder = String(cString: made)
-            path = folder! + "/" + ((file as NSString).lastPathComponent) + ".journal"
+            path = folder! + "/" + (file.split(separator: "/").last.map(String.init) ?? file) + ".journal"
             arguments += ["--state", path]
         }
         do {
             try ReplayedJournal.write(made.records, app: app, to: path)
         } catch {
-            FileHandle.standardError.write(Data("\(context.command.name) replay: \(error)\n".utf8))
+            StandardError.write("\(context.command.name) replay: \(error)\n")
             throw ExitCode(1)
         }
         // On stderr with the daemon's log (stdout is the replay's verdict, and there is none here).
-        FileHandle.standardError.write(Data("""
+        StandardError.write("""
             \(context.command.name) replay: serving app \(name) at the moment after input \(made.inputs) of \(made.recordedInputs) of \(file), \
             restored from the journal \(path)\n
-            """.utf8))
+            """)
         let command = try ServeCommand.parse(["--app", name] + arguments)
         try command.run()
     }

@@ -237,7 +237,7 @@ struct ServeCommand: ParsableCommand {
 
     func validate() throws {
         for names in screenEnv {
-            for name in names.split(separator: ",", omittingEmptySubsequences: false) where name.isEmpty || name.contains("=") {
+            for name in names.split(separator: ",", omittingEmptySubsequences: false) where name.isEmpty || name.contains(Character("=")) {
                 throw ValidationError("--screen-env takes variable names, comma-separated (WAYLAND_DISPLAY,DISPLAY), got '\(names)'")
             }
         }
@@ -312,7 +312,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let context = CommandContext.current
         if listApps {
-            for app in context.command.apps { context.output("\(app.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(app.summary)") }
+            for app in context.command.apps { context.output("\(app.name + String(repeating: " ", count: max(0, 16 - app.name.count))) \(app.summary)") }
             return
         }
         let name = app ?? context.command.apps[0].name
@@ -362,12 +362,12 @@ struct ServeCommand: ParsableCommand {
         if let restartScreens, let policy = RestartPolicy(parsing: restartScreens) {
             chosen = chosen.withRestartPolicy(policy)
         }
-        let inherited = screenEnv.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        let inherited = screenEnv.flatMap { $0.split(separator: ",").map(\.trimmingSpaces) }.filter { !$0.isEmpty }
         if !inherited.isEmpty {
             chosen = chosen.withInheritedEnvironment(inherited)
         }
         if let loseWithHost {
-            let named = Set(loseWithHost.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            let named = Set(loseWithHost.split(separator: ",").map(\.trimmingSpaces).filter { !$0.isEmpty })
             let unknown = named.subtracting(chosen.kinds)
             guard !named.isEmpty else { throw ValidationError("--lose-with-host needs kinds, comma-separated, or all; got '\(loseWithHost)'") }
             guard named == ["all"] || unknown.isEmpty else {
@@ -393,7 +393,7 @@ struct ServeCommand: ParsableCommand {
                 logger.info("policy from \(path)", metadata: ["rules": "\(read.hosting.count + (read.links?.count ?? 0) + (read.debug?.count ?? 0))"])
             }
         } catch {
-            FileHandle.standardError.write(Data("\(context.command.name): \(error.description)\n".utf8))
+            StandardError.write("\(context.command.name): \(error.description)\n")
             throw ExitCode(PolicyFile.exitCode)
         }
         do {
@@ -403,7 +403,7 @@ struct ServeCommand: ParsableCommand {
             try daemon.run(service: service)
         } catch {
             let priority = JournalLogHandler.isJournalStandardError() ? JournalLogHandler.prefix(for: .error) : ""
-            FileHandle.standardError.write(Data("\(priority)\(context.command.name): \(error.description)\n".utf8))
+            StandardError.write("\(priority)\(context.command.name): \(error.description)\n")
             throw ExitCode(error.exitCode)
         }
     }

@@ -37,7 +37,7 @@ public final class LoginFlow: Flow {
         form.onOutput { [unowned self] output in
             switch output {
             case .didEnterText(let text):
-                username = text.trimmingCharacters(in: .whitespaces)
+                username = text.trimmingSpaces
                 if checking == nil { message = "Log in to continue." }
                 form.update(state())
             case .didPressButton(index: 0):

@@ -129,7 +129,7 @@ public final class EditAgeFlow: Flow {
         editor.onOutput { [unowned self] output in
             switch output {
             case .didEnterText(let text):
-                guard let value = Int(text.trimmingCharacters(in: .whitespaces)), (0...150).contains(value) else {
+                guard let value = Int(text.trimmingSpaces), (0...150).contains(value) else {
                     editor.update(state(error: "'\(text)' is not an age"))
                     return
                 }

@@ -55,7 +55,7 @@ public final class TillFlow: Flow {
 
     private var total: Int { basket.reduce(0) { $0 + Self.products[$1].cents } }
 
-    static func money(_ cents: Int) -> String { "\(cents / 100).\(String(format: "%02d", cents % 100))" }
+    static func money(_ cents: Int) -> String { "\(cents / 100)." + (cents % 100 < 10 ? "0" : "") + "\(cents % 100)" }
 
     /// Buttons: one per product, then Take payment; while the customer pays, only Cancel payment.
     private func card(note: String) -> CardState {

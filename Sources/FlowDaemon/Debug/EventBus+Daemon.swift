@@ -56,7 +56,7 @@ extension EventBus {
     /// loss, `runtime` after it.
     func screenLost(_ screen: ScreenID, kind: String, owner: FlowID?, host: UInt64?, runtime: FlowRuntime?) {
         let flow = owner.map { owner in
-            let name = "\(owner) \(runtime?.typeName(of: owner) ?? "")".trimmingCharacters(in: .whitespaces)
+            let name = "\(owner) \(runtime?.typeName(of: owner) ?? "")".trimmingSpaces
             return runtime?.runningFlows.contains(owner) == true ? "flow \(name) carries on without it" : "flow \(name) ended with it"
         } ?? "no flow owned it"
         emit(.screenLost, screen: screen, flow: owner, connection: host ?? 0, name: kind, text: "screen \(screen) (\(kind)) lost; \(flow)")

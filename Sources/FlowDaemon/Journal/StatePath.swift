@@ -14,7 +14,7 @@ public enum StatePath {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = state
         } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? passwordHome()
             base = home + "/.local/state"
         }
         var userDefault = environment
@@ -27,11 +27,21 @@ public enum StatePath {
         return "\(base)/flowd/\(app)@\(fileNamePart(of: socketPath))-\(hash8(socketPath)).journal"
     }
 
+    /// The user's home from the password database (`NSHomeDirectory()` without full Foundation): `/` if none.
+    private static func passwordHome() -> String {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let home = entry.pw_dir else { return "/" }
+        return String(cString: home)
+    }
+
     /// The socket's file name, in letters, digits, `.`, `_` and `-` only, at most 32 of them.
     private static func fileNamePart(of path: String) -> String {
-        let name = (path as NSString).lastPathComponent
+        let name = path.split(separator: "/").last.map(String.init) ?? path
         let kept = name.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                ? Character(scalar) : "_"
         }
         return String(kept.prefix(32))
     }
@@ -48,19 +58,21 @@ public enum StatePath {
 
     /// Creates the journal's directory (and its parents, mode 0700) if it is missing.
     public static func createDirectory(of path: String) throws(DaemonError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        guard !directory.isEmpty else { return }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+        guard path.contains(Character("/")) else { return }
+        let directory = Journal.directory(of: path)
+        var status = stat()
+        if stat(directory, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else {
                 throw .state(.cannotOpen(path: path, reason: "\(directory) is not a directory"))
             }
             return
         }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .state(.cannotOpen(path: path, reason: "cannot create its directory \(directory): \((error as NSError).localizedDescription)"))
+        // Each missing parent in turn, mode 0700 (POSIX calls: no full Foundation in a static flowd).
+        var made = directory.hasPrefix("/") ? "/" : ""
+        for part in directory.split(separator: "/") {
+            made += (made.isEmpty || made.hasSuffix("/") ? "" : "/") + part
+            guard mkdir(made, 0o700) != 0, errno != EEXIST else { continue }
+            throw .state(.cannotOpen(path: path, reason: "cannot create its directory \(directory): \(String(cString: strerror(errno)))"))
         }
     }
 }

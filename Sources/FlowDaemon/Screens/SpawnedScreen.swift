@@ -115,7 +115,7 @@ final class SpawnedScreen: SpawnedHost {
 
     /// A relative executable is looked up next to the running flowd first.
     private static func resolve(_ executable: String) -> String {
-        guard !executable.contains("/") else { return executable }
+        guard !executable.contains(Character("/")) else { return executable }
         let here = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let sibling = here.appendingPathComponent(executable).path
         return FileManager.default.isExecutableFile(atPath: sibling) ? sibling : executable

@@ -279,7 +279,7 @@ public final class Daemon {
     private static func inheritedIgnored(_ signum: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
-              let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+              let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingSpaces, radix: 16)
         else { return false }
         return mask & (1 << UInt64(signum - 1)) != 0
     }
