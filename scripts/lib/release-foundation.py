@@ -2,7 +2,11 @@
 """Which of our objects pull full Foundation (and with it CoreFoundation and ICU's data) into a
 program linked with --static-swift-stdlib, read from the linker's map (scripts/release foundation).
 
-    release-foundation.py MAP
+    release-foundation.py [--none] MAP
+
+--none: exit 1, after the list, if the program took anything of full Foundation, CoreFoundation,
+FoundationInternationalization or ICU (scripts/release quick checks flowd so: it links
+FoundationEssentials alone).
 
 A static program takes from each archive only the members something refers to. FoundationEssentials
 (JSON, Data, Date, URL, FileManager, ProcessInfo) needs no ICU; a member of libFoundation.a
@@ -46,7 +50,13 @@ def demangle(symbol):
         return symbol
 
 
+FULL = ("libFoundation.a", "libCoreFoundation.a", "libFoundationInternationalization.a", "lib_FoundationICU.a")
+
+
 def main(argv):
+    none = argv[:1] == ["--none"]
+    if none:
+        argv = argv[1:]
     if len(argv) != 1:
         sys.exit(__doc__.strip())
     taken = members(argv[0])
@@ -58,7 +68,14 @@ def main(argv):
         print(f"{os.path.basename(os.path.dirname(source))}/{os.path.basename(source)}: "
               f"{archive}({name} for {demangle(symbol)}")
     print(f"archive members taken: " + ", ".join(f"{k} {v}" for k, v in sorted(count.items())))
+    full = sorted(k for k in count if k in FULL)
+    if none and full:
+        print(f"release-foundation: the program takes {', '.join(full)}: full Foundation (and ICU's data, "
+              f"about 37 MB) where FoundationEssentials should do; the lines above name what asked first",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))
