@@ -274,12 +274,15 @@ final class Timeline {
         if let place = runtime.place { tree.place = "\(place)" }
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
         let serials = screens
-        tree.window = snapshot.wireWindow { id, info in
+        let screen = { (id: ScreenID, info: DebugTree.NodeInfo) -> Flowd_V1_ScreenInfo in
             var screen = Flowd_V1_ScreenInfo(flowsView: info)
             screen.lastSerial = serials.serial(of: id)
             screen.ackedSerial = screen.lastSerial
             return screen
         }
+        tree.window = snapshot.wireWindow(screen: screen)
+        // Every window a flow opened, as a live tree has them (the inspector draws each).
+        tree.otherWindows = snapshot.wireOtherWindows(screen: screen)
         var view = Flowd_V1_Moment()
         view.tree = tree
         view.screens = screens.live(owners: runtime)
