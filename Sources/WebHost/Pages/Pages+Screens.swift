@@ -3,7 +3,7 @@ extension Pages {
     <header class="top"><b>flowd</b><span class="meta" id="meta">connecting…</span><span id="status"></span>
     <a id="inspector-link" target="_blank">inspector ↗</a></header>
     <main><div id="device"><div id="stage" data-screen-id="" data-animation="none"></div></div>
-    <p id="notice"></p><ul id="windows"></ul></main>
+    <ul id="windows"></ul><p id="notice"></p></main>
     """#
 
     static let screensStyle = #"""
@@ -257,7 +257,11 @@ extension Pages {
         close.title = "Close this window";
         close.addEventListener("click", () => send({ type: "closeWindow", screen: view.id }));
         bar.append(close);
-        box.append(bar, content);
+        // The window's content under its bar: a sheet covers the content, not the bar.
+        const inside = el("div", "window-content");
+        inside.style.cssText = "display:flex;flex-direction:column;flex:1;min-height:0;position:relative";
+        inside.append(content);
+        box.append(bar, inside);
         return box;
       }
       return content;
