@@ -871,6 +871,14 @@ def test_the_till_in_two_tabs(bin_dir, screenshots):
         d.find_element(By.ID, "tl-live").click()
         wait(d, lambda d: "customer-pay" not in " ".join(n.text for n in d.find_elements(By.CSS_SELECTOR, pictures % "customer")),
              "the live customer's window without the prompt")
+        # The preview of that moment draws the main window and lists the customer's; its link previews that display.
+        d.get(f"{stack.base}/preview?moment={moment}")
+        on_screen(d, "till", "Till")
+        wait(d, lambda d: "On the display customer: Pay 3.50" in d.find_element(By.ID, "windows").text, "the preview listing the customer's window")
+        href = d.find_element(By.CSS_SELECTOR, "#windows li[data-display=customer] a").get_attribute("href")
+        check(href.endswith(f"/preview?moment={moment}&display=customer"), f"the window's link previews the same moment: {href}")
+        d.get(href)
+        on_screen(d, "customer-pay", "Pay 3.50")
         d.close()
 
         # A reload of the cashier's tab (the host): the customer's tab loses the window, then has it again.

@@ -128,3 +128,36 @@ struct DisplayTabTests {
         tab.pageLeft()
     }
 }
+
+@Suite("PreviewSession: a moment's screens for the page")
+struct PreviewMessagesTests {
+    @Test("a card of a window on another display is placed there, its JSON decoded as a host decodes it (no buttons key)")
+    func aWindowOnAnotherDisplay() throws {
+        var moment = Flowd_V1_Moment()
+        moment.index = 3
+        moment.count = 3
+        var screen = Flowd_V1_MomentScreen()
+        screen.id = 3
+        screen.kind = "customer"
+        screen.flowID = 2
+        screen.state = .json(Data(#"{"title":"Your basket","body":"Apple 1.00\nTotal 1.00"}"#.utf8))
+        var window = Flowd_V1_PathElement()
+        window.kind = .window
+        window.id = 4
+        window.display = "customer"
+        var leaf = Flowd_V1_PathElement()
+        leaf.kind = .screen
+        leaf.id = 3
+        screen.placement.path = [window, leaf]
+        screen.placement.visible = true
+        moment.screens = [screen]
+        let messages = PreviewSession.messages(moment, app: "till").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(messages.first?["type"] as? String == "preview")
+        let placed = try #require(messages.last)
+        #expect(placed["type"] as? String == "place" && placed["serial"] as? UInt64 == 0, "\(placed)")
+        #expect(view(placed)["title"] as? String == "Your basket" && (view(placed)["buttons"] as? [String])?.isEmpty == true)
+        #expect(display(placed) == "customer")
+    }
+}
