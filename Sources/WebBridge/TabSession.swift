@@ -85,8 +85,9 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
         provideDisplays(host)
         deck.onChange = { [send, board] change in
             let event = Self.event(for: change)
-            send(event.json)
+            // The board first: once this page is told, a display tab opened after has the screen.
             if let display = change.card.otherWindowDisplay { board?.post(event, display: display, host: me) }
+            send(event.json)
             if case .updated = change { return }
             if let link = place.changed() { send(TabEvent.location(link: link.isEmpty ? nil : link).json) }
         }
