@@ -41,6 +41,8 @@ public final class Card {
         case back(NavigationPhase = .immediate)
         case selectTab(Int)
         case closeModal(NavigationPhase = .immediate)
+        /// Close the window the card is in (a window a flow opened on a display).
+        case closeWindow(NavigationPhase = .immediate)
 
         /// Back at once (a button).
         public static let back = Navigation.back(.immediate)
@@ -67,6 +69,7 @@ public final class Card {
             case .back(let phase): try screen.back(phase: phase)
             case .selectTab(let index): try screen.selectTab(index)
             case .closeModal(let phase): try screen.closeModal(phase: phase)
+            case .closeWindow(let phase): try screen.closeWindow(phase: phase)
             }
         }
     }

@@ -131,6 +131,14 @@ public final class HostedScreen<Module: ScreenModule> {
         try navigate(.closeModal(close))
     }
 
+    /// Reports that the user closed the window holding this screen, a window a flow opened on a
+    /// display (the main window cannot be closed: the daemon refuses it, not fatally).
+    public func closeWindow(phase: NavigationPhase = .immediate) throws(ScreenKitError) {
+        var close = Flowd_V1_CloseWindow()
+        close.phase = phase.wire
+        try navigate(.closeWindow(close))
+    }
+
     /// Acks `serial` (default: the last one received). Needed only with `ScreenHost.autoAck = false`.
     public func ack(_ serial: UInt64? = nil) throws(ScreenKitError) {
         try liveHost().ack(screenID: id, serial: serial ?? lastSerial)

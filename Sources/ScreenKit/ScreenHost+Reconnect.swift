@@ -93,6 +93,7 @@ extension ScreenHost {
     private func resendUnconfirmed() {
         unconfirmed.connectionChanged()
         for (screen, data) in savedStates.sorted(by: { $0.key < $1.key }) { try? saveState(data, for: screen) }
+        if let displays = providedDisplays { _ = try? write(.provideDisplays(ScreenHost.wire(displays))) }
         let pending = unconfirmed.entries
         guard !pending.isEmpty else { return }
         onReconnect?(.resent(inputs: pending.count))

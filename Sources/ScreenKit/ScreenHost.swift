@@ -83,6 +83,8 @@ public final class ScreenHost {
     /// `SaveState` is not acknowledged, one written just before a drop may be lost) and given to the
     /// screen when the daemon places it again, newer than the `Place`'s, built before the resume.
     var savedStates: [UInt64: Data] = [:]
+    /// The displays this host provides (`provideDisplays`), nil until it said; sent again after a reconnection.
+    var providedDisplays: [Display]?
     var inputs: [Input] = []
     var nextInputID = 1
     var graceDeadline: ContinuousClock.Instant?

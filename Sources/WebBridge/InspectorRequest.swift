@@ -6,6 +6,8 @@ package enum InspectorRequest: Equatable, Sendable {
     case back(screen: UInt64)
     /// Close the modal a screen is in (`flowctl close`).
     case closeModal(screen: UInt64)
+    /// Close the window a screen is in, a window a flow opened on a display.
+    case closeWindow(screen: UInt64)
     /// Select a tab of a tab bar, named by its node id or a screen inside it (`flowctl select-tab`).
     case selectTab(node: UInt64, index: Int)
     /// Terminate a flow and its sub-flows (`flowctl terminate`).
@@ -30,6 +32,7 @@ package enum InspectorRequest: Equatable, Sendable {
             return .inject(screen: try message.required(message.screen, "screen"), output: try message.required(message.output, "output").text)
         case "back": return .back(screen: try message.required(message.screen, "screen"))
         case "closeModal": return .closeModal(screen: try message.required(message.screen, "screen"))
+        case "closeWindow": return .closeWindow(screen: try message.required(message.screen, "screen"))
         case "selectTab":
             let index = try message.required(message.index, "index")
             guard index >= 0 else { throw MessageError("malformed message: tab index \(index) is negative") }
@@ -52,7 +55,7 @@ package enum InspectorRequest: Equatable, Sendable {
             return .export(from: from, to: to)
         default:
             throw MessageError(
-                "unknown message type \"\(message.type)\"; the inspector sends inject, back, closeModal, selectTab, "
+                "unknown message type \"\(message.type)\"; the inspector sends inject, back, closeModal, closeWindow, selectTab, "
                     + "terminate, recordStart, recordStop, refresh, history, moment, export")
         }
     }

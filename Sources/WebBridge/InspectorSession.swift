@@ -157,6 +157,11 @@ package final class InspectorSession: PageSession<InspectorRequest>, @unchecked 
             var close = Flowd_V1_CloseModal()
             close.phase = .immediate
             body = .injectNavigation(Self.navigation(screen, .closeModal(close)))
+        case .closeWindow(let screen):
+            action = "closeWindow"
+            var close = Flowd_V1_CloseWindow()
+            close.phase = .immediate
+            body = .injectNavigation(Self.navigation(screen, .closeWindow(close)))
         case .selectTab(let node, let index):
             action = "selectTab"
             var select = Flowd_V1_SelectTab()

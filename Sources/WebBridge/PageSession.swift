@@ -7,6 +7,8 @@ package class PageSession<Request: Sendable>: @unchecked Sendable {  // only `re
     enum Message: Sendable {
         case page(Request)
         case leave
+        /// Something the session shares with others changed (the displays the display tabs show).
+        case changed
     }
 
     /// What the page asked, for the session's thread to `drain`.

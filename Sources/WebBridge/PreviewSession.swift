@@ -53,7 +53,7 @@ package final class PreviewSession: PageSession<PreviewSession.Ignored>, @unchec
         var messages = [Self.preview(app: app, index: moment.index, count: moment.count, text: text)]
         let types = TreeRenderer.flowTypes(moment.tree)
         for screen in moment.screens {
-            guard screen.state.isJSON, let state = try? JSONDecoder().decode(CardState.self, from: screen.state.data) else {
+            guard screen.state.isJSON, let state = try? cardState(fromJSON: screen.state.data) else {
                 messages.append(TabEvent.notice("screen \(screen.id) (\(screen.kind)) is not a card this page draws").json)
                 continue
             }
@@ -62,6 +62,14 @@ package final class PreviewSession: PageSession<PreviewSession.Ignored>, @unchec
             messages.append(TabEvent.place(view, serial: 0, animated: false).json)
         }
         return messages
+    }
+
+    /// A card's state from a moment's JSON, decoded as a host decodes it: through the card kinds' own
+    /// coder (their JSON is protobuf's mapping, which leaves out empty lists, e.g. a card without buttons).
+    private static func cardState(fromJSON json: Data) throws -> CardState {
+        let coder = MenuScreen.stateCoder  // every card kind has this State and coder
+        let codec = JSONPayloadCodec()
+        return try coder.decode(coder.isJSON ? json : coder.payload(fromJSON: json, with: codec), with: codec)
     }
 
     private static func preview(app: String, index: UInt64, count: UInt64, text: String) -> String {

@@ -21,6 +21,8 @@ enum TabEvent: Equatable {
     case closed(String)
     /// Where the user is, as a link (nil: no link names the place), for the address bar.
     case location(link: String?)
+    /// The page is a display tab showing the windows on this display (docs/web.md, "Several windows").
+    case display(String)
 
     /// The message's JSON text.
     var json: String {
@@ -46,6 +48,7 @@ enum TabEvent: Equatable {
         var resumeToken: String?
         var resumed: Bool?
         var link: String?
+        var display: String?
 
         init(_ event: TabEvent) {
             switch event {
@@ -89,6 +92,9 @@ enum TabEvent: Equatable {
             case .closed(let text):
                 type = "closed"
                 self.text = text
+            case .display(let display):
+                type = "display"
+                self.display = display
             }
         }
     }

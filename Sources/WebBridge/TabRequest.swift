@@ -13,6 +13,8 @@ package enum TabRequest: Equatable, Sendable {
     case back(screen: UInt64, phase: NavigationPhase)
     /// Close the modal a screen is in.
     case closeModal(screen: UInt64, phase: NavigationPhase)
+    /// Close the window a screen is in (a window a flow opened on a display).
+    case closeWindow(screen: UInt64, phase: NavigationPhase)
     /// Select tab `index` of the tab bar a screen is in.
     case selectTab(screen: UInt64, index: Int)
     /// The page has drawn command `serial` of a screen.
@@ -23,9 +25,9 @@ package enum TabRequest: Equatable, Sendable {
     /// The request a message makes, or what is wrong with it.
     static func parse(_ text: String) throws(MessageError) -> TabRequest {
         let message = try IncomingMessage.decode(text)
-        guard ["press", "text", "draft", "back", "closeModal", "selectTab", "ack", "open"].contains(message.type) else {
+        guard ["press", "text", "draft", "back", "closeModal", "closeWindow", "selectTab", "ack", "open"].contains(message.type) else {
             throw MessageError(
-                "unknown message type \"\(message.type)\"; a screen page sends press, text, draft, back, closeModal, selectTab, ack, open")
+                "unknown message type \"\(message.type)\"; a screen page sends press, text, draft, back, closeModal, closeWindow, selectTab, ack, open")
         }
         if message.type == "open" { return .open(link: try message.required(message.link, "link")) }
         let screen = try message.required(message.screen, "screen")
@@ -35,6 +37,7 @@ package enum TabRequest: Equatable, Sendable {
         case "draft": return .draft(screen: screen, text: try message.required(message.text, "text"))
         case "back": return .back(screen: screen, phase: try message.navigationPhase())
         case "closeModal": return .closeModal(screen: screen, phase: try message.navigationPhase())
+        case "closeWindow": return .closeWindow(screen: screen, phase: try message.navigationPhase())
         case "selectTab": return .selectTab(screen: screen, index: try message.required(message.index, "index"))
         default: return .ack(screen: screen, serial: try message.required(message.serial, "serial"))
         }

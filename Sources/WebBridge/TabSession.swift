@@ -1,6 +1,7 @@
 import DemoApps
 import DemoScreens
 import FlowControl
+import FlowKit
 import FlowWire
 import Foundation
 import ScreenKit
@@ -24,12 +25,19 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
         package var kinds: [String]
         /// The resume token of the tab's previous page, if it had one.
         package var resumeToken: String
+        /// The size of the monitor the tab is on, in pixels (0: unknown): the main display's.
+        package var width: Int
+        package var height: Int
 
-        package init(socketPath: String?, name: String, kinds: [String] = TabSession.kinds, resumeToken: String = "") {
+        package init(
+            socketPath: String?, name: String, kinds: [String] = TabSession.kinds, resumeToken: String = "", width: Int = 0, height: Int = 0
+        ) {
             self.socketPath = socketPath
             self.name = name
             self.kinds = kinds
             self.resumeToken = resumeToken
+            self.width = width
+            self.height = height
         }
     }
 
@@ -38,10 +46,13 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
 
     private let options: Options
     private let send: @Sendable (String) -> Void
+    private let board: DisplayBoard?
 
-    /// A session that will tell the page through `send` (called on the session's thread).
-    package init(options: Options, send: @escaping @Sendable (String) -> Void) {
+    /// A session that will tell the page through `send` (called on the session's thread), and
+    /// `board`'s display tabs what it hosts in windows on other displays.
+    package init(options: Options, board: DisplayBoard? = nil, send: @escaping @Sendable (String) -> Void) {
         self.options = options
+        self.board = board
         self.send = send
         super.init(threadName: "flowd-web tab", parse: TabRequest.parse)
     }
@@ -62,8 +73,21 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
         // Where the user is goes to the address bar (docs/web.md, "The place in the address bar"):
         // asked of flowd whenever one of this tab's screens was placed, moved or dismissed.
         let place = PlaceQuery(socketPath: daemonSocket)
-        deck.onChange = { [send] change in
-            send(Self.event(for: change).json)
+        // A screen in a window on another display goes to that display's tabs too (docs/web.md,
+        // "Several windows"), and what their person does comes back here as this page's own.
+        let me = ObjectIdentifier(self)
+        board?.hostJoined(me) { [requests] request in
+            requests.push(.page(request))
+        } displaysChanged: { [requests] in
+            requests.push(.changed)
+        }
+        defer { board?.hostLeft(me) }
+        provideDisplays(host)
+        deck.onChange = { [send, board] change in
+            let event = Self.event(for: change)
+            // The board first: once this page is told, a display tab opened after has the screen.
+            if let display = change.card.otherWindowDisplay { board?.post(event, display: display, host: me) }
+            send(event.json)
             if case .updated = change { return }
             if let link = place.changed() { send(TabEvent.location(link: link.isEmpty ? nil : link).json) }
         }
@@ -77,6 +101,7 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
             for request in self.requests.drain() {
                 switch request {
                 case .page(let request): self.perform(request, deck: deck, host: host)
+                case .changed: self.provideDisplays(host)
                 case .leave:
                     left = true
                     host.disconnect()
@@ -92,6 +117,18 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
             }
         } catch {
             send(TabEvent.closed("the session failed: \(error.message)").json)
+        }
+    }
+
+    /// A tab is a display (docs/web.md, "Several windows"): this one shows the main window, and each
+    /// display tab open shows its display; the host provides them all, so a flow's window on a display
+    /// no tab shows fails or waits, as the flow chose.
+    private func provideDisplays(_ host: ScreenHost) {
+        let main = Display(id: "main", name: "flowd-web tab", width: options.width, height: options.height)
+        do {
+            try host.provideDisplays([main] + (board?.displays ?? []).filter { $0.id != "main" })
+        } catch {
+            send(TabEvent.notice("could not tell flowd the displays: \(error.message)").json)
         }
     }
 
@@ -126,7 +163,8 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
         case .open(let link):
             open(link)
             return
-        case .press(let id, _), .text(let id, _), .draft(let id, _), .back(let id, _), .closeModal(let id, _), .selectTab(let id, _):
+        case .press(let id, _), .text(let id, _), .draft(let id, _), .back(let id, _), .closeModal(let id, _), .closeWindow(let id, _),
+            .selectTab(let id, _):
             screen = id
         }
         guard let card = deck.cards[screen] else { return }  // a late click on a screen that just went
@@ -137,6 +175,7 @@ package final class TabSession: PageSession<TabRequest>, @unchecked Sendable {  
             case .draft(_, let text): try card.saveDraft(text.isEmpty ? nil : text)
             case .back(_, let phase): try card.navigate(.back(phase))
             case .closeModal(_, let phase): try card.navigate(.closeModal(phase))
+            case .closeWindow(_, let phase): try card.navigate(.closeWindow(phase))
             case .selectTab(_, let index): try card.navigate(.selectTab(index))
             case .ack, .open: break
             }
@@ -223,6 +262,15 @@ final class PlaceQuery {
             client?.close()
             client = nil
             return nil
+        }
+    }
+}
+
+extension CardDeck.Change {
+    /// The card that changed.
+    var card: Card {
+        switch self {
+        case .placed(let card), .updated(let card), .moved(let card), .dismissed(let card): card
         }
     }
 }

@@ -84,6 +84,8 @@ public struct WebServer: Sendable {
     let options: Options
     let logger: Logger
     let recordings: RecordingStore
+    /// Where the tabs' hosts post the screens of windows on other displays, for the display tabs.
+    let board = DisplayBoard()
 
     public init(options: Options, logger: Logger) {
         self.options = options
@@ -215,12 +217,26 @@ public struct WebServer: Sendable {
         }
         switch components?.path {
         case "/ws/screens":
+            // A display tab (`?display=customer`) shows the windows on that display; the main window's
+            // tab (no display, or `main`) is a host of flowd's (docs/web.md, "Several windows").
+            // The monitor's size in pixels, as the page measured it (0: not said).
+            let (width, height) = (Self.pixels(query["width"]), Self.pixels(query["height"]))
+            if let display = query["display"], !display.isEmpty, display != "main" {
+                guard DisplaySession.problem(with: display) == nil else { return .dontUpgrade }
+                return .upgrade([:]) { [board] inbound, outbound, _ in
+                    await bridge(inbound, outbound) { send in
+                        let session = DisplaySession(display: display, board: board, width: width, height: height, send: send)
+                        return (session.start, session.receive, session.pageLeft)
+                    }
+                }
+            }
             guard let kinds = Self.kinds(query["kinds"]) else { return .dontUpgrade }
             let tab = TabSession.Options(
-                socketPath: options.socketPath, name: "flowd-web tab", kinds: kinds, resumeToken: query["resume"] ?? "")
-            return .upgrade([:]) { inbound, outbound, _ in
+                socketPath: options.socketPath, name: "flowd-web tab", kinds: kinds, resumeToken: query["resume"] ?? "",
+                width: width, height: height)
+            return .upgrade([:]) { [board] inbound, outbound, _ in
                 await bridge(inbound, outbound) { send in
-                    let session = TabSession(options: tab, send: send)
+                    let session = TabSession(options: tab, board: board, send: send)
                     return (session.start, session.receive, session.pageLeft)
                 }
             }
@@ -244,6 +260,11 @@ public struct WebServer: Sendable {
         default:
             return .dontUpgrade
         }
+    }
+
+    /// A size the page gave (`width=1920`): 0 when absent or not a number from 0 to 65535.
+    static func pixels(_ value: String?) -> Int {
+        value.flatMap(Int.init).flatMap { (0...65535).contains($0) ? $0 : nil } ?? 0
     }
 
     /// The kinds a tab asked for (`kinds=a,b`), all when absent; nil if one is not a demo kind.

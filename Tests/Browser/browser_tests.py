@@ -780,23 +780,150 @@ def test_inspector_over_tls(bin_dir):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def card_text(d):
+    """The drawn card's title and body."""
+    return d.find_element(By.CSS_SELECTOR, "#stage .card").text
+
+
+def test_the_till_in_two_tabs(bin_dir, screenshots):
+    """The till (flowd --app till) in two tabs, one per window: the cashier's tab hosts the screens and
+    shows the main window, the customer's (`/?display=customer`, opened from the cashier's list of
+    windows) shows the customer's window and is the display `customer` for flowd. Items scanned in the
+    cashier's tab show in the customer's with their total; Pay tapped there reaches the cashier's flow,
+    and the customer's tab goes idle. The inspector draws both windows, live and at a moment of the
+    history. A reload of the cashier's tab takes the window away from the customer's tab and brings it
+    back; closing the window from the customer's tab leaves it saying so."""
+    stack = Stack(bin_dir, flowd_arguments=["--resume-grace", str(RESUME_GRACE)], app="till")
+    d = chrome()
+    ctx = Context(stack, d, screenshots)
+    try:
+        d.get(stack.url)
+        cashier = d.current_window_handle
+        on_screen(d, "till", "Till")
+        check(d.find_element(By.TAG_NAME, "body").get_attribute("data-display") == "main", "the cashier's tab shows the main window")
+        # The customer's window is listed, with a link to its tab.
+        item = wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#windows li[data-display=customer]"), "the customer's window in the list")[0]
+        wait(d, lambda d: "On the display customer: Welcome" in d.find_element(By.CSS_SELECTOR, "#windows li[data-display=customer]").text,
+             "the list naming its screen")
+        item.find_element(By.TAG_NAME, "a").click()
+        wait(d, lambda d: len(d.window_handles) == 2, "the customer's tab to open")
+        customer = [h for h in d.window_handles if h != cashier][0]
+        ctx.switch(customer)
+        check("display=customer" in d.current_url, f"the customer's tab is bound to its display: {d.current_url}")
+        on_screen(d, "customer", "Welcome")
+        check(d.find_element(By.TAG_NAME, "body").get_attribute("data-display") == "customer", "the customer's tab shows its display")
+        check(not d.find_elements(By.CSS_SELECTOR, "#windows li"), "the customer's tab lists no other window")
+        # The tab is the display `customer` for flowd (and the cashier's is `main`).
+        eventually(lambda: sorted(x["id"] for x in stack.tree().get("displays", {}).get("displays", [])) == ["customer", "main"],
+                   "flowd to know the displays main and customer")
+
+        # Scan two items in the cashier's tab: the customer's tab shows the basket and its total.
+        ctx.switch(cashier)
+        press(d, "Scan apple")
+        wait(d, lambda d: "Scanned apple." in card_text(d), "the till's note")
+        press(d, "Scan bread")
+        wait(d, lambda d: "Scanned bread." in card_text(d), "the till's note")
+        ctx.switch(customer)
+        wait(d, lambda d: card_text(d).startswith("Your basket") and "Apple 1.00" in card_text(d) and "Total 3.50" in card_text(d),
+             "the customer's tab to show the basket and its total")
+        # Take the payment: the customer's tab shows the Pay prompt over the basket.
+        ctx.switch(cashier)
+        press(d, "Take payment")
+        wait(d, lambda d: "Waiting for the customer to pay 3.50." in card_text(d), "the till waiting for the customer")
+        d.execute_script("window.scrollTo(0, 0)")
+        ctx.shot("till-cashier.png", height=1000)
+        ctx.switch(customer)
+        on_screen(d, "customer-pay", "Pay 3.50")
+        check(d.find_elements(By.CSS_SELECTOR, "#stage .sheet"), "the prompt is presented as a sheet")
+        settled(d)
+        ctx.shot("till-customer.png", height=900)
+        # Pay, in the customer's tab: the cashier's flow gets it, the customer's tab goes idle.
+        press(d, "Pay")
+        on_screen(d, "customer", "Welcome")
+        ctx.switch(cashier)
+        wait(d, lambda d: "Paid 3.50. Sale 1 done" in card_text(d), "the cashier's flow to have the payment")
+        # Every command was acknowledged: the cashier's tab acks the customer's window's too.
+        eventually(lambda: acked_everything(stack), "every command acked")
+
+        # The inspector draws both windows, live and at the moment the Pay prompt was up.
+        d.switch_to.new_window("tab")
+        inspector = d.current_window_handle
+        d.get(stack.inspector_url)
+        pictures = "#navigation .window-picture[data-display=%s] g.node[data-kind=screen]"
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, pictures % "main") and d.find_elements(By.CSS_SELECTOR, pictures % "customer"),
+             "a picture of each window")
+        captions = [c.text for c in d.find_elements(By.CSS_SELECTOR, "#navigation .window-caption")]
+        check(captions[0] == "the main window" and captions[1].endswith("on the display customer"), f"the windows' captions: {captions}")
+        history = json.loads(stack.flowctl("history", "--json"))
+        placing = [int(i["index"]) for i in history["inputs"] if i.get("change", {}).get("placed")]
+        moment = None
+        for index in placing:
+            at = json.loads(stack.flowctl("at", str(index), "--json"))
+            kinds = [n["screen"]["kind"] for w in at["tree"].get("otherWindows", []) for n in nav_all(w["window"]) if n.get("kind") == "NODE_KIND_SCREEN"]
+            if "customer-pay" in kinds:
+                moment = index
+                break
+        check(moment is not None, "a moment of the history with the Pay prompt in the customer's window")
+        d.execute_script("const s = document.getElementById('tl-slider'); s.value = arguments[0]; s.dispatchEvent(new Event('input'));", moment)
+        wait(d, lambda d: "customer-pay" in " ".join(n.text for n in d.find_elements(By.CSS_SELECTOR, pictures % "customer")),
+             f"the customer's window at moment {moment} with the Pay prompt")
+        ctx.shot("inspector-windows.png", height=1100)
+        d.find_element(By.ID, "tl-live").click()
+        wait(d, lambda d: "customer-pay" not in " ".join(n.text for n in d.find_elements(By.CSS_SELECTOR, pictures % "customer")),
+             "the live customer's window without the prompt")
+        # The preview of that moment draws the main window and lists the customer's; its link previews that display.
+        d.get(f"{stack.base}/preview?moment={moment}")
+        on_screen(d, "till", "Till")
+        wait(d, lambda d: "On the display customer: Pay 3.50" in d.find_element(By.ID, "windows").text, "the preview listing the customer's window")
+        href = d.find_element(By.CSS_SELECTOR, "#windows li[data-display=customer] a").get_attribute("href")
+        check(href.endswith(f"/preview?moment={moment}&display=customer"), f"the window's link previews the same moment: {href}")
+        d.get(href)
+        on_screen(d, "customer-pay", "Pay 3.50")
+        d.close()
+
+        # A reload of the cashier's tab (the host): the customer's tab loses the window, then has it again.
+        ctx.switch(cashier)
+        d.refresh()
+        on_screen(d, "till", "Till")
+        ctx.switch(customer)
+        on_screen(d, "customer", "Welcome")
+        # Closing the window from the customer's tab (the user's CloseWindow): the tab says so; the
+        # cashier's flow hears the customer's display is gone.
+        settled(d)
+        d.find_element(By.ID, "close-window").click()
+        wait(d, lambda d: "No window is open on the display customer" in stage(d).text, "the customer's tab saying its window closed")
+        ctx.switch(cashier)
+        wait(d, lambda d: "The customer's display is gone" in card_text(d), "the till told the customer's display is gone")
+        wait(d, lambda d: not d.find_elements(By.CSS_SELECTOR, "#windows li"), "the cashier's list of windows empty")
+        check(stack.alive(), "flowd and flowd-web still run")
+    finally:
+        d.quit()
+        stack.stop()
+
+
+def nav_all(node):
+    """A navigation node and every node under it, modal presentations included."""
+    found = [node]
+    for child in node.get("children", []):
+        found += nav_all(child)
+    if "presented" in node:
+        found += nav_all(node["presented"])
+    return found
+
+
 TESTS = [test_two_tabs_connect, test_tutorial, test_reload_mid_flow, test_student_editor, test_tabbed_app,
          test_profile_and_login, test_security, test_inspector, test_timeline, test_a_closed_tab_leaves_its_place_to_the_next,
          test_the_place_in_the_address_bar, test_a_draft_outlives_its_tab]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", required=True, help="the folder with flowd, flowctl and flowd-web")
-    parser.add_argument("--screenshots", help="save the demo's and the inspector's screenshots here")
-    args = parser.parse_args()
-    started = time.monotonic()
+def walk(args, tests):
+    """The tests that walk one daemon in order; (passed, failures)."""
     stack = Stack(os.path.abspath(args.bin), flowd_arguments=["--resume-grace", str(RESUME_GRACE)])
     driver = chrome()
     failures = 0
     ctx = Context(stack, driver, args.screenshots)
     try:
-        for test in TESTS:
+        for test in tests:
             begun = time.monotonic()
             try:
                 test(ctx)
@@ -811,17 +938,35 @@ def main():
     finally:
         driver.quit()
         stack.stop(keep_logs=failures > 0)
-    passed = len(TESTS) - failures if not failures else TESTS.index(test)
-    # Its own flowd-web (TLS on every address) and its own Chromium.
-    begun = time.monotonic()
-    try:
-        test_inspector_over_tls(os.path.abspath(args.bin))
-        print(f"ok   test_inspector_over_tls ({time.monotonic() - begun:.1f} s)", flush=True)
-        passed += 1
-    except Exception:
-        failures += 1
-        print(f"FAIL test_inspector_over_tls\n{traceback.format_exc()}", flush=True)
-    print(f"browser tests: {passed} of {len(TESTS) + 1} passed "
+    return (len(tests) - failures if not failures else tests.index(test)), failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True, help="the folder with flowd, flowctl and flowd-web")
+    parser.add_argument("--screenshots", help="save the demo's and the inspector's screenshots here")
+    parser.add_argument("--only", help="run only the tests whose name holds this text (the walk's tests depend on the ones before)")
+    args = parser.parse_args()
+    tests = [t for t in TESTS if not args.only or args.only in t.__name__]
+    started = time.monotonic()
+    failures = 0
+    passed = 0
+    if tests:
+        passed, failures = walk(args, tests)
+    # Each with its own flowd-web and its own Chromium: TLS on every address; the till's two windows.
+    alone = [("test_inspector_over_tls", lambda: test_inspector_over_tls(os.path.abspath(args.bin))),
+             ("test_the_till_in_two_tabs", lambda: test_the_till_in_two_tabs(os.path.abspath(args.bin), args.screenshots))]
+    alone = [(name, run) for name, run in alone if not args.only or args.only in name]
+    for name, run in alone:
+        begun = time.monotonic()
+        try:
+            run()
+            print(f"ok   {name} ({time.monotonic() - begun:.1f} s)", flush=True)
+            passed += 1
+        except Exception:
+            failures += 1
+            print(f"FAIL {name}\n{traceback.format_exc()}", flush=True)
+    print(f"browser tests: {passed} of {len(tests) + len(alone)} passed "
           f"in {time.monotonic() - started:.1f} s", flush=True)
     sys.exit(1 if failures else 0)
 

@@ -29,12 +29,13 @@ WAIT = 15  # seconds any DOM condition may take; a failure names the condition
 
 
 class Stack:
-    """flowd (the demo launcher, every kind hosted by browser tabs) and flowd-web on a random port."""
+    """flowd (the demo launcher unless `app` says another, every kind hosted by browser tabs) and
+    flowd-web on a random port."""
 
-    def __init__(self, bin_dir, web_arguments=(), flowd_arguments=()):
+    def __init__(self, bin_dir, web_arguments=(), flowd_arguments=(), app="launcher"):
         self.bin = bin_dir
         self.dir = tempfile.mkdtemp(prefix="fwb.", dir="/tmp")  # short: socket paths stay under 107 bytes
-        self.flowd = FlowdProcess(os.path.join(bin_dir, "flowd"), ["--app", "launcher", *flowd_arguments], self.dir,
+        self.flowd = FlowdProcess(os.path.join(bin_dir, "flowd"), ["--app", app, *flowd_arguments], self.dir,
                                   log_path=os.path.join(self.dir, "flowd.log"), environment={"FLOWD_PYTHON_SCREENS": "0"})
         self.socket = self.flowd.socket_path
         self.web_log = os.path.join(self.dir, "web.log")
@@ -166,6 +167,8 @@ def nav_nodes(tree):
             visit(node["presented"])
     if "window" in tree:
         visit(tree["window"])
+    for other in tree.get("otherWindows", []):
+        visit(other["window"])
     return found
 
 

@@ -46,6 +46,8 @@ extension Pages {
     h2 { font-size:13px; text-transform:uppercase; letter-spacing:.06em; color:var(--muted); margin:12px 0 6px; }
     .picture { background:#fff; border:1px solid var(--line); border-radius:10px; overflow:auto; min-height:60px; }
     .picture svg { display:block; }
+    .picture .window-caption { font-size:12px; color:var(--muted); padding:6px 10px 0; border-top:1px solid var(--line); }
+    .picture .window-caption:first-child { border-top:0; }
     .picture .node rect { fill:#fff; stroke:#aab2c5; rx:7; }
     .picture .node { cursor:pointer; }
     .picture .node.visible rect { stroke:var(--accent); stroke-width:2; fill:#eef2ff; }
@@ -327,8 +329,16 @@ extension Pages {
           sub: (flow.screenIds || []).length ? "running · shows screen" + (flow.screenIds.length === 1 ? " #" : "s #") + flow.screenIds.map(num).join(", #") : "running",
         }));
       } else $("flows").innerHTML = '<p class="hint padded">no flow runs</p>';
-      svgPicture($("navigation"), layout(tree.window || { kind: "NODE_KIND_WINDOW", id: "1" }, (n) =>
-        (n.children || []).map((node) => ({ node })).concat(n.presented ? [{ node: n.presented, presented: true }] : [])), describeNav);
+      // One picture per window: the main window, then each window a flow opened on a display.
+      const pictures = windows().map((w) => {
+        const caption = document.createElement("div"); caption.className = "window-caption";
+        caption.textContent = w.display === "main" ? "the main window" : "window " + num(w.window.id) + " on the display " + w.display;
+        const picture = document.createElement("div"); picture.className = "window-picture"; picture.dataset.display = w.display;
+        svgPicture(picture, layout(w.window, (n) =>
+          (n.children || []).map((node) => ({ node })).concat(n.presented ? [{ node: n.presented, presented: true }] : [])), describeNav);
+        return [caption, picture];
+      });
+      $("navigation").replaceChildren(...pictures.flat());
       if (viewing !== null) { drawSelection(); return; }
       const rows = (tree.connections || []).map((c) => `<tr><td>${num(c.id)}</td><td>${c.role}${c.debugPower ? " (" + escape(c.debugPower) + ")" : ""}</td><td>${escape(c.name)}</td><td>${c.pid || ""}</td><td>${num(c.screens)}</td><td>${escape((c.provides || []).join(", "))}</td><td class="identity">${escape(peer(c.identity))}</td></tr>`);
       $("connections").innerHTML = "<tr><th>id</th><th>role</th><th>name</th><th>pid</th><th>screens</th><th>provides</th><th>peer</th></tr>" + rows.join("");
@@ -338,7 +348,10 @@ extension Pages {
     function describeNav(node) {
       const id = num(node.id);
       switch (node.kind) {
-      case "NODE_KIND_WINDOW": return { kind: "window", id, title: "window" };
+      case "NODE_KIND_WINDOW": {
+        const other = (tree.otherWindows || []).find((w) => num(w.window && w.window.id) === id);
+        return { kind: "window", id, title: other ? "window " + id : "window", sub: other ? "on the display " + other.display : "" };
+      }
       case "NODE_KIND_STACK": return { kind: "stack", id, title: "stack " + id, sub: (node.children || []).length + " deep" };
       case "NODE_KIND_TAB_BAR": return { kind: "tabbar", id, title: "tab bar " + id, sub: "tab " + (num(node.selectedTab) + 1) + " of " + (node.children || []).length };
       default: {
@@ -353,6 +366,17 @@ extension Pages {
       }
     }
 
+    // Every window of the tree: the main one, then those flows opened on displays, oldest first.
+    function windows() {
+      return [{ window: tree.window || { kind: "NODE_KIND_WINDOW", id: "1" }, display: "main" }]
+        .concat((tree.otherWindows || []).map((w) => ({ window: w.window || { kind: "NODE_KIND_WINDOW" }, display: w.display })));
+    }
+    // A node of any window.
+    function findNode(id) {
+      for (const w of windows()) { const found = findNav(w.window, id); if (found) return found; }
+      return null;
+    }
+
     function findNav(node, id) {
       if (!node) return null;
       if (num(node.id) === id) return node;
@@ -363,6 +387,13 @@ extension Pages {
     // Where screen `id` is: whether it is above its stack's root (back applies) and inside a modal
     // presentation (close modal applies); null when it is not in the tree.
     function placementOf(id) {
+      for (const w of windows()) {
+        const found = placementIn(w.window, id);
+        if (found) return Object.assign(found, { otherWindow: w.display !== "main" });
+      }
+      return null;
+    }
+    function placementIn(root, id) {
       return (function visit(node, inModal) {
         if (!node) return null;
         const kids = node.children || [];
@@ -376,17 +407,17 @@ extension Pages {
           return visit(node.presented, true);
         }
         return null;
-      })(tree.window, false);
+      })(root, false);
     }
 
     function drawSelection() {
       const box = $("selected");
       if (!selection) return;
       // Rebuilt only when the selection or what it offers changes: keeps what is typed and the buttons under the pointer.
-      const selected = selection.kind === "flow" ? null : findNav(tree.window, selection.id);
+      const selected = selection.kind === "flow" ? null : findNode(selection.id);
       const where = selection.kind === "screen" ? placementOf(selection.id) : null;
       const signature = selection.kind + selection.id + "/" + (selected ? (selected.children || []).length + (selected.screen ? selected.screen.kind : "") : "")
-        + (where ? (where.canGoBack ? "b" : "") + (where.inModal ? "m" : "") : "")
+        + (where ? (where.canGoBack ? "b" : "") + (where.inModal ? "m" : "") + (where.otherWindow ? "w" : "") : "")
         + (viewing === null ? "" : "@" + viewing + (moment ? "+" : ""));
       if (box.dataset.for === signature) return;
       box.dataset.for = signature;
@@ -411,7 +442,7 @@ extension Pages {
         row.append(button("Terminate flow", "terminate", () => ({ type: "terminate", flow: selection.id, animated: $("animated").checked })));
         box.append(row);
       } else if (selection.kind === "screen") {
-        const node = findNav(tree.window, selection.id);
+        const node = findNode(selection.id);
         const kind = node && node.screen ? node.screen.kind : "";
         const offered = shapes[kind] || [];
         add(`<p>Screen <b>${selection.id}</b> (${escape(kind)})</p><label>Output JSON</label>`);
@@ -427,10 +458,11 @@ extension Pages {
         // Only what applies where the screen is, as the terminal demo lists only the keys that do something.
         if (where && where.canGoBack) row.append(button("Back", "back", { type: "back", screen: selection.id }));
         if (where && where.inModal) row.append(button("Close modal", "close", { type: "closeModal", screen: selection.id }));
+        if (where && where.otherWindow) row.append(button("Close window", "close-window", { type: "closeWindow", screen: selection.id }));
         box.append(row);
         if (!(where && (where.canGoBack || where.inModal))) add('<p class="hint" id="no-navigation">Back and Close modal do not apply here: the screen is not above a stack\'s root, nor in a modal.</p>');
       } else if (selection.kind === "tabbar") {
-        const node = findNav(tree.window, selection.id);
+        const node = findNode(selection.id);
         add(`<p>Tab bar <b>${selection.id}</b></p>`);
         const row = document.createElement("div"); row.className = "row";
         (node ? node.children || [] : []).forEach((_, index) => row.append(button("Tab " + (index + 1), "tab-" + index, { type: "selectTab", screen: selection.id, index })));

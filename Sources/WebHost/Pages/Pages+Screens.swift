@@ -3,7 +3,7 @@ extension Pages {
     <header class="top"><b>flowd</b><span class="meta" id="meta">connecting…</span><span id="status"></span>
     <a id="inspector-link" target="_blank">inspector ↗</a></header>
     <main><div id="device"><div id="stage" data-screen-id="" data-animation="none"></div></div>
-    <p id="notice"></p></main>
+    <ul id="windows"></ul><p id="notice"></p></main>
     """#
 
     static let screensStyle = #"""
@@ -43,12 +43,20 @@ extension Pages {
     .anim-pop { animation: pop .25s ease-in forwards; }
     .anim-dismiss { animation: dismiss .25s ease-in forwards; }
     #notice { color:var(--muted); font-size:13px; max-width:390px; min-height:1em; }
+    #windows { list-style:none; padding:0; margin:0; font-size:13px; max-width:390px; }
+    #windows li { display:flex; gap:8px; align-items:center; padding:6px 10px; border:1px solid var(--line); border-radius:10px; background:#fff; margin-top:6px; }
+    #windows li .title { flex:1; }
+    #close-window { margin-left:auto; border:0; background:none; font-size:18px; color:var(--muted); }
     body.preview #device { pointer-events:none; }
     """#
 
     static let screensScript = #"""
     const params = new URLSearchParams(location.search);
     const kinds = params.get("kinds") || "";
+    // The display this tab shows (`?display=customer`): the windows flows open on it. Without one
+    // (or `main`) the tab shows the app's main window and hosts the screens (docs/web.md, "Several windows").
+    const shownDisplay = params.get("display") && params.get("display") !== "main" ? params.get("display") : null;
+    document.body.dataset.display = shownDisplay || "main";
     const screens = new Map();          // id -> screen view (as flowd-web sends it)
     const stage = document.getElementById("stage");
     const statusLine = document.getElementById("status");
@@ -74,10 +82,14 @@ extension Pages {
         socket.onmessage = (event) => receive(JSON.parse(event.data));
         return;
       }
-      const resume = sessionStorage.getItem("flowd-resume") || "";
+      const resume = shownDisplay ? "" : sessionStorage.getItem("flowd-resume") || "";
       const url = new URL("/ws/screens", location.href);
       url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
       url.searchParams.set("token", token);
+      if (shownDisplay) url.searchParams.set("display", shownDisplay);
+      // The tab is a display: the size of the monitor it is on, in pixels.
+      url.searchParams.set("width", Math.round(screen.width * devicePixelRatio));
+      url.searchParams.set("height", Math.round(screen.height * devicePixelRatio));
       if (kinds) url.searchParams.set("kinds", kinds);
       if (resume) url.searchParams.set("resume", resume);
       socket = new WebSocket(url);
@@ -88,9 +100,16 @@ extension Pages {
       };
     }
 
-    // Every command with a serial is acked once the page shows its effect.
+    // Every command with a serial is acked once the page shows its effect (a display tab's are
+    // acked by the tab that hosts the screens, which lists the window).
     function receive(message) {
       switch (message.type) {
+      case "display":
+        keepToken();
+        document.getElementById("meta").textContent = "the display " + message.display;
+        document.title = "flowd · " + message.display;
+        setStatus("connected", "ok");
+        return;
       case "preview":
         keepToken();
         document.getElementById("meta").textContent = message.app + " · " + message.text;
@@ -139,7 +158,7 @@ extension Pages {
       case "notice": notice(message.text); return;
       case "closed": setStatus(message.text, "bad"); notice(message.text); return;
       }
-      if (message.serial) send({ type: "ack", screen: message.screen ? message.screen.id : message.id, serial: message.serial });
+      if (message.serial && !shownDisplay) send({ type: "ack", screen: message.screen ? message.screen.id : message.id, serial: message.serial });
     }
 
     const inModal = (view) => view.placement.path.some((step) => step.step === "modal");
@@ -148,10 +167,41 @@ extension Pages {
     const transitionOut = (view) => (inModal(view) && view.placement.index === 0) ? "dismiss" : "pop";
     const lastStep = (view) => view.placement.path[view.placement.path.length - 1];
 
-    // The screen to draw: the visible one this tab hosts.
+    // The display of the window a screen is in: null for the main window.
+    const displayOf = (view) => view.placement.path[0].display || null;
+    const windowOf = (view) => view.placement.path[0].id;
+    // The screen to draw: the visible one in this tab's window (with several windows on one display,
+    // the newest window's).
     function visible() {
-      for (const view of screens.values()) if (view.placement.visible) return view;
-      return null;
+      let best = null;
+      for (const view of screens.values()) {
+        if (!view.placement.visible || displayOf(view) !== shownDisplay) continue;
+        if (!best || windowOf(view) > windowOf(best)) best = view;
+      }
+      return best;
+    }
+
+    // The windows on other displays, each with the title of its visible screen and a link to its tab.
+    function drawWindows() {
+      const list = document.getElementById("windows");
+      const byDisplay = new Map();
+      for (const view of screens.values()) {
+        const display = displayOf(view);
+        if (display === shownDisplay || display === null) continue;
+        if (!byDisplay.has(display)) byDisplay.set(display, null);
+        if (view.placement.visible) byDisplay.set(display, view);
+      }
+      list.replaceChildren();
+      for (const [display, view] of [...byDisplay.entries()].sort()) {
+        const item = el("li", "window");
+        item.dataset.display = display;
+        item.append(el("span", "title", "On the display " + display + ": " + (view ? view.title : "…")));
+        const link = el("a", "", "open its tab ↗");
+        link.target = "_blank";
+        link.href = (previewMoment !== null ? "/preview?moment=" + previewMoment + "&" : "/?") + "display=" + encodeURIComponent(display);
+        item.append(link);
+        list.append(item);
+      }
     }
 
     function draw(animation) {
@@ -162,8 +212,11 @@ extension Pages {
       stage.dataset.kind = view ? view.kind : "";
       if (animation) stage.dataset.animation = animation;
       drawnId = view ? view.id : null;
-      if (!view) {
-        const empty = el("div", "empty", screens.size
+      drawWindows();
+      if (!view && shownDisplay) {
+        stage.append(el("div", "empty", "No window is open on the display " + shownDisplay + ". A window a flow opens on it shows here."));
+      } else if (!view) {
+        const empty = el("div", "empty", [...screens.values()].some((other) => displayOf(other) === null)
           ? "This tab's screens are covered by a screen another host shows."
           : "No screen here yet. flowd places each screen on the oldest host that provides its kind.");
         stage.append(empty);
@@ -194,6 +247,23 @@ extension Pages {
         else if (step.step === "modal") content = sheet(view, content);
       }
       if (path.length === 1) content.classList.add("window-root");
+      // A window a flow opened: a title bar naming its display, with a close button (the user's CloseWindow).
+      if (displayOf(view) !== null) {
+        const box = el("div", "opened-window");
+        box.style.cssText = "display:flex;flex-direction:column;flex:1;min-height:0;position:relative";
+        const bar = el("div", "navbar window-bar", "the display " + displayOf(view));
+        const close = el("button", "", "×");
+        close.id = "close-window";
+        close.title = "Close this window";
+        close.addEventListener("click", () => send({ type: "closeWindow", screen: view.id }));
+        bar.append(close);
+        // The window's content under its bar: a sheet covers the content, not the bar.
+        const inside = el("div", "window-content");
+        inside.style.cssText = "display:flex;flex-direction:column;flex:1;min-height:0;position:relative";
+        inside.append(content);
+        box.append(bar, inside);
+        return box;
+      }
       return content;
     }
 
