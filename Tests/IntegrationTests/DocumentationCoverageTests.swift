@@ -10,7 +10,7 @@ import Testing
 /// have no place in the sources and are not counted.
 @Suite struct DocumentationCoverageTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let modules = ["FlowKit", "FlowKitTesting", "FlowApp", "ScreenKit", "FlowdCommand"]
+    static let modules = ["FlowKit", "FlowKitTesting", "FlowDaemonTesting", "FlowApp", "ScreenKit", "FlowdCommand"]
     /// FlowProtobuf (payloads as protobuf messages) and ProtobufWire (which it re-exports, for fast
     /// codecs) are small enough for docs/flows.md, "Payloads", and their doc comments: no catalog,
     /// the same rule for their symbols.
@@ -91,7 +91,27 @@ import Testing
         let docc = try ProductRun.run(executable: URL(fileURLWithPath: "/usr/bin/env"), [
             "docc", "convert", catalog.path, "--additional-symbol-graph-dir", directory + "/graphs", "--output-dir", directory + "/archive",
             "--fallback-display-name", module, "--fallback-bundle-identifier", module, "--warnings-as-errors",
+            "--experimental-documentation-coverage", "--coverage-summary-level", "brief",
         ])
         #expect(docc.status == 0, "docc convert of \(module).docc:\n\(docc.stdout)\n\(docc.stderr)")
+        // docs/reference.md's coverage figures are DocC's table of this build, "Abstract" column.
+        let measured = try #require(Self.coverageRow(module, fromDocC: docc.stdout + docc.stderr), "no coverage table in docc's output:\n\(docc.stdout)")
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/reference.md"), encoding: .utf8)
+        let onPage = page.split(separator: "\n").first { $0.hasPrefix("| \(module) | ") && $0.contains("%") }.map(String.init)
+        #expect(onPage == measured, "docs/reference.md's coverage row of \(module) must be DocC's:\n\(measured)")
+    }
+
+    /// The row of docs/reference.md's coverage table that DocC's coverage output gives for `module`:
+    /// `| FlowKit | 98% (109/111) | 81% (600/740) | 11% (11/103) |` (types, members, globals; the
+    /// "Abstract" column: symbols whose page has an abstract).
+    static func coverageRow(_ module: String, fromDocC output: String) -> String? {
+        var cells: [String: String] = [:]
+        for line in output.split(separator: "\n") {
+            let columns = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard columns.count >= 2, ["Types", "Members", "Globals"].contains(columns[0]) else { continue }
+            cells[columns[0]] = columns[1]
+        }
+        guard let types = cells["Types"], let members = cells["Members"], let globals = cells["Globals"] else { return nil }
+        return "| \(module) | \(types) | \(members) | \(globals) |"
     }
 }

@@ -77,6 +77,7 @@ extension AppCore {
         let place = opened.place.isEmpty ? "no place (the app's start)" : "the place \(opened.place)"
         let text = "carried \(place), \(mementos) and \(saved)" + (notCarried.isEmpty ? "" : "; not carried: \(notCarried.joined(separator: "; "))")
         if !opened.place.isEmpty { persistence.carriedOver(opened.place, from: carried.version) }
+        persistence.notCarried = notCarried
         persistence.carriedOver = "\(opened.place.isEmpty ? "no place" : opened.place), \(mementos), \(saved) (version \(carried.version))"
         let metadata: Logger.Metadata = [
             "place": "\(opened.place)", "journal_place": "\(carried.link)", "journal_version": "\(carried.version)",
