@@ -345,9 +345,8 @@ private final class LogLines: @unchecked Sendable {
             set { metadata[key] = newValue }
         }
 
-        // swiftlint:disable:next function_parameter_count
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            store.append("\(level): \(message)")
+        func log(event: LogEvent) {
+            store.append("\(event.level): \(event.message)")
         }
     }
 }

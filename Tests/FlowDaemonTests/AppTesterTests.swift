@@ -62,7 +62,7 @@ enum TallyV1 {
         }
     }
 
-    static let app = App(name: "tally", version: "1", modules: [TallyScreen.self], placer: windowRoot.withNavigationEmbedding()) { TallyFlow() }
+    static var app: App { App(name: "tally", version: "1", modules: [TallyScreen.self], placer: windowRoot.withNavigationEmbedding()) { TallyFlow() } }
 }
 
 /// Version 2: the memento is a `Tally` (layout 2); a layout-1 `Int` is migrated.
@@ -100,7 +100,7 @@ enum TallyV2 {
         }
     }
 
-    static let app = App(name: "tally", version: "2", modules: [TallyScreen.self], placer: windowRoot.withNavigationEmbedding()) { TallyFlow() }
+    static var app: App { App(name: "tally", version: "2", modules: [TallyScreen.self], placer: windowRoot.withNavigationEmbedding()) { TallyFlow() } }
 }
 
 /// Version 3: layout 3, reading no older layout.
@@ -123,7 +123,7 @@ enum TallyV3 {
         func restore(_ memento: Int) { count = memento }
     }
 
-    static let app = App(name: "tally", version: "3", modules: [TallyScreen.self], placer: windowRoot.withNavigationEmbedding()) { TallyFlow() }
+    static var app: App { App(name: "tally", version: "3", modules: [TallyScreen.self], placer: windowRoot.withNavigationEmbedding()) { TallyFlow() } }
 }
 
 /// A tally that keeps its count in a field no link nor memento gives back: a checkpoint is refused.

@@ -72,6 +72,10 @@ import Testing
         #expect(symbols.count > 5, "only \(symbols.count) public symbols found in \(module)")
         let undocumented = symbols.filter { !$0.documented }.map { "\($0.path) (Sources/\(module)/\($0.file):\($0.line))" }
         #expect(undocumented.isEmpty, "public symbols of \(module) without a doc comment:\n\(undocumented.sorted().joined(separator: "\n"))")
+        // docs/reference.md's table of declared symbols says the same.
+        let row = "| \(module) | \(symbols.count) | \(symbols.count - undocumented.count) |"
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/reference.md"), encoding: .utf8)
+        #expect(page.split(separator: "\n").contains { $0 == row }, "docs/reference.md's row of declared symbols of \(module) must be:\n\(row)")
     }
 
     @Test(arguments: modules) func everyLibraryHasItsCatalog(_ module: String) throws {
