@@ -12,6 +12,10 @@ public struct DaemonConfiguration: Sendable {
     /// What `Welcome.server` says the daemon is (`flowctl ping` prints it): flowd's name and version,
     /// or a custom daemon's name with flowd's version beside it (`FlowdCommand` sets it).
     public var server = "flowd \(FlowWire.FlowdVersion.string)"
+    /// The program a person runs this daemon as: `flowd`, or a custom daemon's command name
+    /// (`FlowdCommand` sets it). `Stats.server` carries it, so that flowctl's hints name the program
+    /// that can replay what this daemon recorded (`shopd replay bug.rec`, not `flowd replay`).
+    public var program = "flowd"
     /// How long a new connection may take to send a complete `Hello`, in milliseconds.
     public var handshakeTimeoutMilliseconds = Defaults.handshakeTimeoutMilliseconds
     /// The largest frame either side may send, in bytes, before negotiation.

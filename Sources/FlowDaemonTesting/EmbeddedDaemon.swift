@@ -28,8 +28,10 @@ public final class EmbeddedDaemon {
         try! self.init(app: app, statePath: nil, failingSpawns: failingSpawns, logger: logger, configure: configure)
     }
 
-    /// An embedded daemon that journals into `statePath` (a real SQLite file) and, if the journal
-    /// holds inputs, restores from it first — as `flowd --state` does. Its wall clock reads
+    /// An embedded daemon that journals into `statePath` (a real journal file, the one `flowd` writes:
+    /// docs/journal.md) and, if the journal holds inputs, restores from it first — as `flowd --state`
+    /// does; a journal of another version of the app is an upgrade (docs/restore.md). ``AppTester``
+    /// does this for a whole app. Its wall clock reads
     /// `wallClock` (milliseconds since the Unix epoch) until the test moves the clock: a restored
     /// daemon given a later one sees that time passed while no daemon ran. Throws as `flowd` exits.
     public init(app: App?, statePath: String?, failingSpawns: Set<String> = [], wallClock: UInt64 = EmbeddedDaemon.defaultWallClock,
@@ -194,6 +196,7 @@ public final class EmbeddedDaemon {
         /// Whether nothing is left.
         public var isClean: Bool { self == Leftovers() }
 
+        /// "clean", or what is left, counted.
         public var description: String {
             isClean ? "clean" : "left: \(flows) flows, \(screens) screens, \(pendingAcks) pending acks, \(heldCommands) held commands, \(connections) connections, \(children) children"
         }

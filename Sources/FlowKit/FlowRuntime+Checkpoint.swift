@@ -352,6 +352,12 @@ extension FlowRuntime {
         controllers.values.filter { !$0.handlesLinks }.sorted { $0.id < $1.id }.map { "\($0.typeName) \($0.id)" }
     }
 
+    /// The type names of the running flows that do not handle links, each once, sorted: while one
+    /// runs, no checkpoint can stand for the app and its journal keeps its whole history.
+    package var flowTypesNotHandlingLinks: [String] {
+        Set(controllers.values.lazy.filter { !$0.handlesLinks && $0.isRunning }.map(\.typeName)).sorted()
+    }
+
     /// Whether nothing is in flight: no dismissal waited for, no request outstanding, no back gesture
     /// begun. Only then is the state a checkpoint can hold all of the runtime's.
     package var isQuiet: Bool {

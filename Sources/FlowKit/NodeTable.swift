@@ -10,34 +10,34 @@
 /// there has 262,144 slots per table, this one 131,072 (docs/performance.md, "Memory").
 ///
 /// Iteration order is the slots' order: arbitrary, as a `Dictionary`'s.
-public struct NodeTable<Value> {
+package struct NodeTable<Value> {
     /// The slots' keys (raw ids; 0, which is `NodeID.none` and never a key, marks an empty slot) and
     /// values, in two arrays: a probe reads only plain integers, never a value (reading an entry
     /// with its value retains and releases everything the value holds).
     private var slotKeys: ContiguousArray<UInt64> = []
     private var slots: ContiguousArray<Value?> = []
     /// Entries stored.
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// `64 - log2(slots.count)`: the shift that turns a hash into a slot index.
     private var shift = 64
 
     /// An empty table.
-    public init() {}
+    package init() {}
 
     /// An empty table with room for `capacity` entries before it grows (removals may shrink it).
-    public init(minimumCapacity capacity: Int) {
+    package init(minimumCapacity capacity: Int) {
         reserveCapacity(capacity)
     }
 
     /// Whether it holds nothing.
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// How many entries fit before the table grows.
-    public var capacity: Int { slotKeys.count - slotKeys.count / 8 }
+    package var capacity: Int { slotKeys.count - slotKeys.count / 8 }
 
     /// The value for `key`, if any; setting nil removes it. Modified in place (no copy of the value).
     /// `NodeID.none` is never stored (a store traps; a look-up finds nothing).
-    public subscript(key: NodeID) -> Value? {
+    package subscript(key: NodeID) -> Value? {
         // A getter, not `_read`: a read coroutine's frame is allocated on the heap where it is not
         // inlined (twice the mallocs on `live-screens`, measured).
         get {
@@ -65,7 +65,7 @@ public struct NodeTable<Value> {
     }
 
     /// The value for `key`, or `defaultValue` (stored on a modification).
-    public subscript(key: NodeID, default defaultValue: @autoclosure () -> Value) -> Value {
+    package subscript(key: NodeID, default defaultValue: @autoclosure () -> Value) -> Value {
         get { self[key] ?? defaultValue() }
         _modify {
             if let slot = slot(of: key) {
@@ -80,7 +80,7 @@ public struct NodeTable<Value> {
 
     /// Stores `value` for `key`; returns the value it replaced.
     @discardableResult
-    public mutating func updateValue(_ value: consuming Value, forKey key: NodeID) -> Value? {
+    package mutating func updateValue(_ value: consuming Value, forKey key: NodeID) -> Value? {
         precondition(key != .none, "NodeTable: NodeID.none is never a key")
         if let slot = slot(of: key) {
             var replaced: Value? = consume value
@@ -98,7 +98,7 @@ public struct NodeTable<Value> {
 
     /// Removes `key`'s entry; returns its value.
     @discardableResult
-    public mutating func removeValue(forKey key: NodeID) -> Value? {
+    package mutating func removeValue(forKey key: NodeID) -> Value? {
         guard let slot = slot(of: key) else { return nil }
         let value = slots[slot].take()
         vacate(slot)
@@ -106,7 +106,7 @@ public struct NodeTable<Value> {
     }
 
     /// Removes every entry (and, unless kept, the slots).
-    public mutating func removeAll(keepingCapacity keep: Bool = false) {
+    package mutating func removeAll(keepingCapacity keep: Bool = false) {
         if keep {
             for index in slotKeys.indices {
                 slotKeys[index] = 0
@@ -121,7 +121,7 @@ public struct NodeTable<Value> {
     }
 
     /// Makes room for `capacity` entries without growing (removals may shrink it again).
-    public mutating func reserveCapacity(_ capacity: Int) {
+    package mutating func reserveCapacity(_ capacity: Int) {
         guard capacity > self.capacity else { return }
         var slotCount = 8
         while slotCount - slotCount / 8 < capacity { slotCount *= 2 }
@@ -129,7 +129,7 @@ public struct NodeTable<Value> {
     }
 
     /// Whether `key` has an entry.
-    public func contains(_ key: NodeID) -> Bool { slot(of: key) != nil }
+    package func contains(_ key: NodeID) -> Bool { slot(of: key) != nil }
 
     /// Where an entry is, valid until the table next changes its keys.
     package struct Index: Equatable, Sendable {
@@ -156,34 +156,34 @@ public struct NodeTable<Value> {
     }
 
     /// The values transformed, as a dictionary.
-    public func mapValues<T>(_ transform: (Value) throws -> T) rethrows -> [NodeID: T] {
+    package func mapValues<T>(_ transform: (Value) throws -> T) rethrows -> [NodeID: T] {
         var result: [NodeID: T] = Dictionary(minimumCapacity: count)
         for (key, value) in self { result[key] = try transform(value) }
         return result
     }
 
     /// The non-nil values transformed, as a dictionary.
-    public func compactMapValues<T>(_ transform: (Value) throws -> T?) rethrows -> [NodeID: T] {
+    package func compactMapValues<T>(_ transform: (Value) throws -> T?) rethrows -> [NodeID: T] {
         var result: [NodeID: T] = [:]
         for (key, value) in self { if let mapped = try transform(value) { result[key] = mapped } }
         return result
     }
 
     /// The keys, in iteration order (the values are not read).
-    public var keys: Keys { Keys(slotKeys: slotKeys) }
+    package var keys: Keys { Keys(slotKeys: slotKeys) }
 
     /// The values, in iteration order.
-    public var values: Values { Values(slotKeys: slotKeys, slots: slots) }
+    package var values: Values { Values(slotKeys: slotKeys, slots: slots) }
 
     /// The keys of a table.
-    public struct Keys: Sequence {
+    package struct Keys: Sequence {
         let slotKeys: ContiguousArray<UInt64>
 
-        public struct Iterator: IteratorProtocol {
+        package struct Iterator: IteratorProtocol {
             let slotKeys: ContiguousArray<UInt64>
             var index = 0
 
-            public mutating func next() -> NodeID? {
+            package mutating func next() -> NodeID? {
                 while index < slotKeys.count {
                     defer { index += 1 }
                     if slotKeys[index] != 0 { return NodeID(rawValue: slotKeys[index]) }
@@ -192,20 +192,20 @@ public struct NodeTable<Value> {
             }
         }
 
-        public func makeIterator() -> Iterator { Iterator(slotKeys: slotKeys) }
+        package func makeIterator() -> Iterator { Iterator(slotKeys: slotKeys) }
     }
 
     /// The values of a table.
-    public struct Values: Sequence {
+    package struct Values: Sequence {
         let slotKeys: ContiguousArray<UInt64>
         let slots: ContiguousArray<Value?>
 
-        public struct Iterator: IteratorProtocol {
+        package struct Iterator: IteratorProtocol {
             let slotKeys: ContiguousArray<UInt64>
             let slots: ContiguousArray<Value?>
             var index = 0
 
-            public mutating func next() -> Value? {
+            package mutating func next() -> Value? {
                 while index < slotKeys.count {
                     defer { index += 1 }
                     if slotKeys[index] != 0 { return slots[index] }
@@ -214,7 +214,7 @@ public struct NodeTable<Value> {
             }
         }
 
-        public func makeIterator() -> Iterator { Iterator(slotKeys: slotKeys, slots: slots) }
+        package func makeIterator() -> Iterator { Iterator(slotKeys: slotKeys, slots: slots) }
     }
 
     // MARK: - Slots
@@ -277,12 +277,12 @@ public struct NodeTable<Value> {
 
 extension NodeTable: Sequence {
     /// Iterates the entries in slot order.
-    public struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         let slotKeys: ContiguousArray<UInt64>
         let slots: ContiguousArray<Value?>
         var index = 0
 
-        public mutating func next() -> (key: NodeID, value: Value)? {
+        package mutating func next() -> (key: NodeID, value: Value)? {
             while index < slotKeys.count {
                 defer { index += 1 }
                 if slotKeys[index] != 0 { return (NodeID(rawValue: slotKeys[index]), slots[index]!) }
@@ -291,14 +291,14 @@ extension NodeTable: Sequence {
         }
     }
 
-    public func makeIterator() -> Iterator { Iterator(slotKeys: slotKeys, slots: slots) }
+    package func makeIterator() -> Iterator { Iterator(slotKeys: slotKeys, slots: slots) }
 
-    public var underestimatedCount: Int { count }
+    package var underestimatedCount: Int { count }
 }
 
 extension NodeTable: ExpressibleByDictionaryLiteral {
     /// A table of these entries (a later duplicate key wins).
-    public init(dictionaryLiteral elements: (NodeID, Value)...) {
+    package init(dictionaryLiteral elements: (NodeID, Value)...) {
         self.init(minimumCapacity: elements.count)
         for (key, value) in elements { updateValue(value, forKey: key) }
     }
@@ -306,7 +306,7 @@ extension NodeTable: ExpressibleByDictionaryLiteral {
 
 extension NodeTable: Equatable where Value: Equatable {
     /// The same keys with equal values, whatever the slots' order.
-    public static func == (lhs: NodeTable, rhs: NodeTable) -> Bool {
+    package static func == (lhs: NodeTable, rhs: NodeTable) -> Bool {
         guard lhs.count == rhs.count else { return false }
         return lhs.allSatisfy { rhs[$0.key] == $0.value }
     }
@@ -314,7 +314,7 @@ extension NodeTable: Equatable where Value: Equatable {
 
 extension NodeTable: Hashable where Value: Hashable {
     /// Independent of the slots' order (as `Dictionary`'s).
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         var combined = 0
         for (key, value) in self {
             var entryHasher = Hasher()
@@ -336,7 +336,7 @@ extension NodeTable.Keys.Iterator: Sendable {}
 
 extension NodeTable: CustomStringConvertible {
     /// `[#3: …, #4: …]`, by id.
-    public var description: String {
+    package var description: String {
         let entries = sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         return "[\(entries.joined(separator: ", "))]"
     }

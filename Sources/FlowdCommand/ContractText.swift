@@ -29,6 +29,20 @@ enum ContractText {
         return lines.joined(separator: "\n")
     }
 
+    /// The lines that name the flows an app runs at its start that do not handle links, after a blank
+    /// line ("" when there are none).
+    static func historyNote(flowsNotHandlingLinks flows: [String]) -> String {
+        guard !flows.isEmpty else { return "" }
+        return """
+
+
+            flows that do not handle links: \(flows.joined(separator: ", "))
+              while one runs, the journal keeps its whole history (no checkpoint can stand for it); \
+            make each LinkHandling: route(_:) and place(toward:), and a memento for what its screens do not show \
+            (docs/restore.md, "Long sessions")
+            """
+    }
+
     /// One table of apps and kinds, then one table per distinct contract (kinds that share their
     /// State and Output share it).
     static func markdown(_ contracts: [AppContract]) -> String {

@@ -21,6 +21,9 @@ struct DescribeCommand: ParsableCommand {
                   \(name) describe \(CommandContext.current.command.apps[0].name)
                   \(name) describe --json | jq '.screens[].kind'
                   \(name) describe --all --markdown
+
+                The text ends with the flows the app runs at its start that do not handle links, if any: \
+                while one runs its journal keeps every input (docs/restore.md, "Long sessions").
                 """,
             version: CommandContext.current.command.version)
     }
@@ -55,7 +58,21 @@ struct DescribeCommand: ParsableCommand {
         } else if json {
             for contract in contracts { context.output(contract.json.text) }
         } else {
-            context.output(contracts.map(ContractText.plain).joined(separator: "\n\n"))
+            let apps = chosen.map { $0.make() }
+            context.output(zip(contracts, apps).map { contract, app in
+                ContractText.plain(contract) + ContractText.historyNote(flowsNotHandlingLinks: Self.flowsNotHandlingLinks(app))
+            }.joined(separator: "\n\n"))
         }
+    }
+
+    /// The type names of the flows `app` runs at its start (on a scratch runtime: nothing is placed
+    /// anywhere) that do not handle links.
+    static func flowsNotHandlingLinks(_ app: FlowApp.App) -> [String] {
+        let runtime = FlowRuntime()
+        runtime.reportsFlowEvents = false
+        app.start(runtime)
+        var effects: [RuntimeEffect] = []
+        runtime.settle(reusing: &effects) { _ in }
+        return runtime.flowTypesNotHandlingLinks
     }
 }

@@ -323,6 +323,7 @@ struct ServeCommand: ParsableCommand {
         var configuration = DaemonConfiguration(
             socketPath: socket ?? WireProtocol.defaultSocketPath(environment: ProcessInfo.processInfo.environment, uid: getuid()))
         configuration.server = context.command.serverDescription
+        configuration.program = context.command.name
         configuration.handshakeTimeoutMilliseconds = UInt64(handshakeTimeout * 1000)
         configuration.maxFrameSize = maxFrameSize
         configuration.writeQueueLimit = writeQueueLimit

@@ -16,7 +16,8 @@ struct History: ParsableCommand {
 
             --export FILE writes inputs --from to --to as a `flowctl record` recording that starts at the \
             moment before --from: `flowd replay FILE` checks it ("same placements"), and \
-            `flowd replay FILE --until N --serve` starts a daemon at any moment of it. --json prints the \
+            `flowd replay FILE --until N --serve` starts a daemon at any moment of it; a recording of a \
+            custom daemon replays with that daemon's own `replay` (the hint after the export names it). --json prints the \
             flowd.v1.History message in the proto3 JSON mapping (64-bit numbers are strings there).
 
             Examples:
@@ -79,7 +80,11 @@ struct History: ParsableCommand {
         guard FileManager.default.createFile(atPath: path, contents: Data(frames), attributes: [.posixPermissions: 0o600]) else {
             fail("cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        note("wrote \(path) (\(frames.count) bytes): moment \(from - 1) and inputs \(from) to \(to.map(String.init) ?? "the last"); check it with `flowd replay \(path)`")
+        // The program that made it replays it: a custom daemon's own `replay`, not flowd's (Stats.server).
+        let stats = try? client.request(.getStats(Flowd_V1_GetStats()), timeoutMilliseconds: connection.milliseconds)
+        var program = "flowd"
+        if case .stats(let answer)? = stats?.body, !answer.server.isEmpty { program = answer.server }
+        note("wrote \(path) (\(frames.count) bytes): moment \(from - 1) and inputs \(from) to \(to.map(String.init) ?? "the last"); check it with `\(program) replay \(path)`")
     }
 }
 

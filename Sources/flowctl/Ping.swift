@@ -103,6 +103,10 @@ struct Stats: ParsableCommand {
             if !stats.carriedOver.isEmpty { print("carried over      \(stats.carriedOver)") }
             // The previous version's journal, kept in the one archive slot until the next upgrade.
             if !stats.journalArchive.isEmpty { print("journal archive   \(stats.journalArchive)") }
+            // Flows that cannot name their places: while they run the journal keeps its whole history.
+            if !stats.flowsNotHandlingLinks.isEmpty {
+                print("not handling links \(stats.flowsNotHandlingLinks.joined(separator: ", "))  (the journal keeps its whole history while they run; make them LinkHandling)")
+            }
         }
     }
 }

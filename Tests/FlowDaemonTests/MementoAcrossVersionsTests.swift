@@ -137,6 +137,43 @@ enum NotesV3 {
     }
 }
 
+/// Version 4: version 1's notes and detail, but the detail screen's kind `summary` has another
+/// contract (a `Summary` state of lines, not a card): the saved state of the old detail is dropped.
+enum NotesV4 {
+    enum Summary: ScreenModule {
+        static let kind = SummaryScreen.kind
+        struct State: Codable, Sendable { var title: String; var lines: [String] }
+        enum Output: Codable, Sendable { case close }
+    }
+
+    final class NotesFlow: Flow, LinkHandling {
+        typealias RequiredContext = NavigationStack
+        typealias Result = Bool
+        var names: [String] = []
+        var menu: Screen<MenuScreen>?
+        var detail: Screen<Summary>?
+
+        func start(_ flow: FlowContext<NotesFlow>) {
+            menu = flow.show(MenuScreen.self, CardState(title: "Notes", body: names.joined(separator: ", "), buttons: ["Add", "Detail"]))
+        }
+
+        func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<NotesFlow> {
+            switch link.first {
+            case nil: return .here()
+            case "detail":
+                return .here(consuming: 1) { [unowned self] flow in
+                    detail = flow.show(Summary.self, Summary.State(title: "Detail", lines: names), .pushed(in: flow.context))
+                }
+            default: throw link.unknown()
+            }
+        }
+
+        func place(toward child: (any Flow)?) -> [String]? { detail == nil ? [] : ["detail"] }
+        var memento: [String] { names }
+        func restore(_ memento: [String]) { names = memento }
+    }
+}
+
 @Suite("Mementos and saved states across versions of the app")
 struct MementoAcrossVersionsTests {
     static let kinds = [MenuScreen.kind, SummaryScreen.kind]
@@ -228,6 +265,26 @@ struct MementoAcrossVersionsTests {
                 "the warning names the flow and the reason: \(warnings)")
         let upgrade = try #require(log.lines.first { $0.contains("upgraded the app") })
         #expect(upgrade.hasPrefix("<6>") && upgrade.contains("0 of 1 memento") && upgrade.contains("not carried: the memento of NotesFlow ("), "\(upgrade)")
+    }
+
+    @Test func aSavedStateWhoseScreensContractChangedIsDroppedAndSaid() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/notes.journal"
+        try Self.walkVersion1(path: path)
+
+        let log = LogLines()
+        let app = App(name: "notes", version: "4", modules: [MenuScreen.self, NotesV4.Summary.self],
+                      placer: windowRoot.withNavigationEmbedding()) { NotesV4.NotesFlow() }
+        let (new, _, bodies) = try Self.start(app, path: path, log: log)
+        #expect(new.daemon.tree().place == "detail", "the detail screen shows again, its kind the same")
+        #expect(RestoreTests.places(bodies).contains { $0.kind == SummaryScreen.kind })
+        #expect(!SavedStateTests.saved(bodies).values.contains("half a line"), "its contract changed: \(SavedStateTests.saved(bodies))")
+        let upgrade = try #require(log.lines.first { $0.contains("upgraded the app") })
+        #expect(upgrade.hasPrefix("<6>") && upgrade.contains("1 of 1 memento and 0 of 1 saved state;"), "\(upgrade)")
+        #expect(upgrade.contains("(the contract of kind summary changed)"), "the line says why: \(upgrade)")
+        #expect(new.daemon.stats().carriedOver == "detail, 1 of 1 memento, 0 of 1 saved state (version 1)")
+        #expect(!log.lines.contains { $0.hasPrefix("<3>") || $0.hasPrefix("<4>") }, "a planned drop is no warning: \(log.lines)")
     }
 
     @Test func twoUpgradesKeepOneArchiveSlotTheLastVersionsJournal() throws {

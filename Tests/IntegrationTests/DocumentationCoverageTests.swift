@@ -10,7 +10,7 @@ import Testing
 /// have no place in the sources and are not counted.
 @Suite struct DocumentationCoverageTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let modules = ["FlowKit", "FlowKitTesting", "FlowApp", "ScreenKit", "FlowdCommand"]
+    static let modules = ["FlowKit", "FlowKitTesting", "FlowDaemonTesting", "FlowApp", "ScreenKit", "FlowdCommand"]
     /// FlowProtobuf (payloads as protobuf messages) and ProtobufWire (which it re-exports, for fast
     /// codecs) are small enough for docs/flows.md, "Payloads", and their doc comments: no catalog,
     /// the same rule for their symbols.
@@ -24,11 +24,14 @@ import Testing
         var documented: Bool
     }
 
-    /// Writes `module`'s symbol graphs (its own and its extensions of other modules') into `directory`.
-    func extractSymbolGraphs(of module: String, into directory: String) throws {
+    /// Writes `module`'s symbol graphs (its own and its extensions of other modules') into `directory`;
+    /// `extensionBlocks` adds a symbol for each extension of another module's type, as the Swift-DocC
+    /// plugin asks (scripts/docs): DocC then counts the "Extended Modules" pages as the site shows them.
+    func extractSymbolGraphs(of module: String, into directory: String, extensionBlocks: Bool = false) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var arguments = ["swift-symbolgraph-extract", "-module-name", module, "-I", productsDirectory.appendingPathComponent("Modules").path,
                          "-minimum-access-level", "public", "-output-dir", directory, "-module-cache-path", directory + "/cache"]
+        if extensionBlocks { arguments.append("-emit-extension-block-symbols") }
         #if arch(arm64)
         arguments += ["-target", "aarch64-unknown-linux-gnu"]
         #else
@@ -72,6 +75,10 @@ import Testing
         #expect(symbols.count > 5, "only \(symbols.count) public symbols found in \(module)")
         let undocumented = symbols.filter { !$0.documented }.map { "\($0.path) (Sources/\(module)/\($0.file):\($0.line))" }
         #expect(undocumented.isEmpty, "public symbols of \(module) without a doc comment:\n\(undocumented.sorted().joined(separator: "\n"))")
+        // docs/reference.md's table of declared symbols says the same.
+        let row = "| \(module) | \(symbols.count) | \(symbols.count - undocumented.count) |"
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/reference.md"), encoding: .utf8)
+        #expect(page.split(separator: "\n").contains { $0 == row }, "docs/reference.md's row of declared symbols of \(module) must be:\n\(row)")
     }
 
     @Test(arguments: modules) func everyLibraryHasItsCatalog(_ module: String) throws {
@@ -87,11 +94,31 @@ import Testing
         // <doc:…> resolves, every curated symbol exists (scripts/docs builds the site the same way).
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try extractSymbolGraphs(of: module, into: directory + "/graphs")
+        try extractSymbolGraphs(of: module, into: directory + "/graphs", extensionBlocks: true)
         let docc = try ProductRun.run(executable: URL(fileURLWithPath: "/usr/bin/env"), [
             "docc", "convert", catalog.path, "--additional-symbol-graph-dir", directory + "/graphs", "--output-dir", directory + "/archive",
             "--fallback-display-name", module, "--fallback-bundle-identifier", module, "--warnings-as-errors",
+            "--experimental-documentation-coverage", "--coverage-summary-level", "brief",
         ])
         #expect(docc.status == 0, "docc convert of \(module).docc:\n\(docc.stdout)\n\(docc.stderr)")
+        // docs/reference.md's coverage figures are DocC's table of this build, "Abstract" column.
+        let measured = try #require(Self.coverageRow(module, fromDocC: docc.stdout + docc.stderr), "no coverage table in docc's output:\n\(docc.stdout)")
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/reference.md"), encoding: .utf8)
+        let onPage = page.split(separator: "\n").first { $0.hasPrefix("| \(module) | ") && $0.contains("%") }.map(String.init)
+        #expect(onPage == measured, "docs/reference.md's coverage row of \(module) must be DocC's:\n\(measured)")
+    }
+
+    /// The row of docs/reference.md's coverage table that DocC's coverage output gives for `module`:
+    /// `| FlowKit | 98% (109/111) | 81% (600/740) | 11% (11/103) |` (types, members, globals; the
+    /// "Abstract" column: symbols whose page has an abstract).
+    static func coverageRow(_ module: String, fromDocC output: String) -> String? {
+        var cells: [String: String] = [:]
+        for line in output.split(separator: "\n") {
+            let columns = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard columns.count >= 2, ["Types", "Members", "Globals"].contains(columns[0]) else { continue }
+            cells[columns[0]] = columns[1]
+        }
+        guard let types = cells["Types"], let members = cells["Members"], let globals = cells["Globals"] else { return nil }
+        return "| \(module) | \(types) | \(members) | \(globals) |"
     }
 }

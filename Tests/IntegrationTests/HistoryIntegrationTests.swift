@@ -124,6 +124,8 @@ struct HistoryIntegrationTests {
         let whole = walk.daemon.directory + "/whole.rec"
         var run = try ProductRun.run("flowctl", ["history", "--from", "1", "--export", whole, "--socket", socket])
         #expect(run.status == 0 && run.stderr.contains("wrote \(whole)"), "\(run.stderr)")
+        // The hint names the program that made the recording (Stats.server): flowd here.
+        #expect(run.stderr.contains("check it with `flowd replay \(whole)`"), "\(run.stderr)")
         run = try ProductRun.run("flowd", ["replay", whole])
         #expect(run.status == 0 && run.stdout.contains("same placements ("), "\(run.stdout) \(run.stderr)")
         let middle = walk.daemon.directory + "/middle.rec"

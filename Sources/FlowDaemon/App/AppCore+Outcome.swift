@@ -10,6 +10,21 @@ extension AppCore {
         guard let app else { return }
         startRuntime(app)
         if let link = configuration.openLink { openAtStart(link) }
+        sayIfTheHistoryWillGrow()
+    }
+
+    /// Says once, as the app starts with a journal, which of its running flows do not handle links
+    /// (docs/restore.md, "Long sessions"): while one runs no checkpoint can stand for the app, so the
+    /// journal keeps every input and a restart replays them all. `flowctl stats` and `flowd describe`
+    /// name them too.
+    private func sayIfTheHistoryWillGrow() {
+        guard persistence.journal != nil, let flows = runtime?.flowTypesNotHandlingLinks, !flows.isEmpty else { return }
+        let names = flows.joined(separator: ", ")
+        logger.notice("""
+            the journal of \(appName) will keep its whole history, growing with every input (a restart replays \
+            all of it): \(names) \(flows.count == 1 ? "does" : "do") not handle links, so no checkpoint of the user's \
+            place can stand for \(flows.count == 1 ? "it" : "them"); make each LinkHandling (docs/restore.md, "Long sessions")
+            """, metadata: ["flows": "\(names)"])
     }
 
     mutating func appReported(_ outcome: FlowApp.AppOutcome) {

@@ -148,9 +148,9 @@ struct AppCore {
     var deliverySnapshot: ScreenDelivery { delivery }
 
     /// The parts of this half a debug view reads, with the daemon's (`connections`, `hosts`), for one call.
-    func viewSources(connections: ConnectionTable, hosts: Hosts, openHandles: Int) -> DebugViews.Sources {
+    func viewSources(connections: ConnectionTable, hosts: Hosts, openHandles: Int, program: String) -> DebugViews.Sources {
         DebugViews.Sources(appName: appName, runtime: runtime, delivery: delivery, connections: connections, hosts: hosts,
-                           persistence: persistence, debug: debug, openHandles: openHandles)
+                           persistence: persistence, debug: debug, openHandles: openHandles, program: program)
     }
 
     /// Whether commands wait for acks (the hang watchdog ticks meanwhile).

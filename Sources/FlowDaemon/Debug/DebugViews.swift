@@ -16,6 +16,8 @@ enum DebugViews {
         let persistence: Persistence
         let debug: DebugSurface
         let openHandles: Int
+        /// What the daemon runs as (`DaemonConfiguration.program`).
+        let program: String
     }
 
     /// The debug counters: they return to their starting values once everything a client caused
@@ -59,6 +61,8 @@ enum DebugViews {
         stats.lastCheckpointRefusal = compaction.lastRefusal
         stats.journalBytes = UInt64(parts.persistence.journal?.journal.size ?? 0)
         stats.journalInputs = UInt64(parts.persistence.journal?.held ?? 0)
+        stats.server = parts.program
+        stats.flowsNotHandlingLinks = parts.runtime?.flowTypesNotHandlingLinks ?? []
         return stats
     }
 

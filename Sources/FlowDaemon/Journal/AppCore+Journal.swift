@@ -39,4 +39,14 @@ extension AppCore {
             tell(notice)
         }
     }
+
+    /// Takes a checkpoint of the user's place now (after `commitJournal`), as a due compaction does,
+    /// and tells what came of it; false when none was tried (no journal or app, something in flight).
+    mutating func checkpointNow() -> Bool {
+        guard let runtime, let app, isRunning, let notice = persistence.compactNow(app, runtime: runtime, savedStates: delivery.savedStates) else {
+            return false
+        }
+        tell(notice)
+        return true
+    }
 }

@@ -78,6 +78,7 @@ extension AppCore {
         let place = opened.place.isEmpty ? "no place (the app's start)" : "the place \(said)"
         let text = "carried \(place), \(mementos) and \(saved)" + (notCarried.isEmpty ? "" : "; not carried: \(notCarried.joined(separator: "; "))")
         if !opened.place.isEmpty { persistence.carriedOver(said, from: carried.version) }
+        persistence.notCarried = notCarried
         persistence.carriedOver = "\(opened.place.isEmpty ? "no place" : said), \(mementos), \(saved) (version \(carried.version))"
         let metadata: Logger.Metadata = [
             "place": "\(said)", "journal_place": "\(PlaceText.said(carried.link))", "journal_version": "\(carried.version)",

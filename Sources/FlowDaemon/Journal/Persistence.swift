@@ -33,6 +33,9 @@ struct Persistence {
     private(set) var journalArchive = ""
     /// What the start carried from another version's journal, in a few words (`Stats.carried_over`).
     var carriedOver = ""
+    /// What the start did not carry from another version's journal, each with why (the `not carried:`
+    /// part of its line), for `AppTester`.
+    var notCarried: [String] = []
 
     /// The place of a journal refused at start, until the core opens it (`takeCarriedPlace`).
     private var carried: CarriedPlace?
@@ -381,6 +384,16 @@ struct Persistence {
         self.journal = nil
         defer { self.journal = journal }
         return compaction.compact(&journal, runtime: runtime, app: app, appliedKeys: appliedKeys, savedStates: savedStates())
+    }
+
+    /// Compacts the journal to a checkpoint of the user's place now, whatever its input count
+    /// (`Daemon.checkpointNow()`); returns what to tell, nil when none was tried (no journal, an
+    /// uncommitted write, something in flight).
+    mutating func compactNow(_ app: FlowApp.App, runtime: FlowRuntime, savedStates: [ScreenID: Data]) -> Notice? {
+        guard var journal else { return nil }
+        self.journal = nil
+        defer { self.journal = journal }
+        return compaction.compact(&journal, runtime: runtime, app: app, appliedKeys: appliedKeys, savedStates: savedStates)
     }
 
     /// The last commit, as the daemon stops: tried even before the next retry is due.

@@ -222,6 +222,15 @@ public final class Daemon {
     /// Closes the journal without committing anything more, as a killed process would leave it.
     package func releaseJournalAfterCrash() { core.app.releaseJournalAfterCrash() }
 
+    /// Takes a checkpoint of the user's place now and compacts the journal to it when it checks out
+    /// (docs/restore.md, "Long sessions"), as `--compact-after` does when due; `Stats` says what came
+    /// of it. False when none was tried: no journal, or something in flight. For `AppTester`.
+    package func checkpointNow() -> Bool { core.app.checkpointNow() }
+
+    /// What the start did not carry from another version's journal (or one that did not replay), each
+    /// with why; empty when it carried everything or nothing was carried.
+    package var notCarried: [String] { core.app.persistence.notCarried }
+
     // MARK: Looking in (tests, the embedded daemon, the debug surface)
 
     /// Which host shows which screen, serials, held commands and ack deadlines.

@@ -38,7 +38,7 @@ extension DaemonCore {
 
     /// The parts the debug views read, for this one call.
     var viewed: DebugViews.Sources {
-        app.viewSources(connections: connections, hosts: hosts, openHandles: loop.openHandleCount)
+        app.viewSources(connections: connections, hosts: hosts, openHandles: loop.openHandleCount, program: configuration.program)
     }
 
     /// What `flowctl stats` shows.

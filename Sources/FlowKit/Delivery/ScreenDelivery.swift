@@ -232,7 +232,7 @@ public struct ScreenDelivery: Sendable {
     /// commands never time out and no deadline is kept (in-process hosts).
     public let ackTimeout: UInt64?
     /// Live screens (placed and not yet dismissed or lost).
-    public internal(set) var screens = NodeTable<Screen>()
+    package internal(set) var screens = NodeTable<Screen>()
     /// Hosts by id.
     public internal(set) var hosts: [UInt64: Host] = [:]
     /// Ready attached hosts by the kinds they provide, oldest first.

@@ -511,6 +511,23 @@ public nonisolated struct Flowd_V1_Stats: @unchecked Sendable {
     set {_uniqueStorage()._carriedOver = newValue}
   }
 
+  /// The program the daemon runs as: "flowd", or a custom daemon's own name
+  /// (FlowdCommand's `name`). flowctl names it where it says how to replay a
+  /// recording the daemon made (`NAME replay FILE`).
+  public var server: String {
+    get {_storage._server}
+    set {_uniqueStorage()._server = newValue}
+  }
+
+  /// The running flows that do not handle links (not LinkHandling), by type
+  /// name, sorted: they cannot name their places, so no checkpoint stands for
+  /// them and the journal keeps its whole history while they run
+  /// (docs/restore.md, "Long sessions"). Empty when every flow handles links.
+  public var flowsNotHandlingLinks: [String] {
+    get {_storage._flowsNotHandlingLinks}
+    set {_uniqueStorage()._flowsNotHandlingLinks = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1616,7 +1633,7 @@ nonisolated extension Flowd_V1_StateRecord: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Stats"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0\u{3}journal_checkpoints\0\u{3}journal_checkpoints_refused\0\u{3}last_checkpoint_refusal\0\u{3}journal_bytes\0\u{3}journal_inputs\0\u{3}journal_archive\0\u{3}carried_over\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}flows\0\u{1}screens\0\u{1}connections\0\u{3}child_processes\0\u{3}open_descriptors\0\u{3}libuv_handles\0\u{3}pending_acks\0\u{3}events_sent\0\u{3}screen_restarts\0\u{3}restarts_given_up\0\u{3}hosts_resumed\0\u{3}resumes_expired\0\u{3}hosts_hung\0\u{3}screens_held\0\u{3}journaled_inputs\0\u{3}restored_inputs\0\u{3}journal_pending\0\u{3}unknown_kinds_offered\0\u{3}screens_without_host\0\u{3}commands_refused\0\u{3}pooled_ready\0\u{3}pooled_starting\0\u{3}pool_hits\0\u{3}pool_misses\0\u{3}unchanged_updates\0\u{3}place_carried_over\0\u{3}journal_checkpoints\0\u{3}journal_checkpoints_refused\0\u{3}last_checkpoint_refusal\0\u{3}journal_bytes\0\u{3}journal_inputs\0\u{3}journal_archive\0\u{3}carried_over\0\u{1}server\0\u{3}flows_not_handling_links\0")
 
   fileprivate class _StorageClass {
     var _flows: UInt64 = 0
@@ -1652,6 +1669,8 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _journalInputs: UInt64 = 0
     var _journalArchive: String = String()
     var _carriedOver: String = String()
+    var _server: String = String()
+    var _flowsNotHandlingLinks: [String] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1695,6 +1714,8 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _journalInputs = source._journalInputs
       _journalArchive = source._journalArchive
       _carriedOver = source._carriedOver
+      _server = source._server
+      _flowsNotHandlingLinks = source._flowsNotHandlingLinks
     }
   }
 
@@ -1746,6 +1767,8 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 31: try { try decoder.decodeSingularUInt64Field(value: &_storage._journalInputs) }()
         case 32: try { try decoder.decodeSingularStringField(value: &_storage._journalArchive) }()
         case 33: try { try decoder.decodeSingularStringField(value: &_storage._carriedOver) }()
+        case 34: try { try decoder.decodeSingularStringField(value: &_storage._server) }()
+        case 35: try { try decoder.decodeRepeatedStringField(value: &_storage._flowsNotHandlingLinks) }()
         default: break
         }
       }
@@ -1853,6 +1876,12 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if !_storage._carriedOver.isEmpty {
         try visitor.visitSingularStringField(value: _storage._carriedOver, fieldNumber: 33)
       }
+      if !_storage._server.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._server, fieldNumber: 34)
+      }
+      if !_storage._flowsNotHandlingLinks.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._flowsNotHandlingLinks, fieldNumber: 35)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1895,6 +1924,8 @@ nonisolated extension Flowd_V1_Stats: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._journalInputs != rhs_storage._journalInputs {return false}
         if _storage._journalArchive != rhs_storage._journalArchive {return false}
         if _storage._carriedOver != rhs_storage._carriedOver {return false}
+        if _storage._server != rhs_storage._server {return false}
+        if _storage._flowsNotHandlingLinks != rhs_storage._flowsNotHandlingLinks {return false}
         return true
       }
       if !storagesAreEqual {return false}
