@@ -4,7 +4,8 @@
  *
  * Attached (the default), it shows every kind of the demo launcher; spawned by flowd
  * (--spawn-screens), the one screen it was started for; under flowd-shell (a Wayland display with
- * flowd_shell_v1) one undecorated toplevel per screen. --control reads commands on standard input
+ * flowd_shell_v1) one undecorated toplevel per screen. With WAYLAND_DISPLAY and no DISPLAY it runs on
+ * Qt's Wayland platform unless QT_QPA_PLATFORM says otherwise. --control reads commands on standard input
  * and answers each on standard output, for the tests, as flowd-gtk's: sync, front, press LABEL,
  * type TEXT, back, escape, close, tab N (1-based), dump, shot PATH, cut, quit. */
 #include <flowd/screen.h>
@@ -15,6 +16,7 @@
 #include <QSocketNotifier>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -184,6 +186,9 @@ int main(int argc, char **argv) {
         static const char *const names[] = {"debug", "warning", "critical", "fatal", "info"};
         fprintf(stderr, "flowd-qt: Qt %s: %s\n", names[type <= QtInfoMsg ? type : QtWarningMsg], message.toLocal8Bit().constData());
     });
+    // Spawned under flowd-shell a screen gets WAYLAND_DISPLAY and no DISPLAY: Qt's default platform
+    // (xcb) would find no display, so Wayland it is, as GTK picks by itself.
+    if (!getenv("QT_QPA_PLATFORM") && getenv("WAYLAND_DISPLAY") && !getenv("DISPLAY")) setenv("QT_QPA_PLATFORM", "wayland", 1);
     QApplication application(argc, argv);
     App a;
     if (Shelled::available()) {
