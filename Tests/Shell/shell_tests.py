@@ -611,7 +611,8 @@ def test_mixed(options):
     surface is the tree's host of it, and is flowd-qt for a login screen and flowd-gtk for the others;
     the content area has that toolkit's own background (Qt's and GTK's differ), a modal's presenter is
     dimmed. The pushes and the modal are animated by the shell alike; the Qt login process SIGKILLed
-    keeps its last frame and is restarted in place; no Qt or GTK warning, no refused claim."""
+    keeps its last frame and is restarted in place; the shell SIGKILLed, the Qt and GTK processes are
+    restarted, wait for the new shell and show the same place; no Qt or GTK warning, no refused claim."""
     if not options.gtk or not options.qt:
         print("  skipped: no --gtk and --qt binaries")
         return
@@ -653,7 +654,7 @@ def test_mixed(options):
                 edge = pixel(8, HEADER + 8)
                 check(max(edge) < 0x80, f"{label}: the modal's presenter is not dimmed around it (#{bytes(edge).hex()})")
             print(f"  ok  {label}: screen {visible} ({info.get('kind')}) drawn by {host} pid {pid}, background #{bytes(background).hex()}")
-            return visible, pid
+            return visible, pid, pixel
 
         def click(x, y):
             """A click the shell routes to the visible surface; its toolkit tells flowd, and the tree moves."""
@@ -663,9 +664,10 @@ def test_mixed(options):
             while stack.visible() == before and time.monotonic() < deadline:
                 time.sleep(0.05)
 
-        menu, _ = step("mixed-menu", "flowd-gtk")
+        menu, menu_pid, _ = step("mixed-menu", "flowd-gtk")
         click(WIDTH // 2, 127 + 6 * 46)  # the GTK menu's "Log in", the seventh button
-        login, login_pid = step("mixed-login", "flowd-qt", modal=True, transition=3)
+        login, login_pid, pixel = step("mixed-login", "flowd-qt", modal=True, transition=3)
+        presenter = pixel(8, HEADER + 8)  # the GTK menu, dimmed around the modal
         stack.flowctl("inject", str(login), json.dumps({"didEnterText": {"text": "ann"}}))
         # The Qt process SIGKILLed: its last frame stays in the modal, and flowd's restart policy
         # starts another flowd-qt that claims the same place.
@@ -681,11 +683,32 @@ def test_mixed(options):
         while not any(line == f"drawn: screen {login} by its new surface" for line in stack.shell_lines.all[seen:]):
             check(time.monotonic() < deadline, "the restarted login screen did not draw")
             time.sleep(0.02)
-        restarted, restarted_pid = step("mixed-login-restarted", "flowd-qt", modal=True)
+        restarted, restarted_pid, _ = step("mixed-login-restarted", "flowd-qt", modal=True)
         check(restarted == login and restarted_pid != login_pid, f"the same screen {login}, a new process ({login_pid} -> {restarted_pid})")
         check(int(screen_node(stack.tree(), login)["screen"].get("restarts", 0)) == 1, "flowd counts one restart")
+        # The shell SIGKILLed and back 2 s later: the Qt and the GTK process lose their display and
+        # exit; flowd restarts each once, and the new processes wait for the new shell (a process that
+        # failed without a display would be restarted again and again), which shows the same place.
+        stack.shell.kill()
+        stack.shell.wait()
+        time.sleep(2)
+        stack.start_shell()
+        again, again_pid, _ = step("mixed-shell-restarted", "flowd-qt", modal=True)
+        check(again == login and again_pid != restarted_pid, f"the same screen {login}, a new process ({restarted_pid} -> {again_pid})")
+        deadline = time.monotonic() + 10
+        while True:  # the shell's sync waits for the visible screen's frame, not for the menu under it
+            _, _, pixel = stack.screenshot("mixed-shell-restarted-menu")
+            if pixel(8, HEADER + 8) == presenter or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        check(pixel(8, HEADER + 8) == presenter, f"the GTK menu is drawn under the modal again: #{bytes(pixel(8, HEADER + 8)).hex()}")
+        node = screen_node(stack.tree(), menu)["screen"]
+        check(node.get("hostName") == "flowd-gtk" and int(node.get("pid", 0)) not in (0, menu_pid) and program_of(claimant(menu)) == "flowd-gtk",
+              f"the menu has a new flowd-gtk process: {node}")
+        restarts = {screen: int(screen_node(stack.tree(), screen)["screen"].get("restarts", 0)) for screen in (menu, login)}
+        check(restarts == {menu: 1, login: 2}, f"one restart each for the shell's kill (the login had one before): {restarts}")
         click(WIDTH // 2, 183)  # the Qt form's "Log in" button: the new process has the name typed before the kill
-        success, _ = step("mixed-login-success", "flowd-qt", modal=True, transition=1)
+        success = step("mixed-login-success", "flowd-qt", modal=True, transition=1)[0]
         check(success != login, "the login succeeded: its next screen is pushed")
         click(WIDTH // 2, 149)  # Continue: the login finishes and its modal is dismissed
         check(step("mixed-menu-again", "flowd-gtk", transition=4)[0] == menu, "back at the menu")
@@ -694,7 +717,8 @@ def test_mixed(options):
         check(not any("refused claim" in line or "moves in empty" in line for line in stack.shell_lines.all),
               "no claim was refused and no screen moved in empty")
         complaints = [line for line in stack.flowd_lines.all
-                      if "flowd-qt: Qt warning" in line or "flowd-qt: Qt critical" in line or "Gtk-WARNING" in line or "Gtk-CRITICAL" in line]
+                      if ("flowd-qt: Qt warning" in line or "flowd-qt: Qt critical" in line or "Gtk-WARNING" in line or "Gtk-CRITICAL" in line)
+                      and "The Wayland connection broke" not in line]  # the shell's kill
         check(not complaints, f"the toolkits complained: {complaints[:3]}")
     finally:
         stack.close()

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "flowd-shell-client.h"
 #include "scene.h"
 #include "shelled.h"
 
@@ -289,6 +290,11 @@ int main(int argc, char **argv) {
             fprintf(stderr, "usage: flowd-gtk [--socket PATH] [--provides KIND,...] [--control]\n");
             return 64;
         }
+    }
+    /* Restarted while flowd-shell restarts too: wait for the display rather than fail (75: try again). */
+    if (getenv("WAYLAND_DISPLAY") && !getenv("DISPLAY") && flowd_shell_wait_display(30000) < 0) {
+        fprintf(stderr, "flowd-gtk: no Wayland display %s after 30 s\n", getenv("WAYLAND_DISPLAY"));
+        return 75;
     }
     if (!gtk_init_check()) {
         fprintf(stderr, "flowd-gtk: no display (set DISPLAY or WAYLAND_DISPLAY, or run it under xvfb-run)\n");

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "flowd-shell-client.h"
 #include "loop.h"
 #include "scene.h"
 #include "shelled.h"
@@ -189,6 +190,11 @@ int main(int argc, char **argv) {
     // Spawned under flowd-shell a screen gets WAYLAND_DISPLAY and no DISPLAY: Qt's default platform
     // (xcb) would find no display, so Wayland it is, as GTK picks by itself.
     if (!getenv("QT_QPA_PLATFORM") && getenv("WAYLAND_DISPLAY") && !getenv("DISPLAY")) setenv("QT_QPA_PLATFORM", "wayland", 1);
+    // Restarted while flowd-shell restarts too: wait for the display rather than fail (75: try again).
+    if (!strncmp(getenv("QT_QPA_PLATFORM") ? getenv("QT_QPA_PLATFORM") : "", "wayland", 7) && flowd_shell_wait_display(30000) < 0) {
+        fprintf(stderr, "flowd-qt: no Wayland display %s after 30 s\n", getenv("WAYLAND_DISPLAY") ? getenv("WAYLAND_DISPLAY") : "(unset)");
+        return 75;
+    }
     QApplication application(argc, argv);
     App a;
     if (Shelled::available()) {
