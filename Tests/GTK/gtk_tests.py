@@ -401,6 +401,62 @@ def desktop_windows(lines):
     return windows
 
 
+def till_windows(gtk, bin_dir, socket_path):
+    """The till with `gtk` (flowd-gtk or flowd-qt, attached) on flowd's socket: one desktop window per
+    flowd window, each as flowctl tree; the Pay prompt in the customer's; its close button closes it."""
+    flowctl = os.path.join(bin_dir, "flowctl")
+
+    def agree_windows(where):
+        gtk.send("sync")
+        tree = json.loads(subprocess.run([flowctl, "tree", "--json", "--socket", socket_path], check=True, capture_output=True, text=True).stdout)
+        drawn = desktop_windows(gtk.send("dump"))
+        main, visible = tree_screens(tree)
+        shown = {screen for window in drawn if window[0] == 0 for screen in window[4]}
+        check(shown == set(main), f"{where}: the main desktop window shows {shown}, flowd's main window holds {set(main)}")
+        check([window[3] for window in drawn if window[0] == 0][-1:] == visible, f"{where}: in front of the main window: {drawn}, flowd: {visible}")
+        others = tree.get("otherWindows") or []
+        for other in others:
+            window = int(other["window"]["id"])
+            held, _ = tree_screens({"window": other["window"]})
+            mine = [w for w in drawn if w[0] == window]
+            check(mine and mine[0][1] == other.get("display") and mine[0][2] == 0,
+                  f"{where}: no desktop window for flowd's window {window} on {other.get('display')}: {drawn}")
+            check(set().union(*(w[4] for w in mine)) == set(held), f"{where}: window {window} shows {[w[4] for w in mine]}, flowd holds {set(held)}")
+            check(mine[-1][3] == int(other.get("visibleScreen", 0)), f"{where}: in front of window {window}: {mine[-1][3]}, flowd: {other.get('visibleScreen')}")
+        check(len([w for w in drawn if w[2] == 0]) == 1 + len(others), f"{where}: {len(others)} other windows in flowd, desktop windows {drawn}")
+        return tree
+
+    def inject(screen, index):
+        subprocess.run([flowctl, "inject", str(screen), json.dumps({"didPressButton": {"index": index}}), "--socket", socket_path],
+                       check=True, capture_output=True)
+
+    deadline = time.monotonic() + 10
+    while len(desktop_windows(gtk.send("dump"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    tree = agree_windows("at the start")
+    check(len(tree.get("otherWindows") or []) == 1, f"the till opened the customer's window: {tree.get('otherWindows')}")
+    till = tree_screens(tree)[1][0]
+    welcome = int(tree["otherWindows"][0]["visibleScreen"])
+    inject(till, 0)  # scan an apple
+    inject(till, 3)  # take the payment: the Pay prompt on the customer's display
+    deadline = time.monotonic() + 10
+    while int((tree := agree_windows("the pay prompt"))["otherWindows"][0]["visibleScreen"]) == welcome:
+        check(time.monotonic() < deadline, "the Pay prompt did not show")
+        time.sleep(0.05)
+    pay = int(tree["otherWindows"][0]["visibleScreen"])
+    check(tree_screens(tree)[1] == [till], "the till stays in front of the main window")
+    inject(pay, 0)  # the customer pays
+    deadline = time.monotonic() + 10
+    while int((tree := agree_windows("paid"))["otherWindows"][0]["visibleScreen"]) != welcome:
+        check(time.monotonic() < deadline, "the customer's window did not go back to its welcome")
+        time.sleep(0.05)
+    gtk.send("close-window")  # the customer's window's close button
+    deadline = time.monotonic() + 10
+    while agree_windows("closed").get("otherWindows"):
+        check(time.monotonic() < deadline, "flowd did not close the customer's window")
+        time.sleep(0.05)
+
+
 def test_each_flowd_window_is_a_desktop_window(context):
     """The till (a flow opens the customer's window on the display `customer`) with flowd-gtk attached
     under Xvfb: one desktop window for the cashier's main window and one for the customer's, each with
@@ -409,59 +465,8 @@ def test_each_flowd_window_is_a_desktop_window(context):
     (CloseWindow), and flowd closes it: one desktop window is left."""
     with flowd(context, ["serve", "--app", "till"], {}) as daemon:
         gtk = Gtk(context.gtk, daemon.socket_path, context.display, os.path.join(daemon.directory, "gtk.log"))
-        flowctl = os.path.join(context.bin, "flowctl")
-
-        def agree_windows(where):
-            gtk.send("sync")
-            tree = json.loads(subprocess.run([flowctl, "tree", "--json", "--socket", daemon.socket_path],
-                                             check=True, capture_output=True, text=True).stdout)
-            drawn = desktop_windows(gtk.send("dump"))
-            main, visible = tree_screens(tree)
-            shown = {screen for window in drawn if window[0] == 0 for screen in window[4]}
-            check(shown == set(main), f"{where}: the main desktop window shows {shown}, flowd's main window holds {set(main)}")
-            check([window[3] for window in drawn if window[0] == 0][-1:] == visible, f"{where}: in front of the main window: {drawn}, flowd: {visible}")
-            others = tree.get("otherWindows") or []
-            for other in others:
-                window = int(other["window"]["id"])
-                held, _ = tree_screens({"window": other["window"]})
-                mine = [w for w in drawn if w[0] == window]
-                check(mine and mine[0][1] == other.get("display") and mine[0][2] == 0,
-                      f"{where}: no desktop window for flowd's window {window} on {other.get('display')}: {drawn}")
-                check(set().union(*(w[4] for w in mine)) == set(held), f"{where}: window {window} shows {[w[4] for w in mine]}, flowd holds {set(held)}")
-                check(mine[-1][3] == int(other.get("visibleScreen", 0)), f"{where}: in front of window {window}: {mine[-1][3]}, flowd: {other.get('visibleScreen')}")
-            check(len([w for w in drawn if w[2] == 0]) == 1 + len(others), f"{where}: {len(others)} other windows in flowd, desktop windows {drawn}")
-            return tree
-
-        def inject(screen, index):
-            subprocess.run([flowctl, "inject", str(screen), json.dumps({"didPressButton": {"index": index}}), "--socket", daemon.socket_path],
-                           check=True, capture_output=True)
-
         try:
-            deadline = time.monotonic() + 10
-            while len(desktop_windows(gtk.send("dump"))) < 2 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            tree = agree_windows("at the start")
-            check(len(tree.get("otherWindows") or []) == 1, f"the till opened the customer's window: {tree.get('otherWindows')}")
-            till = tree_screens(tree)[1][0]
-            welcome = int(tree["otherWindows"][0]["visibleScreen"])
-            inject(till, 0)  # scan an apple
-            inject(till, 3)  # take the payment: the Pay prompt on the customer's display
-            deadline = time.monotonic() + 10
-            while int((tree := agree_windows("the pay prompt"))["otherWindows"][0]["visibleScreen"]) == welcome:
-                check(time.monotonic() < deadline, "the Pay prompt did not show")
-                time.sleep(0.05)
-            pay = int(tree["otherWindows"][0]["visibleScreen"])
-            check(tree_screens(tree)[1] == [till], "the till stays in front of the main window")
-            inject(pay, 0)  # the customer pays
-            deadline = time.monotonic() + 10
-            while int((tree := agree_windows("paid"))["otherWindows"][0]["visibleScreen"]) != welcome:
-                check(time.monotonic() < deadline, "the customer's window did not go back to its welcome")
-                time.sleep(0.05)
-            gtk.send("close-window")  # the customer's window's close button
-            deadline = time.monotonic() + 10
-            while (tree := agree_windows("closed")).get("otherWindows"):
-                check(time.monotonic() < deadline, "flowd did not close the customer's window")
-                time.sleep(0.05)
+            till_windows(gtk, context.bin, daemon.socket_path)
             print("  the till's two flowd windows were two desktop windows, each as flowctl tree; closing the customer's closed it")
         finally:
             gtk.close()

@@ -7,7 +7,7 @@
  * flowd_shell_v1) one undecorated toplevel per screen. With WAYLAND_DISPLAY and no DISPLAY it runs on
  * Qt's Wayland platform unless QT_QPA_PLATFORM says otherwise. --control reads commands on standard input
  * and answers each on standard output, for the tests, as flowd-gtk's: sync, front, press LABEL,
- * type TEXT, back, escape, close, tab N (1-based), dump, shot PATH, cut, quit. */
+ * type TEXT, back, escape, close, close-window, tab N (1-based), dump, shot PATH, cut, quit. */
 #include <flowd/screen.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,7 +27,7 @@
 #include "scene.h"
 #include "shelled.h"
 
-static const char *const demo_kinds[] = {"business", "directory", "directory-detail", "item", "login", "login-success",
+static const char *const demo_kinds[] = {"business", "till", "customer", "customer-pay", "directory", "directory-detail", "item", "login", "login-success",
                                          "menu", "profile", "student-age", "student-name", "students", "summary", "tutorial"};
 
 struct App {
@@ -138,10 +138,12 @@ static void command(App &a, std::string line) {
         failed = a.scene->escape();
     } else if (line == "close") {
         failed = a.scene->close();
+    } else if (line == "close-window") {
+        failed = a.scene->closeWindowOfAFlow();
     } else if (line == "tab" && !argument.empty()) {
         failed = a.scene->tab(atoi(argument.c_str()));
     } else {
-        failed = "unknown command (sync, front, press, type, back, escape, close, tab, dump, shot, cut, quit)";
+        failed = "unknown command (sync, front, press, type, back, escape, close, close-window, tab, dump, shot, cut, quit)";
     }
     answer(failed ? std::string("error ") + failed : "ok");
     a.loop->rearm(); // what the command sent is written at the next dispatch
