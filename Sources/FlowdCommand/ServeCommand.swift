@@ -362,7 +362,7 @@ struct ServeCommand: ParsableCommand {
 
         var chosen = context.command.app(named: name)!.make()
         let spawned = try SpawnChoice.executables(try spawnScreens.map { try SpawnChoice(parsing: $0) }, appKinds: chosen.kinds, app: name)
-        for (kind, executable) in spawned.sorted(by: { $0.key < $1.key }) {
+        for (kind, executable) in spawned {
             chosen = chosen.withAllScreens(.spawn(executable: executable), kinds: [kind])
         }
         if let restartScreens, let policy = RestartPolicy(parsing: restartScreens) {

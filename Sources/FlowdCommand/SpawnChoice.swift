@@ -24,6 +24,7 @@ package struct SpawnChoice: Equatable, Sendable {
         self.init(kinds: kinds, executable: executable)
     }
 
+    /// A choice as parsed: `kinds` nil for every kind.
     package init(kinds: [String]?, executable: String) {
         self.kinds = kinds
         self.executable = executable
