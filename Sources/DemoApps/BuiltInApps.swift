@@ -50,8 +50,7 @@ public enum BuiltInApps {
         // directory link to the detail on top does not push it again: links replay differently.
         // FLOWD_DEMO_VERSION starts it as another version, to try an upgrade: the journal of the
         // version before does not replay; the place it was at opens again, with the flows' mementos (docs/demo.md).
-        let version = ProcessInfo.processInfo.environment["FLOWD_DEMO_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? "5"
-        return App(name: "launcher", version: version, screens: screens, modules: allCardScreens.map { $0 as any ScreenModule.Type },
+        return App(name: "launcher", version: demoVersion(default: "5"), screens: screens, modules: allCardScreens.map { $0 as any ScreenModule.Type },
                    placer: windowRoot.withNavigationEmbedding()) { LauncherFlow() }
     }
 
@@ -67,8 +66,14 @@ public enum BuiltInApps {
         App(name: "mirror", modules: [ItemScreen.self, TutorialScreen.self], placer: windowRoot) { MirrorFlow() }
     }
 
+    /// The app's version: FLOWD_DEMO_VERSION when set (to try an upgrade), else `default`.
+    private static func demoVersion(default version: String) -> String {
+        ProcessInfo.processInfo.environment["FLOWD_DEMO_VERSION"].flatMap { $0.isEmpty ? nil : $0 } ?? version
+    }
+
     static func till() -> App {
-        App(name: "till", modules: [TillScreen.self, CustomerScreen.self, CustomerPayScreen.self], placer: windowRoot) { TillFlow() }
+        // FLOWD_DEMO_VERSION: as the launcher's, to try an upgrade with the customer's window open.
+        App(name: "till", version: demoVersion(default: "1"), modules: [TillScreen.self, CustomerScreen.self, CustomerPayScreen.self], placer: windowRoot) { TillFlow() }
     }
 
     static func modal() -> App {

@@ -59,12 +59,20 @@ package struct RuntimeImage: Equatable {
         var outputType: String
     }
 
+    package struct OtherWindow: Equatable {
+        var window: NodeID
+        var display: String
+    }
+
     /// The host first, then the flows by id.
     var flows: [Flow]
     var nodes: [NodeID: NavigationModel.Node]
     var screens: [ScreenID: Screen]
     var front: NodeID?
     var frontAtCommit: NodeID?
+    /// The windows flows opened beside the main one, oldest first: each window node and its display.
+    var otherWindows: [OtherWindow]
+    var otherFrontsAtCommit: [NodeID]
     var requests: [RequestID]
     var pendingDismissals: [ScreenID]
     var backGesture: NodeID?
@@ -90,7 +98,10 @@ package struct RuntimeImage: Equatable {
             if a != .host { flowPairs[a.rawValue] = b.rawValue }
             pending += zip(flow.children, other.children).map { ($0, $1) }
         }
-        var nodesPending: [(NodeID, NodeID)] = [(.window, .window)]
+        guard otherWindows.map(\.display) == live.otherWindows.map(\.display) else {
+            return .failure(.init("the live windows are on \(Self.displays(live.otherWindows)), the place opens \(Self.displays(otherWindows))"))
+        }
+        var nodesPending: [(NodeID, NodeID)] = [(.window, .window)] + zip(otherWindows, live.otherWindows).map { ($0.window, $1.window) }
         while let (a, b) = nodesPending.popLast() {
             guard let node = nodes[a], let other = live.nodes[b] else { return .failure(.init("node \(b) is missing")) }
             guard node.kind == other.kind, screens[a]?.kind == live.screens[b]?.kind else {
@@ -99,7 +110,7 @@ package struct RuntimeImage: Equatable {
             guard node.children.count == other.children.count, (node.modal == .none) == (other.modal == .none) else {
                 return .failure(.init("node \(b) holds other content than the place opens"))
             }
-            if a != .window { nodePairs[a.rawValue] = b.rawValue }
+            if a != .window || b != .window { nodePairs[a.rawValue] = b.rawValue }
             for (x, y) in zip(node.children, other.children) {
                 guard (x == .none) == (y == .none) else { return .failure(.init("a tab of node \(b) is filled differently")) }
                 if x != .none { nodesPending.append((x, y)) }
@@ -115,11 +126,19 @@ package struct RuntimeImage: Equatable {
         return .success(IDAssignment(flows: flowPairs, nodes: nodePairs))
     }
 
+    /// `[customer, rear]`, or `no other window`.
+    private static func displays(_ windows: [OtherWindow]) -> String {
+        windows.isEmpty ? "no other window" : "[" + windows.map(\.display).joined(separator: ", ") + "]"
+    }
+
     /// The first difference from `other`, said for a log line (nil: none).
     package func difference(from other: RuntimeImage) -> String? {
         if flows != other.flows {
             for (a, b) in zip(flows, other.flows) where a != b { return "flow \(b.id) (\(b.typeName)) differs" }
             return "\(other.flows.count - 1) flows run, the place opens \(flows.count - 1)"
+        }
+        if otherWindows != other.otherWindows {
+            return "the live windows are on \(Self.displays(other.otherWindows)), the place opens \(Self.displays(otherWindows))"
         }
         if nodes != other.nodes {
             let differing = Set(nodes.keys).symmetricDifference(other.nodes.keys).min()
@@ -132,7 +151,9 @@ package struct RuntimeImage: Equatable {
         }
         if requests != other.requests { return "the outstanding requests differ" }
         if pendingDismissals != other.pendingDismissals { return "the dismissals in flight differ" }
-        if front != other.front || frontAtCommit != other.frontAtCommit { return "the visible screen differs" }
+        if front != other.front || frontAtCommit != other.frontAtCommit || otherFrontsAtCommit != other.otherFrontsAtCommit {
+            return "the visible screen differs"
+        }
         if backGesture != other.backGesture { return "a back gesture is in progress" }
         return nil
     }
@@ -352,6 +373,8 @@ extension FlowRuntime {
                                     stateType: record.contentTypes.state, outputType: record.contentTypes.output)
             },
             front: model.front(), frontAtCommit: model.frontAtCommit,
+            otherWindows: model.otherWindows.map { RuntimeImage.OtherWindow(window: $0.window, display: $0.display) },
+            otherFrontsAtCommit: model.otherFrontsAtCommit,
             requests: requests.keys.sorted(), pendingDismissals: dismissals.keys.sorted(), backGesture: backGesture)
     }
 }

@@ -171,10 +171,22 @@ extension FlowRuntime {
     /// earlier root) gives the root's own place. Nil when no running root flow handles links, or
     /// when no segment names the place: the root's first screen, unless the root gives it a segment
     /// of its own (the demo launcher's `menu`).
-    public var place: Link? {
+    public var place: Link? { place(ofFront: model.front()) }
+
+    /// Where the user is in each window a flow opened beside the main one, oldest window first: the
+    /// window's display and the link from the same root down to the flow that owns the window's
+    /// visible screen, built as `place` is (nil when no segment names it: the window's flow does not
+    /// say its part, or the window shows what opening the app's start shows). Opening the link
+    /// arrives there, changing nothing (docs/flows.md, "Windows on several displays").
+    public var windowPlaces: [WindowPlace] {
+        model.otherWindows.map { WindowPlace(display: $0.display, link: place(ofFront: model.front(of: $0.window))) }
+    }
+
+    /// The link from the newest root that handles links down to the flow that owns `front`.
+    private func place(ofFront front: NodeID?) -> Link? {
         guard let root = host.children.values.filter({ $0.isRunning && $0.handlesLinks }).max(by: { $0.id < $1.id }) else { return nil }
         var chain: [FlowController] = []
-        if let screen = model.front(), let owner = model[screen]?.owner, var flow = controller(owner) {
+        if let screen = front, let owner = model[screen]?.owner, var flow = controller(owner) {
             while true {
                 chain.append(flow)
                 if flow === root { break }
@@ -199,4 +211,20 @@ extension FlowRuntime {
         }
         return nil
     }
+}
+
+/// Where the user is in a window a flow opened (`FlowRuntime.windowPlaces`).
+public struct WindowPlace: Hashable, Sendable, CustomStringConvertible {
+    /// The display the window is on (what `window(on:)` named).
+    public var display: String
+    /// The link to the window's visible screen; nil when no segment names it.
+    public var link: Link?
+
+    /// A window's place: its display and the link to its visible screen (nil: none names it).
+    public init(display: String, link: Link?) {
+        (self.display, self.link) = (display, link)
+    }
+
+    /// `customer: till/pay`, or `customer: -` when no link names it (the form `flowctl where` prints).
+    public var description: String { "\(display): \(link.map(String.init(describing:)) ?? "-")" }
 }

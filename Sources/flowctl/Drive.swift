@@ -258,24 +258,50 @@ struct Open: ParsableCommand {
             the screen now visible, or the error: BAD_LINK (malformed), UNKNOWN_LINK (the segment no flow \
             understood), LINK_REFUSED (a flow declined, with its reason); nothing changes then.
 
+            Takes what `flowctl where` prints back, windows included: a text of several lines opens \
+            each line's link in order, the main window's first; `DISPLAY: ` before a link is dropped \
+            and a line `-` (no link names that window) is skipped. It stops at the first error.
+
             Examples:
               flowctl open students/Bob/age
               flowctl open 'directory/events/Party'
+              flowctl open "$(flowctl where)"
             """)
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: ArgumentHelp("The link: segments separated by /, percent-encoded where needed.", valueName: "link"))
+    @Argument(help: ArgumentHelp("The link: segments separated by /, percent-encoded where needed; or what `flowctl where` printed.",
+                                 valueName: "link"))
     var link: String
 
+    func validate() throws {
+        guard !Self.links(in: link).isEmpty else { throw ValidationError("no link to open in '\(link)': every line is empty or '-'") }
+    }
+
+    /// The links in `text`: one per line, without a `DISPLAY: ` prefix (a link holds no space), without `-` and empty lines.
+    static func links(in text: String) -> [String] {
+        text.split(separator: "\n").compactMap { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let link = trimmed.range(of: ": ", options: .backwards).map { String(trimmed[$0.upperBound...]) } ?? trimmed
+            return link.isEmpty || link == "-" ? nil : link
+        }
+    }
+
     func run() throws {
+        let links = Self.links(in: link)
+        // LinkOpened.place is the main window's: said only for a single link (not `flowctl where`'s windows).
+        let oneLink = !link.contains("\n")
+        for link in links { open(link, saysPlace: oneLink) }
+    }
+
+    private func open(_ link: String, saysPlace: Bool) {
         let opened = connection.with { client throws(ClientError) in try client.openLink(link, timeoutMilliseconds: connection.milliseconds) }
         var lines = ["opened \(opened.link)"]
         if !opened.unwound.isEmpty { lines.append("  unwound flows \(opened.unwound.map(String.init).joined(separator: ", "))") }
         if !opened.reused.isEmpty { lines.append("  through running flows \(opened.reused.map(String.init).joined(separator: ", "))") }
         if !opened.started.isEmpty { lines.append("  started flows \(opened.started.map(String.init).joined(separator: ", "))") }
         lines.append(opened.visibleScreen == 0 ? "  no screen visible" : "  visible: screen \(opened.visibleScreen)")
-        if opened.place != opened.link { lines.append("  the flows say the place is '\(opened.place)'") }
+        if saysPlace, opened.place != opened.link { lines.append("  the flows say the place is '\(opened.place)'") }
         emitLine(lines.joined(separator: "\n"))
     }
 }

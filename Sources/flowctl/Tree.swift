@@ -92,9 +92,12 @@ struct Where: ParsableCommand {
         abstract: "Print where the user is, as a link that `flowctl open` takes back there.",
         discussion: """
             The app's flows say it, from the root down to the one that owns the visible screen: the \
-            inverse of opening a link (docs/flows.md, Links). Exits 1 when no link names the place: \
-            no running root flow opens links, or the user is at the root's first screen and the root \
-            gives it no segment.
+            inverse of opening a link (docs/flows.md, Links). With windows that flows opened on other \
+            displays, each window has a line, `DISPLAY: LINK`, the link to its visible screen: the main \
+            window's first (`main: `), then the others, oldest first; `-` stands for a window no link names. \
+            `flowctl open` takes the whole output back. Exits 1 when no link names the place in any \
+            window: no running root flow opens links, or the user is at the root's first screen and \
+            the root gives it no segment.
 
             Examples:
               flowctl where
@@ -105,9 +108,11 @@ struct Where: ParsableCommand {
 
     func run() throws {
         let tree = connection.with { client throws(ClientError) in try client.tree(timeoutMilliseconds: connection.milliseconds) }
-        guard tree.hasPlace else {
+        guard tree.hasPlace || tree.otherWindows.contains(where: \.hasPlace) else {
             fail("no link names where the user is in app \(tree.app): no running root flow opens links, or it is the root's first screen")
         }
-        emitLine(tree.place)
+        guard !tree.otherWindows.isEmpty else { return emitLine(tree.place) }
+        let windows = tree.otherWindows.map { "\($0.display): \($0.hasPlace ? $0.place : "-")" }
+        emitLine((["main: " + (tree.hasPlace ? tree.place : "-")] + windows).joined(separator: "\n"))
     }
 }

@@ -163,6 +163,11 @@ struct DocExamplesTests {
         "flowctl open 'a b'": Entry(app: "launcher", check: .shownLines),
         "flowctl where": Entry(app: "launcher", check: .shownLines),
         #"flowctl open "$(flowctl where)""#: Entry(app: "launcher", check: .shownLines),
+        // The till after Scan apple and Take payment: the customer's window shows the Pay prompt.
+        "flowctl where #2": Entry(app: "till", fresh: true, before: [
+            #"flowctl inject 2 '{"didPressButton":{"index":0}}'"#, #"flowctl inject 2 '{"didPressButton":{"index":3}}'"#,
+        ], check: .shownLines),
+        #"flowctl open "$(flowctl where)" #2"#: Entry(app: "till", check: .shownLines),
         // The launcher after the tutorial: opened, Next, back, Skip (two dismissals acknowledged at once: no host).
         "flowctl history": Entry(app: "launcher", fresh: true, before: [
             pressFirst, #"flowctl inject '{"didPressButton":{"index":1}}'"#, "flowctl back", pressFirst,

@@ -55,6 +55,40 @@ struct NewVersionTests {
         }
     }
 
+    /// The till stopped while its customer pays comes back as a new version with both windows where
+    /// they were: the customer's window's place (`customer/pay`) is carried beside the main one's.
+    @Test func theTillAsANewVersionKeepsTheCustomersWindowAndItsPayPrompt() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let kinds = ["till", "customer", "customer-pay"]
+        do {
+            let old = try DaemonProcess(arguments: ["--app", "till"], directory: directory)
+            let host = try RawClient(path: old.socketPath)
+            try host.handshake(provides: kinds)
+            let till = try #require(try host.settle().compactMap(\.place).first { $0.kind == "till" })
+            for button in [2, 3] { // milk, take payment
+                try host.press(button, on: till.screenID)
+                _ = try host.settle()
+            }
+            #expect(try flowctl(["where"], old).stdout == "main: -\ncustomer: customer/pay\n")
+            old.signal(SIGTERM)
+            #expect(old.waitForExit() == 0, "\(old.logText)")
+        }
+        let new = try DaemonProcess(arguments: ["--app", "till"], environment: ["FLOWD_DEMO_VERSION": "2"], directory: directory)
+        #expect(new.waitForLog("upgraded the app from version 1 to 2: carried the place the start + customer/pay, 1 of 1 memento"), "\(new.logText)")
+        #expect(try flowctl(["where"], new).stdout == "main: -\ncustomer: customer/pay\n")
+        let host = try RawClient(path: new.socketPath)
+        try host.handshake(provides: kinds)
+        let places = try host.settle().compactMap(\.place)
+        let cashier = try #require(places.first { $0.kind == "till" })
+        #expect((cashier.state.object["body"] as? String)?.contains("Waiting for the customer to pay 1.20") == true, "\(cashier.state.object)")
+        let prompt = try #require(places.first { $0.kind == "customer-pay" })
+        #expect(prompt.placement.path.first?.display == "customer" && prompt.placement.visible)
+        try host.press(0, on: prompt.screenID)
+        let paid = try #require(try host.settle().compactMap(\.update).last { $0.screenID == cashier.screenID })
+        #expect((paid.state.object["body"] as? String)?.contains("Paid 1.20. Sale 1 done") == true, "\(paid.state.object)")
+    }
+
     /// Sends `{"didEnterText":{"text":TEXT}}` for `screen`.
     static func enter(_ text: String, on screen: UInt64, _ host: RawClient) throws {
         var output = Flowd_V1_Output()

@@ -1,3 +1,4 @@
+import FlowControl
 import FlowdTestSupport
 import FlowWire
 import Foundation
@@ -61,5 +62,87 @@ struct WindowsTests {
         #expect(idle.state.object["title"] as? String == "Welcome")
         let dismissed = try #require(try display.scenesUntilPong().last?.otherWindows.first)
         #expect(dismissed.visibleScreen == customer.screenID && dismissed.transition.kind == .dismiss)
+    }
+
+    /// `flowctl where` of the till: the main window has no link (the app's start: `-`), the customer's
+    /// window is `customer`, or `customer/pay` while the Pay prompt shows.
+    private static func place(_ socket: String) throws -> String {
+        try ProductRun.run("flowctl", ["where", "--socket", socket]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func eachWindowHasItsPlaceAndFlowctlOpenTakesTheWholePlaceBack() throws {
+        let daemon = try DaemonProcess(arguments: ["--app", "till"])
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: ["till", "customer", "customer-pay"])
+        let till = try #require(try host.settle().compactMap(\.place).first { $0.kind == "till" })
+        #expect(try Self.place(daemon.socketPath) == "main: -\ncustomer: customer")
+
+        try host.press(0, on: till.screenID) // scan an apple
+        try host.press(3, on: till.screenID) // take payment
+        let prompt = try #require(try host.settle().compactMap(\.place).first { $0.kind == "customer-pay" })
+        let paying = try Self.place(daemon.socketPath)
+        #expect(paying == "main: -\ncustomer: customer/pay")
+        let debug = try FlowClient.connect(path: daemon.socketPath, role: .debug, name: "windows-test")
+        let shape = try debug.tree().shapeLines
+        #expect(shape.contains { $0.contains("customer-pay") }, "\(shape)")
+
+        // Opening the whole place again (what `where` printed) changes nothing.
+        let again = try ProductRun.run("flowctl", ["open", "--socket", daemon.socketPath, paying])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("opened customer/pay"), "\(again.stdout)")
+        #expect(try host.settle().compactMap(\.place).isEmpty)
+        #expect(try debug.tree().shapeLines == shape)
+
+        // Cancel: the prompt goes, the customer's window is at `customer`, and its Pay is refused.
+        try host.press(0, on: till.screenID)
+        #expect(try host.settle().compactMap(\.dismiss).map(\.screenID) == [prompt.screenID])
+        #expect(try Self.place(daemon.socketPath) == "main: -\ncustomer: customer")
+        let refused = try ProductRun.run("flowctl", ["open", "--socket", daemon.socketPath, "customer/pay"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("the till is not taking a payment"), "\(refused.stderr)")
+
+        // A line `-` alone opens nothing: a bad argument, said.
+        let nothing = try ProductRun.run("flowctl", ["open", "--socket", daemon.socketPath, "-"])
+        #expect(nothing.status == 64 && nothing.stderr.contains("no link to open"), "\(nothing.status) \(nothing.stderr)")
+    }
+
+    @Test func aCheckpointWithTheCustomersWindowOpenRestoresBothWindowsAfterAKill() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = ["--app", "till", "--compact-after", "4"]
+        let daemon = try DaemonProcess(arguments: arguments, directory: directory)
+        let host = try RawClient(path: daemon.socketPath)
+        try host.handshake(provides: ["till", "customer", "customer-pay"])
+        let till = try #require(try host.settle().compactMap(\.place).first { $0.kind == "till" })
+        for button in [0, 1, 0, 3] { // apple, bread, apple, take payment
+            try host.press(button, on: till.screenID)
+            _ = try host.settle()
+        }
+        _ = try host.ping()
+        #expect(daemon.waitForLog("compacted the journal to a checkpoint"), "\(daemon.logText)")
+        let debug = try FlowClient.connect(path: daemon.socketPath, role: .debug, name: "windows-test")
+        let before = try debug.tree()
+        #expect(before.stats.journalCheckpoints >= 1 && before.stats.journalCheckpointsRefused == 0, "\(before.stats.lastCheckpointRefusal)")
+        #expect(before.otherWindows.first?.place == "customer/pay")
+        let prompt = try #require(before.otherWindows.first?.visibleScreen)
+
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit()
+        let restarted = try DaemonProcess(arguments: arguments, directory: directory)
+        #expect(restarted.waitForLog("restored the app from its journal"), "\(restarted.logText)")
+        let after = try FlowClient.connect(path: restarted.socketPath, role: .debug, name: "windows-test").tree()
+        #expect(after.shapeLines == before.shapeLines, "both windows, with the same ids")
+        #expect(try Self.place(restarted.socketPath) == "main: -\ncustomer: customer/pay")
+
+        // The restored prompt is the live one: the customer pays, the cashier's flow hears it.
+        let rejoined = try RawClient(path: restarted.socketPath)
+        try rejoined.handshake(provides: ["till", "customer", "customer-pay"])
+        let placed = try rejoined.settle().compactMap(\.place)
+        let cashier = try #require(placed.first { $0.kind == "till" })
+        #expect((cashier.state.object["body"] as? String)?.contains("Total 4.50") == true, "\(cashier.state.object)")
+        #expect(placed.contains { $0.kind == "customer-pay" && $0.screenID == prompt })
+        try rejoined.press(0, on: prompt)
+        let paid = try #require(try rejoined.settle().compactMap(\.update).last { $0.screenID == cashier.screenID })
+        #expect((paid.state.object["body"] as? String)?.contains("Paid 4.50. Sale 1 done") == true, "\(paid.state.object)")
     }
 }

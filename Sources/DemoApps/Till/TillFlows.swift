@@ -5,6 +5,10 @@ import FlowKit
 /// the display `customer`, shows the basket as it grows, the total, and a Pay prompt whose tap the
 /// cashier's flow receives as a typed output. When the sale ends, the customer's display goes back
 /// to its idle screen.
+///
+/// Both flows handle links, so the till's journal compacts to a checkpoint like any app's: the
+/// cashier's window is the app's start (no link), the customer's is `customer`, or `customer/pay`
+/// while the Pay prompt shows (`flowctl where`); the basket and the sales count are the till's memento.
 public final class TillFlow: Flow {
     public typealias RequiredContext = Presenter
 
@@ -20,7 +24,7 @@ public final class TillFlow: Flow {
     public init() {}
 
     public func start(_ flow: FlowContext<TillFlow>) {
-        let cashier = flow.show(TillScreen.self, card(note: "Scan the first item."))
+        let cashier = flow.show(TillScreen.self, card(note: note))
         self.cashier = cashier
         cashier.onOutput { [unowned self] output in
             guard case .didPressButton(let index) = output else { return }
@@ -37,8 +41,16 @@ public final class TillFlow: Flow {
             dismisser.dismiss()
         } onEnd: { [unowned self] ending in
             customer = nil
-            cashier.update(card(note: "The customer's display is gone (\(ending))."))
+            say("The customer's display is gone (\(ending)).")
         }
+    }
+
+    /// The line under the basket on the cashier's screen.
+    private var note = "Scan the first item."
+
+    private func say(_ note: String) {
+        self.note = note
+        cashier?.update(card(note: note))
     }
 
     private var total: Int { basket.reduce(0) { $0 + Self.products[$1].cents } }
@@ -53,21 +65,26 @@ public final class TillFlow: Flow {
         return CardState(title: "Till", body: body, buttons: Self.products.map { "Scan \($0.name.lowercased())" } + ["Take payment"])
     }
 
+    /// The customer's display shows the basket (or idle) and, when paying, has the total to ask for.
+    private func showBasketToCustomer() {
+        if basket.isEmpty { customer?.idle() } else { customer?.showBasket(basket.map { Self.products[$0] }, total: total) }
+    }
+
     private func press(_ index: Int) {
         if awaitingPayment {
             awaitingPayment = false
             customer?.showBasket(basket.map { Self.products[$0] }, total: total)
-            cashier?.update(card(note: "Payment cancelled."))
+            say("Payment cancelled.")
         } else if index < Self.products.count {
             basket.append(index)
             customer?.showBasket(basket.map { Self.products[$0] }, total: total)
-            cashier?.update(card(note: "Scanned \(Self.products[index].name.lowercased())."))
+            say("Scanned \(Self.products[index].name.lowercased()).")
         } else if basket.isEmpty {
-            cashier?.update(card(note: "Nothing to pay yet: scan an item."))
+            say("Nothing to pay yet: scan an item.")
         } else {
             awaitingPayment = true
             customer?.askToPay(total)
-            cashier?.update(card(note: "Waiting for the customer to pay \(Self.money(total))."))
+            say("Waiting for the customer to pay \(Self.money(total)).")
         }
     }
 
@@ -79,7 +96,43 @@ public final class TillFlow: Flow {
         let amount = total
         basket = []
         customer?.idle()
-        cashier?.update(card(note: "Paid \(Self.money(amount)). Sale \(sales) done; next customer."))
+        say("Paid \(Self.money(amount)). Sale \(sales) done; next customer.")
+    }
+}
+
+extension TillFlow: LinkHandling {
+    /// What the cashier has scanned, whether the customer is paying, the sales so far and the note.
+    public struct Memento: Codable, Sendable {
+        var basket: [Int]
+        var awaitingPayment: Bool
+        var sales: Int
+        var note: String
+    }
+
+    public var memento: Memento { Memento(basket: basket, awaitingPayment: awaitingPayment, sales: sales, note: note) }
+
+    public func restore(_ memento: Memento) {
+        basket = memento.basket.filter { Self.products.indices.contains($0) }
+        awaitingPayment = memento.awaitingPayment && !basket.isEmpty
+        sales = memento.sales
+        showBasketToCustomer()
+        if awaitingPayment { customer?.expectPayment(total) }
+        say(memento.note)
+    }
+
+    /// `customer…` goes on in the customer's display; nothing else is a place of the till.
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<TillFlow> {
+        switch link.first {
+        case nil: return .here()
+        case "customer":
+            guard let customer else { throw link.refused("the customer's display is not open") }
+            return .into(customer, consuming: 1)
+        default: throw link.unknown()
+        }
+    }
+
+    public func place(toward child: (any Flow)?) -> [String]? {
+        child == nil ? [] : child is CustomerDisplayFlow ? ["customer"] : nil
     }
 }
 
@@ -92,6 +145,8 @@ public final class CustomerDisplayFlow: Flow {
     private var context: FlowContext<CustomerDisplayFlow>?
     private var basket: Screen<CustomerScreen>?
     private var prompt: Screen<CustomerPayScreen>?
+    /// The total the till asks for while the customer pays (the Pay prompt's, shown or not yet).
+    private var payable: Int?
 
     public init() {}
 
@@ -104,11 +159,16 @@ public final class CustomerDisplayFlow: Flow {
 
     func showBasket(_ items: [(name: String, cents: Int)], total: Int) {
         dismissPrompt()
+        payable = nil
         let lines = items.map { $0.name + " " + TillFlow.money($0.cents) }
         basket?.update(CardState(title: "Your basket", body: (lines + ["Total " + TillFlow.money(total)]).joined(separator: "\n"), buttons: []))
     }
 
+    /// The till takes the payment: the prompt is the window's place (`customer/pay`), shown by it.
+    func expectPayment(_ total: Int) { payable = total }
+
     func askToPay(_ total: Int) {
+        payable = total
         guard let context, let basket, prompt == nil else { return }
         let prompt = context.show(CustomerPayScreen.self, CardState(title: "Pay " + TillFlow.money(total), buttons: ["Pay"]),
                                   presented(on: basket))
@@ -120,12 +180,30 @@ public final class CustomerDisplayFlow: Flow {
 
     func idle() {
         dismissPrompt()
+        payable = nil
         basket?.update(Self.idleCard)
     }
 
     private func dismissPrompt() {
         prompt?.dismiss()
         prompt = nil
+    }
+}
+
+extension CustomerDisplayFlow: LinkHandling {
+    /// `pay`: the Pay prompt, while the till takes a payment.
+    public func route(_ link: LinkRoute) throws(LinkError) -> LinkPlan<CustomerDisplayFlow> {
+        switch link.first {
+        case nil: return .here()
+        case "pay":
+            guard let payable else { throw link.refused("the till is not taking a payment") }
+            return .here(consuming: 1) { [unowned self] _ in askToPay(payable) }
+        default: throw link.unknown()
+        }
+    }
+
+    public func place(toward child: (any Flow)?) -> [String]? {
+        child == nil ? (prompt == nil ? [] : ["pay"]) : nil
     }
 }
 

@@ -228,9 +228,9 @@ struct AppCore {
         let runtime = self.runtime
         let app = self.app
         let saved = delivery.savedStates
-        persistence.freeze(place: { runtime?.place?.description }, carried: {
+        persistence.freeze(place: { runtime.map(PlaceText.of) }, carried: {
             guard let runtime, let app else { return nil }
-            return CarriedState.take(of: runtime, app: app, place: runtime.place?.description ?? "", savedStates: saved)
+            return CarriedState.take(of: runtime, app: app, place: PlaceText.of(runtime), savedStates: saved)
         })
         delivery.holdsScreensOfLostHosts = false
         perform(delivery.stopPool())

@@ -57,6 +57,17 @@ extension DebugTree {
     }
 }
 
+extension Flowd_V1_Tree {
+    /// Where the user is, as links: the main window's (`place`) and each other window's (set after
+    /// `other_windows`, which lists the windows in the runtime's order).
+    mutating func setPlaces(of runtime: FlowRuntime) {
+        if let place = runtime.place { self.place = "\(place)" }
+        for (index, window) in runtime.windowPlaces.enumerated() where index < otherWindows.count {
+            if let link = window.link { otherWindows[index].place = "\(link)" }
+        }
+    }
+}
+
 extension Flowd_V1_ScreenInfo {
     /// What the flows alone say of a screen (kind, owner, visibility): a tree without hosts, as a
     /// replay or a moment of the history has it.

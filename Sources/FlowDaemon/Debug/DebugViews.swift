@@ -70,13 +70,13 @@ enum DebugViews {
         tree.lastEventSeq = parts.debug.events.lastSeq
         tree.connections = parts.connections.all.map { connectionInfo($0, delivery: parts.delivery, hosts: parts.hosts) }
         guard let runtime = parts.runtime else { return tree }
-        if let place = runtime.place { tree.place = "\(place)" }
         let snapshot = runtime.debugTree()
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
         // Only the two parts a screen's line reads, borrowed: not the whole `Sources` per screen.
         let (delivery, connections) = (parts.delivery, parts.connections)
         tree.window = snapshot.wireWindow { screenInfo($0, $1, delivery: delivery, connections: connections) }
         tree.otherWindows = snapshot.wireOtherWindows { screenInfo($0, $1, delivery: delivery, connections: connections) }
+        tree.setPlaces(of: runtime)
         if let displays = runtime.displays {
             tree.displays = Flowd_V1_DisplayList.with { $0.displays = displays.map(Flowd_V1_ProvidedDisplay.init) }
         }

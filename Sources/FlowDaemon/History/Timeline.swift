@@ -271,15 +271,17 @@ final class Timeline {
         }
         var tree = Flowd_V1_Tree()
         tree.app = app.name
-        if let place = runtime.place { tree.place = "\(place)" }
         if let root = snapshot.wireRootFlow() { tree.rootFlow = root }
         let serials = screens
-        tree.window = snapshot.wireWindow { id, info in
+        let screenInfo = { (id: ScreenID, info: DebugTree.NodeInfo) -> Flowd_V1_ScreenInfo in
             var screen = Flowd_V1_ScreenInfo(flowsView: info)
             screen.lastSerial = serials.serial(of: id)
             screen.ackedSerial = screen.lastSerial
             return screen
         }
+        tree.window = snapshot.wireWindow(screen: screenInfo)
+        tree.otherWindows = snapshot.wireOtherWindows(screen: screenInfo)
+        tree.setPlaces(of: runtime)
         var view = Flowd_V1_Moment()
         view.tree = tree
         view.screens = screens.live(owners: runtime)

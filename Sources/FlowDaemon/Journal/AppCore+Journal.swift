@@ -34,7 +34,7 @@ extension AppCore {
     mutating func commitJournal() {
         // While writes fail, the deadline timer (armed at the end of the iteration) wakes the loop for the next try.
         let runtime = self.runtime
-        persistence.commit(now: loop.now) { runtime?.place?.description }
+        persistence.commit(now: loop.now) { runtime.map(PlaceText.of) }
         if let runtime, let app, isRunning, let notice = persistence.compactIfDue(app, runtime: runtime, savedStates: delivery.savedStates) {
             tell(notice)
         }

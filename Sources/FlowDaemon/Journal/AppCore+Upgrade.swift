@@ -74,12 +74,13 @@ extension AppCore {
         if carried.state == nil, !carried.stateMissing.isEmpty { notCarried.append("mementos and saved states: \(carried.stateMissing)") }
         let mementos = "\(opened.report.carried.count) of \(start.mementos.count) memento\(start.mementos.count == 1 ? "" : "s")"
         let saved = "\(savedRecords.count) of \(start.savedStates.count) saved state\(start.savedStates.count == 1 ? "" : "s")"
-        let place = opened.place.isEmpty ? "no place (the app's start)" : "the place \(opened.place)"
+        let said = PlaceText.said(opened.place)
+        let place = opened.place.isEmpty ? "no place (the app's start)" : "the place \(said)"
         let text = "carried \(place), \(mementos) and \(saved)" + (notCarried.isEmpty ? "" : "; not carried: \(notCarried.joined(separator: "; "))")
-        if !opened.place.isEmpty { persistence.carriedOver(opened.place, from: carried.version) }
-        persistence.carriedOver = "\(opened.place.isEmpty ? "no place" : opened.place), \(mementos), \(saved) (version \(carried.version))"
+        if !opened.place.isEmpty { persistence.carriedOver(said, from: carried.version) }
+        persistence.carriedOver = "\(opened.place.isEmpty ? "no place" : said), \(mementos), \(saved) (version \(carried.version))"
         let metadata: Logger.Metadata = [
-            "place": "\(opened.place)", "journal_place": "\(carried.link)", "journal_version": "\(carried.version)",
+            "place": "\(said)", "journal_place": "\(PlaceText.said(carried.link))", "journal_version": "\(carried.version)",
             "mementos_carried": "\(opened.report.carried.count)", "mementos_dropped": "\(start.mementos.count - opened.report.carried.count)",
             "saved_states_carried": "\(savedRecords.count)", "saved_states_dropped": "\(start.savedStates.count - savedRecords.count)",
         ]
@@ -93,7 +94,7 @@ extension AppCore {
         }
         let event = opened.place.isEmpty
             ? "started version \(app.version) at its start: no part of the place the journal of version \(carried.version) was at opens"
-            : "opened \(opened.place), where the journal of version \(carried.version) was" + (opened.refused.isEmpty ? "" : " (\(opened.refused.joined(separator: "; ")))")
+            : "opened \(said), where the journal of version \(carried.version) was" + (opened.refused.isEmpty ? "" : " (\(opened.refused.joined(separator: "; ")))")
         return CarriedSummary(notice: notice, place: opened.place, event: event)
     }
 }

@@ -62,7 +62,8 @@ struct CarriedState: Equatable {
 
     /// What opening a carried state did (`open`).
     struct Opened {
-        /// The longest part of the place that opened ("": none, the app's start).
+        /// The longest part of the place that opened, each window's on its line (`PlaceText`; "":
+        /// none, the app's start).
         var place: String
         /// The links refused on the way, each with why.
         var refused: [String]
@@ -78,12 +79,19 @@ struct CarriedState: Equatable {
         app.start(runtime)
         settle(runtime)
         var opened = Opened(place: "", refused: [], report: CarryReport())
-        if !place.isEmpty {
+        // The main window's place, then each other window's (`PlaceText`).
+        var openedLines: [String] = []
+        for line in PlaceText.lines(place) {
+            guard !line.isEmpty else {
+                openedLines.append("")
+                continue
+            }
             do throws(LinkError) {
-                let link = try Link(parsing: place)
+                let link = try Link(parsing: line)
                 // A part may be refused where a longer one opens (a link that needs its next segment):
                 // every part is tried, and the place is the longest that opened.
                 var refusals: [String] = []
+                var longest = ""
                 for count in 1...link.segments.count {
                     let whole = count == link.segments.count
                     let part = try Link(Array(link.segments.prefix(count)), query: whole ? link.query : [])
@@ -94,14 +102,17 @@ struct CarriedState: Equatable {
                         continue
                     }
                     settle(runtime)
-                    opened.place = "\(part)"
+                    longest = "\(part)"
                     refusals = []
                 }
-                opened.refused = refusals
+                opened.refused += refusals
+                openedLines.append(longest)
             } catch {
-                opened.refused.append("\(place) is not a link: \(error.message)")
+                opened.refused.append("\(line) is not a link: \(error.message)")
+                openedLines.append("")
             }
         }
+        opened.place = PlaceText.joined(openedLines)
         opened.report = runtime.endCarrying()
         return opened
     }

@@ -14,11 +14,17 @@ import FlowKit
 struct Checkpoint: Equatable {
     /// The record kind (input kinds stay below 64; 64 is the place).
     static let kind: Int64 = 65
-    /// The layout of the body; a body of another layout does not restore.
-    static let layout: UInt64 = 1
+    /// The layout of the body; a body of another layout does not restore. Layout 1 (no window
+    /// places) still does.
+    static let layout: UInt64 = 2
 
     /// The place's link text ("": the app's start, no link opened).
     var place: String
+    /// The link text of the place in each window a flow opened beside the main one, oldest window
+    /// first ("": no link names it); opened after `place`, in order.
+    var windowPlaces: [String]
+    /// The place as the journal's place record holds it (`PlaceText`).
+    var placeText: String { PlaceText.joined([place] + windowPlaces) }
     /// Where the live runtime's counters were.
     var counters: IDCounters
     /// The live ids of what the fresh start makes.
@@ -43,6 +49,7 @@ struct Checkpoint: Equatable {
             return .failure(CheckpointMismatch("\(flow) does not handle links, so its place and memento cannot stand for it"))
         }
         let place = live.place?.description ?? ""
+        let windowPlaces = live.windowPlaces.map { $0.link?.description ?? "" }
         let target = live.image()
         let mementos: [FlowID: Data]
         do {
@@ -50,7 +57,7 @@ struct Checkpoint: Equatable {
         } catch {
             return .failure(CheckpointMismatch("a flow's memento does not encode: \(error)"))
         }
-        var checkpoint = Checkpoint(place: place, counters: live.idCounters, assignment: IDAssignment(flows: [:], nodes: [:]),
+        var checkpoint = Checkpoint(place: place, windowPlaces: windowPlaces, counters: live.idCounters, assignment: IDAssignment(flows: [:], nodes: [:]),
                                     check: check, appliedKeys: appliedKeys.oldestFirst, mementos: mementos)
         var buffer: [RuntimeEffect] = []
         let drop: (FlowRuntime) -> Void = { $0.settle(reusing: &buffer) { _ in } }
@@ -97,28 +104,29 @@ struct Checkpoint: Equatable {
         if let problem = problems.first { throw CheckpointMismatch(problem) }
     }
 
-    /// Starts the app on `runtime` and opens the place, one segment more at a time: each flow on the
-    /// way has started, and taken its memento back, before it plans its part — as it had when the user
-    /// went there (a student renamed: the list routes the new name).
+    /// Starts the app on `runtime` and opens the place, then each window's, one segment more at a
+    /// time: each flow on the way has started, and taken its memento back, before it plans its part —
+    /// as it had when the user went there (a student renamed: the list routes the new name).
     private func open(_ app: FlowApp.App, on runtime: FlowRuntime, settle: (FlowRuntime) -> Void) throws(CheckpointMismatch) {
         app.start(runtime)
         settle(runtime)
-        guard !place.isEmpty else { return }
-        do {
-            let link = try Link(parsing: place)
-            for count in 1...link.segments.count {
-                let whole = count == link.segments.count
-                try runtime.open(Link(Array(link.segments.prefix(count)), query: whole ? link.query : []))
-                settle(runtime)
+        for text in [place] + windowPlaces where !text.isEmpty {
+            do {
+                let link = try Link(parsing: text)
+                for count in 1...link.segments.count {
+                    let whole = count == link.segments.count
+                    try runtime.open(Link(Array(link.segments.prefix(count)), query: whole ? link.query : []))
+                    settle(runtime)
+                }
+            } catch {
+                throw CheckpointMismatch("the place \(text) does not open: \(error)")
             }
-        } catch {
-            throw CheckpointMismatch("the place \(place) does not open: \(error)")
         }
     }
 
     // MARK: The record
 
-    /// The record's body: the layout, the place, the counters, the check, the assignment's pairs, the
+    /// The record's body: the layout, the place, the window places (count, then each), the counters, the check, the assignment's pairs, the
     /// keys and the mementos (flow id, length, JSON), as unsigned LEB128 varints (strings with their length first).
     var encoded: [UInt8] {
         var bytes: [UInt8] = []
@@ -126,6 +134,11 @@ struct Checkpoint: Equatable {
         put(Self.layout)
         put(UInt64(place.utf8.count))
         bytes += place.utf8
+        put(UInt64(windowPlaces.count))
+        for text in windowPlaces {
+            put(UInt64(text.utf8.count))
+            bytes += text.utf8
+        }
         put(counters.flow)
         put(counters.node)
         put(counters.request)
@@ -156,12 +169,20 @@ struct Checkpoint: Equatable {
             return value
         }
         let layout = try next()
-        guard layout == Self.layout else {
-            throw CheckpointMismatch("the checkpoint record has layout \(layout); this flowd reads layout \(Self.layout)")
+        guard layout == 1 || layout == Self.layout else {
+            throw CheckpointMismatch("the checkpoint record has layout \(layout); this flowd reads layouts 1 and \(Self.layout)")
         }
-        let length = try next()
-        guard let text = reader.bytes(length) else { throw CheckpointMismatch("the checkpoint record is cut short") }
-        place = String(decoding: text, as: UTF8.self)
+        func text() throws(CheckpointMismatch) -> String {
+            guard let bytes = reader.bytes(try next()) else { throw CheckpointMismatch("the checkpoint record is cut short") }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        place = try text()
+        windowPlaces = []
+        if layout >= 2 {
+            let count = try next()
+            guard count <= UInt64(body.count) else { throw CheckpointMismatch("the checkpoint record is cut short") }
+            for _ in 0..<count { windowPlaces.append(try text()) }
+        }
         counters = IDCounters(flow: try next(), node: try next(), request: try next())
         check = Int64(bitPattern: try next())
         var maps: [[UInt64: UInt64]] = []
@@ -188,8 +209,9 @@ struct Checkpoint: Equatable {
         guard reader.atEnd else { throw CheckpointMismatch("the checkpoint record has bytes after its end") }
     }
 
-    init(place: String, counters: IDCounters, assignment: IDAssignment, check: Int64, appliedKeys: [UInt64], mementos: [FlowID: Data]) {
-        (self.place, self.counters, self.assignment, self.check) = (place, counters, assignment, check)
+    init(place: String, windowPlaces: [String] = [], counters: IDCounters, assignment: IDAssignment, check: Int64, appliedKeys: [UInt64],
+         mementos: [FlowID: Data]) {
+        (self.place, self.windowPlaces, self.counters, self.assignment, self.check) = (place, windowPlaces, counters, assignment, check)
         (self.appliedKeys, self.mementos) = (appliedKeys, mementos)
     }
 }

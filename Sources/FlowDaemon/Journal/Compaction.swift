@@ -55,7 +55,7 @@ struct Compaction {
             return Notice(level, """
                 the journal was not compacted to a checkpoint of the user's place: \(mismatch); \
                 it keeps its history and is tried again after \(wait) more inputs
-                """, ["place": "\(runtime.place?.description ?? "")", "inputs": "\(inputs)"])
+                """, ["place": "\(PlaceText.of(runtime))", "inputs": "\(inputs)"])
         }
         do {
             try journal.compact(to: checkpoint, savedStates: savedStates, displays: runtime.displays)
@@ -68,7 +68,7 @@ struct Compaction {
         dueAt = afterInputs
         let micros = (DispatchTime.now().uptimeNanoseconds - started) / 1_000
         return Notice(.info, "compacted the journal to a checkpoint of the user's place", [
-            "place": "\(checkpoint.place)", "inputs": "\(inputs)", "bytes_before": "\(bytes)",
+            "place": "\(checkpoint.placeText)", "inputs": "\(inputs)", "bytes_before": "\(bytes)",
             "bytes_after": "\(journal.journal.size)", "microseconds": "\(micros)",
         ])
     }

@@ -145,7 +145,7 @@ struct DaemonJournal {
     /// A restore rebuilt the journal's checkpoint: the check and the place go on from its.
     mutating func restored(_ checkpoint: Checkpoint) {
         check = PlacementCheck(stored: checkpoint.check)
-        journaledPlace = checkpoint.place
+        journaledPlace = checkpoint.placeText
     }
 
     /// A restore replayed `inputs` inputs and `savedStates` saved states of the journal.
@@ -193,7 +193,7 @@ struct DaemonJournal {
             let (kind, body) = FlowInput.displaysChanged(displays).encoded
             records.append(Journal.Record(kind: kind, body: body))
         }
-        if !checkpoint.place.isEmpty { records.append(Journal.Record(kind: Self.placeKind, body: Array(checkpoint.place.utf8))) }
+        if !checkpoint.placeText.isEmpty { records.append(Journal.Record(kind: Self.placeKind, body: Array(checkpoint.placeText.utf8))) }
         records[records.count - 1].check = check.stored
         // The old log's file closes with it: a flush of it in flight finishes first.
         drainSyncs()
@@ -204,7 +204,7 @@ struct DaemonJournal {
         held = 0
         savedSinceCheckpoint = 0
         savedBytesSinceCheckpoint = 0
-        journaledPlace = checkpoint.place
+        journaledPlace = checkpoint.placeText
         sinceSync = 0
     }
 

@@ -124,7 +124,7 @@ struct JournalReplay {
                 try checkpoint.rebuild(app, on: runtime) { settle($0, journal: &journal) }
                 journal.restored(checkpoint)
                 appliedKeys = AppliedKeys(checkpoint.appliedKeys)
-                lastPlace = checkpoint.place
+                lastPlace = checkpoint.placeText
                 return .success(true)
             } catch {
                 return .failure(Divergence(description: "its checkpoint does not restore: \(error)"))

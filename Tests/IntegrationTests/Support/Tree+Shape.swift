@@ -19,6 +19,10 @@ extension Flowd_V1_Tree {
         }
         if hasRootFlow { flow(rootFlow, 0) }
         if hasWindow { nav(window, 0) }
+        for other in otherWindows {
+            lines.append("on \(other.display) visible \(other.visibleScreen)")
+            nav(other.window, 1)
+        }
         return lines
     }
 

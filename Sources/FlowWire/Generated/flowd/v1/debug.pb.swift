@@ -928,11 +928,24 @@ public nonisolated struct Flowd_V1_OtherWindow: Sendable {
 
   public var visibleScreen: UInt64 = 0
 
+  /// Where the user is in this window, as a link from the same root as
+  /// Tree.place (FlowRuntime.windowPlaces): OpenLink of it arrives there,
+  /// changing nothing. Absent when no link names it.
+  public var place: String {
+    get {_place ?? String()}
+    set {_place = newValue}
+  }
+  /// Returns true if `place` has been explicitly set.
+  public var hasPlace: Bool {self._place != nil}
+  /// Clears the value of `place`. Subsequent reads from it will return its default value.
+  public mutating func clearPlace() {self._place = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _window: Flowd_V1_NavNode? = nil
+  fileprivate var _place: String? = nil
 }
 
 /// Start receiving Events. Filters combine with AND; empty means all.
@@ -2530,7 +2543,7 @@ nonisolated extension Flowd_V1_DisplayList: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Flowd_V1_OtherWindow: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".OtherWindow"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}window\0\u{1}display\0\u{3}visible_screen\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}window\0\u{1}display\0\u{3}visible_screen\0\u{1}place\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2541,6 +2554,7 @@ nonisolated extension Flowd_V1_OtherWindow: SwiftProtobuf.Message, SwiftProtobuf
       case 1: try { try decoder.decodeSingularMessageField(value: &self._window) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.display) }()
       case 3: try { try decoder.decodeSingularUInt64Field(value: &self.visibleScreen) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self._place) }()
       default: break
       }
     }
@@ -2560,6 +2574,9 @@ nonisolated extension Flowd_V1_OtherWindow: SwiftProtobuf.Message, SwiftProtobuf
     if self.visibleScreen != 0 {
       try visitor.visitSingularUInt64Field(value: self.visibleScreen, fieldNumber: 3)
     }
+    try { if let v = self._place {
+      try visitor.visitSingularStringField(value: v, fieldNumber: 4)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2567,6 +2584,7 @@ nonisolated extension Flowd_V1_OtherWindow: SwiftProtobuf.Message, SwiftProtobuf
     if lhs._window != rhs._window {return false}
     if lhs.display != rhs.display {return false}
     if lhs.visibleScreen != rhs.visibleScreen {return false}
+    if lhs._place != rhs._place {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
