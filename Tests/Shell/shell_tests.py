@@ -618,7 +618,7 @@ def test_mixed(options):
         return
     stack = Stack(options, "mixed")
     try:
-        stack.start_shell()
+        stack.start_shell(extra=["--hold", "10000"])  # a cold toolkit process on a loaded machine may take over 500 ms
         qt = os.path.join(stack.bin, os.path.basename(options.qt))
         stack.start_flowd(screen=os.path.basename(options.gtk), extra=["--spawn-screens", f"login,login-success={qt}"],
                           environment=GTK_ENVIRONMENT)
@@ -692,7 +692,7 @@ def test_mixed(options):
         stack.shell.kill()
         stack.shell.wait()
         time.sleep(2)
-        stack.start_shell()
+        stack.start_shell(extra=["--hold", "10000"])
         again, again_pid, _ = step("mixed-shell-restarted", "flowd-qt", modal=True)
         check(again == login and again_pid != restarted_pid, f"the same screen {login}, a new process ({restarted_pid} -> {again_pid})")
         deadline = time.monotonic() + 10
@@ -706,7 +706,10 @@ def test_mixed(options):
         check(node.get("hostName") == "flowd-gtk" and int(node.get("pid", 0)) not in (0, menu_pid) and program_of(claimant(menu)) == "flowd-gtk",
               f"the menu has a new flowd-gtk process: {node}")
         restarts = {screen: int(screen_node(stack.tree(), screen)["screen"].get("restarts", 0)) for screen in (menu, login)}
-        check(restarts == {menu: 1, login: 2}, f"one restart each for the shell's kill (the login had one before): {restarts}")
+        # One restart each for the shell's kill (the login had one before); one more only if the shell took
+        # longer than flowd's handshake timeout (5 s) to come back on a loaded machine. A host that failed
+        # without a display would have been restarted every few hundred ms.
+        check(1 <= restarts[menu] <= 2 and 2 <= restarts[login] <= 3, f"restarts for the shell's kill: {restarts}")
         click(WIDTH // 2, 183)  # the Qt form's "Log in" button: the new process has the name typed before the kill
         success = step("mixed-login-success", "flowd-qt", modal=True, transition=1)[0]
         check(success != login, "the login succeeded: its next screen is pushed")
@@ -715,7 +718,7 @@ def test_mixed(options):
         click(WIDTH // 2, 127 + 4 * 46)  # the GTK menu's "Student editor"
         step("mixed-students", "flowd-gtk", transition=1)
         check(not any("refused claim" in line or "moves in empty" in line for line in stack.shell_lines.all),
-              "no claim was refused and no screen moved in empty")
+              "no claim was refused and no screen moved in empty (each drew within --hold, 10 s)")
         complaints = [line for line in stack.flowd_lines.all
                       if ("flowd-qt: Qt warning" in line or "flowd-qt: Qt critical" in line or "Gtk-WARNING" in line or "Gtk-CRITICAL" in line)
                       and "The Wayland connection broke" not in line]  # the shell's kill
