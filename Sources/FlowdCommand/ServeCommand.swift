@@ -108,10 +108,14 @@ struct ServeCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Spawn a process of this executable for every screen instead of waiting for attached hosts.",
-            discussion: "A name without a slash is looked up next to this executable, then in PATH.",
-            valueName: "executable"))
-    var spawnScreens: String?
+            "Spawn a process of this executable for every screen instead of waiting for attached hosts; KINDS=EXECUTABLE for those kinds only.",
+            discussion: """
+                Repeatable: KINDS (comma-separated) name the kinds an executable spawns for, overriding an executable \
+                given without kinds (--spawn-screens flowd-gtk --spawn-screens login,login-success=flowd-qt). A name \
+                without a slash is looked up next to this executable, then in PATH.
+                """,
+            valueName: "[kinds=]executable"))
+    var spawnScreens: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Seconds a screen has to acknowledge its Dismiss.", valueName: "seconds"))
     var ackTimeout = Self.seconds(Defaults.ackTimeoutMilliseconds)
@@ -236,6 +240,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func validate() throws {
+        for choice in spawnScreens { _ = try SpawnChoice(parsing: choice) }
         for names in screenEnv {
             for name in names.split(separator: ",", omittingEmptySubsequences: false) where name.isEmpty || name.contains(Character("=")) {
                 throw ValidationError("--screen-env takes variable names, comma-separated (WAYLAND_DISPLAY,DISPLAY), got '\(names)'")
@@ -357,8 +362,9 @@ struct ServeCommand: ParsableCommand {
         }
 
         var chosen = context.command.app(named: name)!.make()
-        if let spawnScreens {
-            chosen = chosen.withAllScreens(.spawn(executable: spawnScreens), kinds: chosen.kinds)
+        let spawned = try SpawnChoice.executables(try spawnScreens.map { try SpawnChoice(parsing: $0) }, appKinds: chosen.kinds, app: name)
+        for (kind, executable) in spawned {
+            chosen = chosen.withAllScreens(.spawn(executable: executable), kinds: [kind])
         }
         if let restartScreens, let policy = RestartPolicy(parsing: restartScreens) {
             chosen = chosen.withRestartPolicy(policy)

@@ -88,7 +88,8 @@ import Testing
 
     @Test func badArgumentsExit64AsFlowdsDo() {
         for arguments in [["--app", "nope"], ["describe", "nope"], ["replay", "x.rec", "--app", "nope"], ["--ack-timeout", "0"],
-                          ["--state", "a", "--no-state"], ["--open", "a//b"], ["--bogus"], ["describe", "--json", "--markdown"]] {
+                          ["--state", "a", "--no-state"], ["--open", "a//b"], ["--bogus"], ["describe", "--json", "--markdown"],
+                          ["--spawn-screens", "=x"]] {
             #expect(run(greeting, arguments).code == 64, "\(arguments)")
             #expect(run(flowd, arguments).code == 64, "\(arguments)")
         }

@@ -149,7 +149,7 @@ def dump_screens(lines):
     found, front = {}, None
     root, stack = 0, []
     for line in lines[:-1]:
-        window = re.match(r'window (?:modal )?(\d+) ".*" back=\w+ front=(\d+)', line)
+        window = re.match(r'window (?:modal |display \S+ )?(\d+)(?: in \d+)? ".*" back=\w+ front=(\d+)', line)
         if window:
             root, front, stack = int(window[1]), int(window[2]), []
             continue
@@ -383,6 +383,95 @@ def test_a_crashed_daemon_comes_back_with_the_same_screens(context):
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def desktop_windows(lines):
+    """flowd-gtk's `dump` as its desktop windows: [(flowd window id, 0 for the main one; display; modal root;
+    front screen; the screens in it)]."""
+    windows = []
+    for line in lines[:-1]:
+        window = re.match(r'window (modal |display (\S+) )?(\d+)(?: in (\d+))? ".*" back=\w+ front=(\d+)', line)
+        if window:
+            display = window[2]
+            flowd_window = int(window[3]) if display else int(window[4] or 0)
+            root = int(window[3]) if window[1] == "modal " else 0
+            windows.append((flowd_window, display, root, int(window[5]), set()))
+            continue
+        screen = re.match(r'\s*(?:\* )?screen (\d+) ', line)
+        if screen and windows:
+            windows[-1][4].add(int(screen[1]))
+    return windows
+
+
+def till_windows(gtk, bin_dir, socket_path):
+    """The till with `gtk` (flowd-gtk or flowd-qt, attached) on flowd's socket: one desktop window per
+    flowd window, each as flowctl tree; the Pay prompt in the customer's; its close button closes it."""
+    flowctl = os.path.join(bin_dir, "flowctl")
+
+    def agree_windows(where):
+        gtk.send("sync")
+        tree = json.loads(subprocess.run([flowctl, "tree", "--json", "--socket", socket_path], check=True, capture_output=True, text=True).stdout)
+        drawn = desktop_windows(gtk.send("dump"))
+        main, visible = tree_screens(tree)
+        shown = {screen for window in drawn if window[0] == 0 for screen in window[4]}
+        check(shown == set(main), f"{where}: the main desktop window shows {shown}, flowd's main window holds {set(main)}")
+        check([window[3] for window in drawn if window[0] == 0][-1:] == visible, f"{where}: in front of the main window: {drawn}, flowd: {visible}")
+        others = tree.get("otherWindows") or []
+        for other in others:
+            window = int(other["window"]["id"])
+            held, _ = tree_screens({"window": other["window"]})
+            mine = [w for w in drawn if w[0] == window]
+            check(mine and mine[0][1] == other.get("display") and mine[0][2] == 0,
+                  f"{where}: no desktop window for flowd's window {window} on {other.get('display')}: {drawn}")
+            check(set().union(*(w[4] for w in mine)) == set(held), f"{where}: window {window} shows {[w[4] for w in mine]}, flowd holds {set(held)}")
+            check(mine[-1][3] == int(other.get("visibleScreen", 0)), f"{where}: in front of window {window}: {mine[-1][3]}, flowd: {other.get('visibleScreen')}")
+        check(len([w for w in drawn if w[2] == 0]) == 1 + len(others), f"{where}: {len(others)} other windows in flowd, desktop windows {drawn}")
+        return tree
+
+    def inject(screen, index):
+        subprocess.run([flowctl, "inject", str(screen), json.dumps({"didPressButton": {"index": index}}), "--socket", socket_path],
+                       check=True, capture_output=True)
+
+    deadline = time.monotonic() + 10
+    while len(desktop_windows(gtk.send("dump"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    tree = agree_windows("at the start")
+    check(len(tree.get("otherWindows") or []) == 1, f"the till opened the customer's window: {tree.get('otherWindows')}")
+    till = tree_screens(tree)[1][0]
+    welcome = int(tree["otherWindows"][0]["visibleScreen"])
+    inject(till, 0)  # scan an apple
+    inject(till, 3)  # take the payment: the Pay prompt on the customer's display
+    deadline = time.monotonic() + 10
+    while int((tree := agree_windows("the pay prompt"))["otherWindows"][0]["visibleScreen"]) == welcome:
+        check(time.monotonic() < deadline, "the Pay prompt did not show")
+        time.sleep(0.05)
+    pay = int(tree["otherWindows"][0]["visibleScreen"])
+    check(tree_screens(tree)[1] == [till], "the till stays in front of the main window")
+    inject(pay, 0)  # the customer pays
+    deadline = time.monotonic() + 10
+    while int((tree := agree_windows("paid"))["otherWindows"][0]["visibleScreen"]) != welcome:
+        check(time.monotonic() < deadline, "the customer's window did not go back to its welcome")
+        time.sleep(0.05)
+    gtk.send("close-window")  # the customer's window's close button
+    deadline = time.monotonic() + 10
+    while agree_windows("closed").get("otherWindows"):
+        check(time.monotonic() < deadline, "flowd did not close the customer's window")
+        time.sleep(0.05)
+
+
+def test_each_flowd_window_is_a_desktop_window(context):
+    """The till (a flow opens the customer's window on the display `customer`) with flowd-gtk attached
+    under Xvfb: one desktop window for the cashier's main window and one for the customer's, each with
+    the screens flowctl tree has in that window and its visible one in front; the Pay prompt shows in
+    the customer's window only; the close button of the customer's window is the user closing it
+    (CloseWindow), and flowd closes it: one desktop window is left."""
+    with flowd(context, ["serve", "--app", "till"], {}) as daemon:
+        gtk = Gtk(context.gtk, daemon.socket_path, context.display, os.path.join(daemon.directory, "gtk.log"))
+        try:
+            till_windows(gtk, context.bin, daemon.socket_path)
+            print("  the till's two flowd windows were two desktop windows, each as flowctl tree; closing the customer's closed it")
+        finally:
+            gtk.close()
+
+
 def test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on(context):
     """The test plays flowd on a socket pair: a Place whose state is JSON, not a CardState, is answered
     with a non-fatal BAD_PAYLOAD naming the kind, and not acked; the host stays up and draws the next."""
@@ -472,7 +561,8 @@ def main():
     context.display = display.name
     failed = 0
     tests = [test_walk, test_text_typed_without_enter_goes_before_a_press, test_a_cut_connection_resumes_onto_the_same_screen, test_a_killed_spawned_gtk_host_comes_back_with_its_screen,
-             test_a_crashed_daemon_comes_back_with_the_same_screens, test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on]
+             test_a_crashed_daemon_comes_back_with_the_same_screens, test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on,
+             test_each_flowd_window_is_a_desktop_window]
     try:
         for test in tests:
             started = time.monotonic()

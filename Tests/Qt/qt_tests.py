@@ -196,6 +196,18 @@ def test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on(context):
         os.environ.update(saved)
 
 
+def test_each_flowd_window_is_a_window(context):
+    """The till with flowd-qt attached: one Qt window per flowd window, each as flowctl tree; the Pay
+    prompt in the customer's window; its close button closes it (flowd-gtk's test, gtk_tests.till_windows)."""
+    with flowd(context, ["serve", "--app", "till"], {}) as daemon:
+        qt = Qt(context.qt, daemon.socket_path, context.runtime, os.path.join(daemon.directory, "qt.log"))
+        try:
+            gtk_tests.till_windows(qt, context.bin, daemon.socket_path)
+            print("  the till's two flowd windows were two Qt windows, each as flowctl tree; closing the customer's closed it")
+        finally:
+            qt.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True, help="the folder with flowd and flowctl")
@@ -218,7 +230,7 @@ def main():
     failed = 0
     tests = [test_walk, test_a_cut_connection_resumes_onto_the_same_screen_without_a_qt_warning,
              test_a_killed_spawned_qt_host_comes_back_with_its_screen, test_a_crashed_daemon_comes_back_with_the_same_screens,
-             test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on]
+             test_a_state_that_is_not_a_card_is_refused_and_the_host_carries_on, test_each_flowd_window_is_a_window]
     try:
         for test in tests:
             started = time.monotonic()

@@ -262,7 +262,10 @@ static int forge(const char *token) {
     }
     if (token && flowd_shell_claim(display, window->surface, token) != 0) return 1;
     wl_surface_commit(window->surface);
-    for (int round = 0; round < 20; round++) {
+    /* The shell refuses an unknown secret only after a Ping to flowd comes back: wait for it up to 5 s
+     * (20 roundtrips alone were over before a loaded flowd answered). */
+    for (int round = 0; round < 500; round++) {
+        if (round) nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
         if (wl_display_roundtrip(display) < 0) {
             uint32_t code = 0;
             const struct wl_interface *interface = NULL;

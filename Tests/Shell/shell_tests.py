@@ -28,6 +28,8 @@ import zlib
 
 WIDTH, HEIGHT, HEADER, TABBAR, INSET = 800, 600, 56, 56, 32
 NOBODY = 65534
+# flowd-gtk under the shell: Wayland, cairo (no GL headless), no accessibility bus.
+GTK_ENVIRONMENT = {"GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"}
 
 
 def colour_of(screen):
@@ -123,7 +125,7 @@ class Stack:
         os.mkdir(self.bin)
         for source in [os.path.join(options.bin, "flowd"), os.path.join(options.bin, "flowctl"),
                        os.path.join(options.shell_build, "flowd-shell"), os.path.join(options.shell_build, "colour-screen")] \
-                + ([options.gtk] if options.gtk else []):
+                + ([options.gtk] if options.gtk else []) + ([options.qt] if options.qt else []):
             shutil.copy2(source, self.bin)  # a checkout under /root is out of nobody's reach
         self.run = os.path.join(self.root, "run")
         self.state = os.path.join(self.root, "state")
@@ -524,7 +526,7 @@ def test_gtk(options):
     try:
         stack.start_shell()
         stack.start_flowd(screen=os.path.basename(options.gtk),
-                          environment={"GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"})
+                          environment=GTK_ENVIRONMENT)
         # A click on the GTK menu's "Student editor" button (the fifth, 46 px apart from y = 127).
         for label, step in [("gtk-menu", None), ("gtk-students", lambda: stack.command(f"click {WIDTH // 2} {127 + 4 * 46}")), ("gtk-ann", lambda: stack.inject(0)),
                             ("gtk-back", lambda: stack.command("back")), ("gtk-escape", lambda: stack.command("key escape"))]:
@@ -557,7 +559,7 @@ def gtk_updates(options):
     try:
         stack.start_shell()
         stack.start_flowd("till", screen=os.path.basename(options.gtk),
-                          environment={"GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"})
+                          environment=GTK_ENVIRONMENT)
         till = stack.sync()
         check(till == stack.visible(), f"the shell shows {till}, the tree says {stack.visible()}")
 
@@ -583,16 +585,160 @@ def gtk_updates(options):
         stack.close()
 
 
+def screen_node(tree, screen):
+    """The tree's node of screen `screen`, in any window."""
+    nodes = [tree["window"]] + [window.get("window", {}) for window in tree.get("otherWindows") or []]
+    while nodes:
+        node = nodes.pop()
+        if node.get("kind") == "NODE_KIND_SCREEN" and int(node["id"]) == screen:
+            return node
+        nodes += (node.get("children") or []) + ([node["presented"]] if node.get("presented") else [])
+    raise AssertionError(f"screen {screen} is not in the tree")
+
+
+def program_of(pid):
+    """The executable's name of process `pid`, as the kernel has it."""
+    try:
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+    except OSError:
+        return open(f"/proc/{pid}/comm").read().strip()
+
+
+def test_mixed(options):
+    """Two toolkits in one app on one display: flowd spawns flowd-qt for the launcher's login kinds and
+    flowd-gtk for every other kind (--spawn-screens flowd-gtk --spawn-screens login,login-success=flowd-qt).
+    After every step the screen the shell shows is the tree's visible one; the process that claimed its
+    surface is the tree's host of it, and is flowd-qt for a login screen and flowd-gtk for the others;
+    the content area has that toolkit's own background (Qt's and GTK's differ), a modal's presenter is
+    dimmed. The pushes and the modal are animated by the shell alike; the Qt login process SIGKILLed
+    keeps its last frame and is restarted in place; the shell SIGKILLed, the Qt and GTK processes are
+    restarted, wait for the new shell and show the same place; no Qt or GTK warning, no refused claim."""
+    if not options.gtk or not options.qt:
+        print("  skipped: no --gtk and --qt binaries")
+        return
+    stack = Stack(options, "mixed")
+    try:
+        stack.start_shell(extra=["--hold", "10000"])  # a cold toolkit process on a loaded machine may take over 500 ms
+        qt = os.path.join(stack.bin, os.path.basename(options.qt))
+        stack.start_flowd(screen=os.path.basename(options.gtk), extra=["--spawn-screens", f"login,login-success={qt}"],
+                          environment=GTK_ENVIRONMENT)
+        backgrounds = {}  # toolkit host -> the colour of its window's background, from its first screen
+
+        def claimant(screen):
+            """The pid of the client whose surface the shell last took as `screen`."""
+            line = next((line for line in reversed(stack.shell_lines.all) if line.startswith(f"claim: screen {screen} ")), None)
+            check(line, f"screen {screen} was never claimed")
+            return int(line.split("pid ")[1])
+
+        def step(label, host, modal=False, transition=None):
+            shown = stack.sync()
+            tree = stack.tree()
+            visible = stack.visible(tree)
+            check(shown == visible, f"{label}: the shell shows screen {shown}, flowctl tree says {visible}")
+            info = screen_node(tree, visible)["screen"]
+            pid = claimant(visible)
+            check(info.get("hostName") == host, f"{label}: screen {visible} ({info.get('kind')}) is hosted by {info.get('hostName')}, not {host}")
+            check(int(info.get("pid", 0)) == pid, f"{label}: the tree's host of screen {visible} is pid {info.get('pid')}, its surface is pid {pid}'s")
+            check(program_of(pid) == host, f"{label}: the surface of screen {visible} is drawn by {program_of(pid)}, not {host}")
+            if transition:
+                check(any(line.startswith("scene: ") and f" visible {visible} transition {transition} animated" in line for line in stack.shell_lines.all),
+                      f"{label}: the shell had no animated transition {transition} to screen {visible}")
+            _, _, pixel = stack.screenshot(label)
+            background = pixel(WIDTH // 2, HEIGHT - (INSET if modal else 0) - 12)
+            backgrounds.setdefault(host, background)
+            check(background == backgrounds[host], f"{label}: the content area's background is #{bytes(background).hex()}, "
+                  f"{host}'s is #{bytes(backgrounds[host]).hex()}")
+            check(all(colour != background for other, colour in backgrounds.items() if other != host),
+                  f"{label}: {host}'s background #{bytes(background).hex()} is another toolkit's too: {backgrounds}")
+            if modal:
+                edge = pixel(8, HEADER + 8)
+                check(max(edge) < 0x80, f"{label}: the modal's presenter is not dimmed around it (#{bytes(edge).hex()})")
+            print(f"  ok  {label}: screen {visible} ({info.get('kind')}) drawn by {host} pid {pid}, background #{bytes(background).hex()}")
+            return visible, pid, pixel
+
+        def click(x, y):
+            """A click the shell routes to the visible surface; its toolkit tells flowd, and the tree moves."""
+            before = stack.visible()
+            stack.command(f"click {x} {y}")
+            deadline = time.monotonic() + 10
+            while stack.visible() == before and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+        menu, menu_pid, _ = step("mixed-menu", "flowd-gtk")
+        click(WIDTH // 2, 127 + 6 * 46)  # the GTK menu's "Log in", the seventh button
+        login, login_pid, pixel = step("mixed-login", "flowd-qt", modal=True, transition=3)
+        presenter = pixel(8, HEADER + 8)  # the GTK menu, dimmed around the modal
+        stack.flowctl("inject", str(login), json.dumps({"didEnterText": {"text": "ann"}}))
+        # The Qt process SIGKILLed: its last frame stays in the modal, and flowd's restart policy
+        # starts another flowd-qt that claims the same place.
+        seen = len(stack.shell_lines.all)
+        os.kill(login_pid, signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while not any(line == f"kept: the last frame of screen {login}" for line in stack.shell_lines.all[seen:]):
+            check(time.monotonic() < deadline, "the shell did not keep the killed login screen's last frame")
+            time.sleep(0.02)
+        _, _, pixel = stack.screenshot("mixed-login-killed")
+        kept = pixel(WIDTH // 2, HEIGHT - INSET - 12)
+        check(kept == backgrounds["flowd-qt"], f"the killed Qt screen's last frame stays in place: #{bytes(kept).hex()}")
+        while not any(line == f"drawn: screen {login} by its new surface" for line in stack.shell_lines.all[seen:]):
+            check(time.monotonic() < deadline, "the restarted login screen did not draw")
+            time.sleep(0.02)
+        restarted, restarted_pid, _ = step("mixed-login-restarted", "flowd-qt", modal=True)
+        check(restarted == login and restarted_pid != login_pid, f"the same screen {login}, a new process ({login_pid} -> {restarted_pid})")
+        check(int(screen_node(stack.tree(), login)["screen"].get("restarts", 0)) == 1, "flowd counts one restart")
+        # The shell SIGKILLed and back 2 s later: the Qt and the GTK process lose their display and
+        # exit; flowd restarts each once, and the new processes wait for the new shell (a process that
+        # failed without a display would be restarted again and again), which shows the same place.
+        stack.shell.kill()
+        stack.shell.wait()
+        time.sleep(2)
+        stack.start_shell(extra=["--hold", "10000"])
+        again, again_pid, _ = step("mixed-shell-restarted", "flowd-qt", modal=True)
+        check(again == login and again_pid != restarted_pid, f"the same screen {login}, a new process ({restarted_pid} -> {again_pid})")
+        deadline = time.monotonic() + 10
+        while True:  # the shell's sync waits for the visible screen's frame, not for the menu under it
+            _, _, pixel = stack.screenshot("mixed-shell-restarted-menu")
+            if pixel(8, HEADER + 8) == presenter or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        check(pixel(8, HEADER + 8) == presenter, f"the GTK menu is drawn under the modal again: #{bytes(pixel(8, HEADER + 8)).hex()}")
+        node = screen_node(stack.tree(), menu)["screen"]
+        check(node.get("hostName") == "flowd-gtk" and int(node.get("pid", 0)) not in (0, menu_pid) and program_of(claimant(menu)) == "flowd-gtk",
+              f"the menu has a new flowd-gtk process: {node}")
+        restarts = {screen: int(screen_node(stack.tree(), screen)["screen"].get("restarts", 0)) for screen in (menu, login)}
+        # One restart each for the shell's kill (the login had one before); one more only if the shell took
+        # longer than flowd's handshake timeout (5 s) to come back on a loaded machine. A host that failed
+        # without a display would have been restarted every few hundred ms.
+        check(1 <= restarts[menu] <= 2 and 2 <= restarts[login] <= 3, f"restarts for the shell's kill: {restarts}")
+        click(WIDTH // 2, 183)  # the Qt form's "Log in" button: the new process has the name typed before the kill
+        success = step("mixed-login-success", "flowd-qt", modal=True, transition=1)[0]
+        check(success != login, "the login succeeded: its next screen is pushed")
+        click(WIDTH // 2, 149)  # Continue: the login finishes and its modal is dismissed
+        check(step("mixed-menu-again", "flowd-gtk", transition=4)[0] == menu, "back at the menu")
+        click(WIDTH // 2, 127 + 4 * 46)  # the GTK menu's "Student editor"
+        step("mixed-students", "flowd-gtk", transition=1)
+        check(not any("refused claim" in line or "moves in empty" in line for line in stack.shell_lines.all),
+              "no claim was refused and no screen moved in empty (each drew within --hold, 10 s)")
+        complaints = [line for line in stack.flowd_lines.all
+                      if ("flowd-qt: Qt warning" in line or "flowd-qt: Qt critical" in line or "Gtk-WARNING" in line or "Gtk-CRITICAL" in line)
+                      and "The Wayland connection broke" not in line]  # the shell's kill
+        check(not complaints, f"the toolkits complained: {complaints[:3]}")
+    finally:
+        stack.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the folder of flowd and flowctl")
     parser.add_argument("--shell-build", required=True, help="the folder of flowd-shell and colour-screen")
     parser.add_argument("--keep", help="copy the screenshots here")
-    parser.add_argument("--gtk", help="flowd-gtk, for the test under the shell")
+    parser.add_argument("--gtk", help="flowd-gtk, for the tests under the shell")
+    parser.add_argument("--qt", help="flowd-qt, for the test of two toolkits under the shell (with --gtk)")
     parser.add_argument("--logs", default=os.path.join(tempfile.gettempdir(), "flowd-shell-tests"), help="the processes' logs")
-    parser.add_argument("tests", nargs="*", help="walk, kills, claims (default: all)")
+    parser.add_argument("tests", nargs="*", help="walk, kills, claims, held, windows, gtk, mixed (default: all)")
     options = parser.parse_args()
-    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims, "held": test_held, "windows": test_windows, "gtk": test_gtk}
+    tests = {"walk": test_walk, "kills": test_kills, "claims": test_claims, "held": test_held, "windows": test_windows, "gtk": test_gtk,
+             "mixed": test_mixed}
     failed = 0
     for name in options.tests or list(tests):
         print(f"shell test: {name}")

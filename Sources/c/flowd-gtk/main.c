@@ -5,7 +5,8 @@
  * Attached (the default), it shows every kind of the demo launcher; spawned by flowd
  * (--spawn-screens), the one screen it was started for. --control reads commands on standard input
  * and answers each on standard output, for the tests: sync, front, press LABEL, type TEXT (then
- * Enter), fill TEXT (typed, no Enter), back, escape, close, tab N (1-based, as people count tabs),
+ * Enter), fill TEXT (typed, no Enter), back, escape, close, close-window (the first window a flow
+ * opened, as its close button), tab N (1-based, as people count tabs),
  * dump, shot PATH, cut, quit. */
 #include <flowd/screen.h>
 #include <glib-unix.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "flowd-shell-client.h"
 #include "scene.h"
 #include "shelled.h"
 
@@ -235,6 +237,8 @@ static void command(app *a, char *line) {
         failed = scene_escape(a->scene);
     } else if (!strcmp(line, "close")) {
         failed = scene_close(a->scene);
+    } else if (!strcmp(line, "close-window")) {
+        failed = scene_close_window(a->scene);
     } else if (!strcmp(line, "tab") && argument) {
         failed = scene_tab(a->scene, atoi(argument));
     } else if (!strcmp(line, "cut")) {
@@ -246,7 +250,7 @@ static void command(app *a, char *line) {
         g_main_loop_quit(a->loop);
         return;
     } else {
-        failed = "unknown command (sync, front, press, type, fill, back, escape, close, tab, dump, shot, cut, quit)";
+        failed = "unknown command (sync, front, press, type, fill, back, escape, close, close-window, tab, dump, shot, cut, quit)";
     }
     failed ? answer("error %s", failed) : answer("ok");
     rearm(a); /* what the command sent is written at the next dispatch */
@@ -289,6 +293,11 @@ int main(int argc, char **argv) {
             fprintf(stderr, "usage: flowd-gtk [--socket PATH] [--provides KIND,...] [--control]\n");
             return 64;
         }
+    }
+    /* Restarted while flowd-shell restarts too: wait for the display rather than fail (75: try again). */
+    if (getenv("WAYLAND_DISPLAY") && !getenv("DISPLAY") && flowd_shell_wait_display(30000) < 0) {
+        fprintf(stderr, "flowd-gtk: no Wayland display %s after 30 s\n", getenv("WAYLAND_DISPLAY"));
+        return 75;
     }
     if (!gtk_init_check()) {
         fprintf(stderr, "flowd-gtk: no display (set DISPLAY or WAYLAND_DISPLAY, or run it under xvfb-run)\n");

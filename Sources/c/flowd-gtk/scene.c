@@ -13,8 +13,9 @@ typedef struct shown { /* a screen flowd placed here */
     uint64_t id;
     char *kind;
     card state;
-    flowd_path_step *path;
+    flowd_path_step *path; /* its display strings are not kept: `display` is the window's */
     size_t path_count;
+    char *display; /* the display of the window it is in, when a flow opened that window; else NULL */
     bool visible;
     bool dirty; /* its state changed since its card was drawn */
 } shown;
@@ -31,8 +32,10 @@ typedef struct part { /* the widget of one node below the window */
     bool wanted;
 } part;
 
-typedef struct frame { /* the main window (root 0), or one per modal presentation */
-    uint64_t root;
+typedef struct frame { /* a desktop window: one per flowd window (root 0), one per modal presentation */
+    uint64_t flowd_window; /* the flowd window it shows: 0 for the app's main one, else the window's id */
+    char *display;         /* the display a flow opened that window on (NULL for the main window) */
+    uint64_t root;         /* the modal presentation it shows, 0 for the window itself */
     GtkWidget *window, *content, *back, *title;
     uint64_t front; /* the screen in front */
     bool wanted;
@@ -72,12 +75,23 @@ static part *find_part(scene *sc, uint64_t id) {
     return NULL;
 }
 
-static frame *find_frame(scene *sc, uint64_t root) {
+static frame *find_frame(scene *sc, uint64_t flowd_window, uint64_t root) {
     for (guint i = 0; i < sc->frames->len; i++) {
         frame *f = g_ptr_array_index(sc->frames, i);
-        if (f->root == root) return f;
+        if (f->flowd_window == flowd_window && f->root == root) return f;
     }
     return NULL;
+}
+
+/* The flowd window a screen is in: 0 for the main one, else the id of a window a flow opened on a
+ * display (its path's first step names the display). */
+static uint64_t window_of(const shown *s) {
+    return s->display ? s->path[0].id : 0;
+}
+
+/* The desktop window a widget belongs to (its "flowd-window" and "flowd-frame" keys). */
+static frame *frame_of(scene *sc, gpointer object) {
+    return find_frame(sc, id_of(object, "flowd-window"), id_of(object, "flowd-frame"));
 }
 
 /* The modal presentation a screen is in (its last presented path element), 0 for the main window. */
@@ -93,9 +107,18 @@ static int stack_index_of(const shown *s) {
     return flowd_placement_stack_index(&placement);
 }
 
-/* The window in front: the newest modal one, else the main window. */
+/* The front desktop window of a flowd window: its newest modal one, else the window itself. */
+static frame *front_of(scene *sc, uint64_t flowd_window) {
+    for (guint i = sc->frames->len; i-- > 0;) {
+        frame *f = g_ptr_array_index(sc->frames, i);
+        if (f->flowd_window == flowd_window) return f;
+    }
+    return NULL;
+}
+
+/* The window in front for the test channel: the main window's newest modal one, else the main window. */
 static frame *front_frame(scene *sc) {
-    return g_ptr_array_index(sc->frames, sc->frames->len - 1);
+    return front_of(sc, 0);
 }
 
 /* ---- The model: what flowd says ------------------------------------------------------------- */
@@ -105,6 +128,7 @@ static void shown_free(gpointer data) {
     g_free(s->kind);
     card_free(&s->state);
     g_free(s->path);
+    g_free(s->display);
     g_free(s);
 }
 
@@ -112,6 +136,9 @@ static void set_path(shown *s, const flowd_placement *placement) {
     g_free(s->path);
     s->path = g_memdup2(placement->path, placement->path_count * sizeof *placement->path);
     s->path_count = placement->path_count;
+    g_free(s->display);
+    s->display = s->path_count && s->path[0].display && *s->path[0].display ? g_strdup(s->path[0].display) : NULL;
+    for (size_t i = 0; i < s->path_count; i++) s->path[i].display = NULL; /* the library's memory, gone after the callback */
     s->visible = placement->visible;
 }
 
@@ -236,15 +263,29 @@ static const char *navigate(scene *sc, frame *f, bool close) {
 
 static void back_clicked(GtkButton *button, gpointer user) {
     scene *sc = user;
-    frame *f = find_frame(sc, id_of(button, "flowd-frame"));
+    frame *f = frame_of(sc, button);
     if (f) navigate(sc, f, false);
+}
+
+/* Closing a window a flow opened: flowd hears the user close it (begin, commit); the flow decides. */
+static const char *close_window(scene *sc, frame *f) {
+    shown *s = find_shown(sc, f->front);
+    if (!s) return "no screen in the window";
+    flowd_error error;
+    if (flowd_screen_close_window(sc->host, s->id, FLOWD_PHASE_BEGIN, &error) < 0 ||
+        flowd_screen_close_window(sc->host, s->id, FLOWD_PHASE_COMMIT, &error) < 0) {
+        report(sc, -1, &error);
+        return "flowd could not be told";
+    }
+    return NULL;
 }
 
 static gboolean close_requested(GtkWindow *window, gpointer user) {
     scene *sc = user;
-    frame *f = find_frame(sc, id_of(window, "flowd-frame"));
+    frame *f = frame_of(sc, window);
     if (f && f->root) navigate(sc, f, true);
-    return f && f->root; /* a modal one stays until flowd dismisses its screens */
+    else if (f && f->flowd_window) close_window(sc, f);
+    return f && (f->root || f->flowd_window); /* it stays until flowd dismisses its screens */
 }
 
 static const char *escape_in(scene *sc, frame *f) {
@@ -260,7 +301,7 @@ static gboolean key_pressed(GtkEventControllerKey *controller, guint key, guint 
     scene *sc = user;
     if (key != GDK_KEY_Escape) return FALSE;
     GtkWidget *window = gtk_event_controller_get_widget(GTK_EVENT_CONTROLLER(controller));
-    frame *f = find_frame(sc, id_of(window, "flowd-frame"));
+    frame *f = frame_of(sc, window);
     if (f) escape_in(sc, f);
     return TRUE;
 }
@@ -381,15 +422,19 @@ static void attach(part *p, GtkWidget *owner) {
     p->owner = owner;
 }
 
-static frame *new_frame(scene *sc, uint64_t root, const char *title) {
+static frame *new_frame(scene *sc, uint64_t flowd_window, const char *display, uint64_t root, const char *title) {
     frame *f = g_new0(frame, 1);
+    f->flowd_window = flowd_window;
+    f->display = g_strdup(display);
     f->root = root;
     f->window = gtk_window_new();
+    g_object_set_data(G_OBJECT(f->window), "flowd-window", id_pointer(flowd_window));
     g_object_set_data(G_OBJECT(f->window), "flowd-frame", id_pointer(root));
     gtk_window_set_default_size(GTK_WINDOW(f->window), root ? 380 : 440, root ? 420 : 520);
     GtkWidget *header = gtk_header_bar_new();
     f->back = gtk_button_new_from_icon_name("go-previous-symbolic");
     gtk_widget_set_tooltip_text(f->back, "Back");
+    g_object_set_data(G_OBJECT(f->back), "flowd-window", id_pointer(flowd_window));
     g_object_set_data(G_OBJECT(f->back), "flowd-frame", id_pointer(root));
     g_signal_connect(f->back, "clicked", G_CALLBACK(back_clicked), sc);
     gtk_header_bar_pack_start(GTK_HEADER_BAR(header), f->back);
@@ -403,9 +448,9 @@ static frame *new_frame(scene *sc, uint64_t root, const char *title) {
     g_signal_connect(keys, "key-pressed", G_CALLBACK(key_pressed), sc);
     gtk_widget_add_controller(f->window, keys);
     g_signal_connect(f->window, "close-request", G_CALLBACK(close_requested), sc);
-    if (root) {
-        frame *main = g_ptr_array_index(sc->frames, 0);
-        gtk_window_set_transient_for(GTK_WINDOW(f->window), GTK_WINDOW(main->window));
+    if (root) { /* a modal presentation: over its own window */
+        frame *under = find_frame(sc, flowd_window, 0);
+        gtk_window_set_transient_for(GTK_WINDOW(f->window), GTK_WINDOW(under->window));
         gtk_window_set_modal(GTK_WINDOW(f->window), TRUE);
     }
     g_ptr_array_add(sc->frames, f);
@@ -420,7 +465,7 @@ scene *scene_new(flowd_screen_host *host, const char *title) {
     sc->parts = g_ptr_array_new();
     sc->frames = g_ptr_array_new();
     sc->selected_tab = g_hash_table_new(g_direct_hash, g_direct_equal);
-    frame *main = new_frame(sc, 0, title);
+    frame *main = new_frame(sc, 0, NULL, 0, title);
     gtk_widget_set_visible(main->back, FALSE);
     return sc;
 }
@@ -447,6 +492,7 @@ void scene_free(scene *sc) {
     for (guint i = 0; i < sc->frames->len; i++) {
         frame *f = g_ptr_array_index(sc->frames, i);
         gtk_window_destroy(GTK_WINDOW(f->window));
+        g_free(f->display);
         g_free(f);
     }
     g_ptr_array_free(sc->parts, TRUE);
@@ -470,9 +516,13 @@ static const char *tab_title(scene *sc, uint64_t child) {
 }
 
 static void place_parts(scene *sc) {
-    frame *main = g_ptr_array_index(sc->frames, 0);
     for (guint i = 0; i < sc->screens->len; i++) {
         shown *s = g_ptr_array_index(sc->screens, i);
+        /* Its flowd window's desktop window: the main one, or one per window a flow opened. */
+        uint64_t window = window_of(s);
+        frame *main = find_frame(sc, window, 0);
+        if (!main) main = new_frame(sc, window, s->display, 0, s->display);
+        main->wanted = true;
         for (size_t j = 1; j < s->path_count; j++) {
             const flowd_path_step *step = &s->path[j];
             part *p = ensure_part(sc, step);
@@ -483,8 +533,8 @@ static void place_parts(scene *sc) {
                 fill_card(sc, p, s);
             GtkWidget *owner;
             if (step->presented) {
-                frame *f = find_frame(sc, step->id);
-                if (!f) f = new_frame(sc, step->id, "");
+                frame *f = find_frame(sc, window, step->id);
+                if (!f) f = new_frame(sc, window, NULL, step->id, "");
                 f->wanted = true;
                 owner = f->content;
             } else if (j == 1) {
@@ -521,6 +571,7 @@ static void drop_unwanted(scene *sc) {
         frame *f = g_ptr_array_index(sc->frames, i);
         if (f->wanted) continue;
         gtk_window_destroy(GTK_WINDOW(f->window));
+        g_free(f->display);
         g_free(f);
         g_ptr_array_remove_index(sc->frames, i);
     }
@@ -565,11 +616,11 @@ static void update_frames(scene *sc) {
         const shown *front = NULL;
         for (guint j = 0; j < sc->screens->len; j++) {
             shown *s = g_ptr_array_index(sc->screens, j);
-            if (frame_root_of(s) == f->root && s->visible) front = s;
+            if (window_of(s) == f->flowd_window && frame_root_of(s) == f->root && s->visible) front = s;
         }
         if (!front) front = find_shown(sc, f->front); /* covered by a modal: it stays in front here */
         f->front = front ? front->id : 0;
-        gtk_label_set_text(GTK_LABEL(f->title), front && front->state.title ? front->state.title : (f->root ? "" : "flowd"));
+        gtk_label_set_text(GTK_LABEL(f->title), front && front->state.title ? front->state.title : f->root ? "" : f->display ? f->display : "flowd");
         gtk_widget_set_visible(f->back, front && stack_index_of(front) > 0);
     }
 }
@@ -639,6 +690,17 @@ const char *scene_escape(scene *sc) {
     return escape_in(sc, front_frame(sc));
 }
 
+const char *scene_close_window(scene *sc) {
+    for (guint i = 0; i < sc->frames->len; i++) {
+        frame *f = g_ptr_array_index(sc->frames, i);
+        if (!f->flowd_window || f->root) continue;
+        gboolean kept = FALSE;
+        g_signal_emit_by_name(f->window, "close-request", &kept); /* as the window's close button does */
+        return NULL;
+    }
+    return "no window a flow opened";
+}
+
 const char *scene_close(scene *sc) {
     frame *f = front_frame(sc);
     if (!f->root) return "no modal window to close";
@@ -699,11 +761,14 @@ static void dump_widget(scene *sc, GtkWidget *widget, int depth, bool shown_now,
 void scene_dump(scene *sc, GString *out) {
     for (guint i = 0; i < sc->frames->len; i++) {
         frame *f = g_ptr_array_index(sc->frames, i);
-        g_string_append_printf(out, "window %s%llu \"%s\" back=%s front=%llu\n", f->root ? "modal " : "",
-                               (unsigned long long)f->root, gtk_label_get_text(GTK_LABEL(f->title)),
+        /* A window a flow opened is `window display NAME ID`; a modal one in it adds `in ID`. */
+        if (f->flowd_window && !f->root) g_string_append_printf(out, "window display %s %llu", f->display, (unsigned long long)f->flowd_window);
+        else g_string_append_printf(out, "window %s%llu", f->root ? "modal " : "", (unsigned long long)f->root);
+        if (f->flowd_window && f->root) g_string_append_printf(out, " in %llu", (unsigned long long)f->flowd_window);
+        g_string_append_printf(out, " \"%s\" back=%s front=%llu\n", gtk_label_get_text(GTK_LABEL(f->title)),
                                gtk_widget_get_visible(f->back) ? "yes" : "no", (unsigned long long)f->front);
         for (GtkWidget *c = gtk_widget_get_first_child(f->content); c; c = gtk_widget_get_next_sibling(c))
-            dump_widget(sc, c, 1, i == sc->frames->len - 1, out);
+            dump_widget(sc, c, 1, f == front_of(sc, f->flowd_window), out);
     }
 }
 

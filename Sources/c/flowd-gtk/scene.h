@@ -1,5 +1,6 @@
 /* The screens flowd placed on this host, drawn as GTK 4 widgets: a window with a header bar (back,
- * title), a GtkStack per navigation stack (slide transitions when flowd says `animated`), a
+ * title) for the app's main window and one for each window a flow opened on another display, a
+ * GtkStack per navigation stack (slide transitions when flowd says `animated`), a
  * GtkStack with a GtkStackSwitcher per tab bar, a modal window per modal presentation, and a card
  * per screen (title, body, entry, buttons). Events from libflowd-screen change the model; sync()
  * makes the widgets match it; what the person does goes back to flowd as outputs and navigation. */
@@ -34,6 +35,7 @@ const char *scene_type(scene *scene, const char *text, bool enter); /* enter: th
 const char *scene_back(scene *scene);
 const char *scene_escape(scene *scene);
 const char *scene_close(scene *scene);
+const char *scene_close_window(scene *scene); /* the first window a flow opened, as its close button does */
 const char *scene_tab(scene *scene, int tab); /* 1-based, as people count */
 
 /* The front screen of the front window: its id, kind, title and body (NULL if none). */

@@ -4,9 +4,10 @@
  *
  * Attached (the default), it shows every kind of the demo launcher; spawned by flowd
  * (--spawn-screens), the one screen it was started for; under flowd-shell (a Wayland display with
- * flowd_shell_v1) one undecorated toplevel per screen. --control reads commands on standard input
+ * flowd_shell_v1) one undecorated toplevel per screen. With WAYLAND_DISPLAY and no DISPLAY it runs on
+ * Qt's Wayland platform unless QT_QPA_PLATFORM says otherwise. --control reads commands on standard input
  * and answers each on standard output, for the tests, as flowd-gtk's: sync, front, press LABEL,
- * type TEXT, back, escape, close, tab N (1-based), dump, shot PATH, cut, quit. */
+ * type TEXT, back, escape, close, close-window, tab N (1-based), dump, shot PATH, cut, quit. */
 #include <flowd/screen.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,16 +16,18 @@
 #include <QSocketNotifier>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "flowd-shell-client.h"
 #include "loop.h"
 #include "scene.h"
 #include "shelled.h"
 
-static const char *const demo_kinds[] = {"business", "directory", "directory-detail", "item", "login", "login-success",
+static const char *const demo_kinds[] = {"business", "till", "customer", "customer-pay", "directory", "directory-detail", "item", "login", "login-success",
                                          "menu", "profile", "student-age", "student-name", "students", "summary", "tutorial"};
 
 struct App {
@@ -135,10 +138,12 @@ static void command(App &a, std::string line) {
         failed = a.scene->escape();
     } else if (line == "close") {
         failed = a.scene->close();
+    } else if (line == "close-window") {
+        failed = a.scene->closeWindowOfAFlow();
     } else if (line == "tab" && !argument.empty()) {
         failed = a.scene->tab(atoi(argument.c_str()));
     } else {
-        failed = "unknown command (sync, front, press, type, back, escape, close, tab, dump, shot, cut, quit)";
+        failed = "unknown command (sync, front, press, type, back, escape, close, close-window, tab, dump, shot, cut, quit)";
     }
     answer(failed ? std::string("error ") + failed : "ok");
     a.loop->rearm(); // what the command sent is written at the next dispatch
@@ -184,6 +189,14 @@ int main(int argc, char **argv) {
         static const char *const names[] = {"debug", "warning", "critical", "fatal", "info"};
         fprintf(stderr, "flowd-qt: Qt %s: %s\n", names[type <= QtInfoMsg ? type : QtWarningMsg], message.toLocal8Bit().constData());
     });
+    // Spawned under flowd-shell a screen gets WAYLAND_DISPLAY and no DISPLAY: Qt's default platform
+    // (xcb) would find no display, so Wayland it is, as GTK picks by itself.
+    if (!getenv("QT_QPA_PLATFORM") && getenv("WAYLAND_DISPLAY") && !getenv("DISPLAY")) setenv("QT_QPA_PLATFORM", "wayland", 1);
+    // Restarted while flowd-shell restarts too: wait for the display rather than fail (75: try again).
+    if (!strncmp(getenv("QT_QPA_PLATFORM") ? getenv("QT_QPA_PLATFORM") : "", "wayland", 7) && flowd_shell_wait_display(30000) < 0) {
+        fprintf(stderr, "flowd-qt: no Wayland display %s after 30 s\n", getenv("WAYLAND_DISPLAY") ? getenv("WAYLAND_DISPLAY") : "(unset)");
+        return 75;
+    }
     QApplication application(argc, argv);
     App a;
     if (Shelled::available()) {

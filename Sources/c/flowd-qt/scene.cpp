@@ -28,7 +28,8 @@ struct Shown { // a screen flowd placed here
     uint64_t id = 0;
     std::string kind;
     card state{};
-    std::vector<flowd_path_step> path;
+    std::vector<flowd_path_step> path; // its display strings are not kept: `display` is the window's
+    std::string display;               // the display of the window a flow opened that it is in; else empty
     bool visible = false;
     bool dirty = false; // its state changed since its card was drawn
     ~Shown() { card_free(&state); }
@@ -45,7 +46,7 @@ struct Part { // the widget of one node below the window
     bool wanted = false;
 };
 
-// A window: the main one (root 0), or one per modal presentation. Closing and Escape go to the scene.
+// A window: one per flowd window (root 0), or one per modal presentation. Closing and Escape go to the scene.
 class FrameWindow : public QWidget {
 public:
     std::function<bool()> closing; // true: keep the window (flowd dismisses it)
@@ -63,7 +64,9 @@ protected:
 };
 
 struct Frame {
-    uint64_t root = 0;
+    uint64_t flowdWindow = 0; // the flowd window it shows: 0 for the app's main one, else the window's id
+    std::string display;      // the display a flow opened that window on (empty for the main window)
+    uint64_t root = 0;        // the modal presentation it shows, 0 for the window itself
     FrameWindow *window = nullptr;
     SlideStack *content = nullptr;
     QToolButton *back = nullptr;
@@ -81,6 +84,9 @@ static uint64_t frameRootOf(const Shown *s) { // the modal presentation it is in
     return root;
 }
 
+// The flowd window a screen is in: 0 for the main one, else the id of a window a flow opened on a display.
+static uint64_t windowOf(const Shown *s) { return s->display.empty() ? 0 : s->path[0].id; }
+
 static int stackIndexOf(const Shown *s) {
     flowd_placement placement{};
     placement.path = s->path.data();
@@ -88,7 +94,7 @@ static int stackIndexOf(const Shown *s) {
     return flowd_placement_stack_index(&placement);
 }
 
-Scene::Scene(const char *title) { newFrame(0, title)->back->hide(); }
+Scene::Scene(const char *title) { newFrame(0, "", 0, title)->back->hide(); }
 
 Scene::~Scene() {
     for (auto &p : parts_) {
@@ -110,9 +116,16 @@ Part *Scene::findPart(uint64_t id) {
     return nullptr;
 }
 
-Frame *Scene::findFrame(uint64_t root) {
+Frame *Scene::findFrame(uint64_t flowdWindow, uint64_t root) {
     for (auto &f : frames_)
-        if (f->root == root) return f.get();
+        if (f->flowdWindow == flowdWindow && f->root == root) return f.get();
+    return nullptr;
+}
+
+// The front window of a flowd window: its newest modal one, else the window itself.
+Frame *Scene::frontOf(uint64_t flowdWindow) {
+    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+        if ((*it)->flowdWindow == flowdWindow) return it->get();
     return nullptr;
 }
 
@@ -120,6 +133,8 @@ Frame *Scene::findFrame(uint64_t root) {
 
 static void setPath(Shown *s, const flowd_placement &placement) {
     s->path.assign(placement.path, placement.path + placement.path_count);
+    s->display = !s->path.empty() && s->path[0].display ? s->path[0].display : "";
+    for (auto &step : s->path) step.display = nullptr; // the library's memory, gone after the callback
     s->visible = placement.visible;
 }
 
@@ -188,6 +203,20 @@ const char *Scene::navigate(Frame *f, bool close) {
     auto gesture = close ? flowd_screen_close_modal : flowd_screen_back;
     flowd_error error;
     if (gesture(host_, s->id, FLOWD_PHASE_BEGIN, &error) < 0 || gesture(host_, s->id, FLOWD_PHASE_COMMIT, &error) < 0) {
+        report(-1, &error);
+        return "flowd could not be told";
+    }
+    report(0, nullptr);
+    return nullptr;
+}
+
+// Closing a window a flow opened: flowd hears the user close it (begin, commit); the flow decides.
+const char *Scene::closeWindow(Frame *f) {
+    Shown *s = findShown(f->front);
+    if (!s) return "no screen in the window";
+    flowd_error error;
+    if (flowd_screen_close_window(host_, s->id, FLOWD_PHASE_BEGIN, &error) < 0 ||
+        flowd_screen_close_window(host_, s->id, FLOWD_PHASE_COMMIT, &error) < 0) {
         report(-1, &error);
         return "flowd could not be told";
     }
@@ -310,13 +339,15 @@ static void attach(Part *p, SlideStack *owner) {
     p->owner = owner;
 }
 
-Frame *Scene::newFrame(uint64_t root, const char *title) {
+Frame *Scene::newFrame(uint64_t flowdWindow, const std::string &display, uint64_t root, const char *title) {
     auto f = std::make_unique<Frame>();
+    f->flowdWindow = flowdWindow;
+    f->display = display;
     f->root = root;
-    Frame *main = frames_.empty() ? nullptr : frames_[0].get();
+    Frame *under = root ? findFrame(flowdWindow, 0) : nullptr;
     f->window = new FrameWindow;
-    if (main) { // transient for the main window, which it blocks while it is open
-        f->window->setParent(main->window, Qt::Dialog);
+    if (under) { // a modal presentation: transient for its window, which it blocks while it is open
+        f->window->setParent(under->window, Qt::Dialog);
         f->window->setWindowModality(Qt::WindowModal);
     }
     f->window->resize(root ? 380 : 440, root ? 420 : 520);
@@ -350,12 +381,12 @@ Frame *Scene::newFrame(uint64_t root, const char *title) {
     Frame *raw = f.get();
     QObject::connect(f->back, &QToolButton::clicked, f->back, [this, raw] { navigate(raw, false); });
     f->window->closing = [this, raw] {
-        if (!raw->root) {
+        if (!raw->root && !raw->flowdWindow) {
             if (mainClosed) mainClosed();
             return false;
         }
-        navigate(raw, true);
-        return true; // a modal one stays until flowd dismisses its screens
+        raw->root ? navigate(raw, true) : closeWindow(raw);
+        return true; // a modal one, or another window, stays until flowd dismisses its screens
     };
     f->window->escaped = [this, raw] { escapeIn(raw); };
     frames_.push_back(std::move(f));
@@ -375,9 +406,13 @@ std::string Scene::tabTitle(uint64_t child) {
 }
 
 void Scene::placeParts() {
-    Frame *main = frames_[0].get();
     for (auto &sp : screens_) {
         Shown *s = sp.get();
+        // Its flowd window's own window: the main one, or one per window a flow opened.
+        uint64_t window = windowOf(s);
+        Frame *main = findFrame(window, 0);
+        if (!main) main = newFrame(window, s->display, 0, s->display.c_str());
+        main->wanted = true;
         for (size_t j = 1; j < s->path.size(); j++) {
             const flowd_path_step &step = s->path[j];
             Part *p = ensurePart(step);
@@ -387,8 +422,8 @@ void Scene::placeParts() {
             if (p->kind == Part::Card && step.id == s->id && (s->dirty || !p->widget->layout())) fillCard(p, s);
             SlideStack *owner;
             if (step.presented) {
-                Frame *f = findFrame(step.id);
-                if (!f) f = newFrame(step.id, "");
+                Frame *f = findFrame(window, step.id);
+                if (!f) f = newFrame(window, "", step.id, "");
                 f->wanted = true;
                 owner = f->content;
             } else if (j == 1) {
@@ -480,12 +515,13 @@ void Scene::updateFrames() {
     for (auto &f : frames_) {
         const Shown *front = nullptr;
         for (auto &s : screens_)
-            if (frameRootOf(s.get()) == f->root && s->visible) front = s.get();
+            if (windowOf(s.get()) == f->flowdWindow && frameRootOf(s.get()) == f->root && s->visible) front = s.get();
         if (!front) front = findShown(f->front); // covered by a modal: it stays in front here
         f->front = front ? front->id : 0;
-        QString title = front && front->state.title ? QString::fromUtf8(front->state.title) : QString(f->root ? "" : "flowd");
+        QString title = front && front->state.title ? QString::fromUtf8(front->state.title)
+                        : f->root ? QString() : QString::fromStdString(f->display.empty() ? "flowd" : f->display);
         f->title->setText(title);
-        if (f->root) f->window->setWindowTitle(title);
+        if (f->root || f->flowdWindow) f->window->setWindowTitle(title);
         f->back->setVisible(front && stackIndexOf(front) > 0);
     }
 }
@@ -550,6 +586,15 @@ const char *Scene::back() {
 
 const char *Scene::escape() { return escapeIn(frontFrame()); }
 
+const char *Scene::closeWindowOfAFlow() {
+    for (auto &f : frames_)
+        if (f->flowdWindow && !f->root) {
+            f->window->close(); // as the window's close button does
+            return nullptr;
+        }
+    return "no window a flow opened";
+}
+
 const char *Scene::close() {
     Frame *f = frontFrame();
     if (!f->root) return "no modal window to close";
@@ -608,11 +653,15 @@ std::string Scene::dump() {
     for (size_t i = 0; i < frames_.size(); i++) {
         Frame *f = frames_[i].get();
         char line[200];
-        snprintf(line, sizeof line, "window %s%llu \"", f->root ? "modal " : "", (unsigned long long)f->root);
-        out += line + f->title->text().toStdString();
+        // A window a flow opened is `window display NAME ID`; a modal one in it adds `in ID` (flowd-gtk's).
+        if (f->flowdWindow && !f->root) snprintf(line, sizeof line, "window display %s %llu", f->display.c_str(), (unsigned long long)f->flowdWindow);
+        else snprintf(line, sizeof line, "window %s%llu", f->root ? "modal " : "", (unsigned long long)f->root);
+        out += line;
+        if (f->flowdWindow && f->root) out += " in " + std::to_string(f->flowdWindow);
+        out += " \"" + f->title->text().toStdString();
         snprintf(line, sizeof line, "\" back=%s front=%llu\n", f->back->isHidden() ? "no" : "yes", (unsigned long long)f->front);
         out += line;
-        for (QWidget *c : f->content->pages()) dumpPart(c, 1, i == frames_.size() - 1, out);
+        for (QWidget *c : f->content->pages()) dumpPart(c, 1, f == frontOf(f->flowdWindow), out);
     }
     return out;
 }

@@ -1,4 +1,5 @@
-/* The screens flowd placed on this host, drawn as Qt widgets: a window with a header (back, title),
+/* The screens flowd placed on this host, drawn as Qt widgets: a window with a header (back, title)
+ * for the app's main window and one for each window a flow opened on another display,
  * a sliding stack per navigation stack (pushes slide in from the right, pops from the left, when
  * flowd says `animated`), a QTabBar over a stack per tab bar, a window-modal window per modal
  * presentation, and a card per screen (title, body, line edit, buttons). Events from libflowd-screen
@@ -44,6 +45,7 @@ public:
     const char *back();
     const char *escape();
     const char *close();
+    const char *closeWindowOfAFlow(); // the first window a flow opened, as its close button does
     const char *tab(int tab); // 1-based, as people count
 
     // The front screen of the front window: its id, kind, title and body (false if none).
@@ -57,14 +59,16 @@ public:
 private:
     Shown *findShown(uint64_t id);
     Part *findPart(uint64_t id);
-    Frame *findFrame(uint64_t root);
-    Frame *frontFrame() { return frames_.back().get(); }
-    Frame *newFrame(uint64_t root, const char *title);
+    Frame *findFrame(uint64_t flowdWindow, uint64_t root);
+    Frame *frontOf(uint64_t flowdWindow);
+    Frame *frontFrame() { return frontOf(0); } // the main window's newest modal one, else the main window
+    Frame *newFrame(uint64_t flowdWindow, const std::string &display, uint64_t root, const char *title);
     Part *ensurePart(const flowd_path_step &step);
     bool takeState(Shown *s, const flowd_payload *state, uint64_t serial);
     void fillCard(Part *p, Shown *s);
     void report(int result, const flowd_error *error);
     const char *navigate(Frame *f, bool close);
+    const char *closeWindow(Frame *f);
     const char *escapeIn(Frame *f);
     void tabChosen(Part *bar, int position);
     std::string tabTitle(uint64_t child);

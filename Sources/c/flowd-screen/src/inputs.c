@@ -132,6 +132,11 @@ int flowd_screen_close_modal(flowd_screen_host *host, uint64_t screen_id, flowd_
     return navigate(host, screen_id, FW_NAVIGATION_CLOSE_MODAL, (uint64_t)phase, error);
 }
 
+int flowd_screen_close_window(flowd_screen_host *host, uint64_t screen_id, flowd_phase phase, flowd_error *error) {
+    if (fl_check_phase(phase, error) < 0) return -1;
+    return navigate(host, screen_id, FW_NAVIGATION_CLOSE_WINDOW, (uint64_t)phase, error);
+}
+
 int flowd_screen_select_tab(flowd_screen_host *host, uint64_t screen_id, uint32_t index, flowd_error *error) {
     return navigate(host, screen_id, FW_NAVIGATION_SELECT_TAB, index, error);
 }

@@ -1,4 +1,6 @@
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <wayland-client.h>
 #include "flowd-shell-client.h"
 #include "flowd-shell-v1-client-protocol.h"
@@ -50,4 +52,19 @@ int flowd_shell_claim(struct wl_display *display, struct wl_surface *surface, co
     flowd_shell_v1_claim(bound_shell, surface, token);
     wl_display_flush(display);
     return 0;
+}
+
+int flowd_shell_wait_display(int timeout_ms) {
+    const char *name = getenv("WAYLAND_DISPLAY");
+    if (!name || !*name) return 0;
+    for (int waited = 0;; waited += 100) {
+        struct wl_display *display = wl_display_connect(NULL);
+        if (display) {
+            wl_display_disconnect(display);
+            return 0;
+        }
+        if (waited >= timeout_ms) return -1;
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
 }

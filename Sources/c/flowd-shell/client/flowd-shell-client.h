@@ -22,6 +22,13 @@ int flowd_shell_claim(struct wl_display *display, struct wl_surface *surface, co
  * serves one toplevel per screen, without chrome of its own. Binds it for flowd_shell_claim. */
 int flowd_shell_available(struct wl_display *display);
 
+/* Waits for the Wayland display WAYLAND_DISPLAY names, trying to connect every 100 ms for at most
+ * `timeout_ms`: a host that flowd restarts while the shell itself restarts waits for the new shell
+ * instead of failing in its toolkit's start (docs/shell.md, step 5). Returns 0 once a connection
+ * succeeded (it is closed again: the toolkit makes its own), or at once when WAYLAND_DISPLAY is
+ * unset; -1 when the time ran out. */
+int flowd_shell_wait_display(int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif

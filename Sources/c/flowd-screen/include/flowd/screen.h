@@ -372,6 +372,9 @@ int flowd_screen_send_output(flowd_screen_host *host, uint64_t screen_id, const 
 int flowd_screen_send_json(flowd_screen_host *host, uint64_t screen_id, const char *json, flowd_error *error);
 int flowd_screen_back(flowd_screen_host *host, uint64_t screen_id, flowd_phase phase, flowd_error *error);
 int flowd_screen_close_modal(flowd_screen_host *host, uint64_t screen_id, flowd_phase phase, flowd_error *error);
+/* The user closes the window that holds the screen: a window a flow opened on another display (the
+ * path's first step has a display); flowd refuses it for the app's main window. */
+int flowd_screen_close_window(flowd_screen_host *host, uint64_t screen_id, flowd_phase phase, flowd_error *error);
 int flowd_screen_select_tab(flowd_screen_host *host, uint64_t screen_id, uint32_t index, flowd_error *error);
 /* Keeps bytes of the host's own (a half-typed line) with flowd for the screen; at most
  * FLOWD_SCREEN_MAX_SAVED_STATE bytes. They come back in flowd_place.saved_state. */
