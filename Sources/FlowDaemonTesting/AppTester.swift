@@ -185,6 +185,12 @@ public final class AppTester {
     /// link names).
     public var place: String { daemon.daemon.tree().place }
 
+    /// Where the user is in each window a flow opened beside the main one, by display: the link to
+    /// its visible screen ("" when none names it). Empty with one window.
+    public var windowPlaces: [String: String] {
+        Dictionary(daemon.daemon.tree().otherWindows.map { ($0.display, $0.place) }) { first, _ in first }
+    }
+
     /// What the user sees now.
     public var moment: Moment {
         settle()
