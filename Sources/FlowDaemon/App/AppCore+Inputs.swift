@@ -79,7 +79,7 @@ extension AppCore {
             ], now: loop.now)
         }
         do {
-            try feed(.output(screen, payload: payload), key: output.key)
+            try persistence.feedOutput(of: screen, payload: payload, key: output.key, at: loop.wallClock, into: runtime)
         } catch {
             let code: Flowd_V1_ErrorCode = error.code == .outputDecodingFailed ? .badPayload : .unknownScreen
             refuse(Flowd_V1_Error(code: code, message: error.message, screenID: output.screenID), seq: seq, to: host)

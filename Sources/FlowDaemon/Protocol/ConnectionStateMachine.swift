@@ -102,6 +102,11 @@ package struct ConnectionStateMachine {
         if case .established(let agreement) = state { agreement.role == .screenHost } else { false }
     }
 
+    /// Whether the handshake is done (read in place, without copying the agreement out).
+    package var isEstablished: Bool {
+        if case .established = state { true } else { false }
+    }
+
     /// The next complete frame from the peer.
     package mutating func receive(_ body: Flowd_V1_Envelope.OneOf_Body) -> Action {
         switch state {

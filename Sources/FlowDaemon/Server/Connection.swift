@@ -69,7 +69,10 @@ final class Connection {
     private func withDecoder<R, E: Error>(_ body: (inout FrameDecoder) throws(E) -> R) throws(E) -> R {
         var lent: FrameDecoder?
         swap(&lent, &decoderSlot)
-        defer { swap(&lent, &decoderSlot) }
+        defer {
+            bufferedByteCount = lent?.bufferedByteCount ?? 0
+            swap(&lent, &decoderSlot)
+        }
         // Taken out just above; a nil here would mean a call that reached it while lent, a bug.
         return try body(&lent!)
     }
@@ -80,8 +83,10 @@ final class Connection {
     /// The next complete frame buffered, or `HotFrame.noFrame`; throws what the decoder found wrong.
     func decodeNextFrame() throws(FrameError) -> HotFrame { try withDecoder { (decoder) throws(FrameError) in try decoder.nextHotFrame() } }
 
-    /// Bytes received and not decoded yet.
-    var bufferedByteCount: Int { decoderSlot?.bufferedByteCount ?? 0 }
+    /// Bytes received and not decoded yet, noted as the decoder is handed back: read from the
+    /// decoder's optional field, it copied the decoder out and destroyed the copy through the
+    /// runtime's generic witnesses (~0.2 k instructions per relay output, callgrind).
+    private(set) var bufferedByteCount = 0
 
     /// Whether part of a frame has arrived but not all of it.
     var isMidFrame: Bool { bufferedByteCount > 0 }

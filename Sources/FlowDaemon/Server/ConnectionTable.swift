@@ -248,8 +248,10 @@ struct ConnectionTable {
     /// A peer that stops in the middle of a frame would hold its connection forever: once past the
     /// handshake (whose own deadline covers it before), a partial frame starts the frame timeout.
     mutating func watchForStalledFrame(_ connection: Connection, now: UInt64) {
-        guard limits.frameTimeout > 0, !connection.awaitsFrameEnd, !connection.isClosing, !connection.isBacklogged,
-              connection.agreement != nil, connection.bufferedByteCount > 0 else { return }
+        // Once per read: the common case (no partial frame) first, and the handshake's state read in
+        // place (`agreement != nil` copied the agreement out, ~0.2 k instructions per relay output).
+        guard connection.bufferedByteCount > 0, limits.frameTimeout > 0, !connection.awaitsFrameEnd, !connection.isClosing,
+              !connection.isBacklogged, connection.protocolState.isEstablished else { return }
         connection.awaitsFrameEnd = true
         frameDeadlines.add(connection.id, now: now)
     }
