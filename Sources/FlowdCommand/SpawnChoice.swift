@@ -11,12 +11,12 @@ package struct SpawnChoice: Equatable, Sendable {
     /// Parses `text`: `EXECUTABLE`, or `KIND,...=EXECUTABLE` when the part before the first `=` has no slash
     /// (so a path with `=` in a folder's name is still an executable).
     package init(parsing text: String) throws(ValidationError) {
-        guard let equals = text.firstIndex(of: "="), !text[..<equals].contains("/") else {
+        guard let equals = text.firstIndex(of: "="), !text[..<equals].contains(Character("/")) else {
             guard !text.isEmpty else { throw ValidationError("--spawn-screens needs an executable, or KINDS=EXECUTABLE; got nothing") }
             self.init(kinds: nil, executable: text)
             return
         }
-        let kinds = text[..<equals].split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespaces) }
+        let kinds = text[..<equals].split(separator: ",", omittingEmptySubsequences: false).map(\.trimmingSpaces)
         let executable = String(text[text.index(after: equals)...])
         guard !kinds.contains(""), !executable.isEmpty else {
             throw ValidationError("--spawn-screens takes EXECUTABLE or KINDS=EXECUTABLE with kinds comma-separated (login,login-success=flowd-qt), got '\(text)'")
