@@ -1,5 +1,4 @@
 import FlowKit
-import Foundation
 
 /// The user's place as the journal, the stop record and an upgrade keep it (docs/journal.md, record
 /// kind 64): the main window's link, then on a line of its own the link of each window a flow opened
