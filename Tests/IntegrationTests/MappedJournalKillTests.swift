@@ -43,4 +43,35 @@ import Glibc
         let again = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", path], directory: directory)
         #expect(try BadStateTests.stats(again.socketPath).restoredInputs == 6)
     }
+
+    /// A burst of commits leaves a flush due a second after the last one (`DaemonJournal.syncDueAt`),
+    /// which the loop's deadline timer asks for. A deadline that the timer's own callback did not clear
+    /// was re-armed for the past, and libuv 1.44 ran it again in the same phase forever: a daemon
+    /// spinning at 100% of a CPU, answering nothing. Idle after the burst, it must use next to no CPU
+    /// and still answer.
+    @Test func anIdleDaemonAfterABurstOfCommitsDoesNotSpinOnTheFlushDeadline() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemon = try DaemonProcess(arguments: ["--app", "deep-stack", "--state", directory + "/deep-stack.journal"], directory: directory)
+        let host = try Host(socket: daemon.socketPath)
+        for _ in 0..<5 { try #require(try host.push() != nil) }
+        let before = try #require(Self.cpuTicks(of: daemon.process.processIdentifier))
+        Thread.sleep(forTimeInterval: 2.5)
+        let after = try #require(Self.cpuTicks(of: daemon.process.processIdentifier))
+        let hertz = Int(sysconf(Int32(_SC_CLK_TCK)))
+        #expect(after - before < hertz / 2, "flowd used \(after - before) ticks of CPU (\(hertz) a second) in 2.5 s idle")
+        #expect(try BadStateTests.stats(daemon.socketPath).restoredInputs == 0, "it still answers")
+        daemon.signal(SIGTERM)
+        while let frame = try host.client.receive() { try host.client.ackAll([frame]) }
+        #expect(daemon.waitForExit() == 0, "\(daemon.logText)")
+    }
+
+    /// User and system CPU of a process, in clock ticks (`/proc/PID/stat`, fields 14 and 15).
+    static func cpuTicks(of pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
 }

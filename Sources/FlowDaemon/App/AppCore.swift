@@ -202,6 +202,7 @@ struct AppCore {
 
     /// What is due at `now`: ack deadlines, the flows' timers, screens that waited too long for a host.
     mutating func expire(now: UInt64) {
+        persistence.expire(now: now)
         perform(delivery.expire(now: now))
         drive()
         fireRequestTimers(now: now)

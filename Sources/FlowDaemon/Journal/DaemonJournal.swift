@@ -58,8 +58,8 @@ struct DaemonJournal {
     /// the default compaction's count): with compaction off or its checkpoints refused, a host saving
     /// in a loop cannot grow the journal without bound.
     static let maxSavedBytesSinceCheckpoint = 2_048 * 16 * 1024
-    /// Commits since the last flush request.
-    private var sinceSync = 0
+    /// When the commits not flushed yet are flushed (the loop's clock, milliseconds; nil: none wait).
+    private(set) var syncDueAt: UInt64?
     private let syncs = DispatchQueue(label: "flowd.journal.sync")
     private let logger: Logger
 
@@ -76,10 +76,12 @@ struct DaemonJournal {
     /// only then is the place asked for at the commit, so an output that updates a screen costs nothing more.
     private var mayHaveMoved = false
 
-    /// Commits after which the log is flushed to the disk off the loop, or sooner at the first commit
-    /// a second after the last flush: what a power cut can take (a crash of the process takes
-    /// nothing committed).
-    static let commitsPerSync = 1_000
+    /// What a power cut can take (a crash of the process takes nothing committed): a commit is
+    /// flushed to the disk, off the loop, at most this long after it was made; at once when the last
+    /// flush is as old, so a commit after a quiet second is flushed at once, and a stream of commits
+    /// once a second. Bounded in time, not in commits: each `fdatasync` costs ~0.1 ms of a CPU
+    /// whatever it carries, which a count bound paid 60 times a second under a relay's load
+    /// (docs/performance.md, "Decisions").
     static let syncMilliseconds: UInt64 = 1_000
     /// How long to wait before trying a failed write again, in milliseconds.
     static let retryMilliseconds: UInt64 = 1_000
@@ -205,7 +207,8 @@ struct DaemonJournal {
         savedSinceCheckpoint = 0
         savedBytesSinceCheckpoint = 0
         journaledPlace = checkpoint.placeText
-        sinceSync = 0
+        // The rewrite flushed the file.
+        syncDueAt = nil
     }
 
     /// Adds a screen command the runtime made to the check (while recording or replaying).
@@ -233,6 +236,14 @@ struct DaemonJournal {
         iterationStamped = false
         if !pending.isEmpty { notePlace(place) }
         write(now: now, force: false)
+        syncIfDue(now: now)
+    }
+
+    /// Asks for the flush of the commits not flushed yet when it is due: at each commit, and when the
+    /// loop's deadline timer fires for it (which must clear the deadline: libuv 1.44 runs a timer
+    /// re-armed for the past again in the same phase, without polling).
+    mutating func syncIfDue(now: UInt64) {
+        if let syncDueAt, now >= syncDueAt { requestSync(now: now) }
     }
 
     /// Appends what is pending as one batch, the check on its last record.
@@ -266,8 +277,7 @@ struct DaemonJournal {
         savedSinceCheckpoint += pendingSavedStates
         savedBytesSinceCheckpoint += pendingSavedBytes
         clearPending()
-        sinceSync += 1
-        if sinceSync >= Self.commitsPerSync || now >= lastSyncAt + Self.syncMilliseconds { requestSync(now: now) }
+        if syncDueAt == nil { syncDueAt = max(now, lastSyncAt + Self.syncMilliseconds) }
     }
 
     /// The last commit before the process exits: tried at once even while writes fail; if it fails
@@ -339,7 +349,7 @@ struct DaemonJournal {
     }
 
     private mutating func requestSync(now: UInt64) {
-        sinceSync = 0
+        syncDueAt = nil
         lastSyncAt = now
         guard let sync = journal.sync else { return }
         syncs.async { sync.run() }

@@ -434,8 +434,17 @@ struct Persistence {
     /// The app finished: the journal is cleared.
     mutating func finish() { journal?.finish() }
 
-    /// When a failed write is tried again.
-    var nextDeadline: UInt64? { mutating get { journal?.retryAt } }
+    /// The loop's deadline fired: the flush of what is committed is asked for when due.
+    mutating func expire(now: UInt64) { journal?.syncIfDue(now: now) }
+
+    /// When a failed write is tried again, or the commits not flushed yet are flushed.
+    var nextDeadline: UInt64? {
+        mutating get {
+            var next = journal?.retryAt
+            DeadlineFold.fold(journal?.syncDueAt, into: &next)
+            return next
+        }
+    }
 }
 
 /// Too many pongs wait for the journal (`Persistence.maxHeldPongs`).

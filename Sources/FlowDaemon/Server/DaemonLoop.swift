@@ -120,7 +120,10 @@ final class UVDaemonLoop: DaemonLoop {
             return
         }
         let now = self.now
-        timer.start(after: deadline > now ? deadline - now : 0) { [meter, uv] in
+        // A deadline already passed fires after the next poll, not at 0 ms: libuv 1.44 runs a timer
+        // re-armed for 0 ms from its own callback again in the same phase, without polling, so a
+        // deadline that only the iteration's end clears (the journal's retry) would spin there.
+        timer.start(after: deadline > now ? deadline - now : 1) { [meter, uv] in
             // Timers run first in an iteration, before any read: a stop since the last poll is left
             // out before the deadline is judged.
             meter.noticed(meter.attention.resumed(at: uv.now))
