@@ -73,11 +73,13 @@ package enum FastCodec {
 
     /// The same, reusing `contentTypes` across calls (one per connection).
     package static func decode(_ bytes: UnsafeRawBufferPointer, contentTypes: inout ContentTypes) -> Frame? {
-        decodeHot(bytes, contentTypes: &contentTypes)?.frame
+        var output = Flowd_V1_Output()
+        return decodeHot(bytes, contentTypes: &contentTypes, output: &output)?.frame(output: output)
     }
 
-    /// The same as a `HotFrame`: an output or an ack without the body enum.
-    package static func decodeHot(_ bytes: UnsafeRawBufferPointer, contentTypes: inout ContentTypes) -> HotFrame? {
+    /// The same as a `HotFrame`: an output (written into `output`) or an ack without the body enum.
+    package static func decodeHot(_ bytes: UnsafeRawBufferPointer, contentTypes: inout ContentTypes,
+                                  output: inout Flowd_V1_Output) -> HotFrame? {
         var reader = Reader(bytes)
         var seq: UInt64 = 0
         var replyTo: UInt64 = 0
@@ -97,8 +99,9 @@ package enum FastCodec {
                 guard body == nil, var sub = reader.submessage(), let ack = decodeAck(&sub) else { return nil }
                 body = .ack(ack)
             case (30, 2):
-                guard body == nil, var sub = reader.submessage(), let output = decodeOutput(&sub, &contentTypes) else { return nil }
-                body = .output(output)
+                guard body == nil, var sub = reader.submessage(), let decoded = decodeOutput(&sub, &contentTypes) else { return nil }
+                output = decoded
+                body = .output
             default:
                 return nil
             }
