@@ -96,15 +96,16 @@ public struct FrameDecoder: Sendable {
     ///
     /// - Throws: as `nextEnvelope()`.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
-        let hot = try nextHotFrame()
-        return hot.isFrame ? hot.frame : nil
+        var output = Flowd_V1_Output()
+        let hot = try nextHotFrame(output: &output)
+        return hot.isFrame ? hot.frame(output: output) : nil
     }
 
     /// The next frame as a `HotFrame` (what the daemon reads with), `HotFrame.noFrame` when none is
-    /// complete: the same frames and errors as `nextFrame()`.
-    package mutating func nextHotFrame() throws(FrameError) -> HotFrame {
+    /// complete: the same frames and errors as `nextFrame()`. An output is written into `output`.
+    package mutating func nextHotFrame(output: inout Flowd_V1_Output) throws(FrameError) -> HotFrame {
         guard let range = try nextBodyRange() else { return .noFrame }
-        let fast = buffer.withUnsafeBytes { raw in FastCodec.decodeHot(UnsafeRawBufferPointer(rebasing: raw[range]), contentTypes: &contentTypes) }
+        let fast = buffer.withUnsafeBytes { raw in FastCodec.decodeHot(UnsafeRawBufferPointer(rebasing: raw[range]), contentTypes: &contentTypes, output: &output) }
         if let fast { return fast }
         let envelope = try Self.decode(buffer, range)
         guard let body = envelope.body else { throw .emptyBody }

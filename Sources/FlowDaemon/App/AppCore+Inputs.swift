@@ -35,8 +35,12 @@ extension AppCore {
     /// The error to answer an input about screen `id` with, unless it is live and `host` hosts it
     /// (nil `host`: a debug injection, any host).
     mutating func refusal(of id: UInt64, hostedBy host: UInt64?) -> Flowd_V1_Error? {
-        switch delivery.refusal(of: ScreenID(rawValue: id), by: host) {
-        case nil: nil
+        delivery.refusal(of: ScreenID(rawValue: id), by: host).map { Self.error($0, screen: id) }
+    }
+
+    /// The error a host is answered for an input on screen `id` that `refusal` names.
+    private static func error(_ refusal: ScreenDelivery.LookupError, screen id: UInt64) -> Flowd_V1_Error {
+        switch refusal {
         case .unknownScreen:
             Flowd_V1_Error(code: .unknownScreen, message: "screen \(id) is not live (never placed, or already dismissed)", screenID: id)
         case .notYourScreen:
@@ -49,11 +53,11 @@ extension AppCore {
     /// An `Output` from the screen host on `host`, or injected by the debug client there (`injectedBy` its pid).
     mutating func receiveOutput(_ output: Flowd_V1_Output, seq: UInt64, from host: UInt64, injectedBy pid: Int32? = nil) {
         let injected = pid != nil
-        guard let (runtime, screen) = screenOfInput(output.screenID, key: output.key, what: "output", seq: seq, from: host,
-                                                    injected: injected) else { return }
-        // Read in place, once each: a read through `delivery.screens` copies the whole screen out, and
-        // each read of `output.payload` copies the payload out of the message's storage.
-        let (kind, isDismissing, outputContentType) = delivery.outputFacts(of: screen) ?? ("", false, "")
+        // The screen's facts come with the check of the host (one look-up): read in place, once each,
+        // as a read through `delivery.screens` copies the whole screen out, and each read of
+        // `output.payload` copies the payload out of the message's storage.
+        guard let (runtime, screen, kind, isDismissing, outputContentType) = screenOfOutput(
+            output.screenID, key: output.key, seq: seq, from: host, injected: injected) else { return }
         if isDismissing {
             // A late tap on a screen being removed: dropped without an error (docs/protocol.md).
             if injected { refuse(Flowd_V1_Error(code: .unknownScreen, message: "screen \(screen.rawValue) is being dismissed", screenID: output.screenID), seq: seq, to: host) }
@@ -133,6 +137,27 @@ extension AppCore {
     /// nil once answered: refused (no app, no such screen, not its host), or dropped as a repeat of
     /// an input already applied — sent again by a host that did not know whether it arrived: it
     /// did, and may have removed its screen since (docs/protocol.md §20).
+    /// `screenOfInput` for an output, with what `ScreenDelivery.outputFacts(of:by:)` tells of the screen,
+    /// read in the same look-up as the check of its host: the same checks in the same order.
+    private mutating func screenOfOutput(_ id: UInt64, key: UInt64, seq: UInt64, from host: UInt64, injected: Bool)
+        -> (FlowRuntime, ScreenID, kind: String, isDismissing: Bool, contentType: String)? {
+        guard let runtime else {
+            refuseWithoutApp(screen: id, seq: seq, to: host)
+            return nil
+        }
+        if persistence.hasApplied(key) {
+            logger.debug("dropped a repeated output", metadata: ["screen": "\(id)", "key": "\(key)"])
+            return nil
+        }
+        let facts = delivery.outputFacts(of: ScreenID(rawValue: id), by: injected ? nil : host)
+        if let refusal = facts.refusal {
+            refuse(Self.error(refusal, screen: id), seq: seq, to: host)
+            return nil
+        }
+        if persistence.journalFails, refusedByJournal(screen: id, seq: seq, from: host) { return nil }
+        return (runtime, ScreenID(rawValue: id), facts.kind, facts.isDismissing, facts.contentType)
+    }
+
     private mutating func screenOfInput(_ id: UInt64, key: UInt64, what: String, seq: UInt64, from host: UInt64,
                                         injected: Bool) -> (FlowRuntime, ScreenID)? {
         guard let runtime else {

@@ -81,7 +81,10 @@ final class Connection {
     func received(_ bytes: UnsafeRawBufferPointer) { withDecoder { $0.append(bytes) } }
 
     /// The next complete frame buffered, or `HotFrame.noFrame`; throws what the decoder found wrong.
-    func decodeNextFrame() throws(FrameError) -> HotFrame { try withDecoder { (decoder) throws(FrameError) in try decoder.nextHotFrame() } }
+    /// An output is written into `output`.
+    func decodeNextFrame(output: inout Flowd_V1_Output) throws(FrameError) -> HotFrame {
+        try withDecoder { (decoder) throws(FrameError) in try decoder.nextHotFrame(output: &output) }
+    }
 
     /// Bytes received and not decoded yet, noted as the decoder is handed back: read from the
     /// decoder's optional field, it copied the decoder out and destroyed the copy through the

@@ -200,8 +200,8 @@ struct ConnectionTable {
     /// The next complete frame of `connection` this turn, or `HotFrame.noFrame`: none complete, the connection is
     /// closing, or its budget for the turn is spent — then reading stops (the kernel pushes back on
     /// the sender) and it waits for its next turn with what it has; nothing is dropped or reordered.
-    /// Throws what the decoder found wrong.
-    mutating func nextFrame(of connection: Connection) throws(FrameError) -> HotFrame {
+    /// Throws what the decoder found wrong. An output is written into `output`.
+    mutating func nextFrame(of connection: Connection, output: inout Flowd_V1_Output) throws(FrameError) -> HotFrame {
         if connection.turn != turn {
             connection.turn = turn
             connection.framesThisTurn = 0
@@ -212,7 +212,7 @@ struct ConnectionTable {
             if connection.bufferedByteCount > 0 { backlog(connection) }
             return .noFrame
         }
-        let frame = try connection.decodeNextFrame()
+        let frame = try connection.decodeNextFrame(output: &output)
         if frame.isFrame { connection.framesThisTurn += 1 }
         return frame
     }

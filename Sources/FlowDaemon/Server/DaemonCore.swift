@@ -116,21 +116,23 @@ struct DaemonCore {
     /// it, the connection waits for its next turn (`ConnectionTable.nextFrame`): nothing is dropped
     /// or reordered, and the other connections are read and answered in the meantime.
     private mutating func drain(_ connection: Connection) {
+        // The frames' outputs are written here, one after the other (`HotFrame.Body.output`).
+        var output = Flowd_V1_Output()
         do {
             reading: while true {
-                let frame = try connections.nextFrame(of: connection)
+                let frame = try connections.nextFrame(of: connection, output: &output)
                 // Outputs and acks of a screen host go straight to the app, without the body enum
                 // (`HotFrame`); the state machine's answer for them there is always `.handle`.
                 switch frame.body {
                 case .noFrame:
                     break reading
-                case .output(let output) where connection.protocolState.isScreenHost:
+                case .output where connection.protocolState.isScreenHost:
                     connections.countInput(on: connection)
                     dispatchOutput(output, seq: frame.seq, on: connection)
                 case .ack(let ack) where connection.protocolState.isScreenHost:
                     dispatchAck(ack, seq: frame.seq, on: connection)
                 default:
-                    let body = frame.envelopeBody
+                    let body = frame.envelopeBody(output: output)
                     if ConnectionStateMachine.isFlowInput(body) { connections.countInput(on: connection) }
                     handle(body, seq: frame.seq, on: connection)
                 }

@@ -363,6 +363,17 @@ public struct ScreenDelivery: Sendable {
         return Self.outputFacts(of: &screens[at: index])
     }
 
+    /// `refusal(of:by:)` and `outputFacts(of:)` in one look-up of the screen, the daemon's check of an
+    /// output: the facts are empty (`""`, `false`, `""`) when `refusal` is not nil. Two look-ups cost
+    /// ~0.3 k instructions per output more (callgrind `flowd-echo`).
+    public mutating func outputFacts(of id: ScreenID, by host: UInt64?)
+        -> (refusal: LookupError?, kind: String, isDismissing: Bool, contentType: String) {
+        guard let index = screens.index(forKey: id) else { return (.unknownScreen, "", false, "") }
+        if let host, Self.host(of: &screens[at: index]) != host { return (.notYourScreen, "", false, "") }
+        let (kind, isDismissing, contentType) = Self.outputFacts(of: &screens[at: index])
+        return (nil, kind, isDismissing, contentType)
+    }
+
     /// Keeps `data`, what a host saved for screen `id` (`SaveState`), with the screen: every later
     /// `Place` of it carries it. False when the screen is not placed or is being dismissed.
     public mutating func save(_ data: Data, for id: ScreenID) -> Bool {
