@@ -38,7 +38,8 @@ public struct Script: Sendable, Equatable {
 
         /// Whether a screen of `kind` showing `title` and `body` is the one this step waits for.
         public func matches(kind: String, title: String, body: String) -> Bool {
-            kind == self.kind && (self.title.map { title.contains($0) } ?? true) && (self.body.map { body.contains($0) } ?? true)
+            kind == self.kind && (self.title.map { title.firstRange(of: $0) != nil } ?? true)
+                && (self.body.map { body.firstRange(of: $0) != nil } ?? true)
         }
 
         /// `tutorial "Welcome" body "..."`: what the step waits for, for messages.

@@ -130,7 +130,7 @@ public final class ScriptRunner {
             log("\(prefix) press \(number) \"\(card.state.buttons[number - 1])\"")
             try card.sendOutput(.didPressButton(index: number - 1))
         case .pressLabel(let label):
-            guard let index = card.state.buttons.firstIndex(where: { $0 == label }) ?? card.state.buttons.firstIndex(where: { $0.contains(label) }) else {
+            guard let index = card.state.buttons.firstIndex(where: { $0 == label }) ?? card.state.buttons.firstIndex(where: { $0.firstRange(of: label) != nil }) else {
                 throw Failure(description: "script line \(step.line): \(card.label) has no button \"\(label)\"; it has \(card.state.buttons)")
             }
             log("\(prefix) press \(index + 1) \"\(card.state.buttons[index])\"")

@@ -1,5 +1,12 @@
 import FlowWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Formats the event stream for `flowctl watch`: one line per event for
 /// people (time, seq, kind, what happened; ANSI colours on request), or one
@@ -21,16 +28,21 @@ public struct EventFormatter {
 
     /// `23:02:11.532 #42 place             place tutorial screen#3 at ...`.
     public func line(_ event: Flowd_V1_Event) -> String {
-        let kind = EventKindName.name(of: event.kind).padding(toLength: 17, withPad: " ", startingAt: 0)
+        let kind = Self.column(EventKindName.name(of: event.kind), width: 17)
         let time = Self.clock(event.timeUnixNanos)
         var text = event.text
         // JSON and text payloads follow the text unless it already says them; navigation and
         // termination payloads are binary, and the daemon's text already says them in words.
         if event.hasPayload, !event.payload.data.isEmpty, event.payload.isJSON || event.payload.contentType.hasPrefix("text/") {
             let payload = event.payload.readableText
-            if !text.contains(payload) { text += "  " + Self.truncated(payload) }
+            if text.firstRange(of: payload) == nil { text += "  " + Self.truncated(payload) }
         }
         return "\(paint(time, "2")) \(paint("#\(event.seq)", "2")) \(paint(kind, Self.colorCode(event.kind))) \(text)"
+    }
+
+    /// `text` cut or padded with spaces to `width` characters (a kind's name is ASCII).
+    static func column(_ text: String, width: Int) -> String {
+        text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
     }
 
     /// At most 300 characters, marked when cut.
@@ -47,45 +59,47 @@ public struct EventFormatter {
     /// The event as one JSON object (numbers as numbers, kind by name,
     /// JSON payloads inlined, other payloads as text).
     public static func json(_ event: Flowd_V1_Event) -> String {
-        var object: [String: Any] = [
-            "seq": event.seq,
-            "time": iso8601(event.timeUnixNanos),
-            "timeUnixNanos": event.timeUnixNanos,
-            "kind": EventKindName.name(of: event.kind),
-            "text": event.text,
+        var object: [String: UntypedJSON] = [
+            "seq": .integer(event.seq),
+            "time": .string(iso8601(event.timeUnixNanos)),
+            "timeUnixNanos": .integer(event.timeUnixNanos),
+            "kind": .string(EventKindName.name(of: event.kind)),
+            "text": .string(event.text),
         ]
-        if event.flowID != 0 { object["flow"] = event.flowID }
-        if event.screenID != 0 { object["screen"] = event.screenID }
-        if event.connectionID != 0 { object["connection"] = event.connectionID }
-        if !event.name.isEmpty { object["name"] = event.name }
-        if event.serial != 0 { object["serial"] = event.serial }
-        if event.hasPlacement { object["placement"] = placementObject(event.placement) }
+        if event.flowID != 0 { object["flow"] = .integer(event.flowID) }
+        if event.screenID != 0 { object["screen"] = .integer(event.screenID) }
+        if event.connectionID != 0 { object["connection"] = .integer(event.connectionID) }
+        if !event.name.isEmpty { object["name"] = .string(event.name) }
+        if event.serial != 0 { object["serial"] = .integer(event.serial) }
+        if event.hasPlacement { object["placement"] = .object(placementObject(event.placement)) }
         if event.hasPayload {
-            if event.payload.isJSON, let value = try? JSONSerialization.jsonObject(with: event.payload.data, options: [.fragmentsAllowed]) {
+            if event.payload.isJSON, let value = try? UntypedJSON(parsing: event.payload.data, fragmentsAllowed: true) {
                 object["payload"] = value
             } else {
-                object["payload"] = event.payload.readableText
-                object["payloadContentType"] = event.payload.contentType
+                object["payload"] = .string(event.payload.readableText)
+                object["payloadContentType"] = .string(event.payload.contentType)
             }
         }
-        return serialize(object)
+        return UntypedJSON.object(object).text
     }
 
     /// `{"kind":"lagged","dropped":N,"nextSeq":M}`.
     public static func json(_ lagged: Flowd_V1_Lagged) -> String {
-        serialize(["kind": "lagged", "dropped": lagged.dropped, "nextSeq": lagged.nextSeq])
+        UntypedJSON.object(["kind": .string("lagged"), "dropped": .integer(lagged.dropped), "nextSeq": .integer(lagged.nextSeq)]).text
     }
 
-    static func placementObject(_ placement: Flowd_V1_Placement) -> [String: Any] {
+    static func placementObject(_ placement: Flowd_V1_Placement) -> [String: UntypedJSON] {
         [
-            "path": placement.path.map { element -> [String: Any] in
-                var item: [String: Any] = ["kind": nodeKindName(element.kind), "id": element.id, "index": element.index]
-                if element.presented { item["presented"] = true }
-                if element.tabCount > 0 { item["tabCount"] = element.tabCount }
-                return item
-            },
-            "visible": placement.visible,
-            "topMost": placement.topMost,
+            "path": .array(placement.path.map { element -> UntypedJSON in
+                var item: [String: UntypedJSON] = [
+                    "kind": .string(nodeKindName(element.kind)), "id": .integer(element.id), "index": .integer(element.index),
+                ]
+                if element.presented { item["presented"] = .bool(true) }
+                if element.tabCount > 0 { item["tabCount"] = .integer(element.tabCount) }
+                return .object(item)
+            }),
+            "visible": .bool(placement.visible),
+            "topMost": .bool(placement.topMost),
         ]
     }
 
@@ -99,25 +113,38 @@ public struct EventFormatter {
         }
     }
 
-    private static func serialize(_ object: [String: Any]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return "{}"
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Local wall-clock time with milliseconds.
+    /// Local wall-clock time with milliseconds (`HH:mm:ss.SSS`, as DateFormatter printed it).
     static func clock(_ nanos: Int64) -> String {
-        let date = Date(timeIntervalSince1970: Double(nanos) / 1e9)
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss.SSS"
-        return formatter.string(from: date)
+        let (seconds, milliseconds) = roundedToMilliseconds(nanos)
+        var time = time_t(seconds)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return "\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2)).\(digits(milliseconds, 3))"
     }
 
+    /// `2026-12-06T06:13:25.123Z` (as ISO8601DateFormatter printed it with fractional seconds).
     static func iso8601(_ nanos: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(nanos) / 1e9))
+        let (seconds, milliseconds) = roundedToMilliseconds(nanos)
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return "\(digits(parts.tm_year + 1900, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))T"
+            + "\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2)).\(digits(milliseconds, 3))Z"
+    }
+
+    /// The time in whole seconds and milliseconds, rounded as Foundation's formatters rounded it: ICU
+    /// was given (seconds since 2001 + 978307200) x 1000 + 0.5, in `Double`, and took its floor.
+    static func roundedToMilliseconds(_ nanos: Int64) -> (seconds: Int64, milliseconds: Int) {
+        let sinceReferenceDate = Double(nanos) / 1e9 - 978_307_200
+        let total = Int64(((sinceReferenceDate + 978_307_200) * 1000 + 0.5).rounded(.down))
+        let seconds = total >= 0 ? total / 1000 : (total - 999) / 1000
+        return (seconds, Int(total - seconds * 1000))
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits.
+    static func digits(_ value: some BinaryInteger, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 
     /// ANSI SGR code per kind: connections blue, flows magenta, placements

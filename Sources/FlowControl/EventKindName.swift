@@ -24,7 +24,7 @@ public enum EventKindName {
 
     /// The kind called `name`; also accepts `EVENT_KIND_PLACE` and underscores.
     public static func kind(named name: String) -> Flowd_V1_EventKind? {
-        var key = name.lowercased().replacingOccurrences(of: "_", with: "-")
+        var key = String(name.lowercased().map { $0 == "_" ? "-" : $0 })
         if key.hasPrefix("event-kind-") { key.removeFirst("event-kind-".count) }
         return all.first { $0.name == key }?.kind
     }

@@ -1,5 +1,7 @@
 import FlowWire
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Renders the history of inputs and its moments as text for people (`flowctl history`, `flowctl at`).
 public enum HistoryRenderer {
@@ -61,7 +63,8 @@ public enum HistoryRenderer {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, Int(milliseconds % 1000))
+        return "\(EventFormatter.digits(parts.tm_hour, 2)):\(EventFormatter.digits(parts.tm_min, 2)):\(EventFormatter.digits(parts.tm_sec, 2))."
+            + EventFormatter.digits(milliseconds % 1000, 3)
     }
 }
 

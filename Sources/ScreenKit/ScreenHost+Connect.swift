@@ -62,7 +62,7 @@ extension ScreenHost {
                 "\(fdVariable) is not set: this process was not spawned by flowd; run it from the daemon's factory, "
                     + "or use ScreenHost.connect(path:name:provides:) to connect to a running flowd", isFatal: true)
         }
-        guard let descriptor = Int32(fdText.trimmingCharacters(in: .whitespaces)), descriptor >= 0 else {
+        guard let descriptor = Int32(fdText.trimmingWhitespace), descriptor >= 0 else {
             throw ScreenKitError(
                 .environment, "\(fdVariable)=\"\(fdText)\" is not a file descriptor number; expected e.g. 3",
                 isFatal: true)
@@ -114,5 +114,21 @@ extension ScreenHost {
         let (welcome, decoder) = try Handshake.perform(hello, on: socket, timeoutMilliseconds: timeoutMilliseconds)
         let host = ScreenHost(socket: socket, decoder: decoder, welcome: welcome, name: hello.name, isSpawned: isSpawned)
         return (host, welcome)
+    }
+}
+
+private extension StringProtocol {
+    /// Without the white space at either end as `CharacterSet.whitespaces` has it (Unicode's space
+    /// separators, Zs, and the tab), trimmed scalar by scalar as `trimmingCharacters(in:)` did,
+    /// without linking full Foundation (and ICU's data) into a static screen host.
+    var trimmingWhitespace: String {
+        let isWhitespace: (Unicode.Scalar) -> Bool = { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isWhitespace($0) }), let last = scalars.lastIndex(where: { !isWhitespace($0) }) else {
+            return ""
+        }
+        var trimmed = String.UnicodeScalarView()
+        trimmed.append(contentsOf: scalars[first...last])
+        return String(trimmed)
     }
 }

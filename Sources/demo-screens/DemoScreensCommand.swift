@@ -82,7 +82,7 @@ struct DemoScreensCommand: ParsableCommand {
                 host = try ScreenHost.connect(path: socket, name: "demo-screens", provides: DemoScreens.kinds)
             }
         } catch {
-            FileHandle.standardError.write(Data("demo-screens: \(error)\n".utf8))
+            writeToStandardError("demo-screens: \(error)\n")
             throw ExitCode(69)
         }
         deck.register(on: host)
@@ -127,7 +127,7 @@ struct DemoScreensCommand: ParsableCommand {
                 log("session ended: \(reason)")
                 print(reason == .stopped ? "demo-screens: you quit; bye." : "demo-screens: flowd ended the session (\(reason)).")
             } catch let failure as TerminalHost.Failure {
-                FileHandle.standardError.write(Data("demo-screens: \(failure)\n".utf8))
+                writeToStandardError("demo-screens: \(failure)\n")
                 throw ExitCode(64)
             }
             return
@@ -142,11 +142,23 @@ struct DemoScreensCommand: ParsableCommand {
             }
             log("session ended: \(reason)")
         } catch let failure as ScriptRunner.Failure {
-            FileHandle.standardError.write(Data("demo-screens: \(failure)\n".utf8))
+            writeToStandardError("demo-screens: \(failure)\n")
             throw ExitCode(1)
         } catch let failure as ScriptProgressFile.Failure {
-            FileHandle.standardError.write(Data("demo-screens: \(failure)\n".utf8))
+            writeToStandardError("demo-screens: \(failure)\n")
             throw ExitCode(1)
         }
+    }
+}
+
+/// `write(2)` to descriptor 2 until all of `text` is written: FileHandle.standardError's `write`
+/// without full Foundation (FileHandle would link it, and ICU's data, into a static demo-screens).
+private func writeToStandardError(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
     }
 }

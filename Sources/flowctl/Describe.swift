@@ -1,7 +1,14 @@
 import ArgumentParser
 import FlowControl
 import FlowWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `flowctl describe`: the running app's screen contract.
 struct Describe: ParsableCommand {
@@ -35,14 +42,26 @@ struct Describe: ParsableCommand {
             print(String(decoding: description.contract.data, as: UTF8.self))
             return
         }
-        guard let contract = try? JSONSerialization.jsonObject(with: description.contract.data) as? [String: Any],
-              let screens = contract["screens"] as? [[String: Any]]
-        else { fail(.unexpected("the daemon's Description is not a contract: \(String(decoding: description.contract.data, as: UTF8.self))")) }
-        guard let screen = screens.first(where: { $0["kind"] as? String == kind }) else {
-            let kinds = screens.compactMap { $0["kind"] as? String }.joined(separator: ", ")
+        guard let screens = Self.screens(in: description.contract.data) else {
+            fail(.unexpected("the daemon's Description is not a contract: \(String(decoding: description.contract.data, as: UTF8.self))"))
+        }
+        guard let screen = screens.first(where: { $0["kind"] == .string(kind) }) else {
+            let kinds = screens.compactMap { screen -> String? in
+                if case .string(let name)? = screen["kind"] { return name }
+                return nil
+            }.joined(separator: ", ")
             fail("app \(description.app) has no kind '\(kind)' with a contract; it has: \(kinds)")
         }
-        let data = try JSONSerialization.data(withJSONObject: screen, options: [.sortedKeys, .withoutEscapingSlashes])
-        print(String(decoding: data, as: UTF8.self))
+        print(UntypedJSON.object(screen).text)
+    }
+
+    /// The contract's screens (`{"screens":[{...},...]}`), or nil when it is not one.
+    static func screens(in contract: Data) -> [[String: UntypedJSON]]? {
+        guard case .object(let members)? = try? UntypedJSON(parsing: contract), case .array(let list)? = members["screens"] else { return nil }
+        let screens = list.compactMap { screen -> [String: UntypedJSON]? in
+            if case .object(let members) = screen { return members }
+            return nil
+        }
+        return screens.count == list.count ? screens : nil
     }
 }

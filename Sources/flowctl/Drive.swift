@@ -1,7 +1,14 @@
 import ArgumentParser
 import FlowControl
 import FlowWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The screen a command names, or the visible one when it names none: the tour works from wherever
 /// the user is, without reading ids from `flowctl tree` first.
@@ -47,7 +54,7 @@ struct Inject: ParsableCommand {
         if second != nil, UInt64(first) == nil {
             throw ValidationError("SCREEN must be a screen id (see flowctl tree), got '\(first)'; leave it out for the visible screen")
         }
-        guard (try? JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed])) != nil else {
+        guard (try? UntypedJSON(parsing: Array(output.utf8), fragmentsAllowed: true)) != nil else {
             throw ValidationError("OUTPUT is not valid JSON: \(output); quote it for the shell, e.g. '{\"didPressButton\":{\"index\":0}}'")
         }
     }
@@ -281,8 +288,8 @@ struct Open: ParsableCommand {
     /// The links in `text`: one per line, without a `DISPLAY: ` prefix (a link holds no space), without `-` and empty lines.
     static func links(in text: String) -> [String] {
         text.split(separator: "\n").compactMap { line in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            let link = trimmed.range(of: ": ", options: .backwards).map { String(trimmed[$0.upperBound...]) } ?? trimmed
+            let trimmed = line.trimmingWhitespace
+            let link = trimmed.ranges(of: ": ").last.map { String(trimmed[$0.upperBound...]) } ?? trimmed
             return link.isEmpty || link == "-" ? nil : link
         }
     }
@@ -290,7 +297,7 @@ struct Open: ParsableCommand {
     func run() throws {
         let links = Self.links(in: link)
         // LinkOpened.place is the main window's: said only for a single link (not `flowctl where`'s windows).
-        let oneLink = !link.contains("\n")
+        let oneLink = !link.unicodeScalars.contains("\n")
         for link in links { open(link, saysPlace: oneLink) }
     }
 

@@ -1,7 +1,14 @@
 import ArgumentParser
 import FlowControl
 import FlowWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `flowctl`: the debug client of flowd.
 @main
@@ -67,17 +74,17 @@ struct ConnectionOptions: ParsableArguments {
 /// Prints the error to stderr and exits: 69 when no daemon runs, 73 for a socket path longer than a
 /// Unix socket address holds (as flowd), 77 when another user serves the socket, else 1.
 func fail(_ error: ClientError) -> Never {
-    FileHandle.standardError.write(Data("flowctl: \(error)\n".utf8))
-    if case .noDaemon = error { Foundation.exit(69) }
-    if case .socket(let failure) = error, failure.isPathTooLong { Foundation.exit(73) }
-    if case .socket(let failure) = error, failure.untrustedServer != nil { Foundation.exit(77) }
-    Foundation.exit(1)
+    writeAll(STDERR_FILENO, "flowctl: \(error)\n")
+    if case .noDaemon = error { exit(69) }
+    if case .socket(let failure) = error, failure.isPathTooLong { exit(73) }
+    if case .socket(let failure) = error, failure.untrustedServer != nil { exit(77) }
+    exit(1)
 }
 
 /// Prints a message to stderr and exits 1 (the request failed).
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("flowctl: \(message)\n".utf8))
-    Foundation.exit(1)
+    writeAll(STDERR_FILENO, "flowctl: \(message)\n")
+    exit(1)
 }
 
 /// Writes one line to stdout at once (an unbuffered write), so that pipes see each line as it happens.
@@ -87,12 +94,24 @@ func emitLine(_ line: String) {
 
 /// Writes text to stdout at once (unbuffered).
 func emitText(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    writeAll(STDOUT_FILENO, text)
 }
 
 /// Writes a note to stderr (status lines that must not mix with data on stdout).
 func note(_ line: String) {
-    FileHandle.standardError.write(Data("flowctl: \(line)\n".utf8))
+    writeAll(STDERR_FILENO, "flowctl: \(line)\n")
+}
+
+/// `write(2)` until all of `text` is written (or the descriptor fails): what FileHandle's `write`
+/// did, without full Foundation (FileHandle would link it, and ICU's data, into a static flowctl).
+func writeAll(_ descriptor: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
 }
 
 extension ConnectionOptions {

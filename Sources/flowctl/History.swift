@@ -1,7 +1,14 @@
 import ArgumentParser
 import FlowControl
 import FlowWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `flowctl history`: the inputs the app's state is made of, or a range of them as a recording.
 struct History: ParsableCommand {

@@ -1,7 +1,14 @@
 import ArgumentParser
 import FlowControl
 import FlowWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `flowctl watch`: the live event stream.
 struct Watch: ParsableCommand {
@@ -55,11 +62,11 @@ struct Watch: ParsableCommand {
     var noColor = false
 
     var kinds: [Flowd_V1_EventKind] {
-        kind.flatMap { $0.split(separator: ",") }.compactMap { EventKindName.kind(named: String($0).trimmingCharacters(in: .whitespaces)) }
+        kind.flatMap { $0.split(separator: ",") }.compactMap { EventKindName.kind(named: $0.trimmingWhitespace) }
     }
 
     func validate() throws {
-        for name in kind.flatMap({ $0.split(separator: ",") }) where EventKindName.kind(named: String(name).trimmingCharacters(in: .whitespaces)) == nil {
+        for name in kind.flatMap({ $0.split(separator: ",") }) where EventKindName.kind(named: name.trimmingWhitespace) == nil {
             throw ValidationError("unknown event kind '\(name)'; kinds: \(EventKindName.all.map(\.name).joined(separator: ", "))")
         }
         if let count, count < 1 { throw ValidationError("--count must be at least 1, got \(count)") }

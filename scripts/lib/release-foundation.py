@@ -5,8 +5,8 @@ program linked with --static-swift-stdlib, read from the linker's map (scripts/r
     release-foundation.py [--none] MAP
 
 --none: exit 1, after the list, if the program took anything of full Foundation, CoreFoundation,
-FoundationInternationalization or ICU (scripts/release quick checks flowd so: it links
-FoundationEssentials alone).
+FoundationInternationalization or ICU (scripts/release quick checks flowd, flowctl and demo-screens
+so: they link FoundationEssentials alone).
 
 A static program takes from each archive only the members something refers to. FoundationEssentials
 (JSON, Data, Date, URL, FileManager, ProcessInfo) needs no ICU; a member of libFoundation.a
