@@ -406,7 +406,7 @@ public final class Journal {
 /// Flushes a journal's log to the disk (`fdatasync`) on a thread other than the writer's. A commit is
 /// a `pwrite` without a flush: a crash of the process loses nothing, a power cut may lose the last
 /// commits (a torn last frame is dropped) — SQLite's `synchronous=NORMAL`. The daemon flushes
-/// every so many commits and at least every second, off its loop, to bound what a power cut takes
+/// each commit at most a second after it, off its loop, to bound what a power cut takes
 /// (docs/journal.md, "Power loss").
 public struct JournalSync: Sendable {
     let descriptor: Int32
