@@ -44,6 +44,9 @@ package enum FastCodec {
     /// content types all its life).
     package struct ContentTypes {
         var last = ""
+        /// `last`'s bytes, compared from an array: through the string's UTF-8 view the comparison
+        /// cost ~0.1 k instructions per output (callgrind, flowd-echo).
+        private var lastBytes: [UInt8] = []
 
         /// A cache that knows nothing yet.
         package init() {}
@@ -53,14 +56,15 @@ package enum FastCodec {
             // memcmp: `elementsEqual` went byte by byte through generic iterators, 1.5 k instructions
             // for a 50-byte content type on every output (callgrind, flowd-relay).
             guard !bytes.isEmpty else { return "" }
-            let same = last.utf8.count == bytes.count
-                && last.utf8.withContiguousStorageIfAvailable { stored in
+            let same = lastBytes.count == bytes.count
+                && lastBytes.withUnsafeBytes { stored in
                     guard let a = stored.baseAddress, let b = bytes.baseAddress else { return false }
                     return memcmp(a, b, bytes.count) == 0
-                } == true
+                }
             if same { return last }
             guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
             last = text
+            lastBytes = Array(bytes)
             return text
         }
     }

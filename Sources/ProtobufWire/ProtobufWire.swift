@@ -79,11 +79,13 @@ public struct ProtobufReader {
 
     /// A length-delimited field's bytes (after its key); nil if the length runs past the end or is
     /// 2 GiB or more (which swift-protobuf refuses).
-    @inlinable public mutating func lengthDelimited() -> UnsafeRawBufferPointer? {
+    @inlinable @inline(__always) public mutating func lengthDelimited() -> UnsafeRawBufferPointer? {
         guard let length = varint(), length < 0x7FFF_FFFF, length <= UInt64(bytes.count - index) else { return nil }
         let start = index
         index += Int(length)
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        // The range was checked against the count just above: the base plus the offset, without the
+        // slice's own checks (a call of ~45 instructions, four per output in `flowd-echo`, callgrind).
+        return UnsafeRawBufferPointer(start: bytes.baseAddress.map { $0 + start }, count: Int(length))
     }
 
     /// A reader over a length-delimited field's bytes (a message field's message).
