@@ -89,8 +89,9 @@ public struct ProtobufReader {
     }
 
     /// A reader over a length-delimited field's bytes (a message field's message).
-    @inlinable public mutating func submessage() -> ProtobufReader? {
-        lengthDelimited().map(ProtobufReader.init)
+    @inlinable @inline(__always) public mutating func submessage() -> ProtobufReader? {
+        guard let bytes = lengthDelimited() else { return nil }
+        return ProtobufReader(bytes)
     }
 
     /// A length-delimited field's bytes as a string; nil if they are not valid UTF-8 (as
