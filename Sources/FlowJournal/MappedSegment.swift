@@ -30,6 +30,8 @@ final class MappedSegment {
     static let leastAhead = 4_096
     static let mostAhead = 1 << 20
     static let pageBytes = max(4_096, Int(sysconf(Int32(_SC_PAGESIZE))))
+    /// `MADV_POPULATE_WRITE` (Linux 5.14), absent from older headers; an older kernel refuses it.
+    static let populateWrite: Int32 = 23
 
     /// Maps the file from the page that holds `offset` (where the next frame goes) for `mappedBytes`.
     /// Nil when it cannot be mapped (then the log writes with `pwritev`).
@@ -59,6 +61,9 @@ final class MappedSegment {
         var failure: Int32
         repeat { failure = posix_fallocate(descriptor, off_t(allocatedEnd), off_t(target - allocatedEnd)) } while failure == EINTR
         guard failure == 0 else { return failure }
+        // Fault the new pages in now, writable, so that a commit's copy does not take the page fault.
+        let from = allocatedEnd / Self.pageBytes * Self.pageBytes
+        _ = madvise(base + (from - start), target - from, Self.populateWrite)
         allocatedEnd = target
         return 0
     }
