@@ -22,6 +22,39 @@ public struct EncodedBatch: Sendable {
         append(kind: kind, key: key) { $0.append(contentsOf: body) }
     }
 
+    /// Adds a record without a check whose body is `bodySize` bytes, which `write` puts at the start of
+    /// the room it is given. A record under `smallRecordRoom` bytes (an output's, a tap's) is written
+    /// on the stack and appended with one copy: through `append(kind:key:writingBody:)` each varint's
+    /// and each byte's `append` checked the array's uniqueness and capacity again (0.45 k instructions
+    /// per output, callgrind `flowd-echo`, against 0.2 k).
+    public mutating func append(kind: Int64, key: Int64 = 0, bodySize: Int, writingBody write: (UnsafeMutableRawBufferPointer) -> Void) {
+        let kind = UInt64(bitPattern: kind), key = UInt64(bitPattern: key)
+        let head = JournalBatch.varintSize(kind) + JournalBatch.varintSize(key) + 1
+        let size = head + JournalBatch.varintSize(UInt64(bodySize)) + bodySize
+        guard size <= Self.smallRecordRoom else {
+            append(kind: Int64(bitPattern: kind), key: Int64(bitPattern: key)) { bytes in
+                let start = bytes.count
+                bytes.append(contentsOf: repeatElement(0, count: bodySize))
+                bytes.withUnsafeMutableBytes { write(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+            }
+            return
+        }
+        withUnsafeTemporaryAllocation(byteCount: Self.smallRecordRoom, alignment: 1) { room in
+            var at = JournalBatch.writeVarint(kind, into: room, at: 0)
+            at = JournalBatch.writeVarint(key, into: room, at: at)
+            room[at] = 0  // no check
+            at = JournalBatch.writeVarint(UInt64(bodySize), into: room, at: at + 1)
+            write(UnsafeMutableRawBufferPointer(rebasing: room[at ..< at + bodySize]))
+            lastTag = bytes.count + head - 1
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: room[..<size]))
+        }
+        count += 1
+        lastHasCheck = false
+    }
+
+    /// The largest record `append(kind:key:bodySize:writingBody:)` writes on the stack.
+    public static var smallRecordRoom: Int { 128 }
+
     /// Adds a record without a check whose body `write` appends to the bytes it is given (and
     /// nothing else): written in place, its length put before it afterwards.
     public mutating func append(kind: Int64, key: Int64 = 0, writingBody write: (inout [UInt8]) -> Void) {

@@ -75,6 +75,18 @@ package enum JournalBatch {
         value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
     }
 
+    /// Writes `value` as a varint into `room` at `offset` (which has room for it); returns the offset after it.
+    package static func writeVarint(_ value: UInt64, into room: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var value = value, at = offset
+        while value >= 0x80 {
+            room[at] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            at += 1
+        }
+        room[at] = UInt8(value)
+        return at + 1
+    }
+
     package static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {

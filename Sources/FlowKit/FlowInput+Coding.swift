@@ -39,6 +39,41 @@ extension FlowInput {
         return kind.rawValue
     }
 
+    /// The size of the body this input is journaled as, when `encodeBody(to:)` writes it: an output's
+    /// and a work result's (the inputs of every tap and every answer); nil for the others.
+    public var directBodySize: Int? {
+        switch self {
+        case .output(let screen, let payload): Self.varintSize(screen.rawValue) + payload.count
+        case .workSucceeded(let request, let payload): Self.varintSize(request.rawValue) + payload.count
+        default: nil
+        }
+    }
+
+    /// Writes the body this input is journaled as at the start of `room`, which holds
+    /// `directBodySize` bytes (the same bytes as `encodeBody(into:)`).
+    public func encodeBody(to room: UnsafeMutableRawBufferPointer) {
+        let (number, payload): (UInt64, Data) = switch self {
+        case .output(let screen, let payload): (screen.rawValue, payload)
+        case .workSucceeded(let request, let payload): (request.rawValue, payload)
+        default: preconditionFailure("encodeBody(to:) of an input without a directBodySize")
+        }
+        var value = number, at = 0
+        while value >= 0x80 {
+            room[at] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            at += 1
+        }
+        room[at] = UInt8(value)
+        payload.withUnsafeBytes { bytes in
+            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+            (room.baseAddress! + at + 1).copyMemory(from: source, byteCount: bytes.count)
+        }
+    }
+
+    private static func varintSize(_ value: UInt64) -> Int {
+        (64 - value.leadingZeroBitCount + 6) / 7 + (value == 0 ? 1 : 0)
+    }
+
     /// Appends the body this input is journaled as to `body`: the daemon writes each input in place
     /// into its pending batch (`EncodedBatch`), with no array of its own.
     public func encodeBody(into body: inout [UInt8]) {

@@ -175,7 +175,8 @@ package enum FastCodec {
                 guard let text = contentTypes.string(bytes) else { return nil }
                 payload.contentType = text
             case 2:
-                payload.data = Data(bytes)
+                // From the base address: `Data(bytes)` went through a generic initializer.
+                payload.data = bytes.isEmpty ? Data() : Data(bytes: bytes.baseAddress!, count: bytes.count)
             default:
                 return nil
             }

@@ -44,6 +44,31 @@ import Testing
         }
     }
 
+    /// A body of a known size, written on the stack when the record fits `smallRecordRoom` and into
+    /// the array when it does not: the same records either way, and a check lands on it.
+    @Test func aBodyOfAKnownSizeIsTheSameRecord() {
+        var generator = SeededGenerator(seed: 12)
+        let sizes = [0, 1, 100, 110, 111, 112, 113, 114, 115, 116, 117, 127, 128, 129, 300, 16_384]
+        for length in sizes {
+            for (kind, key) in [(Int64(1), Int64(0)), (7, -3), (.max, .min)] {
+                let body = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                var sized = EncodedBatch(), given = EncodedBatch()
+                for _ in 0..<2 {
+                    sized.append(kind: kind, key: key, bodySize: length) { room in
+                        #expect(room.count == length)
+                        room.copyBytes(from: body)
+                    }
+                    given.append(kind: kind, key: key, body: body)
+                }
+                #expect(sized.bytes == given.bytes, "body of \(length) bytes, kind \(kind), key \(key)")
+                #expect(sized.count == 2 && !sized.lastHasCheck)
+                sized.setCheckOnLast(99)
+                given.setCheckOnLast(99)
+                #expect(sized.bytes == given.bytes, "check on a body of \(length) bytes")
+            }
+        }
+    }
+
     /// The daemon's order: inputs written in place, then the check on the last one at the commit.
     @Test func aCheckLandsOnABodyWrittenInPlace() {
         for length in [0, 5, 127, 128, 300] {

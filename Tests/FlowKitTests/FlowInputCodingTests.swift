@@ -36,6 +36,25 @@ import Testing
         }
     }
 
+    /// The inputs written into room of their size (outputs and work results, each tap and answer)
+    /// are the bytes of `encodeBody(into:)`; the others have no size.
+    @Test func aBodyWrittenIntoItsRoomIsTheSameBytes() {
+        for input in Self.every {
+            let body = input.encoded.body
+            guard let size = input.directBodySize else {
+                switch input {
+                case .output, .workSucceeded: Issue.record("\(input) has no direct body size")
+                default: break
+                }
+                continue
+            }
+            #expect(size == body.count, "\(input)")
+            var room = [UInt8](repeating: 0xEE, count: size)
+            room.withUnsafeMutableBytes { input.encodeBody(to: $0) }
+            #expect(room == body, "\(input)")
+        }
+    }
+
     @Test func theEncodingIsStable() {
         // The journal's schema: these bytes must decode the same in every later flowd.
         #expect(FlowInput.screenLost(Self.screen).encoded == (4, [0xAC, 0x02]))

@@ -115,7 +115,11 @@ struct DaemonJournal {
             iterationStamped = true
             if let stamp = times.stamp(time()) { pending.append(stamp) }
         }
-        pending.append(kind: input.journalKind, key: Int64(bitPattern: key)) { input.encodeBody(into: &$0) }
+        if let size = input.directBodySize {
+            pending.append(kind: input.journalKind, key: Int64(bitPattern: key), bodySize: size) { input.encodeBody(to: $0) }
+        } else {
+            pending.append(kind: input.journalKind, key: Int64(bitPattern: key)) { input.encodeBody(into: &$0) }
+        }
         pendingInputs += 1
     }
 
