@@ -77,13 +77,13 @@ package enum FastCodec {
 
     /// The same, reusing `contentTypes` across calls (one per connection).
     package static func decode(_ bytes: UnsafeRawBufferPointer, contentTypes: inout ContentTypes) -> Frame? {
-        var output = Flowd_V1_Output()
+        var output = HostOutput()
         return decodeHot(bytes, contentTypes: &contentTypes, output: &output)?.frame(output: output)
     }
 
     /// The same as a `HotFrame`: an output (written into `output`) or an ack without the body enum.
     package static func decodeHot(_ bytes: UnsafeRawBufferPointer, contentTypes: inout ContentTypes,
-                                  output: inout Flowd_V1_Output) -> HotFrame? {
+                                  output: inout HostOutput) -> HotFrame? {
         var reader = Reader(bytes)
         var seq: UInt64 = 0
         var replyTo: UInt64 = 0
@@ -103,8 +103,7 @@ package enum FastCodec {
                 guard body == nil, var sub = reader.submessage(), let ack = decodeAck(&sub) else { return nil }
                 body = .ack(ack)
             case (30, 2):
-                guard body == nil, var sub = reader.submessage(), let decoded = decodeOutput(&sub, &contentTypes) else { return nil }
-                output = decoded
+                guard body == nil, var sub = reader.submessage(), decodeOutput(&sub, &contentTypes, into: &output) else { return nil }
                 body = .output
             default:
                 return nil
@@ -141,47 +140,57 @@ package enum FastCodec {
         return ack
     }
 
-    private static func decodeOutput(_ reader: inout Reader, _ contentTypes: inout ContentTypes) -> Flowd_V1_Output? {
-        var output = Flowd_V1_Output()
+    /// Reads an `Output` into `output` (every field of it: what the message leaves out is reset);
+    /// false to decline, `output` then partly written.
+    private static func decodeOutput(_ reader: inout Reader, _ contentTypes: inout ContentTypes, into output: inout HostOutput) -> Bool {
         var seen: UInt64 = 0
+        var screenID: UInt64 = 0, key: UInt64 = 0
         while !reader.isAtEnd {
-            guard let (field, wire) = reader.tag(), field < 64, seen & (1 << field) == 0 else { return nil }
+            guard let (field, wire) = reader.tag(), field < 64, seen & (1 << field) == 0 else { return false }
             seen |= 1 << field
             switch (field, wire) {
             case (1, 0):
-                guard let v = reader.varint() else { return nil }
-                output.screenID = v
+                guard let v = reader.varint() else { return false }
+                screenID = v
             case (2, 2):
-                guard var sub = reader.submessage(), let payload = decodePayload(&sub, &contentTypes) else { return nil }
-                output.payload = payload
+                guard var sub = reader.submessage(), decodePayload(&sub, &contentTypes, into: &output) else { return false }
             case (3, 0):
-                guard let v = reader.varint() else { return nil }
-                output.key = v
+                guard let v = reader.varint() else { return false }
+                key = v
             default:
-                return nil
+                return false
             }
         }
-        return output
+        output.screenID = screenID
+        output.key = key
+        output.hasPayload = seen & (1 << 2) != 0
+        if !output.hasPayload {
+            output.contentType = ""
+            output.data = Data()
+        }
+        return true
     }
 
-    private static func decodePayload(_ reader: inout Reader, _ contentTypes: inout ContentTypes) -> Flowd_V1_Payload? {
-        var payload = Flowd_V1_Payload()
+    /// Reads a `Payload` into `output`'s content type and data (what it leaves out is reset).
+    private static func decodePayload(_ reader: inout Reader, _ contentTypes: inout ContentTypes, into output: inout HostOutput) -> Bool {
         var seen: UInt64 = 0
         while !reader.isAtEnd {
-            guard let (field, wire) = reader.tag(), field < 64, seen & (1 << field) == 0, wire == 2, let bytes = reader.lengthDelimited() else { return nil }
+            guard let (field, wire) = reader.tag(), field < 64, seen & (1 << field) == 0, wire == 2, let bytes = reader.lengthDelimited() else { return false }
             seen |= 1 << field
             switch field {
             case 1:
-                guard let text = contentTypes.string(bytes) else { return nil }
-                payload.contentType = text
+                guard let text = contentTypes.string(bytes) else { return false }
+                output.contentType = text
             case 2:
                 // From the base address: `Data(bytes)` went through a generic initializer.
-                payload.data = bytes.isEmpty ? Data() : Data(bytes: bytes.baseAddress!, count: bytes.count)
+                output.data = bytes.isEmpty ? Data() : Data(bytes: bytes.baseAddress!, count: bytes.count)
             default:
-                return nil
+                return false
             }
         }
-        return payload
+        if seen & (1 << 1) == 0 { output.contentType = "" }
+        if seen & (1 << 2) == 0 { output.data = Data() }
+        return true
     }
 
     /// A cursor over protobuf bytes; every read checks bounds.

@@ -96,14 +96,14 @@ public struct FrameDecoder: Sendable {
     ///
     /// - Throws: as `nextEnvelope()`.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
-        var output = Flowd_V1_Output()
+        var output = HostOutput()
         let hot = try nextHotFrame(output: &output)
         return hot.isFrame ? hot.frame(output: output) : nil
     }
 
     /// The next frame as a `HotFrame` (what the daemon reads with), `HotFrame.noFrame` when none is
     /// complete: the same frames and errors as `nextFrame()`. An output is written into `output`.
-    package mutating func nextHotFrame(output: inout Flowd_V1_Output) throws(FrameError) -> HotFrame {
+    package mutating func nextHotFrame(output: inout HostOutput) throws(FrameError) -> HotFrame {
         guard let range = try nextBodyRange() else { return .noFrame }
         let fast = buffer.withUnsafeBytes { raw in FastCodec.decodeHot(UnsafeRawBufferPointer(rebasing: raw[range]), contentTypes: &contentTypes, output: &output) }
         if let fast { return fast }

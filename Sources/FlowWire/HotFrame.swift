@@ -2,7 +2,7 @@ import Foundation
 
 /// A decoded frame as the daemon's read loop takes it: the bodies hosts send most (outputs, acks,
 /// pings) as themselves, any other in a `Frame` on the heap; an output is written into the caller's
-/// own `Flowd_V1_Output` (`FrameDecoder.nextHotFrame(output:)`), not carried in the frame. A `Frame` is 225 bytes (the body enum
+/// own `HostOutput` (`FrameDecoder.nextHotFrame(output:)`), not carried in the frame. A `Frame` is 225 bytes (the body enum
 /// is as large as its largest case, a `Tree`), and each move of one is a `memcpy`: about 0.7 k
 /// instructions per output on the daemon's read path (callgrind), where a `HotFrame` is 96 bytes.
 package struct HotFrame {
@@ -46,9 +46,9 @@ package struct HotFrame {
 
     /// The message as the envelope's body enum (a copy into the large enum: for the cold paths), with
     /// `output`, the one the decoder wrote, for an output.
-    package func envelopeBody(output: Flowd_V1_Output) -> Flowd_V1_Envelope.OneOf_Body {
+    package func envelopeBody(output: HostOutput) -> Flowd_V1_Envelope.OneOf_Body {
         switch body {
-        case .output: .output(output)
+        case .output: .output(output.message)
         case .ack(let ack): .ack(ack)
         case .ping(let ping): .ping(ping)
         case .other(let body): body
@@ -57,5 +57,5 @@ package struct HotFrame {
     }
 
     /// The same frame as a `Frame` (`output`: as for `envelopeBody`).
-    package func frame(output: Flowd_V1_Output) -> Frame { Frame(seq: seq, replyTo: replyTo, body: envelopeBody(output: output)) }
+    package func frame(output: HostOutput) -> Frame { Frame(seq: seq, replyTo: replyTo, body: envelopeBody(output: output)) }
 }

@@ -51,11 +51,10 @@ extension AppCore {
     }
 
     /// An `Output` from the screen host on `host`, or injected by the debug client there (`injectedBy` its pid).
-    mutating func receiveOutput(_ output: Flowd_V1_Output, seq: UInt64, from host: UInt64, injectedBy pid: Int32? = nil) {
+    mutating func receiveOutput(_ output: HostOutput, seq: UInt64, from host: UInt64, injectedBy pid: Int32? = nil) {
         let injected = pid != nil
         // The screen's facts come with the check of the host (one look-up): read in place, once each,
-        // as a read through `delivery.screens` copies the whole screen out, and each read of
-        // `output.payload` copies the payload out of the message's storage.
+        // as a read through `delivery.screens` copies the whole screen out.
         guard let (runtime, screen, kind, isDismissing, outputContentType) = screenOfOutput(
             output.screenID, key: output.key, seq: seq, from: host, injected: injected) else { return }
         if isDismissing {
@@ -63,23 +62,22 @@ extension AppCore {
             if injected { refuse(Flowd_V1_Error(code: .unknownScreen, message: "screen \(screen.rawValue) is being dismissed", screenID: output.screenID), seq: seq, to: host) }
             return
         }
-        let message = output.payload
         // The module's content type (the usual case, checked against the delivery's record just read),
         // or JSON (what people and simple clients write), turned into it by the runtime.
         let payload: Data
         do {
-            payload = message.contentType == outputContentType
-                ? message.data : try runtime.acceptedOutput(screen: screen, contentType: message.contentType, data: message.data)
+            payload = output.contentType == outputContentType
+                ? output.data : try runtime.acceptedOutput(screen: screen, contentType: output.contentType, data: output.data)
         } catch {
             refuse(Flowd_V1_Error(code: .badPayload, message: error.message, screenID: output.screenID), seq: seq, to: host)
             return
         }
         debug.events.emit(injected ? .injected : .output, screen: screen, flow: runtime.owner(of: screen), connection: host,
-                    name: kind, payload: runtime.eventPayload(output: message, of: screen),
-                    text: "\(injected ? "injected " : "")output \(kind) \(screen) \(Self.outputText(message, screen: screen, runtime: runtime))")
+                    name: kind, payload: runtime.eventPayload(output: output.payload, of: screen),
+                    text: "\(injected ? "injected " : "")output \(kind) \(screen) \(Self.outputText(output.payload, screen: screen, runtime: runtime))")
         if let pid {
             throttle.log(logger, .notice, "injected", "debug client injected an output", [
-                "pid": "\(pid)", "screen": "\(screen)", "output": "\(Self.outputText(message, screen: screen, runtime: runtime))",
+                "pid": "\(pid)", "screen": "\(screen)", "output": "\(Self.outputText(output.payload, screen: screen, runtime: runtime))",
             ], now: loop.now)
         }
         do {

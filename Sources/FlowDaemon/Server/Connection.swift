@@ -82,7 +82,7 @@ final class Connection {
 
     /// The next complete frame buffered, or `HotFrame.noFrame`; throws what the decoder found wrong.
     /// An output is written into `output`.
-    func decodeNextFrame(output: inout Flowd_V1_Output) throws(FrameError) -> HotFrame {
+    func decodeNextFrame(output: inout HostOutput) throws(FrameError) -> HotFrame {
         try withDecoder { (decoder) throws(FrameError) in try decoder.nextHotFrame(output: &output) }
     }
 

@@ -201,7 +201,7 @@ struct ConnectionTable {
     /// closing, or its budget for the turn is spent — then reading stops (the kernel pushes back on
     /// the sender) and it waits for its next turn with what it has; nothing is dropped or reordered.
     /// Throws what the decoder found wrong. An output is written into `output`.
-    mutating func nextFrame(of connection: Connection, output: inout Flowd_V1_Output) throws(FrameError) -> HotFrame {
+    mutating func nextFrame(of connection: Connection, output: inout HostOutput) throws(FrameError) -> HotFrame {
         if connection.turn != turn {
             connection.turn = turn
             connection.framesThisTurn = 0

@@ -17,9 +17,11 @@ extension DaemonCore {
         case .unsubscribe:
             app.unsubscribe(connection.id)
         case .injectOutput(let inject):
-            var output = Flowd_V1_Output()
+            var output = HostOutput()
             output.screenID = inject.screenID
-            output.payload = inject.payload
+            output.hasPayload = true
+            output.contentType = inject.payload.contentType
+            output.data = inject.payload.data
             app.receiveOutput(output, seq: seq, from: connection.id, injectedBy: connection.peerPID)
         case .injectNavigation(let inject):
             app.receiveNavigation(inject.navigation, seq: seq, from: connection.id, injectedBy: connection.peerPID)

@@ -117,7 +117,7 @@ struct DaemonCore {
     /// or reordered, and the other connections are read and answered in the meantime.
     private mutating func drain(_ connection: Connection) {
         // The frames' outputs are written here, one after the other (`HotFrame.Body.output`).
-        var output = Flowd_V1_Output()
+        var output = HostOutput()
         do {
             reading: while true {
                 let frame = try connections.nextFrame(of: connection, output: &output)
@@ -220,7 +220,7 @@ struct DaemonCore {
             dispatchAck(ack, seq: seq, on: connection)
             return
         case .output(let output):
-            dispatchOutput(output, seq: seq, on: connection)
+            dispatchOutput(HostOutput(output), seq: seq, on: connection)
             return
         case .userNavigation(let navigation):
             app.receiveNavigation(navigation, seq: seq, from: connection.id, anyScreen: connection.agreement?.role == .display)
@@ -244,7 +244,7 @@ struct DaemonCore {
         performAppActions()
     }
 
-    private mutating func dispatchOutput(_ output: Flowd_V1_Output, seq: UInt64, on connection: Connection) {
+    private mutating func dispatchOutput(_ output: HostOutput, seq: UInt64, on connection: Connection) {
         app.receiveOutput(output, seq: seq, from: connection.id)
         performAppActions()
     }
