@@ -154,7 +154,7 @@ struct AppCore {
     }
 
     /// Whether commands wait for acks (the hang watchdog ticks meanwhile).
-    var awaitsAcks: Bool { delivery.nextAckDeadline != nil }
+    var awaitsAcks: Bool { mutating get { delivery.nextAckDeadline != nil } }
 
     /// Hosts with commands unacknowledged.
     var hostsAwaitingAcks: Set<UInt64> { delivery.hostsAwaitingAcks }

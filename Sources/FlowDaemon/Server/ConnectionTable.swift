@@ -283,10 +283,13 @@ struct ConnectionTable {
 
     /// The earliest of the connections' deadlines.
     var nextDeadline: UInt64? {
-        var next = handshakeDeadlines.next
-        if let frame = frameDeadlines.next, next.map({ frame < $0 }) ?? true { next = frame }
-        if let close = closeDeadlines.next, next.map({ close < $0 }) ?? true { next = close }
-        return next
+        // In place (`mutating`): a plain getter was passed a copy of the table (a `memcpy` per iteration).
+        mutating get {
+            var next = handshakeDeadlines.next
+            if let frame = frameDeadlines.next, next.map({ frame < $0 }) ?? true { next = frame }
+            if let close = closeDeadlines.next, next.map({ close < $0 }) ?? true { next = close }
+            return next
+        }
     }
 
     /// The deadlines that passed at `now`: handshakes not done, frames stalled, closes not drained.

@@ -303,14 +303,18 @@ public struct ScreenDelivery: Sendable {
 
     // MARK: Queries
 
-    /// The earliest ack or resume deadline, for the driver's one timer.
+    /// The earliest ack or resume deadline, for the driver's one timer. Read in place (`mutating`):
+    /// as a plain getter, the driver's loop passed a copy of the whole delivery, a `memcpy` per
+    /// iteration (callgrind `flowd-relay`), as for `nextAckDeadline`.
     public var nextDeadline: UInt64? {
-        guard let resume = resumeDeadlines.next else { return deadlines.next }
-        return min(resume, deadlines.next ?? resume)
+        mutating get {
+            guard let resume = resumeDeadlines.next else { return deadlines.next }
+            return min(resume, deadlines.next ?? resume)
+        }
     }
 
     /// The earliest ack deadline alone (ack clocks are running: commands may be unacknowledged).
-    public var nextAckDeadline: UInt64? { deadlines.next }
+    public var nextAckDeadline: UInt64? { mutating get { deadlines.next } }
 
     /// Screens held for their host to come back: restarting, or waiting for a resume.
     public var heldScreenCount: Int { screens.values.count { $0.isHeldForHost } }
