@@ -173,3 +173,15 @@ private enum CPU {
         }
     }
 }
+
+/// `live-screens` puts every screen on one host: past flowd's default cap of screens per host
+/// (16,384) it raises the cap to its count, or the screens beyond it would wait for another host
+/// and the row would stall (the full `scripts/bench` run, 101 presses, did). 17 presses: 16,984 screens.
+@Test(.timeLimit(.minutes(3)))
+func liveScreensGoesPastTheCapOfScreensPerHost() throws {
+    let flowd = productsDirectory.appendingPathComponent("flowd").path
+    let run = try ProductRun.run("flowbench", ["live-screens", "--presses", "17", "--flowd", flowd])
+    #expect(run.status == 0, "flowbench live-screens --presses 17 failed:\n\(run.stderr)\n\(run.stdout)")
+    let row = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("| live-screens ") }, "\(run.stdout)")
+    #expect(row.contains("deep-stack: 16,984 screens, one host"), "\(row)")
+}

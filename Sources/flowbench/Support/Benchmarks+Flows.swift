@@ -121,7 +121,13 @@ extension Benchmarks {
     /// the daemon with one screen, per screen; and the time to place them all.
     static func liveScreens(flowd: String, presses: Int) throws -> TableRow {
         let context = "live-screens host"
-        let server = try ServerUnderTest.flowd(executable: flowd, app: "deep-stack", arguments: flowdArguments)
+        // The row puts every screen on one host: past flowd's default cap of screens per host
+        // (16,384, a bound against a host that takes screens without end), the rest would wait for
+        // another host and the row would stall. It measures the memory of live screens, so the cap is
+        // raised to its count.
+        let screens = 999 * presses + 1
+        let server = try ServerUnderTest.flowd(
+            executable: flowd, app: "deep-stack", arguments: flowdArguments + ["--max-screens-per-host", "\(max(screens, 16_384))"])
         let (fd, root) = try FlowHost.connect(socket: server.socketPath, kind: "item", context: context)
         defer { close(fd) }
         guard let host = cbr_host_new(fd) else { throw BenchError("\(context): out of memory") }
