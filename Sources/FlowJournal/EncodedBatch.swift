@@ -27,7 +27,7 @@ public struct EncodedBatch: Sendable {
     }
 
     /// Adds a record without a check whose body is `bodySize` bytes, which `write` puts at the start of
-    /// the room it is given. A record under `smallRecordRoom` bytes (an output's, a tap's) is written
+    /// the room it is given. A record of up to `smallRecordRoom` bytes (an output's, a tap's) is written
     /// on the stack and appended with one copy: through `append(kind:key:writingBody:)` each varint's
     /// and each byte's `append` checked the array's uniqueness and capacity again (0.45 k instructions
     /// per output, callgrind `flowd-echo`, against 0.2 k).

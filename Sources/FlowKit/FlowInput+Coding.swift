@@ -41,7 +41,7 @@ extension FlowInput {
 
     /// The size of the body this input is journaled as, when `encodeBody(to:)` writes it: an output's
     /// and a work result's (the inputs of every tap and every answer); nil for the others.
-    public var directBodySize: Int? {
+    public var knownBodySize: Int? {
         switch self {
         case .output(let screen, let payload): Self.varintSize(screen.rawValue) + payload.count
         case .workSucceeded(let request, let payload): Self.varintSize(request.rawValue) + payload.count
@@ -50,12 +50,12 @@ extension FlowInput {
     }
 
     /// Writes the body this input is journaled as at the start of `room`, which holds
-    /// `directBodySize` bytes (the same bytes as `encodeBody(into:)`).
+    /// `knownBodySize` bytes (the same bytes as `encodeBody(into:)`).
     public func encodeBody(to room: UnsafeMutableRawBufferPointer) {
         let (number, payload): (UInt64, Data) = switch self {
         case .output(let screen, let payload): (screen.rawValue, payload)
         case .workSucceeded(let request, let payload): (request.rawValue, payload)
-        default: preconditionFailure("encodeBody(to:) of an input without a directBodySize")
+        default: preconditionFailure("encodeBody(to:) of an input without a knownBodySize")
         }
         var value = number, at = 0
         while value >= 0x80 {

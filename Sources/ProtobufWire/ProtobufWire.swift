@@ -215,8 +215,8 @@ public struct ProtobufWriter: ~Copyable {
 
     /// Writes a string field (whatever its value: the caller leaves out proto3's empty defaults).
     @inlinable public mutating func stringField(_ field: Int, _ value: String) {
-        // A native string's bytes in place; a copy of the string (`var`, `withUTF8`) only for one that
-        // is not contiguous (bridged, or made from a substring's view).
+        // A native string's bytes in place; a copy of the string (`var`, `withUTF8`) only for one
+        // whose UTF-8 is not contiguous (a lazily bridged string, on platforms that have them).
         let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
             bytesField(field, UnsafeRawBufferPointer(utf8))
         }

@@ -88,6 +88,31 @@ import UVKit
         #expect(refused == [false, false, true])
     }
 
+    /// The count per process follows the table: a refused connection that leaves, and one of the
+    /// process's own that closes, make room again; another process and spawned screens do not count.
+    @Test func aProcessGetsItsShareBackAsItsConnectionsLeave() throws {
+        var table = Self.table { $0.maxConnections = 100; $0.maxConnectionsPerProcess = 2 }
+        func connect(_ pid: Int32) -> Connection {
+            let connection = table.add(Pipe(), origin: .namedSocket(uid: 1000), peerPID: pid, now: 0)
+            table.admit(connection, running: true, allowedUID: 1000, now: 0)
+            return connection
+        }
+        let first = connect(42), second = connect(42)
+        let refused = connect(42)
+        #expect(!first.isClosing && !second.isClosing && refused.isClosing)
+        table.remove(refused.id)
+        table.remove(refused.id)  // twice: nothing more leaves
+        let again = connect(42)
+        #expect(again.isClosing, "still two of its own")
+        table.remove(again.id)  // a refused connection counts until it has left, as any closing one
+        #expect(!connect(43).isClosing, "another process has its own share")
+        let spawned = table.add(Pipe(), origin: .spawned(token: "t"), peerPID: 0, now: 0)
+        table.setPeerPID(42, of: spawned.id)
+        table.remove(first.id)
+        #expect(!connect(42).isClosing, "one of its own left: room for one, the spawned screen not counted")
+        #expect(connect(42).isClosing)
+    }
+
     @Test func aFrameTooLargeForThePeerIsAnsweredWithAnErrorInItsPlace() throws {
         var table = Self.table()
         let pipe = Pipe()

@@ -15,6 +15,7 @@ def main():
     parser.add_argument("--b", type=int, required=True)
     parser.add_argument("--server-threads", default="", help="the server's other threads (comma-separated ids)")
     parser.add_argument("--server-name", default="server")
+    parser.add_argument("--skip", type=int, default=1000, help="intervals left out at the start (the warm-up)")
     args = parser.parse_args()
     names = {args.server: args.server_name, args.a: "host A", args.b: "host B", 0: "idle"}
     for thread in filter(None, args.server_threads.split(",")):
@@ -42,14 +43,14 @@ def main():
                 server_runs.append((start, time - since))
         if next_pid == args.a:
             if start is not None:
-                intervals.append((time - start, share))
+                intervals.append((time - start, share, start))
             start, share = time, collections.Counter()
         current, since = next_pid, time
-    # The warm-up's start and the last intervals (the hosts stopping) are left out.
-    intervals = intervals[1000:-100]
+    # The warm-up (two intervals a round trip) and the last intervals (the hosts stopping) are left out.
+    intervals = intervals[args.skip:-100]
     if len(intervals) < 1000:
         sys.exit("relay-tail: too few round trips in the trace (%d); is perf recording CPU 1?" % len(intervals))
-    lengths = sorted(length for length, _ in intervals)
+    lengths = sorted(interval[0] for interval in intervals)
     n = len(lengths)
     p50, p99 = lengths[n // 2], lengths[int(n * 0.99)]
     print("%d intervals between two runs of host A (two per round trip): p50 %.1f us, p99 %.1f us, p99.9 %.1f us"
@@ -57,7 +58,7 @@ def main():
 
     def composition(selected):
         total, present = collections.Counter(), collections.Counter()
-        for _, parts in selected:
+        for _, parts, _ in selected:
             for key, value in parts.items():
                 total[key] += value
                 if value > 0:
@@ -72,7 +73,8 @@ def main():
     for key in keys[:12]:
         m, t = at_median.get(key, (0, 0)), at_tail.get(key, (0, 0))
         print("%-24s %14.1f %14.1f %10.1f %17.0f%%" % (key, m[0], t[0], t[0] - m[0], t[1] * 100))
-    runs = sorted(length for _, length in server_runs[2000:])
+    first = intervals[0][2]
+    runs = sorted(length for start, length in server_runs if start is not None and start >= first)
     if runs:
         r = len(runs)
         print("%s's single runs: p50 %.1f us, p90 %.1f us, p99 %.1f us (p99/p50 x%.1f)"

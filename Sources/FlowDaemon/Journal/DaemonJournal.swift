@@ -115,7 +115,7 @@ struct DaemonJournal {
             iterationStamped = true
             if let stamp = times.stamp(time()) { pending.append(stamp) }
         }
-        if let size = input.directBodySize {
+        if let size = input.knownBodySize {
             pending.append(kind: input.journalKind, key: Int64(bitPattern: key), bodySize: size) { input.encodeBody(to: $0) }
         } else {
             pending.append(kind: input.journalKind, key: Int64(bitPattern: key)) { input.encodeBody(into: &$0) }
