@@ -10,7 +10,7 @@ private let canRegenerate =
 @Suite struct GeneratedCodeTests {
     @Test(
         "Committed Sources/FlowWire/Generated matches proto/",
-        .enabled(if: canRegenerate, "needs protoc on PATH and .build-protoc/release/protoc-gen-swift (run scripts/generate-proto once)")
+        .enabled(if: canRegenerate, "needs protoc on PATH and .build/debug/protoc-gen-swift (run scripts/generate-proto once)")
     )
     func committedGeneratedCodeMatchesProto() throws {
         let process = Process()

@@ -10,7 +10,7 @@ enum PackageRoot {
     }()
 
     /// The protoc-gen-swift that scripts/generate-proto builds, relative to the root.
-    static var protocGenSwift: String { path + "/.build-protoc/release/protoc-gen-swift" }
+    static var protocGenSwift: String { path + "/.build/debug/protoc-gen-swift" }
 
     /// The first `name` on PATH that is executable, if any.
     static func executableOnPath(_ name: String) -> String? {
