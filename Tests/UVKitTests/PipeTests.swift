@@ -205,7 +205,9 @@ import Testing
         try child.run()
         let pidfd = try #require(ProcessDescriptor.open(pid: child.processIdentifier))
         #expect(pidfd.isAlive)
-        child.terminate()
+        // SIGKILL, not `terminate()`: the child inherits the spawning thread's signal mask, and in the
+        // whole suite a thread with SIGTERM blocked left `sleep` its full 30 s.
+        kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         #expect(!pidfd.isAlive, "reaped: its pid may name another process now")
         pidfd.close()
