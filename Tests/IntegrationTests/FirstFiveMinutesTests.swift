@@ -59,7 +59,7 @@ struct FirstFiveMinutesTests {
     }
 
     /// `--help` prints the whole comment block at the top of a script, not a fixed number of lines.
-    @Test(arguments: ["demo", "kill-flowd", "install-service", "generate-proto", "generate-cli-docs", "try-custom-daemon", "generate-contracts", "profile-daemon", "relay-tail", "libflowd-screen"])
+    @Test(arguments: ["demo", "kill-flowd", "install-service", "generate-proto", "generate-cli-docs", "try-custom-daemon", "generate-contracts", "profile-daemon", "relay-tail", "relay-cpu", "libflowd-screen"])
     func scriptHelpIsTheWholeHeader(script: String) throws {
         let path = repositoryRoot + "/scripts/" + script
         let header = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
