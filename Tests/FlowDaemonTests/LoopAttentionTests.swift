@@ -1,5 +1,7 @@
-import FlowDaemon
+import Foundation
+@testable import FlowDaemon
 import Testing
+import UVKit
 
 /// The time flowd's loop could not look at its sockets, as the loop reports the points of each
 /// iteration (`LoopAttention`): what a stopped, frozen or starved process looks like from inside.
@@ -45,5 +47,17 @@ import Testing
         // The first point counts nothing: there is no earlier one.
         var fresh = LoopAttention()
         #expect(fresh.resumed(at: 9_000) == 0 && fresh.polled(returned: 9_500) == 0)
+    }
+
+    /// libuv reads its clock as an iteration begins: a start that took long (a restore) would come
+    /// off the first deadlines unless the daemon reads the clock again (`AppCore.startRuntime`).
+    @Test func theLoopsClockMovesBeforeItRunsOnlyWhenRefreshed() throws {
+        let loop = UVDaemonLoop(try UVLoop())
+        let made = loop.now
+        usleep(60_000)
+        #expect(loop.now == made, "libuv's cached clock does not move on its own before the loop runs")
+        loop.refreshClock()
+        #expect(loop.now >= made + 60, "refreshed: \(loop.now - made) ms since the loop was made")
+        try loop.uv.close()
     }
 }

@@ -34,6 +34,9 @@ extension AppCore {
                 outcome = persistence.restore(app, into: runtime)
             }
         }
+        // The deadlines set from here on (the screens re-placed, the timers started again) count
+        // from the end of the replay, not from when the loop was made.
+        loop.refreshClock()
         switch outcome {
         case .nothing:
             app.start(runtime)

@@ -157,19 +157,23 @@ struct ConnectionTable {
     /// Why `connection`, a peer of the named socket just added, is refused (nil: it may stay): the
     /// daemon holds its connection limit, or its process holds the limit of one process.
     func admissionRefusal(of connection: Connection) -> ConnectionStateMachine.Violation? {
-        if count > limits.maxConnections {
-            return .init(code: .limitExceeded, message: """
-                flowd holds \(count - 1) connections, its limit (--max-connections \(limits.maxConnections)); closing this \
-                one. Try again once clients leave
-                """)
-        }
+        // The limit of one process first: a process flooding flowd is told that it is the cause, also
+        // when its refused connections, still closing, fill the daemon's limit too (they count until
+        // closed: they hold descriptors).
         let pid = connection.peerPID
-        guard pid > 0, limits.perProcess < limits.maxConnections else { return nil }
-        let same = connectionsByProcess[pid] ?? 0
-        guard same > limits.perProcess else { return nil }
+        if pid > 0, limits.perProcess < limits.maxConnections {
+            let same = connectionsByProcess[pid] ?? 0
+            if same > limits.perProcess {
+                return .init(code: .limitExceeded, message: """
+                    process \(pid) holds \(same - 1) connections to flowd, the limit for one process \
+                    (--max-connections-per-process \(limits.perProcess)); closing this one. Close the ones it does not use
+                    """)
+            }
+        }
+        guard count > limits.maxConnections else { return nil }
         return .init(code: .limitExceeded, message: """
-            process \(pid) holds \(same - 1) connections to flowd, the limit for one process \
-            (--max-connections-per-process \(limits.perProcess)); closing this one. Close the ones it does not use
+            flowd holds \(count - 1) connections, its limit (--max-connections \(limits.maxConnections)); closing this \
+            one. Try again once clients leave
             """)
     }
 

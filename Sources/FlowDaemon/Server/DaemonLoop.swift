@@ -12,6 +12,10 @@ package protocol DaemonLoop: AnyObject {
     var now: UInt64 { get }
     /// Milliseconds the loop could not look, left out of `now` so far (`LoopAttention`).
     var unattended: UInt64 { get }
+    /// Reads the clock again before the loop runs: libuv reads it as an iteration begins, so the
+    /// time a start took (a restore of 10^5 inputs: ~0.4 s) would come off every deadline it then
+    /// sets (a re-placed screen's ack, a restored flow's timer), as if it had passed already.
+    func refreshClock()
     /// Traps when called off the loop's thread.
     func assertOnLoop()
     /// Handles open on the loop (for `Stats`).
@@ -69,6 +73,8 @@ final class UVDaemonLoop: DaemonLoop {
     var now: UInt64 { uv.now - meter.attention.unattended }
 
     var unattended: UInt64 { meter.attention.unattended }
+
+    func refreshClock() { uv.updateTime() }
 
     func assertOnLoop() { uv.assertOnLoop() }
 
