@@ -38,7 +38,7 @@ struct FirstFiveMinutesTests {
             }
         }
         let setup = try String(contentsOfFile: scripts + "/lib/setup.sh", encoding: .utf8)
-        #expect(setup.contains("swift build --no-color-diagnostics \"$@\""))
+        #expect(setup.contains("swift build --no-color-diagnostics -debug-info-format none \"$@\""))
     }
 
     /// Shell completions come from the tools themselves, through scripts/generate-cli-docs (the man pages too,
