@@ -122,6 +122,16 @@ int cbr_connect(const char *path, char *error) {
     }
 }
 
+int cbr_wait_readable(int fd, int timeout_ms, char *error) {
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, timeout_ms);
+        if (r > 0) return 0;
+        if (r == 0) return 1;
+        if (errno != EINTR) { snprintf(error, CBR_ERROR_SIZE, "poll: %s", strerror(errno)); return -1; }
+    }
+}
+
 static int write_all(int fd, const uint8_t *bytes, size_t len, char *error) {
     while (len > 0) {
         ssize_t n = send(fd, bytes, len, MSG_NOSIGNAL);
@@ -144,12 +154,10 @@ static int read_frame(int fd, int timeout_ms, char *error) {
     uint8_t scratch[4096];
     int in_body = 0;
     while (have < need) {
-        if (timeout_ms >= 0) {
-            struct pollfd p = {.fd = fd, .events = POLLIN};
-            int r = poll(&p, 1, timeout_ms);
-            if (r == 0) { snprintf(error, CBR_ERROR_SIZE, "no frame from the server within %d ms", timeout_ms); return -1; }
-            if (r < 0 && errno != EINTR) { snprintf(error, CBR_ERROR_SIZE, "poll: %s", strerror(errno)); return -1; }
-        }
+        // Waits for the frame (its header); with a timeout, before every read.
+        int waited = timeout_ms >= 0 || (!in_body && have == 0) ? cbr_wait_readable(fd, timeout_ms, error) : 0;
+        if (waited == 1) snprintf(error, CBR_ERROR_SIZE, "no frame from the server within %d ms", timeout_ms);
+        if (waited != 0) return -1;
         size_t want = need - have;
         uint8_t *into = in_body ? scratch : header + have;
         if (in_body && want > sizeof scratch) want = sizeof scratch;
@@ -194,6 +202,7 @@ int cbr_pingpong(int fd, const uint8_t *frame, size_t frame_len,
 int cbr_echo_peer(int fd, char *error) {
     uint8_t buffer[64 * 1024];
     for (;;) {
+        if (cbr_wait_readable(fd, -1, error) != 0) return -1;
         ssize_t n = recv(fd, buffer, sizeof buffer, 0);
         if (n == 0) return 0;
         if (n < 0) {

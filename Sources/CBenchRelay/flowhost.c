@@ -213,15 +213,14 @@ static int send_all(int fd, const uint8_t *bytes, size_t len, char *error) {
     return 0;
 }
 
-static int recv_exact(int fd, uint8_t *into, size_t need, int timeout_ms, char *error) {
+/// Reads exactly `need` bytes; waits in poll(2) first when `wait` (a frame's header: the host
+/// has nothing yet) and, with a timeout, before every read.
+static int recv_exact(int fd, uint8_t *into, size_t need, int wait, int timeout_ms, char *error) {
     size_t have = 0;
     while (have < need) {
-        if (timeout_ms >= 0) {
-            struct pollfd p = {.fd = fd, .events = POLLIN};
-            int r = poll(&p, 1, timeout_ms);
-            if (r == 0) { snprintf(error, CBR_ERROR_SIZE, "no frame from flowd within %d ms", timeout_ms); return -1; }
-            if (r < 0) { if (errno == EINTR) continue; snprintf(error, CBR_ERROR_SIZE, "poll: %s", strerror(errno)); return -1; }
-        }
+        int waited = timeout_ms >= 0 || (wait && have == 0) ? cbr_wait_readable(fd, timeout_ms, error) : 0;
+        if (waited == 1) snprintf(error, CBR_ERROR_SIZE, "no frame from flowd within %d ms", timeout_ms);
+        if (waited != 0) return -1;
         ssize_t n = recv(fd, into + have, need - have, 0);
         if (n == 0) { snprintf(error, CBR_ERROR_SIZE, "flowd closed the connection"); return 1; }
         if (n < 0) {
@@ -238,11 +237,11 @@ static int recv_exact(int fd, uint8_t *into, size_t need, int timeout_ms, char *
 /// Returns its length, -1 on error, -2 at end of stream.
 static long read_envelope(int fd, uint8_t *buffer, size_t capacity, int timeout_ms, char *error) {
     uint8_t header[4];
-    int rc = recv_exact(fd, header, 4, timeout_ms, error);
+    int rc = recv_exact(fd, header, 4, 1, timeout_ms, error);
     if (rc != 0) return rc > 0 ? -2 : -1;
     uint32_t len = (uint32_t)header[0] | (uint32_t)header[1] << 8 | (uint32_t)header[2] << 16 | (uint32_t)header[3] << 24;
     if (len > capacity) { snprintf(error, CBR_ERROR_SIZE, "a %u-byte frame from flowd is over the host's %zu-byte buffer", len, capacity); return -1; }
-    rc = recv_exact(fd, buffer, len, timeout_ms, error);
+    rc = recv_exact(fd, buffer, len, 0, timeout_ms, error);
     if (rc != 0) return rc > 0 ? -2 : -1;
     return (long)len;
 }
@@ -309,6 +308,7 @@ int cbr_flow_peer(int fd, const uint8_t *output, size_t output_len, uint64_t scr
     size_t have = 0;
     int status = 0;
     for (;;) {
+        if (cbr_wait_readable(fd, -1, error) != 0) { status = -1; break; }
         ssize_t n = recv(fd, buffer + have, 64 * 1024 - have, 0);
         if (n == 0) break;
         if (n < 0) {

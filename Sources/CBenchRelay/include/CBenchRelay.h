@@ -29,6 +29,15 @@ int cbr_server_run(const char *path, cbr_mode mode, int ready_fd, char *error);
 /// Connects a blocking Unix stream socket to `path`; returns the descriptor or -1.
 int cbr_connect(const char *path, char *error);
 
+/// Waits until `fd` has bytes to read (poll(2) for POLLIN; `timeout_ms` < 0: no limit):
+/// 0 when it has, 1 when the time ran out (nothing written to `error`), -1 on failure.
+/// Every blocking host waits here before it reads, as an event loop's host does
+/// (libflowd-screen's poll loop, GTK, libuv): a host blocked in recv(2) instead is woken each
+/// time the server reads what the host wrote (a Unix stream socket wakes one wait queue for
+/// data and for room to write), and on one CPU that woken host takes the CPU from the
+/// server only to sleep again (docs/performance.md, "The relay on one CPU").
+int cbr_wait_readable(int fd, int timeout_ms, char *error);
+
 /// Writes `hello` (may be empty), then reads and drops `frames` frames (the server's
 /// ready frame, or flowd's Welcome). Blocking; gives up after `timeout_ms` per read.
 int cbr_handshake(int fd, const uint8_t *hello, size_t hello_len, int frames, int timeout_ms, char *error);
