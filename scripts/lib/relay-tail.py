@@ -46,14 +46,15 @@ def main():
                 intervals.append((time - start, share, start))
             start, share = time, collections.Counter()
         current, since = next_pid, time
-    # The warm-up (two intervals a round trip) and the last intervals (the hosts stopping) are left out.
+    # The warm-up (one or two intervals a round trip: --skip covers two) and the last intervals
+    # (the hosts stopping) are left out.
     intervals = intervals[args.skip:-100]
     if len(intervals) < 1000:
         sys.exit("relay-tail: too few round trips in the trace (%d); is perf recording CPU 1?" % len(intervals))
     lengths = sorted(interval[0] for interval in intervals)
     n = len(lengths)
     p50, p99 = lengths[n // 2], lengths[int(n * 0.99)]
-    print("%d intervals between two runs of host A (two per round trip): p50 %.1f us, p99 %.1f us, p99.9 %.1f us"
+    print("%d intervals between two runs of host A (one or two a round trip): p50 %.1f us, p99 %.1f us, p99.9 %.1f us"
           % (n, p50 * 1e6, p99 * 1e6, lengths[int(n * 0.999)] * 1e6))
 
     def composition(selected):
