@@ -387,12 +387,9 @@ long long cbr_host_pump(cbr_host *host, uint64_t places, int until_pong, int tim
     int ponged = 0;
     long long frames = 0;
     while (seen < places || (until_pong && !ponged)) {
-        if (timeout_ms >= 0) {
-            struct pollfd p = {.fd = host->fd, .events = POLLIN};
-            int r = poll(&p, 1, timeout_ms);
-            if (r == 0) { snprintf(error, CBR_ERROR_SIZE, "only %llu of %llu Places arrived, then nothing for %d ms", (unsigned long long)seen, (unsigned long long)places, timeout_ms); frames = -1; break; }
-            if (r < 0) { if (errno == EINTR) continue; snprintf(error, CBR_ERROR_SIZE, "poll: %s", strerror(errno)); frames = -1; break; }
-        }
+        int waited = cbr_wait_readable(host->fd, timeout_ms, error);
+        if (waited == 1) snprintf(error, CBR_ERROR_SIZE, "only %llu of %llu Places arrived, then nothing for %d ms", (unsigned long long)seen, (unsigned long long)places, timeout_ms);
+        if (waited != 0) { frames = -1; break; }
         ssize_t n = recv(host->fd, buffer + host->have, PUMP_BUFFER - host->have, 0);
         if (n == 0) { snprintf(error, CBR_ERROR_SIZE, "flowd closed the connection after %llu Places", (unsigned long long)seen); frames = -1; break; }
         if (n < 0) {

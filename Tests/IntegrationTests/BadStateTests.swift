@@ -647,18 +647,20 @@ extension BadStateTests {
             top = try #require(try client.settle().compactMap(\.place).last).screenID
         }
 
-        /// Presses Push and reads until the new item's `Place`, without a Ping (while the journal's
-        /// writes fail, a Pong waits for them: docs/protocol.md §10); the old top's PlacementChanged,
-        /// written with it, is read and acknowledged too.
+        /// Presses Push and reads until the new item's `Place` and the old top's `PlacementChanged`
+        /// (a push sends both), without a Ping (while the journal's writes fail, a Pong waits for
+        /// them: docs/protocol.md §10), and acknowledges them.
         func pushWithoutPing() throws -> Flowd_V1_Place? {
+            let covered = top
             try client.press(0, on: top)
             var frames: [Flowd_V1_Envelope] = []
             var place: Flowd_V1_Place?
-            while place == nil, let frame = try client.receive() {
+            var changed = false
+            while place == nil || !changed, let frame = try client.receive() {
                 frames.append(frame)
-                place = frame.place
+                place = place ?? frame.place
+                changed = changed || frame.placementChanged?.screenID == covered
             }
-            while let frame = (try? client.receive(timeoutMilliseconds: 100)) ?? nil { frames.append(frame) }
             try client.ackAll(frames)
             if let place { top = place.screenID }
             return place
