@@ -38,7 +38,7 @@ public struct FlowContext<F: Flow> {
     public func show<M: ScreenModule>(_ module: M.Type, _ state: M.State) -> Screen<M> {
         let placed = controller.runtime.placeScreen(module, state: state, placer: placer, owner: controller)
         if let context = placed?.1, controller.context == nil, controller.isRunning { controller.context = context }
-        return Screen(node: placed?.0 ?? .none, controller: controller)
+        return Screen(node: placed?.0 ?? .none, controller: controller, kept: placed?.2)
     }
 
     /// Shows a screen with any placer (e.g. `.pushed(in: flow.context)`).
@@ -50,7 +50,7 @@ public struct FlowContext<F: Flow> {
     /// Shows a screen with any placer and also returns the context the placer produced (e.g. a new stack).
     public func place<M: ScreenModule, C>(_ module: M.Type, _ state: M.State, _ placer: ScreenPlacer<C>) -> (screen: Screen<M>, context: C?) {
         let placed = controller.runtime.placeScreen(module, state: state, placer: placer, owner: controller)
-        return (Screen(node: placed?.0 ?? .none, controller: controller), placed?.1)
+        return (Screen(node: placed?.0 ?? .none, controller: controller, kept: placed?.2), placed?.1)
     }
 
     /// Starts a sub-flow with a placer of the context it requires. Every way it can stop needs a

@@ -2,7 +2,8 @@ import Foundation
 
 extension FlowRuntime {
     /// Creates a screen, places it with `placer` and reports it; on failure the owner ends `.failed`.
-    func placeScreen<M: ScreenModule, C>(_ module: M.Type, state: M.State, placer: ScreenPlacer<C>, owner: FlowController) -> (NodeID, C)? {
+    /// Returns the screen's id, the placer's context and the screen's `KeptState` (a refusing module's).
+    func placeScreen<M: ScreenModule, C>(_ module: M.Type, state: M.State, placer: ScreenPlacer<C>, owner: FlowController) -> (NodeID, C, KeptState<M.State>?)? {
         guard owner.isRunning else { return nil }
         let data: Data
         do {
@@ -12,8 +13,9 @@ extension FlowRuntime {
             return nil
         }
         let id = model.createScreen(owner: owner.id)
+        let kept = M.refusesOutputs ? KeptState(state) : nil
         screens[id] = ScreenRecord(
-            outlet: TypedOutlet<M>(handler: nil, kept: M.refusesOutputs ? KeptState(state) : nil), state: data, contentTypes: contentTypes(for: M.self), animated: placer.animated,
+            outlet: TypedOutlet<M>(handler: nil, kept: kept), state: data, contentTypes: contentTypes(for: M.self), animated: placer.animated,
             owner: owner.id)
         let tracker = PlacementTracker(owner: owner.id)
         do throws(FlowKitError) {
@@ -27,7 +29,7 @@ extension FlowRuntime {
             owner.addItem(id)
             if owner.initialScreen == nil { owner.initialScreen = id }
             flush()
-            return (id, context)
+            return (id, context, kept)
         } catch {
             discard([id] + tracker.created.reversed(), owner: owner)
             fail(owner, error)

@@ -285,7 +285,9 @@ public final class FlowRuntime {
 
     /// Encodes a screen's new state and sends it, unless its payload equals the screen's current one
     /// and `forced` is false; an encoding error fails the owning flow, as in `show`.
-    func update<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, state: M.State, forced: Bool, owner: FlowController) {
+    /// `kept`: the screen's `KeptState` (a refusing module's), set to `state` when it is sent.
+    func update<M: ScreenModule>(_ screen: NodeID, _ module: M.Type, state: M.State, kept: KeptState<M.State>?, forced: Bool,
+                                 owner: FlowController) {
         let data: Data
         do {
             data = try M.encodeState(state, with: codec)
@@ -304,8 +306,6 @@ public final class FlowRuntime {
                 guard record.owner == owner.id else { return nil }
                 if !forced, Self.sameBytes(record.state, data) { return true }
                 record.state = data
-                // The typed state, for a module that refuses outputs in it (`ScreenModule.refusal`).
-                if M.refusesOutputs, let kept = record.outlet.keptState as? KeptState<M.State> { kept.value = state }
                 return false
             }
             guard let unchanged = result ?? nil else { return nil }
@@ -313,6 +313,8 @@ public final class FlowRuntime {
             return unchanged
         }
         if unchanged == true { unchangedUpdates += 1 }
+        // The typed state, for a module that refuses outputs in it (`ScreenModule.refusal`).
+        if unchanged == false, let kept { kept.value = state }
     }
 
     /// Whether `a` and `b` hold the same bytes: a `memcmp` of two counted buffers, where `Data`'s `==`
