@@ -13,12 +13,14 @@ package) hosts the tutorial's screens: a button press pushes the next one. Exits
 difference, saying what it was.
 """
 import os
+import queue
 import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -173,18 +175,30 @@ def check_c_host(binary, c_host, folder):
         env = dict(os.environ, FLOWD_SOCKET=daemon.socket)
         host = subprocess.Popen([c_host, "tutorial"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env)
-        time.sleep(1)
-        host.stdin.write('2 {"didPressButton":{"index":1}}\n')
-        host.stdin.flush()
-        time.sleep(1)
-        host.stdin.write("4 back\n")
-        host.stdin.flush()
-        time.sleep(1)
-        try:
-            out, err = host.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            host.kill()
-            out, err = host.communicate()
+        # Each line is typed once the screen it names is shown; the host, which does not end at the
+        # end of its input, is stopped at "- screen 4" (or after 13 s).
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in host.stdout] + [lines.put(None)],
+                         daemon=True).start()
+        steps = [("+ screen 2 tutorial", '2 {"didPressButton":{"index":1}}\n'), ("+ screen 4 tutorial", "4 back\n"),
+                 ("- screen 4", None)]
+        out, deadline = "", time.monotonic() + 13
+        while steps:
+            try:
+                line = lines.get(timeout=max(0, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            out += line
+            if steps[0][0] in line:
+                typed = steps.pop(0)[1]
+                if typed:
+                    host.stdin.write(typed)
+                    host.stdin.flush()
+        host.kill()
+        host.wait()
+        err = host.stderr.read()
         for line in ("+ screen 2 tutorial", "+ screen 4 tutorial", "- screen 4"):
             if line not in out:
                 fail(f"{c_host} did not print {line!r}:\n{out}{err}")
