@@ -98,10 +98,10 @@ package enum FastCodec {
             case (2, 0): guard let v = reader.varint() else { return nil }; replyTo = v
             case (13, 2):
                 guard body == nil, var sub = reader.submessage(), let ping = decodePing(&sub) else { return nil }
-                body = .ping(ping)
+                body = .ping(nonce: ping.nonce)
             case (24, 2):
                 guard body == nil, var sub = reader.submessage(), let ack = decodeAck(&sub) else { return nil }
-                body = .ack(ack)
+                body = .ack(screenID: ack.screenID, serial: ack.serial)
             case (30, 2):
                 guard body == nil, var sub = reader.submessage(), decodeOutput(&sub, &contentTypes, into: &output) else { return nil }
                 body = .output

@@ -19,8 +19,11 @@ package struct HotFrame {
         /// copied whole to be bound out of the frame the read loop holds, and the frame destroyed
         /// twice (~0.5 k instructions per output, callgrind `flowd-echo`).
         case output
-        case ack(Flowd_V1_Ack)
-        case ping(Flowd_V1_Ping)
+        /// An `Ack`'s two numbers, and a `Ping`'s nonce: plain values, not swift-protobuf's messages
+        /// (each with its unknown fields), so that the read loop's copies and destruction of the frame
+        /// retain and release nothing (~0.15 k instructions per relay output, callgrind).
+        case ack(screenID: UInt64, serial: UInt64)
+        case ping(nonce: UInt64)
         /// Any other message (boxed: it would make every `Body` as large as a `Frame`).
         indirect case other(Flowd_V1_Envelope.OneOf_Body)
         /// No frame: none is complete yet. A case rather than an optional frame: Swift destroys an
@@ -49,8 +52,9 @@ package struct HotFrame {
     package func envelopeBody(output: HostOutput) -> Flowd_V1_Envelope.OneOf_Body {
         switch body {
         case .output: .output(output.message)
-        case .ack(let ack): .ack(ack)
-        case .ping(let ping): .ping(ping)
+        case .ack(let screenID, let serial):
+            .ack(Flowd_V1_Ack.with { $0.screenID = screenID; $0.serial = serial })
+        case .ping(let nonce): .ping(Flowd_V1_Ping.with { $0.nonce = nonce })
         case .other(let body): body
         case .noFrame: preconditionFailure("HotFrame.noFrame has no body; check isFrame first")
         }

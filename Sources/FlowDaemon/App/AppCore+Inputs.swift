@@ -7,26 +7,26 @@ import Foundation
 /// `feed`, or refused with a non-fatal `Error` to its sender.
 extension AppCore {
     /// An `Ack` from the screen host on `host`.
-    mutating func receiveAck(_ ack: Flowd_V1_Ack, seq: UInt64, from host: UInt64) {
+    mutating func receiveAck(screen id: UInt64, serial: UInt64, seq: UInt64, from host: UInt64) {
         guard runtime != nil else {
-            refuseWithoutApp(screen: ack.screenID, seq: seq, to: host)
+            refuseWithoutApp(screen: id, seq: seq, to: host)
             return
         }
-        let screen = ScreenID(rawValue: ack.screenID)
-        let (result, actions) = delivery.ack(screen, serial: ack.serial, from: host)
+        let screen = ScreenID(rawValue: id)
+        let (result, actions) = delivery.ack(screen, serial: serial, from: host)
         switch result {
         case .unknownScreen, .notYourScreen:
-            if let error = refusal(of: ack.screenID, hostedBy: host) { refuse(error, seq: seq, to: host) }
+            if let error = refusal(of: id, hostedBy: host) { refuse(error, seq: seq, to: host) }
         case .unknownSerial(let lastSent):
             refuse(Flowd_V1_Error(
                 code: .unknownSerial,
-                message: "ack for serial \(ack.serial) of screen \(ack.screenID), but the last serial sent is \(lastSent)",
-                screenID: ack.screenID, serial: ack.serial), seq: seq, to: host)
+                message: "ack for serial \(serial) of screen \(id), but the last serial sent is \(lastSent)",
+                screenID: id, serial: serial), seq: seq, to: host)
         case .stale:
             break
         case .accepted(let kind):
             debug.events.emit(.ack, screen: screen, flow: runtime?.owner(of: screen), connection: host, name: kind,
-                      serial: ack.serial, text: "ack \(kind) \(screen) serial \(ack.serial)")
+                      serial: serial, text: "ack \(kind) \(screen) serial \(serial)")
         }
         // An ack reaches the flows only through its actions (a dismissal it completes, fed to the
         // runtime): without any, there is nothing to settle (~0.15 k instructions an ack).

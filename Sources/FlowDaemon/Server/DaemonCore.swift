@@ -129,8 +129,8 @@ struct DaemonCore {
                 case .output where connection.protocolState.isScreenHost:
                     connections.countInput(on: connection)
                     dispatchOutput(output, seq: frame.seq, on: connection)
-                case .ack(let ack) where connection.protocolState.isScreenHost:
-                    dispatchAck(ack, seq: frame.seq, on: connection)
+                case .ack(let screenID, let serial) where connection.protocolState.isScreenHost:
+                    dispatchAck(screen: screenID, serial: serial, seq: frame.seq, on: connection)
                 default:
                     let body = frame.envelopeBody(output: output)
                     if ConnectionStateMachine.isFlowInput(body) { connections.countInput(on: connection) }
@@ -217,7 +217,7 @@ struct DaemonCore {
                 ], now: loop.now)
             }
         case .ack(let ack):
-            dispatchAck(ack, seq: seq, on: connection)
+            dispatchAck(screen: ack.screenID, serial: ack.serial, seq: seq, on: connection)
             return
         case .output(let output):
             dispatchOutput(HostOutput(output), seq: seq, on: connection)
@@ -249,8 +249,8 @@ struct DaemonCore {
         performAppActions()
     }
 
-    private mutating func dispatchAck(_ ack: Flowd_V1_Ack, seq: UInt64, on connection: Connection) {
-        app.receiveAck(ack, seq: seq, from: connection.id)
+    private mutating func dispatchAck(screen: UInt64, serial: UInt64, seq: UInt64, on connection: Connection) {
+        app.receiveAck(screen: screen, serial: serial, seq: seq, from: connection.id)
         performAppActions()
     }
 
