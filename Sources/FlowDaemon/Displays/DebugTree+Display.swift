@@ -4,7 +4,7 @@ import FlowWire
 extension DebugTree {
     /// The navigation hierarchy as a display draws it, from `window` (the main one by default): each
     /// screen with its kind, visibility, owner and the secret of its current placement (`tokens`).
-    func displayWindow(_ window: NodeID = .window, tokens: [ScreenID: String]) -> Flowd_V1_DisplayNode {
+    func displayWindow(_ window: NodeID = .window, tokens: NodeTable<DisplayToken>) -> Flowd_V1_DisplayNode {
         let nodes = Dictionary(uniqueKeysWithValues: self.nodes.map { ($0.id, $0) })
         let flowTypes = Dictionary(uniqueKeysWithValues: flows.map { ($0.id, $0.typeName) })
         func displayNode(_ id: NodeID) -> Flowd_V1_DisplayNode {
@@ -22,7 +22,7 @@ extension DebugTree {
                     node.flowID = owner.rawValue
                     node.flowType = flowTypes[owner] ?? ""
                 }
-                node.displayToken = tokens[id] ?? ""
+                node.displayToken = tokens[id]?.text ?? ""
             }
             return node
         }

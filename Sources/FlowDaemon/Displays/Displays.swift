@@ -15,8 +15,11 @@ struct Displays {
 
     /// The display connections, and whether each was sent a scene yet.
     private var connections: [UInt64: Bool] = [:]
-    /// The secret of each screen's last `Place`, by screen.
-    private(set) var tokens: [ScreenID: String] = [:]
+    /// The secret of each screen's last `Place`, by screen. It is kept for every live screen, displays
+    /// or not (one may connect later), so as two words in a `NodeTable` (42 B a screen at 100,900), not
+    /// as its 32 digits: a `String` object each (96 B) in a `Dictionary` (62 B) made `flowbench
+    /// live-screens` 912 B per screen where 748 B now (docs/performance.md, "Memory").
+    private(set) var tokens = NodeTable<DisplayToken>()
     /// A command changed the model (or a token) since the last scene.
     private var changed = false
     /// A `Place` or `Dismiss` since the last scene asked for animation.
@@ -65,25 +68,13 @@ struct Displays {
     /// presents to the display to be drawn as the screen. `live` prunes the secrets of screens gone,
     /// once they pile up.
     mutating func placed(_ screen: ScreenID, live: (count: Int, contains: (ScreenID) -> Bool)) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let token = Self.hex(generator.next()) + Self.hex(generator.next())
+        let token = DisplayToken.random()
         tokens[screen] = token
-        if tokens.count > 2 * live.count + 64 { tokens = tokens.filter { live.contains($0.key) } }
-        changed = true
-        return token
-    }
-
-    /// 16 lowercase hex digits of `value`.
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    static func hex(_ value: UInt64) -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var rest = value
-        for index in stride(from: 15, through: 0, by: -1) {
-            bytes[index] = digits[Int(rest & 0xf)]
-            rest >>= 4
+        if tokens.count > 2 * live.count + 64 {
+            for gone in tokens.keys.filter({ !live.contains($0) }) { tokens[gone] = nil }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        changed = true
+        return token.text
     }
 
     /// The scenes to send now, by display connection, built from `tree` (nil: no app runs). A
@@ -171,5 +162,36 @@ struct Displays {
             break
         }
         return .replace
+    }
+}
+
+/// A `Place`'s secret for the display (`Place.display_token`): 128 random bits, written out as 32
+/// lowercase hex digits only when a `Place` or a scene carries it.
+struct DisplayToken: Equatable {
+    var high: UInt64
+    var low: UInt64
+
+    /// A fresh secret from the system's generator.
+    static func random() -> DisplayToken {
+        var generator = SystemRandomNumberGenerator()
+        return DisplayToken(high: generator.next(), low: generator.next())
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// The 32 hex digits, `high` first.
+    var text: String {
+        String(unsafeUninitializedCapacity: 32) { buffer in
+            func write(_ value: UInt64, at start: Int) {
+                var rest = value
+                for index in stride(from: start + 15, through: start, by: -1) {
+                    buffer[index] = Self.digits[Int(rest & 0xf)]
+                    rest >>= 4
+                }
+            }
+            write(high, at: 0)
+            write(low, at: 16)
+            return 32
+        }
     }
 }
