@@ -77,17 +77,6 @@ extension ScriptRunner {
         }
     }
 
-    /// A `Ping` barrier: afterwards `deck` reflects everything flowd did before answering it.
-    /// False if the session ended meanwhile (then `host.run()` returns why at once).
-    private func barrier() throws(ScreenKitError) -> Bool {
-        do throws(ScreenKitError) {
-            try host.ping()
-            return true
-        } catch where error.code == .closed {
-            return false
-        }
-    }
-
     /// Milliseconds left until `deadline`, rounded up; 0 once it passed.
     private func milliseconds(until deadline: ContinuousClock.Instant) -> Int {
         let remaining = deadline - .now

@@ -47,18 +47,38 @@ public final class ScriptRunner {
     }
 
     /// Runs every step in order, then serves until the daemon ends the session.
+    /// A step that ends the session (the launcher's Quit) ends the walk: flowd may close the
+    /// connection before it reads the step's barrier, and that is not a failure; steps left after it are.
     public func runInOrder() throws -> ExitReason {
         try host.ping()  // every screen already waiting for this host is placed
-        for step in script.steps {
+        for (index, step) in script.steps.enumerated() {
             if isHostedElsewhere(step) {
                 log("[line \(step.line)] \(step.target): the visible screen is hosted by another process; left to it")
                 continue
             }
             try performWhenVisible(step)
-            try host.ping()
+            guard try barrier() else {
+                let reason = try host.run()
+                if let next = script.steps.dropFirst(index + 1).first {
+                    throw Failure(description: "script line \(next.line): the session ended (\(reason)) after line \(step.line), before this step")
+                }
+                log("script done (\(script.steps.count) steps); the session ended with the last one")
+                return reason
+            }
         }
         log("script done (\(script.steps.count) steps); waiting for the daemon to finish")
         return try host.run()
+    }
+
+    /// A `Ping` barrier: afterwards `deck` reflects everything flowd did before answering it.
+    /// False if the session ended meanwhile (then `host.run()` returns why at once).
+    func barrier() throws(ScreenKitError) -> Bool {
+        do throws(ScreenKitError) {
+            try host.ping()
+            return true
+        } catch where error.code == .closed {
+            return false
+        }
     }
 
     /// Serves, acting on this host's screen whenever a step matches it.

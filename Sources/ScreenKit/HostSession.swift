@@ -154,6 +154,14 @@ package struct HostSession {
         return .onlyScreenDismissed
     }
 
+    /// A write found the daemon gone (`EPIPE`): nothing more is sent on this connection, while what
+    /// the daemon wrote before it went (a `Shutdown` saying why) is still read and handled; the end
+    /// of the stream then ends the session.
+    package private(set) var peerGone = false
+
+    /// A write found the daemon gone.
+    package mutating func writeFailed() { peerGone = true }
+
     /// `stop()` was called.
     package mutating func stop() {
         guard !isOver else { return }

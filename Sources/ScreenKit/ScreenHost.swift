@@ -196,10 +196,12 @@ public final class ScreenHost {
         }
     }
 
-    /// Writes one frame; a peer that has gone away ends the session (`.connectionClosed`).
+    /// Writes one frame. A peer that has gone away takes no more, and the session ends once what it
+    /// wrote before going has been read: its `Shutdown`'s reason, or `.connectionClosed` at the end of
+    /// the stream (ending the session here lost a `Shutdown(APP_FINISHED)` still unread).
     @discardableResult
     func write(_ body: Flowd_V1_Envelope.OneOf_Body, replyTo: UInt64 = 0) throws(ScreenKitError) -> UInt64 {
-        guard !session.isOver, socket.descriptor >= 0 else { throw unavailable("send \(body.name)") }
+        guard !session.isOver, !session.peerGone, socket.descriptor >= 0 else { throw unavailable("send \(body.name)") }
         let envelope = Flowd_V1_Envelope(body, seq: lastSeq + 1, replyTo: replyTo)
         let frame: [UInt8]
         do {
@@ -211,8 +213,7 @@ public final class ScreenHost {
             try socket.write(frame)
         } catch {
             if error.code == EPIPE || error.code == ECONNRESET {
-                _ = session.connectionClosed()
-                socket.close()
+                session.writeFailed()
                 throw unavailable("send \(body.name)")
             }
             let failure = ScreenKitError.socket(error, doing: "sending \(body.name)")
@@ -225,9 +226,12 @@ public final class ScreenHost {
     }
 
     /// Why nothing can be sent now: the host is reconnecting (not fatal), or the session is over.
+    /// A daemon gone without a word yet is taken for a drop: `.reconnecting` if this host resumes
+    /// from one (a `Shutdown` read next may still end it for good).
     func unavailable(_ what: String) -> ScreenKitError {
         if isReconnecting { return .reconnecting(what) }
         if case .ended(let reason) = session.phase, resumes(after: reason) { return .reconnecting(what) }
+        if !session.isOver, session.peerGone, resumes(after: .connectionClosed) { return .reconnecting(what) }
         return .closed(what)
     }
 

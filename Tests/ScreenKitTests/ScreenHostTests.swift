@@ -189,6 +189,28 @@ struct ScreenHostTests {
         #expect(host.exitReason == .connectionClosed)
     }
 
+    @Test("a write that finds flowd gone still reads the Shutdown it wrote before going: run() returns its reason")
+    func shutdownBeforeAFailedWrite() throws {
+        let daemon = try FakeDaemon()
+        let (host, _) = try daemon.connectHost()
+        try daemon.shutdown(.appFinished, message: "the app finished")
+        daemon.socket.close()
+        // The Ping's write fails (EPIPE); the session ends by what flowd said, not as a drop.
+        #expect(throws: ScreenKitError.self) { try host.ping(timeoutMilliseconds: 5_000) }
+        #expect(try host.run() == .shutdown(.appFinished))
+        #expect(host.shutdownMessage == "the app finished")
+    }
+
+    @Test("a write that finds flowd gone without a word ends the session as a drop once the stream ends")
+    func silentPeerBeforeAFailedWrite() throws {
+        let daemon = try FakeDaemon()
+        let (host, _) = try daemon.connectHost()
+        daemon.socket.close()
+        #expect(throws: ScreenKitError.self) { try host.ping(timeoutMilliseconds: 5_000) }
+        #expect(host.exitReason == .connectionClosed)
+        #expect(try host.run() == .connectionClosed)
+    }
+
     @Test("outputs are sent as the documented JSON")
     func outputs() throws {
         let daemon = try FakeDaemon()
