@@ -261,7 +261,9 @@ struct DaemonJournal {
             writeFailed(error, now: now)
             return
         }
-        if failure != nil { writesResumed() }
+        // A pattern, not `!= nil`: the comparison copied the optional error out and destroyed the copy
+        // through the runtime's generic witness on every commit.
+        if case .some = failure { writesResumed() }
         if let aside = journal.takeConvertedAside() { convertedAside(aside) }
         committed += pendingInputs
         held += pendingInputs

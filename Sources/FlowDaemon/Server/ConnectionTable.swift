@@ -240,6 +240,9 @@ struct ConnectionTable {
             if connection.bufferedByteCount > 0 { backlog(connection) }
             return .noFrame
         }
+        // Nothing buffered, no frame: the decoder is not lent out to say so (~0.1 k instructions
+        // per relay output, callgrind).
+        guard connection.bufferedByteCount > 0 else { return .noFrame }
         let frame = try connection.decodeNextFrame(output: &output)
         if frame.isFrame { connection.framesThisTurn += 1 }
         return frame
