@@ -246,10 +246,10 @@ public final class Journal {
         return convertedAside
     }
 
-    /// What flushes the log to the disk from another thread (nil while the file is an SQLite journal).
-    /// Valid while this journal is open and not converted.
-    public var sync: JournalSync? {
-        if case .log(let log) = store { return JournalSync(descriptor: log.descriptor) }
+    /// What flushes the log to the disk from another thread (nil while the file is an SQLite journal),
+    /// for one flush: ask again for the next. Valid while this journal is open and not converted.
+    public func syncRequest() -> JournalSync? {
+        if case .log(let log) = store { return log.syncRequest() }
         return nil
     }
 
@@ -410,8 +410,12 @@ public final class Journal {
 /// (docs/journal.md, "Power loss").
 public struct JournalSync: Sendable {
     let descriptor: Int32
+    /// The mapped pages the next commits copy into, faulted back in writable after the flush
+    /// (`MappedSegment`), with the segment (kept mapped until then).
+    let rearm: (segment: MappedSegment, pages: Range<Int>)?
 
     public func run() {
         _ = fdatasync(descriptor)
+        if let rearm { rearm.segment.populate(rearm.pages) }
     }
 }

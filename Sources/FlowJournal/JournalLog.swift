@@ -47,6 +47,21 @@ final class JournalLog {
     private var unmappedFrames = 0
     static let framesBeforeMappingAgain = 1_024
 
+    /// Where the frames ended at the last `syncRequest()`: the bytes since are what a flush's interval holds.
+    private var endAtLastSync = 0
+
+    /// What flushes this log from another thread (`JournalSync`): with a mapped segment, it then faults
+    /// back in, writable, the pages that as many bytes as since the last request will fill (a page
+    /// to `MappedSegment.mostAhead`), which the flush write-protected. Once per flush.
+    func syncRequest() -> JournalSync {
+        let written = end - endAtLastSync
+        endAtLastSync = end
+        guard let segment,
+              let pages = segment.pages(from: end, bytes: min(MappedSegment.mostAhead, max(MappedSegment.leastAhead, written)))
+        else { return JournalSync(descriptor: descriptor, rearm: nil) }
+        return JournalSync(descriptor: descriptor, rearm: (segment, pages))
+    }
+
     /// Bytes after the last whole frame when the file was opened: a torn write that the first
     /// append cuts away (0: none). The zeros a mapped segment allocates ahead are not counted.
     var tornBytes: Int { segment == nil ? size - end : 0 }

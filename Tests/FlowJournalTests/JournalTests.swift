@@ -647,7 +647,7 @@ struct LogFile {
         let path = JournalTests.path()
         let journal = try Journal(path: path, identity: JournalTests.identity)
         try journal.append((0..<100).map(JournalTests.record))
-        let sync = try #require(journal.sync)
+        let sync = try #require(journal.syncRequest())
         let done = DispatchSemaphore(value: 0)
         Thread {
             for _ in 0..<20 {

@@ -145,4 +145,38 @@ import Testing
         #expect(try Self.bytes(aside) == file)
         #expect(try Journal(path: aside, identity: Self.identity).records() == Self.batch(9))
     }
+
+    /// A flush write-protects the pages it writes back; the flush request faults those the next
+    /// commits copy into back in, writable, so a commit's copy takes no page fault. Counted on this
+    /// thread alone (`RUSAGE_THREAD`: the suite's other tests run on other threads), in 8 commits of a
+    /// page each that grow the file by nothing (growing it faults the pages allocated ahead in).
+    @Test func aCommitAfterAFlushTakesNoPageFault() throws {
+        let path = JournalTests.path()
+        let journal = try Journal(path: path, identity: Self.identity, mapsAhead: true)
+        // 4 MiB of frames, so that half a MiB is allocated ahead at a time.
+        let record = Journal.Record(kind: 1, body: [UInt8](repeating: 7, count: 4_000))
+        for _ in 0..<1_024 { try journal.append([record]) }
+        /// The page faults of 8 commits, from the first 8 that leave the file's size as it was.
+        func faultsOfEightCommits() throws -> Int {
+            while true {
+                let size = try Self.bytes(path).count
+                let before = Self.threadMinorFaults()
+                for _ in 0..<8 { try journal.append([record]) }
+                let faults = Self.threadMinorFaults() - before
+                if try Self.bytes(path).count == size { return faults }
+            }
+        }
+        #expect(try faultsOfEightCommits() <= 1, "pages allocated ahead are faulted in when allocated")
+        let sync = try #require(journal.syncRequest())
+        sync.run()
+        let faults = try faultsOfEightCommits()
+        #expect(faults <= 1, "\(faults) page faults in 8 commits of a page after a flush")
+        #expect(try journal.records().count >= 1_040)
+    }
+
+    static func threadMinorFaults() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD (Linux), not in Swift's Glibc module
+        return usage.ru_minflt
+    }
 }

@@ -372,7 +372,7 @@ struct DaemonJournal {
     private mutating func requestSync(now: UInt64) {
         syncDueAt = nil
         lastSyncAt = now
-        guard let sync = journal.sync else { return }
+        guard let sync = journal.syncRequest() else { return }
         syncs.async { sync.run() }
     }
 

@@ -56,7 +56,7 @@ struct JournalCommit: ParsableCommand {
             let start = DispatchTime.now().uptimeNanoseconds
             try journal.append(records)
             nanos.append(DispatchTime.now().uptimeNanoseconds - start)
-            if index % 1_000 == 999, let sync = journal.sync {
+            if index % 1_000 == 999, let sync = journal.syncRequest() {
                 flushes.async { sync.run() }
                 flushCount += 1
             }
