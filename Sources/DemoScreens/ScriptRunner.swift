@@ -113,8 +113,9 @@ public final class ScriptRunner {
             } catch let error as ScreenKitError where error.code == .reconnecting {
                 log("[line \(step.line)] not sent, the connection dropped; again once the screens are back")
             }
-            // At least once: the host starts reconnecting when it next looks at its session (a
-            // failed write only ended it), so `isReconnecting` may still be false here.
+            // At least once: the host starts reconnecting when it reads the end of the stream after
+            // the failed write (and what flowd wrote before it went), so `isReconnecting` may still
+            // be false here.
             repeat {
                 if let reason = try host.pollOnce(timeoutMilliseconds: 1_000) {
                     throw Failure(description: "script line \(step.line): the session ended (\(reason)) while reconnecting")
