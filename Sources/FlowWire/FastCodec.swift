@@ -67,6 +67,14 @@ package enum FastCodec {
             lastBytes = Array(bytes)
             return text
         }
+
+        /// Takes `known` as the last content type: outputs in it then decode to that very string, which
+        /// the daemon compares with the one it was given by identity, not byte by byte (`==` on two
+        /// strings of the same storage; ~0.1 k instructions per output, callgrind).
+        mutating func expect(_ known: String) {
+            last = known
+            lastBytes = Array(known.utf8)
+        }
     }
 
     /// Decodes an envelope body holding `Ping`, `Ack` or `Output`; nil to decline.

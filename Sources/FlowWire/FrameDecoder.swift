@@ -101,6 +101,10 @@ public struct FrameDecoder: Sendable {
         return hot.isFrame ? hot.frame(output: output) : nil
     }
 
+    /// The content type the next outputs are expected in (a screen just placed on this connection):
+    /// decoded, they carry this string itself (`FastCodec.ContentTypes.expect`).
+    package mutating func expectContentType(_ contentType: String) { contentTypes.expect(contentType) }
+
     /// The next frame as a `HotFrame` (what the daemon reads with), `HotFrame.noFrame` when none is
     /// complete: the same frames and errors as `nextFrame()`. An output is written into `output`.
     package mutating func nextHotFrame(output: inout HostOutput) throws(FrameError) -> HotFrame {

@@ -68,6 +68,8 @@ extension Connection {
         let serial = outgoing.serial
         switch outgoing.command {
         case .place(let place):
+            // Its outputs then arrive holding the very content type the daemon checks them against.
+            expectOutputs(in: place.outputContentType)
             return queue(.place(Flowd_V1_Place(place, serial: serial, displayToken: displayToken)))
         case .update(let screen, let state, _):
             return queueUpdate(screenID: screen.rawValue, serial: serial, contentType: stateContentType(), state: state)

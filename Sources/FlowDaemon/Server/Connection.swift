@@ -80,6 +80,9 @@ final class Connection {
     /// Buffers bytes read from the peer.
     func received(_ bytes: UnsafeRawBufferPointer) { withDecoder { $0.append(bytes) } }
 
+    /// The content type this peer's next outputs are expected in (`FrameDecoder.expectContentType`).
+    func expectOutputs(in contentType: String) { withDecoder { $0.expectContentType(contentType) } }
+
     /// The next complete frame buffered, or `HotFrame.noFrame`; throws what the decoder found wrong.
     /// An output is written into `output`.
     func decodeNextFrame(output: inout HostOutput) throws(FrameError) -> HotFrame {
